@@ -1,0 +1,1 @@
+//! Node bindings of snodo (filled in by the Node work).

@@ -1,0 +1,1 @@
+//! Python bindings of snodo (filled in by the Python work).

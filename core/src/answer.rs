@@ -1,0 +1,42 @@
+//! What a handler learns about one input request: [`Answer`].
+
+use serde_json::Value;
+
+/// The client's answer to one input request, as read by
+/// [`Call::response`](crate::Call::response).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    /// No usable answer: the key was not asked in the previous round, was
+    /// asked with a different request, or the client sent nothing for it.
+    /// The handler simply asks again.
+    Missing,
+    /// The user accepted. The value depends on the request kind:
+    /// * form elicitation: the content object, validated against the schema,
+    ///   with properties the schema does not name removed;
+    /// * URL elicitation: `null`. Accept means *consent*, not completion: the
+    ///   application checks out-of-band completion itself;
+    /// * sampling (deprecated): the validated `CreateMessageResult` object;
+    /// * roots (deprecated): the validated array of `Root` objects.
+    Accepted(Value),
+    /// The user declined (elicitation only). Any `content` is ignored.
+    Declined,
+    /// The user cancelled (elicitation only). Any `content` is ignored.
+    Cancelled,
+    /// An answer was sent but is not valid for the question asked; carries
+    /// a reason naming the offending field.
+    Invalid(String),
+}
+
+impl Answer {
+    /// The answer's kind as a stable lowercase word, as the bindings spell it:
+    /// `missing`, `accepted`, `declined`, `cancelled` or `invalid`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Answer::Missing => "missing",
+            Answer::Accepted(_) => "accepted",
+            Answer::Declined => "declined",
+            Answer::Cancelled => "cancelled",
+            Answer::Invalid(_) => "invalid",
+        }
+    }
+}

@@ -1,0 +1,46 @@
+//! snodo: MCP multi round-trip requests (MRTR, protocol revision 2026-07-28)
+//! done right, once, for servers in any language.
+//!
+//! Table of contents:
+//!
+//! * [`Engine`] (module `engine`): configuration, `begin` and `decide`.
+//! * `envelope`: reading a request that may be a retry, into a [`Call`].
+//! * `decide`: turning a handler's [`Outcome`] into the JSON-RPC [`Response`].
+//! * `capabilities`: what a client can receive, `-32021`.
+//! * `elicitation`: builders for input requests.
+//! * `schema`: the restricted form-schema subset and answer validation.
+//! * `token`: sealed continuation tokens (`requestState`).
+//! * `json`: strict parsing and the canonical form.
+//! * `error`: the one misuse error type.
+#![forbid(unsafe_code)]
+
+pub mod answer;
+pub mod capabilities;
+pub mod decide;
+pub mod elicitation;
+pub mod engine;
+pub mod envelope;
+pub mod error;
+pub mod json;
+pub mod schema;
+pub mod token;
+
+pub use answer::Answer;
+pub use capabilities::{filter_supported, missing_capabilities};
+pub use decide::{Outcome, Response};
+#[allow(deprecated)]
+pub use elicitation::{elicit_form, elicit_url, list_roots, sampling};
+pub use engine::{Config, Engine, Key};
+pub use envelope::{Begin, Call, Principal};
+pub use error::{Error, ErrorCode, Result};
+pub use json::canonicalize;
+pub use token::{Opened, SealInput, TokenError, TokenReason, binding_digest};
+
+/// The protocol revision that introduced MRTR.
+pub const MRTR_VERSION: &str = "2026-07-28";
+
+/// The three methods on which `input_required` may be answered.
+pub const MRTR_METHODS: [&str; 3] = ["tools/call", "resources/read", "prompts/get"];
+
+/// The crate version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,413 @@
+//! The restricted form-schema subset, and answers checked against it.
+//!
+//! Form elicitation may only ask for a flat object of primitive properties
+//! (MCP 2026-07-28, `PrimitiveSchemaDefinition`). [`validate_form_schema`]
+//! enforces that with an explicit keyword allowlist per property variant, so a
+//! keyword the spec does not list (`pattern`, `$ref`, `additionalProperties`,
+//! ...) is refused instead of being silently ignored by some clients and
+//! honoured by others. [`validate_content`] checks the content of an `accept`
+//! answer against a schema that passed.
+//!
+//! Both functions read the schema through the same parser ([`parse_schema`]),
+//! and a property's `default` is checked with the same code as an answer, so
+//! "the default satisfies its own schema" and "the answer satisfies the
+//! schema" can never drift apart.
+
+mod formats;
+mod number;
+
+use std::cmp::Ordering;
+use std::collections::HashSet;
+
+use serde_json::{Map, Number, Value};
+
+use crate::error::{Error, ErrorCode};
+use crate::json;
+use formats::Format;
+
+/// Validates a form-elicitation `requestedSchema` against the spec's
+/// restricted flat subset.
+///
+/// Errors have code [`ErrorCode::Schema`] and a message that starts with the
+/// offending path, e.g. `properties.age.minimum: must be a number`.
+pub fn validate_form_schema(schema: &Value) -> crate::Result<()> {
+    parse_schema(schema).map(|_| ()).map_err(|m| Error::new(ErrorCode::Schema, m))
+}
+
+/// Validates accepted form content against a schema that passed
+/// [`validate_form_schema`].
+///
+/// On success, returns the content with only the properties the schema names:
+/// properties it does not name are dropped, never an error. On failure,
+/// returns a reason that starts with the offending property, e.g.
+/// `age: below minimum 18`. Reasons never quote the submitted value.
+pub fn validate_content(schema: &Value, content: &Value) -> Result<Map<String, Value>, String> {
+    let parsed = parse_schema(schema).map_err(|m| format!("requestedSchema: {m}"))?;
+    let Value::Object(content) = content else {
+        return Err("content: must be an object".to_owned());
+    };
+    for name in &parsed.required {
+        if !content.contains_key(*name) {
+            return Err(format!("{name}: required property is missing"));
+        }
+    }
+    let mut out = Map::new();
+    for (name, kind) in &parsed.properties {
+        if let Some(value) = content.get(*name) {
+            check_value(kind, value).map_err(|why| format!("{name}: {why}"))?;
+            out.insert((*name).to_owned(), value.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// A schema of the subset, borrowed from the JSON it was read from.
+struct Parsed<'a> {
+    properties: Vec<(&'a str, Kind<'a>)>,
+    required: Vec<&'a str>,
+}
+
+/// What one property accepts. The titled/untitled and legacy enum variants
+/// differ only in presentation, so they share a kind.
+enum Kind<'a> {
+    String { min_length: Option<u64>, max_length: Option<u64>, format: Option<Format> },
+    Number { integer: bool, minimum: Option<&'a Number>, maximum: Option<&'a Number> },
+    Boolean,
+    SingleSelect { options: Vec<&'a str> },
+    MultiSelect { options: Vec<&'a str>, min_items: Option<u64>, max_items: Option<u64> },
+}
+
+const ROOT_KEYWORDS: &[&str] = &["$schema", "type", "properties", "required"];
+const STRING_KEYWORDS: &[&str] =
+    &["type", "title", "description", "minLength", "maxLength", "format", "default"];
+const NUMBER_KEYWORDS: &[&str] = &["type", "title", "description", "minimum", "maximum", "default"];
+const BOOLEAN_KEYWORDS: &[&str] = &["type", "title", "description", "default"];
+const ENUM_KEYWORDS: &[&str] = &["type", "title", "description", "enum", "enumNames", "default"];
+const ONE_OF_KEYWORDS: &[&str] = &["type", "title", "description", "oneOf", "default"];
+const ARRAY_KEYWORDS: &[&str] = &["type", "title", "description", "items", "minItems", "maxItems", "default"];
+const UNTITLED_ITEMS_KEYWORDS: &[&str] = &["type", "enum"];
+const TITLED_ITEMS_KEYWORDS: &[&str] = &["anyOf"];
+const OPTION_KEYWORDS: &[&str] = &["const", "title"];
+
+fn parse_schema(schema: &Value) -> Result<Parsed<'_>, String> {
+    let Value::Object(root) = schema else {
+        return Err("schema: must be an object".to_owned());
+    };
+    only_keywords(root, ROOT_KEYWORDS, "")?;
+    if root.get("$schema").is_some_and(|v| !v.is_string()) {
+        return Err("$schema: must be a string".to_owned());
+    }
+    match root.get("type") {
+        Some(Value::String(t)) if t == "object" => {}
+        Some(_) => return Err("type: must be \"object\"".to_owned()),
+        None => return Err("type: required (\"object\")".to_owned()),
+    }
+    let Some(props) = root.get("properties") else {
+        return Err("properties: required".to_owned());
+    };
+    let Value::Object(props) = props else {
+        return Err("properties: must be an object".to_owned());
+    };
+    let mut properties = Vec::with_capacity(props.len());
+    for (name, prop) in props {
+        if name.is_empty() {
+            return Err("properties: property names must be non-empty".to_owned());
+        }
+        properties.push((name.as_str(), parse_property(&format!("properties.{name}"), prop)?));
+    }
+    let required = match root.get("required") {
+        None => Vec::new(),
+        Some(v) => unique_strings(v, "required", false)?,
+    };
+    if let Some(name) = required.iter().find(|n| !props.contains_key(**n)) {
+        return Err(format!("required: names {name:?}, which is not in properties"));
+    }
+    Ok(Parsed { properties, required })
+}
+
+fn parse_property<'a>(path: &str, prop: &'a Value) -> Result<Kind<'a>, String> {
+    let Value::Object(p) = prop else {
+        return Err(format!("{path}: must be an object"));
+    };
+    let kind = match p.get("type") {
+        None => return Err(format!("{path}.type: required")),
+        Some(Value::String(t)) => t.as_str(),
+        Some(_) => return Err(format!("{path}.type: must be a string")),
+    };
+    for annotation in ["title", "description"] {
+        if p.get(annotation).is_some_and(|v| !v.is_string()) {
+            return Err(format!("{path}.{annotation}: must be a string"));
+        }
+    }
+    let parsed = match kind {
+        "string" => match (p.get("enum"), p.get("oneOf")) {
+            (Some(_), Some(_)) => return Err(format!("{path}: enum and oneOf cannot be combined")),
+            (Some(values), None) => {
+                only_keywords(p, ENUM_KEYWORDS, path)?;
+                let options = unique_strings(values, &format!("{path}.enum"), true)?;
+                if let Some(names) = p.get("enumNames") {
+                    let names = strings(names, &format!("{path}.enumNames"))?;
+                    if names.len() != options.len() {
+                        return Err(format!("{path}.enumNames: must have as many entries as enum"));
+                    }
+                }
+                Kind::SingleSelect { options }
+            }
+            (None, Some(one_of)) => {
+                only_keywords(p, ONE_OF_KEYWORDS, path)?;
+                Kind::SingleSelect { options: titled_options(one_of, &format!("{path}.oneOf"))? }
+            }
+            (None, None) => {
+                only_keywords(p, STRING_KEYWORDS, path)?;
+                let (min_length, max_length) = count_bounds(p, path, "minLength", "maxLength")?;
+                let format = match p.get("format") {
+                    None => None,
+                    Some(Value::String(f)) => Some(Format::from_name(f).ok_or_else(|| {
+                        format!("{path}.format: must be one of email, uri, date, date-time")
+                    })?),
+                    Some(_) => return Err(format!("{path}.format: must be a string")),
+                };
+                Kind::String { min_length, max_length, format }
+            }
+        },
+        "number" | "integer" => {
+            only_keywords(p, NUMBER_KEYWORDS, path)?;
+            let minimum = finite_number(p, path, "minimum")?;
+            let maximum = finite_number(p, path, "maximum")?;
+            if let (Some(lo), Some(hi)) = (minimum, maximum)
+                && number::compare(lo, hi) == Some(Ordering::Greater)
+            {
+                return Err(format!("{path}.minimum: greater than maximum"));
+            }
+            Kind::Number { integer: kind == "integer", minimum, maximum }
+        }
+        "boolean" => {
+            only_keywords(p, BOOLEAN_KEYWORDS, path)?;
+            Kind::Boolean
+        }
+        "array" => {
+            only_keywords(p, ARRAY_KEYWORDS, path)?;
+            let options = match p.get("items") {
+                None => return Err(format!("{path}.items: required for a multi-select")),
+                Some(items) => multi_select_options(items, &format!("{path}.items"))?,
+            };
+            let (min_items, max_items) = count_bounds(p, path, "minItems", "maxItems")?;
+            Kind::MultiSelect { options, min_items, max_items }
+        }
+        other => {
+            return Err(format!(
+                "{path}.type: {other:?} is not allowed (string, number, integer, boolean or array)"
+            ));
+        }
+    };
+    if let Some(default) = p.get("default") {
+        check_value(&parsed, default).map_err(|why| format!("{path}.default: {why}"))?;
+    }
+    Ok(parsed)
+}
+
+/// The options of a multi-select's `items`: `{type:"string", enum:[...]}` or
+/// `{anyOf:[{const,title}...]}`, nothing else.
+fn multi_select_options<'a>(items: &'a Value, path: &str) -> Result<Vec<&'a str>, String> {
+    let Value::Object(items) = items else {
+        return Err(format!("{path}: must be an object"));
+    };
+    if let Some(any_of) = items.get("anyOf") {
+        only_keywords(items, TITLED_ITEMS_KEYWORDS, path)?;
+        return titled_options(any_of, &format!("{path}.anyOf"));
+    }
+    only_keywords(items, UNTITLED_ITEMS_KEYWORDS, path)?;
+    match items.get("type") {
+        Some(Value::String(t)) if t == "string" => {}
+        Some(_) => return Err(format!("{path}.type: must be \"string\"")),
+        None => return Err(format!("{path}: must be {{type:\"string\", enum}} or {{anyOf}}")),
+    }
+    match items.get("enum") {
+        Some(values) => unique_strings(values, &format!("{path}.enum"), true),
+        None => Err(format!("{path}.enum: required")),
+    }
+}
+
+/// A non-empty array of `{const: string, title: string}` with unique consts.
+fn titled_options<'a>(v: &'a Value, path: &str) -> Result<Vec<&'a str>, String> {
+    let Value::Array(entries) = v else {
+        return Err(format!("{path}: must be an array"));
+    };
+    if entries.is_empty() {
+        return Err(format!("{path}: must not be empty"));
+    }
+    let mut seen = HashSet::new();
+    let mut out = Vec::with_capacity(entries.len());
+    for (i, entry) in entries.iter().enumerate() {
+        let at = format!("{path}[{i}]");
+        let Value::Object(o) = entry else {
+            return Err(format!("{at}: must be an object with const and title"));
+        };
+        only_keywords(o, OPTION_KEYWORDS, &at)?;
+        let Some(Value::String(c)) = o.get("const") else {
+            return Err(format!("{at}.const: required, a string"));
+        };
+        if !matches!(o.get("title"), Some(Value::String(_))) {
+            return Err(format!("{at}.title: required, a string"));
+        }
+        if !seen.insert(c.as_str()) {
+            return Err(format!("{at}.const: duplicate value"));
+        }
+        out.push(c.as_str());
+    }
+    Ok(out)
+}
+
+/// An array of strings, unique; optionally required to be non-empty.
+fn unique_strings<'a>(v: &'a Value, path: &str, non_empty: bool) -> Result<Vec<&'a str>, String> {
+    let out = strings(v, path)?;
+    if non_empty && out.is_empty() {
+        return Err(format!("{path}: must not be empty"));
+    }
+    let mut seen = HashSet::new();
+    if let Some(i) = out.iter().position(|s| !seen.insert(*s)) {
+        return Err(format!("{path}[{i}]: duplicate value"));
+    }
+    Ok(out)
+}
+
+fn strings<'a>(v: &'a Value, path: &str) -> Result<Vec<&'a str>, String> {
+    let Value::Array(items) = v else {
+        return Err(format!("{path}: must be an array of strings"));
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| item.as_str().ok_or_else(|| format!("{path}[{i}]: must be a string")))
+        .collect()
+}
+
+/// Refuses the first keyword not in `allowed` (the map is sorted, so the
+/// report is deterministic).
+fn only_keywords(obj: &Map<String, Value>, allowed: &[&str], path: &str) -> Result<(), String> {
+    match obj.keys().find(|k| !allowed.contains(&k.as_str())) {
+        None => Ok(()),
+        Some(k) if path.is_empty() => Err(format!("{k}: keyword not allowed in requestedSchema")),
+        Some(k) => Err(format!("{path}.{k}: keyword not allowed here")),
+    }
+}
+
+/// A pair of optional non-negative integer bounds with `lo <= hi`.
+fn count_bounds(
+    p: &Map<String, Value>,
+    path: &str,
+    lo_key: &str,
+    hi_key: &str,
+) -> Result<(Option<u64>, Option<u64>), String> {
+    let lo = non_negative_integer(p, path, lo_key)?;
+    let hi = non_negative_integer(p, path, hi_key)?;
+    if let (Some(lo), Some(hi)) = (lo, hi)
+        && lo > hi
+    {
+        return Err(format!("{path}.{lo_key}: greater than {hi_key}"));
+    }
+    Ok((lo, hi))
+}
+
+fn non_negative_integer(p: &Map<String, Value>, path: &str, key: &str) -> Result<Option<u64>, String> {
+    let Some(v) = p.get(key) else {
+        return Ok(None);
+    };
+    let bad = || format!("{path}.{key}: must be a non-negative integer");
+    let Value::Number(n) = v else {
+        return Err(bad());
+    };
+    match json::number_f64(n) {
+        // 2020-12 judges integers by value, so 3.0 is 3. The float-to-int
+        // `as` cast saturates, and counts that large are meaningless anyway.
+        Some(f) if f >= 0.0 && json::number_is_integer(n) => Ok(Some(f as u64)),
+        _ => Err(bad()),
+    }
+}
+
+fn finite_number<'a>(p: &'a Map<String, Value>, path: &str, key: &str) -> Result<Option<&'a Number>, String> {
+    match p.get(key) {
+        None => Ok(None),
+        Some(Value::Number(n)) if json::number_f64(n).is_some() => Ok(Some(n)),
+        Some(_) => Err(format!("{path}.{key}: must be a finite number")),
+    }
+}
+
+/// Checks one value (an answer or a default) against a property. The reason
+/// names the rule broken but never quotes the value.
+fn check_value(kind: &Kind<'_>, v: &Value) -> Result<(), String> {
+    match kind {
+        Kind::String { min_length, max_length, format } => {
+            let Value::String(s) = v else {
+                return Err("expected a string".to_owned());
+            };
+            // JSON Schema counts code points: "😀" is one, "e\u{301}" is two.
+            let len = s.chars().count() as u64;
+            if let Some(min) = min_length.filter(|m| len < *m) {
+                return Err(format!("shorter than minLength {min}"));
+            }
+            if let Some(max) = max_length.filter(|m| len > *m) {
+                return Err(format!("longer than maxLength {max}"));
+            }
+            if let Some(f) = format.filter(|f| !f.accepts(s)) {
+                return Err(format!("not a valid {}", f.name()));
+            }
+            Ok(())
+        }
+        Kind::Number { integer, minimum, maximum } => {
+            let Value::Number(n) = v else {
+                return Err(if *integer { "expected an integer" } else { "expected a number" }.to_owned());
+            };
+            if json::number_f64(n).is_none() {
+                return Err("number out of range".to_owned());
+            }
+            if *integer && !json::number_is_integer(n) {
+                return Err("expected an integer".to_owned());
+            }
+            if let Some(min) = minimum.filter(|m| number::compare(n, m) == Some(Ordering::Less)) {
+                return Err(format!("below minimum {min}"));
+            }
+            if let Some(max) = maximum.filter(|m| number::compare(n, m) == Some(Ordering::Greater)) {
+                return Err(format!("above maximum {max}"));
+            }
+            Ok(())
+        }
+        Kind::Boolean => match v {
+            Value::Bool(_) => Ok(()),
+            _ => Err("expected a boolean".to_owned()),
+        },
+        Kind::SingleSelect { options } => match v {
+            Value::String(s) if options.contains(&s.as_str()) => Ok(()),
+            Value::String(_) => Err("not one of the allowed values".to_owned()),
+            _ => Err("expected a string".to_owned()),
+        },
+        Kind::MultiSelect { options, min_items, max_items } => {
+            let Value::Array(items) = v else {
+                return Err("expected an array of strings".to_owned());
+            };
+            let mut seen = HashSet::new();
+            for (i, item) in items.iter().enumerate() {
+                let Value::String(s) = item else {
+                    return Err(format!("item {i}: expected a string"));
+                };
+                if !options.contains(&s.as_str()) {
+                    return Err(format!("item {i}: not one of the allowed values"));
+                }
+                if !seen.insert(s.as_str()) {
+                    return Err(format!("item {i}: duplicate selection"));
+                }
+            }
+            let count = items.len() as u64;
+            if let Some(min) = min_items.filter(|m| count < *m) {
+                return Err(format!("fewer than minItems {min} selections"));
+            }
+            if let Some(max) = max_items.filter(|m| count > *m) {
+                return Err(format!("more than maxItems {max} selections"));
+            }
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

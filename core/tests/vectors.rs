@@ -1,0 +1,355 @@
+//! Runs every vector in `tests/vectors/*.json` (see tests/vectors/README.md).
+//!
+//! With `SNODO_REGEN_VECTORS=1` the exact outputs are rewritten from this
+//! implementation, but only after every hand-written `check` passed.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value, json};
+use snodo::{Answer, Begin, Config, Engine, Key, Outcome, Principal, SealInput, binding_digest};
+
+fn vectors_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors")
+}
+
+fn regen() -> bool {
+    std::env::var_os("SNODO_REGEN_VECTORS").is_some()
+}
+
+fn hex(s: &str) -> Vec<u8> {
+    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+}
+
+fn to_hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn engine(config: &Value, now: u64) -> Engine {
+    let keys = config["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| Key::new(k["id"].as_str().unwrap(), hex(k["hex"].as_str().unwrap())).unwrap())
+        .collect();
+    let mut c = Config::new(keys).with_fixed_time(now);
+    let num = |k: &str| config.get(k).and_then(Value::as_u64);
+    if let Some(v) = num("ttlSecs") {
+        c.ttl_secs = v;
+    }
+    if let Some(v) = num("maxRounds") {
+        c.max_rounds = v as u32;
+    }
+    if let Some(v) = num("maxFlowAgeSecs") {
+        c.max_flow_age_secs = v;
+    }
+    if let Some(v) = num("maxTokenBytes") {
+        c.max_token_bytes = v as usize;
+    }
+    if let Some(v) = num("maxRequestBytes") {
+        c.max_request_bytes = v as usize;
+    }
+    if let Some(v) = num("maxInputResponses") {
+        c.max_input_responses = v as usize;
+    }
+    if let Some(v) = num("clockSkewSecs") {
+        c.clock_skew_secs = v;
+    }
+    if let Some(v) = config.get("supportedVersions") {
+        c.supported_versions = serde_json::from_value(v.clone()).unwrap();
+    }
+    if let Some(v) = config.get("serverInfo") {
+        c.server_info = Some(v.clone());
+    }
+    Engine::new(c).unwrap()
+}
+
+fn principal(v: Option<&Value>) -> Principal {
+    match v {
+        Some(Value::String(s)) => Principal::User(s.clone()),
+        _ => Principal::Anonymous,
+    }
+}
+
+fn answer_json(a: &Answer) -> Value {
+    match a {
+        Answer::Accepted(v) => json!({"kind": "accepted", "value": v}),
+        other => json!({"kind": other.kind()}),
+    }
+}
+
+/// Asserts the hand-written JSON Pointer checks against `out`.
+fn assert_checks(ctx: &str, check: Option<&Value>, out: &Value) {
+    let Some(Value::Object(check)) = check else { return };
+    for (ptr, want) in check {
+        let got =
+            if let Some(field) = ptr.strip_prefix('#') { out.get(field) } else { out["body"].pointer(ptr) };
+        assert_eq!(got, Some(want), "{ctx}: check {ptr}");
+    }
+}
+
+fn run_flows(doc: &mut Value) {
+    let file_config = doc["config"].clone();
+    let tests = doc["tests"].as_array_mut().unwrap();
+    for t in tests.iter_mut() {
+        let id = t["tcId"].clone();
+        let test_config = t.get("config").cloned().unwrap_or_else(|| file_config.clone());
+        let now = t["now"].as_u64().unwrap();
+        let test_principal = t.get("principal").cloned();
+        let mut states: Vec<Option<String>> = Vec::new();
+        let mut saw_error = false;
+        for (si, s) in t["steps"].as_array_mut().unwrap().iter_mut().enumerate() {
+            let ctx = format!("flows tc{id} step{}", si + 1);
+            let cfg = s.get("config").cloned().unwrap_or_else(|| test_config.clone());
+            let e = engine(&cfg, s.get("now").and_then(Value::as_u64).unwrap_or(now));
+            let who = principal(s.get("principal").or(test_principal.as_ref()));
+            let mut text = s["request"].as_str().unwrap().to_owned();
+            for (i, st) in states.iter().enumerate() {
+                if let Some(st) = st {
+                    text = text.replace(&format!("{{{{state:{}}}}}", i + 1), st);
+                }
+            }
+            let out = match e.begin(text.as_bytes(), &who) {
+                Err(err) => {
+                    saw_error = true;
+                    json!({"error": err.code().name()})
+                }
+                Ok(Begin::Respond(r)) => json!({"httpStatus": r.http_status(), "body": r.body()}),
+                Ok(Begin::Call(call)) => {
+                    for a in s.get("answers").and_then(Value::as_array).cloned().unwrap_or_default() {
+                        let got = answer_json(&call.response(a["key"].as_str().unwrap(), &a["request"]));
+                        let want = &a["expected"];
+                        if want["kind"] == "invalid" {
+                            assert_eq!(got["kind"], "invalid", "{ctx}: answer {}", a["key"]);
+                        } else {
+                            assert_eq!(&got, want, "{ctx}: answer {}", a["key"]);
+                        }
+                    }
+                    for a in s.get("rawAnswers").and_then(Value::as_array).cloned().unwrap_or_default() {
+                        let got =
+                            call.raw_response(a["key"].as_str().unwrap()).cloned().unwrap_or(Value::Null);
+                        assert_eq!(got, a["expected"], "{ctx}: raw answer {}", a["key"]);
+                    }
+                    if let Some(c) = s.get("call") {
+                        assert_eq!(json!(call.round()), c["round"], "{ctx}: round");
+                        assert_eq!(call.state().cloned().unwrap_or(Value::Null), c["state"], "{ctx}: state");
+                        assert_eq!(json!(call.asked_keys()), c["askedKeys"], "{ctx}: askedKeys");
+                    }
+                    let outcome = Outcome::from_value(s["outcome"].clone()).unwrap();
+                    let r = e.decide(&call, outcome);
+                    json!({"httpStatus": r.http_status(), "body": r.body()})
+                }
+            };
+            assert_checks(&ctx, s.get("check"), &out);
+            if out["body"].get("error").is_some() {
+                saw_error = true;
+            }
+            states.push(out["body"]["result"]["requestState"].as_str().map(str::to_owned));
+            if regen() {
+                s["expected"] = out;
+            } else {
+                assert_eq!(s.get("expected"), Some(&out), "{ctx}: expected output");
+            }
+        }
+        let want_invalid = t["result"] == "invalid";
+        assert_eq!(saw_error, want_invalid, "flows tc{id}: result {}", t["result"]);
+    }
+}
+
+fn edit_token(token: &str, edit: &str) -> String {
+    let (op, arg) = edit.split_once(':').unwrap();
+    match op {
+        "append" => format!("{token}{arg}"),
+        "truncate" => token[..token.len() - arg.parse::<usize>().unwrap()].to_owned(),
+        "flip" => {
+            let i: usize = arg.parse().unwrap();
+            let mut b = token.as_bytes().to_vec();
+            b[i] = if b[i] == b'A' { b'B' } else { b'A' };
+            String::from_utf8(b).unwrap()
+        }
+        "replace-prefix" => format!("{arg}{}", &token[token.find('.').unwrap()..]),
+        _ => panic!("unknown edit {edit}"),
+    }
+}
+
+fn run_tokens(doc: &mut Value) {
+    let file_config = doc["config"].clone();
+    let tests = doc["tests"].as_array_mut().unwrap();
+    let mut sealed: Vec<(Value, Option<String>)> = Vec::new();
+    for t in tests.iter_mut() {
+        let id = t["tcId"].clone();
+        let ctx = format!("tokens tc{id}");
+        let cfg = t.get("config").cloned().unwrap_or_else(|| file_config.clone());
+        let e = engine(&cfg, t["now"].as_u64().unwrap());
+        let who = principal(t.get("principal"));
+        let params = snodo::json::parse_str(t["params"].as_str().unwrap(), 1 << 20).unwrap();
+        let binding = binding_digest(t["method"].as_str().unwrap(), &params);
+        let out = match t["op"].as_str().unwrap() {
+            "seal" => {
+                let questions: Vec<(String, Value)> =
+                    t["questions"].as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+                let state = t.get("state").filter(|s| !s.is_null());
+                let input = SealInput {
+                    principal: &who,
+                    binding: &binding,
+                    round: t["round"].as_u64().unwrap() as u32,
+                    flow_start: t["flowStart"].as_u64().unwrap(),
+                    questions: &questions,
+                    state,
+                };
+                match e.seal(&input) {
+                    Ok(tok) => json!({"token": tok}),
+                    Err(err) => json!({"error": err.code().name()}),
+                }
+            }
+            "open" => {
+                let from = &t["tokenFrom"];
+                let src =
+                    sealed.iter().find(|(i, _)| *i == from["tcId"]).and_then(|(_, tok)| tok.clone()).unwrap();
+                let tok = match from.get("edit").and_then(Value::as_str) {
+                    Some(edit) => edit_token(&src, edit),
+                    None => src,
+                };
+                if regen() {
+                    t["token"] = json!(tok);
+                } else {
+                    assert_eq!(t["token"], json!(tok), "{ctx}: token");
+                }
+                match e.open(&tok, &who, &binding) {
+                    Ok(o) => json!({
+                        "round": o.round, "flowStart": o.flow_start, "issuedAt": o.issued_at,
+                        "expiresAt": o.expires_at, "questionKeys": o.questions.keys().collect::<Vec<_>>(),
+                        "state": o.state,
+                    }),
+                    Err(err) => json!({"reason": err.reason.name()}),
+                }
+            }
+            op => panic!("{ctx}: unknown op {op}"),
+        };
+        if let Some(Value::Object(check)) = t.get("check") {
+            for (k, v) in check {
+                assert_eq!(out.get(k), Some(v), "{ctx}: check {k}");
+            }
+        }
+        assert_eq!(
+            out.get("error").is_some() || out.get("reason").is_some(),
+            t["result"] == "invalid",
+            "{ctx}: result"
+        );
+        sealed.push((id, out["token"].as_str().map(str::to_owned)));
+        if regen()
+            || t.get("expected").is_some_and(|x| x.get("error").is_some()) && t.get("expected") == Some(&out)
+        {
+            t["expected"] = out;
+        } else {
+            assert_eq!(t.get("expected"), Some(&out), "{ctx}: expected output");
+        }
+    }
+}
+
+#[allow(deprecated)]
+fn run_builders(doc: &mut Value) {
+    for t in doc["tests"].as_array_mut().unwrap().iter_mut() {
+        let ctx = format!("builders tc{}", t["tcId"]);
+        let str_of = |k: &str| t[k].as_str().unwrap_or_default().to_owned();
+        let res = match t["op"].as_str().unwrap() {
+            "elicit_form" => {
+                snodo::elicit_form(&str_of("message"), &t["schema"]).map(|r| json!({"request": r}))
+            }
+            "elicit_url" => {
+                snodo::elicit_url(&str_of("message"), &str_of("url")).map(|r| json!({"request": r}))
+            }
+            "sampling" => snodo::sampling(&t["params"]).map(|r| json!({"request": r})),
+            "list_roots" => Ok(json!({"request": snodo::list_roots()})),
+            "missing_capabilities" => {
+                let reqs = t["requests"].as_object().unwrap();
+                Ok(json!({"missing": snodo::missing_capabilities(reqs.values(), &t["capabilities"])}))
+            }
+            "filter_supported" => {
+                let reqs: Vec<(String, Value)> =
+                    t["requests"].as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+                let kept = snodo::filter_supported(reqs, &t["capabilities"]);
+                Ok(json!({"keys": kept.iter().map(|(k, _)| k).collect::<Vec<_>>()}))
+            }
+            op => panic!("{ctx}: unknown op {op}"),
+        };
+        let out = match res {
+            Ok(v) => v,
+            Err(e) => json!({"error": e.code().name()}),
+        };
+        assert_eq!(out.get("error").is_some(), t["result"] == "invalid", "{ctx}: result {out}");
+        if regen() && t.get("expected").is_none_or(|e| e.get("error").is_none()) {
+            t["expected"] = out;
+        } else {
+            assert_eq!(t.get("expected"), Some(&out), "{ctx}: expected output");
+        }
+    }
+}
+
+fn run_canonical(doc: &mut Value) {
+    for t in doc["tests"].as_array_mut().unwrap().iter_mut() {
+        let ctx = format!("canonical tc{}", t["tcId"]);
+        let out = match t["op"].as_str().unwrap() {
+            "canonical" => match snodo::canonicalize(t["input"].as_str().unwrap()) {
+                Ok(c) => json!({"canonical": c}),
+                Err(e) => json!({"error": e.code().name()}),
+            },
+            "binding" => {
+                let params = snodo::json::parse_str(t["params"].as_str().unwrap(), 1 << 20).unwrap();
+                json!({"digestHex": to_hex(&binding_digest(t["method"].as_str().unwrap(), &params))})
+            }
+            op => panic!("{ctx}: unknown op {op}"),
+        };
+        assert_eq!(out.get("error").is_some(), t["result"] == "invalid", "{ctx}: result");
+        if regen() && t.get("expected").is_none_or(|e| e.get("error").is_none()) {
+            t["expected"] = out;
+        } else {
+            assert_eq!(t.get("expected"), Some(&out), "{ctx}: expected output");
+        }
+    }
+}
+
+fn run(name: &str, f: fn(&mut Value)) {
+    let path = vectors_dir().join(name);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut doc: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(doc["schema"], "snodo-vectors-v1");
+    f(&mut doc);
+    if regen() {
+        let mut out = serde_json::to_string_pretty(&doc).unwrap();
+        out.push('\n');
+        std::fs::write(&path, out).unwrap();
+    }
+}
+
+#[test]
+fn flows() {
+    run("flows.json", run_flows);
+}
+
+#[test]
+fn tokens() {
+    run("tokens.json", run_tokens);
+}
+
+#[test]
+fn builders() {
+    run("builders.json", run_builders);
+}
+
+#[test]
+fn canonical() {
+    run("canonical.json", run_canonical);
+}
+
+#[test]
+fn every_vector_file_is_run() {
+    let mut names: Vec<String> = std::fs::read_dir(vectors_dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    names.sort();
+    assert_eq!(names, ["builders.json", "canonical.json", "flows.json", "tokens.json"]);
+    let _ = Map::<String, Value>::new();
+}

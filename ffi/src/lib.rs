@@ -1,0 +1,1 @@
+//! The C ABI of snodo (filled in by the libsnodo work).
