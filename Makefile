@@ -1,18 +1,35 @@
 # snodo: the two commands are `make demo` and `make test`.
 SHELL := /bin/bash
 
-.PHONY: demo test test-rust bench fmt clippy header
+.PHONY: demo test test-rust test-c test-python test-node install bench fmt fuzz
 
 demo:
 	cargo run --quiet --locked -p snodo --example demo
 
-test: test-rust
+test: test-rust test-c test-python test-node
 
 test-rust:
 	bash scripts/test-rust.sh
+
+test-c:
+	bash scripts/test-c.sh
+
+test-python:
+	bash scripts/test-python.sh
+
+test-node:
+	bash scripts/test-node.sh
+
+# make install PREFIX=/usr/local: libsnodo (.so, .a), include/snodo.h, snodo.pc
+PREFIX ?= /usr/local
+install:
+	bash scripts/install.sh "$(PREFIX)"
 
 bench:
 	cargo bench --locked -p snodo
 
 fmt:
 	cargo fmt --all
+
+fuzz:
+	bash scripts/fuzz.sh

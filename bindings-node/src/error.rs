@@ -1,0 +1,170 @@
+//! Errors as JavaScript sees them: every thrown error carries `err.code`, one
+//! of the core's stable [`snodo::ErrorCode`] names, never only a message.
+
+use napi::bindgen_prelude::*;
+use snodo::ErrorCode;
+
+/// The napi-rs error status: napi-rs writes `status.as_ref()` into the
+/// thrown error's `code` property (`napi_create_error(env, code, msg)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Code(pub &'static str);
+
+impl AsRef<str> for Code {
+    fn as_ref(&self) -> &str {
+        self.0
+    }
+}
+
+impl From<ErrorCode> for Code {
+    fn from(c: ErrorCode) -> Code {
+        Code(c.name())
+    }
+}
+
+/// Result of every export.
+pub type Result<T> = napi::Result<T, Code>;
+
+/// A misuse error with a core code.
+pub fn error(code: ErrorCode, message: impl ToString) -> Error<Code> {
+    Error::new(Code::from(code), message)
+}
+
+/// An `ARGUMENT` error.
+pub fn argument(message: impl ToString) -> Error<Code> {
+    error(ErrorCode::Argument, message)
+}
+
+/// A core error, code and message kept.
+pub fn core(e: snodo::Error) -> Error<Code> {
+    error(e.code(), e.message())
+}
+
+/// A failure inside napi-rs itself (a JS engine call that failed). Rare; it
+/// still gets a code from the enum rather than napi's own status names.
+pub fn napi_failure(e: napi::Error) -> Error<Code> {
+    argument(e.reason.clone())
+}
+
+/// The error codes, as a TypeScript string enum. The list must equal the
+/// core's [`ErrorCode::ALL`]: a Rust test and a Node test check it.
+#[napi(string_enum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SnodoErrorCode {
+    /// Invalid engine configuration (keys, limits, versions).
+    #[napi(value = "CONFIG")]
+    Config,
+    /// A form-elicitation schema outside the spec's flat subset.
+    #[napi(value = "SCHEMA")]
+    Schema,
+    /// An unacceptable URL-elicitation URL.
+    #[napi(value = "URL")]
+    Url,
+    /// A malformed (deprecated) sampling request.
+    #[napi(value = "SAMPLING")]
+    Sampling,
+    /// An invalid input request object or key.
+    #[napi(value = "INPUT_REQUEST")]
+    InputRequest,
+    /// A JSON argument that is not valid JSON.
+    #[napi(value = "JSON")]
+    Json,
+    /// State too large to seal within the token size limit.
+    #[napi(value = "STATE_TOO_LARGE")]
+    StateTooLarge,
+    /// A continuation token that failed to open (low-level `open` only).
+    #[napi(value = "TOKEN")]
+    Token,
+    /// The message given to `begin` is not a request (notification, response).
+    #[napi(value = "NOT_A_REQUEST")]
+    NotARequest,
+    /// Any other invalid argument.
+    #[napi(value = "ARGUMENT")]
+    Argument,
+}
+
+/// One entry of [`error_codes`].
+#[napi(object)]
+#[derive(Debug)]
+pub struct ErrorCodeInfo {
+    /// The stable name, e.g. `SCHEMA`.
+    pub name: String,
+    /// The stable number (the C status value).
+    pub number: u32,
+    /// A short description.
+    pub description: String,
+}
+
+/// The core's error codes, in number order, read from the Rust enum itself
+/// (so a test can prove `SnodoErrorCode` lists exactly these).
+#[napi(catch_unwind)]
+pub fn error_codes() -> Vec<ErrorCodeInfo> {
+    ErrorCode::ALL
+        .iter()
+        .map(|c| ErrorCodeInfo {
+            name: c.name().to_owned(),
+            number: c.number(),
+            description: c.description().to_owned(),
+        })
+        .collect()
+}
+
+/// The reasons a continuation token can be refused (`data.reason` on the
+/// wire, `err.reason` from `Engine.open`).
+#[napi(catch_unwind)]
+pub fn token_reasons() -> Vec<String> {
+    snodo::TokenReason::ALL.iter().map(|r| r.name().to_owned()).collect()
+}
+
+/// Throws a `TOKEN` error carrying `err.reason`, and returns the marker that
+/// tells napi-rs an exception is already pending (it then throws nothing
+/// more). Only the reason name is exposed: nothing of the token is echoed.
+pub fn token(env: &Env, reason: &str) -> Error<Code> {
+    let build = || -> napi::Result<()> {
+        let mut err =
+            env.create_error(Error::new(Status::GenericFailure, format!("requestState rejected: {reason}")))?;
+        err.set_named_property("code", ErrorCode::Token.name())?;
+        err.set_named_property("reason", reason)?;
+        env.throw(err)
+    };
+    match build() {
+        Ok(()) => Error::new(Code("PendingException"), ""),
+        Err(_) => error(ErrorCode::Token, format!("requestState rejected: {reason}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The JS spelling of each variant, as the `#[napi(value)]` lines say.
+    fn js_name(v: SnodoErrorCode) -> &'static str {
+        use SnodoErrorCode::*;
+        match v {
+            Config => "CONFIG",
+            Schema => "SCHEMA",
+            Url => "URL",
+            Sampling => "SAMPLING",
+            InputRequest => "INPUT_REQUEST",
+            Json => "JSON",
+            StateTooLarge => "STATE_TOO_LARGE",
+            Token => "TOKEN",
+            NotARequest => "NOT_A_REQUEST",
+            Argument => "ARGUMENT",
+        }
+    }
+
+    fn variant(name: &str) -> Option<SnodoErrorCode> {
+        use SnodoErrorCode::*;
+        [Config, Schema, Url, Sampling, InputRequest, Json, StateTooLarge, Token, NotARequest, Argument]
+            .into_iter()
+            .find(|v| js_name(*v) == name)
+    }
+
+    #[test]
+    fn string_enum_matches_core_enum() {
+        for c in ErrorCode::ALL {
+            assert!(variant(c.name()).is_some(), "SnodoErrorCode lacks {}", c.name());
+        }
+        assert_eq!(ErrorCode::ALL.len(), 10, "update SnodoErrorCode when the core enum grows");
+    }
+}

@@ -1,0 +1,144 @@
+//! Crossing the JSON boundary.
+//!
+//! In: a JSON argument is either *text* (a `string` or a `Buffer`), parsed by
+//! the core exactly (number spellings kept, `1.0` ≠ `1`, big integers exact,
+//! duplicate keys refused), or a plain *value*, which is converted with
+//! `JSON.stringify` and that text parsed. So value input means exactly what
+//! `JSON.stringify` sends: `undefined` properties vanish, `NaN` becomes
+//! `null`, `toJSON` is honoured, and a JS number carries no `1.0` spelling.
+//!
+//! Out: values are built with `JSON.parse` of the compact wire text, so
+//! integers above 2^53 lose precision in the object; the exact text is always
+//! available too (`Response.json`).
+
+use napi::bindgen_prelude::*;
+use napi::{JsValue, ValueType};
+use serde_json::Value;
+use snodo::ErrorCode;
+
+use crate::error::{Result, argument, error, napi_failure};
+
+/// Bound for JSON text handed to anything but `begin` (which uses the
+/// engine's `maxRequestBytes`).
+pub const MAX_ARGUMENT_BYTES: usize = 16 << 20;
+
+fn json_object<'e>(env: &'e Env) -> Result<Object<'e>> {
+    let global = env.get_global().map_err(napi_failure)?;
+    global.get_named_property_unchecked::<Object>("JSON").map_err(napi_failure)
+}
+
+/// `JSON.stringify(value)` without letting a JS exception escape uncoded.
+pub fn stringify(env: &Env, value: Unknown<'_>, what: &str) -> Result<String> {
+    let json = json_object(env)?;
+    let f: Function<Unknown, Unknown> =
+        json.get_named_property_unchecked("stringify").map_err(napi_failure)?;
+    match f.call(value) {
+        Ok(text) if text.get_type().map_err(napi_failure)? == ValueType::String => {
+            String::from_unknown(text).map_err(napi_failure)
+        }
+        Ok(_) => Err(argument(format!("{what}: not representable as JSON"))),
+        Err(_) => {
+            clear_exception(env);
+            Err(argument(format!("{what}: JSON.stringify failed (a BigInt, a cycle, or a throwing toJSON)")))
+        }
+    }
+}
+
+fn clear_exception(env: &Env) {
+    let mut pending = std::ptr::null_mut();
+    // SAFETY: `env` is the live environment of the current callback, on its
+    // own thread; the call only reads and clears that environment's pending
+    // exception, which is then dropped (we throw our own coded error).
+    unsafe {
+        napi::sys::napi_get_and_clear_last_exception(env.raw(), &mut pending);
+    }
+}
+
+/// The bytes of a JSON argument: text as is, a value through `JSON.stringify`.
+pub fn text_of(env: &Env, value: Unknown<'_>, what: &str) -> Result<Vec<u8>> {
+    if value.get_type().map_err(napi_failure)? == ValueType::String {
+        return Ok(String::from_unknown(value).map_err(napi_failure)?.into_bytes());
+    }
+    if value.is_buffer().map_err(napi_failure)? {
+        return Ok(Buffer::from_unknown(value).map_err(napi_failure)?.to_vec());
+    }
+    if value.is_typedarray().map_err(napi_failure)?
+        && let Ok(bytes) = Uint8Array::from_unknown(value)
+    {
+        return Ok(bytes.to_vec());
+    }
+    Ok(stringify(env, value, what)?.into_bytes())
+}
+
+/// Parses a JSON argument (text or value) with the core's strict parser.
+pub fn read(env: &Env, value: Unknown<'_>, what: &str) -> Result<Value> {
+    let bytes = text_of(env, value, what)?;
+    parse(&bytes, what)
+}
+
+/// Strict parse of JSON text.
+pub fn parse(bytes: &[u8], what: &str) -> Result<Value> {
+    snodo::json::parse(bytes, MAX_ARGUMENT_BYTES).map_err(|e| error(ErrorCode::Json, format!("{what}: {e}")))
+}
+
+/// A plain JS value for `value`, by `JSON.parse` of its wire text.
+pub fn to_js<'e>(env: &'e Env, value: &Value) -> Result<Unknown<'e>> {
+    let json = json_object(env)?;
+    let f: Function<String, Unknown> = json.get_named_property_unchecked("parse").map_err(napi_failure)?;
+    f.call(snodo::json::to_wire(value)).map_err(napi_failure)
+}
+
+/// A string argument.
+pub fn string(value: Unknown<'_>, what: &str) -> Result<String> {
+    if value.get_type().map_err(napi_failure)? != ValueType::String {
+        return Err(argument(format!("{what}: must be a string")));
+    }
+    String::from_unknown(value).map_err(napi_failure)
+}
+
+/// `undefined` or `null`.
+pub fn is_nullish(value: &Unknown<'_>) -> Result<bool> {
+    Ok(matches!(value.get_type().map_err(napi_failure)?, ValueType::Undefined | ValueType::Null))
+}
+
+/// The principal: a non-empty string, or `null` for the explicit anonymous
+/// principal. `undefined` is refused so that a forgotten argument never
+/// silently means "anonymous".
+pub fn principal(value: Unknown<'_>) -> Result<snodo::Principal> {
+    match value.get_type().map_err(napi_failure)? {
+        ValueType::Null => Ok(snodo::Principal::Anonymous),
+        ValueType::String => snodo::Principal::user(String::from_unknown(value).map_err(napi_failure)?)
+            .map_err(crate::error::core),
+        _ => Err(argument("principal: must be a string, or null for anonymous")),
+    }
+}
+
+/// `Principal` back to JS: the name, or `null` for anonymous.
+pub fn principal_name(p: &snodo::Principal) -> Option<String> {
+    match p {
+        snodo::Principal::Anonymous => None,
+        snodo::Principal::User(name) => Some(name.clone()),
+    }
+}
+
+/// A non-negative integer field of a parsed JSON object.
+pub fn u64_field(obj: &serde_json::Map<String, Value>, key: &str, what: &str) -> Result<Option<u64>> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => n
+            .as_u64()
+            .map(Some)
+            .ok_or_else(|| argument(format!("{what}.{key}: must be a non-negative integer"))),
+        Some(_) => Err(argument(format!("{what}.{key}: must be a non-negative integer"))),
+    }
+}
+
+/// Requests given as an object map `{key: request}` (or its JSON text), or as
+/// an array of requests (keys are then their indices).
+pub fn requests(value: Value, what: &str) -> Result<(Vec<(String, Value)>, bool)> {
+    match value {
+        Value::Object(m) => Ok((m.into_iter().collect(), false)),
+        Value::Array(a) => Ok((a.into_iter().enumerate().map(|(i, v)| (i.to_string(), v)).collect(), true)),
+        _ => Err(argument(format!("{what}: must be an object of requests by key, or an array"))),
+    }
+}

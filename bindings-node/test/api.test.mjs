@@ -1,0 +1,166 @@
+// Node-specific behaviour: loading, versions, error codes, the JS conventions
+// of the API, exact numbers, and secrets hygiene.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { inspect } from 'node:util';
+import * as snodo from '../index.js';
+import { runFlow, request, META } from './flow.mjs';
+
+const require = createRequire(import.meta.url);
+const { Engine, Call, SnodoErrorCode, errorCodes } = snodo;
+const SECRET = Buffer.alloc(32, 0x5a);
+const NOW = 1_800_000_000;
+const config = () => ({ keys: [{ id: 'k1', secret: SECRET }], now: NOW });
+
+function codeOf(fn) {
+  try {
+    fn();
+  } catch (e) {
+    assert.ok(e instanceof Error, 'a real Error');
+    return e.code;
+  }
+  assert.fail('did not throw');
+}
+
+test('require and import load the same addon', async () => {
+  const cjs = require('../index.js');
+  const esm = await import('../index.js');
+  assert.equal(cjs.Engine, esm.Engine);
+  assert.equal(typeof esm.default.elicitForm, 'function');
+});
+
+test('package.json version equals the Cargo workspace version', () => {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  const cargo = readFileSync(new URL('../../Cargo.toml', import.meta.url), 'utf8');
+  const ws = /\[workspace\.package\][^[]*?\bversion\s*=\s*"([^"]+)"/.exec(cargo);
+  assert.ok(ws, 'workspace version in Cargo.toml');
+  assert.equal(snodo.version(), ws[1]);
+  assert.equal(pkg.version, ws[1], 'bump package.json with Cargo.toml');
+});
+
+test('SnodoErrorCode lists exactly the core error enum', () => {
+  const core = errorCodes();
+  assert.deepEqual(Object.values(SnodoErrorCode).sort(), core.map((c) => c.name).sort());
+  assert.deepEqual(core.map((c) => c.number), core.map((_, i) => i + 1));
+  assert.ok(snodo.tokenReasons().includes('signature'));
+});
+
+test('every misuse throws an Error with err.code', () => {
+  const e = new Engine(config());
+  assert.equal(codeOf(() => new Engine({})), 'CONFIG');
+  assert.equal(codeOf(() => new Engine()), 'CONFIG');
+  assert.equal(codeOf(() => new Engine({ keys: [{ id: 'k1', secret: Buffer.alloc(8) }] })), 'CONFIG');
+  assert.equal(codeOf(() => new Engine({ ...config(), ttlSecs: 901 })), 'CONFIG');
+  assert.equal(codeOf(() => new Engine({ ...config(), ttlSecs: 'soon' })), 'CONFIG');
+  assert.equal(codeOf(() => e.begin('{"jsonrpc":"2.0","method":"notifications/x"}', null)), 'NOT_A_REQUEST');
+  assert.equal(codeOf(() => e.begin(request(1), undefined)), 'ARGUMENT');
+  assert.equal(codeOf(() => e.begin(request(1), '')), 'ARGUMENT');
+  assert.equal(codeOf(() => e.begin({ id: 1n }, null)), 'ARGUMENT');
+  assert.equal(codeOf(() => snodo.elicitForm('m', { type: 'object', properties: { a: { type: 'object' } } })), 'SCHEMA');
+  assert.equal(codeOf(() => snodo.elicitUrl('m', 'ftp://x')), 'URL');
+  assert.equal(codeOf(() => snodo.canonicalize('{"a":1,"a":2}')), 'JSON');
+  assert.equal(codeOf(() => snodo.canonicalize('{')), 'JSON');
+  const call = e.begin(request(1), 'alice');
+  assert.equal(codeOf(() => e.decide(call, { type: 'nope' })), 'ARGUMENT');
+  const big = 'x'.repeat(20_000);
+  const r = e.decide(call, snodo.inputRequired({}, { big }));
+  assert.equal(JSON.parse(r.json).error.code, -32603, 'state too large is a handler bug on the wire');
+  assert.equal(codeOf(() => e.seal({ principal: null, method: 'tools/call', params: {}, state: { big } })), 'STATE_TOO_LARGE');
+});
+
+test('open throws TOKEN with err.reason and echoes nothing', () => {
+  const e = new Engine(config());
+  const binding = snodo.bindingDigest('tools/call', { name: 'a' });
+  const token = e.seal({ principal: 'alice', binding: binding.toString('hex'), round: 1, flowStart: NOW, questions: {} });
+  assert.equal(e.open(token, 'alice', binding).round, 1);
+  try {
+    e.open(token, 'mallory', binding);
+    assert.fail('opened for another principal');
+  } catch (err) {
+    assert.equal(err.code, 'TOKEN');
+    assert.equal(err.reason, 'principal');
+    assert.ok(!err.message.includes(token.split('.')[2]));
+  }
+});
+
+test('a full flow: builders, outcome helpers, answers, exact numbers', () => {
+  const out = runFlow(snodo, new Engine(config()));
+  assert.equal(out.round, 2);
+  assert.deepEqual(out.state, { step: 1 });
+  assert.deepEqual(out.answer, { kind: 'accepted', value: { color: 'green' } });
+  assert.equal(JSON.parse(out.r2).result.resultType, 'complete');
+  // Text input keeps the big integer exact on the wire text.
+  const call = new Engine(config()).begin(request(7), null);
+  assert.ok(call instanceof Call);
+  assert.equal(call.method, 'tools/call');
+  assert.equal(call.name, 'set_color');
+  assert.equal(call.protocolVersion, '2026-07-28');
+  assert.equal(call.principal, null);
+  assert.equal(call.isRetry, false);
+  assert.deepEqual(call.askedKeys, []);
+  assert.deepEqual(call.clientCapabilities, { elicitation: { form: {} } });
+  const done = new Engine(config()).decide(call, snodo.raw({ content: [], n: 12345678901234567890 }));
+  assert.ok(done.json.includes('"id":7'));
+});
+
+test('the token binds the exact text: 1.0 and 1 are different requests', () => {
+  const e = new Engine(config());
+  const first = e.begin(request(1), 'alice'); // arguments.x is 1.0
+  const token = JSON.parse(e.decide(first, snodo.inputRequired({}, 's')).json).result.requestState;
+  const asText = request(2, { requestState: token }); // still 1.0
+  assert.ok(e.begin(asText, 'alice') instanceof Call);
+  // The same request as an object: JS turns 1.0 into 1, so the binding differs.
+  const asObject = JSON.parse(asText);
+  const r = e.begin(asObject, 'alice');
+  assert.ok(!(r instanceof Call));
+  assert.equal(r.body.error.data.reason, 'request');
+});
+
+test('ready responses and diagnostics', () => {
+  const e = new Engine(config());
+  const parseError = e.begin('{"jsonrpc":', null);
+  assert.equal(parseError.httpStatus, 400);
+  assert.equal(parseError.body.error.code, -32700);
+  const noMeta = e.begin(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}'), null);
+  assert.equal(noMeta.httpStatus, 400);
+  const list = e.begin({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: { _meta: META } }, null);
+  const bad = e.decide(list, snodo.inputRequired({}, 1));
+  assert.equal(bad.body.error.code, -32603);
+  assert.match(bad.diagnostic, /not allowed on tools\/list/);
+  assert.ok(!bad.json.includes('not allowed'), 'the diagnostic never reaches the wire');
+  const err = e.decide(list, snodo.error(-32601, 'Method not found'));
+  assert.equal(err.httpStatus, 404);
+  const te = e.decide(e.begin(request(4), null), snodo.toolError('boom'));
+  assert.equal(te.body.result.isError, true);
+});
+
+test('builders and capability helpers take objects or text', () => {
+  const form = snodo.elicitForm('Name?', '{"type":"object","properties":{"n":{"type":"string"}}}');
+  assert.equal(form.params.mode, 'form');
+  const url = snodo.elicitUrl('Sign in', 'https://example.com/login');
+  const caps = { elicitation: { form: {} } };
+  assert.deepEqual(snodo.missingCapabilities({ form, url }, caps), { elicitation: { url: {} } });
+  assert.deepEqual(Object.keys(snodo.filterSupported({ form, url }, caps)), ['form']);
+  assert.deepEqual(snodo.filterSupported([form, url], caps), [form]);
+  assert.equal(snodo.listRoots().method, 'roots/list');
+  assert.equal(snodo.canonicalize({ b: 1, a: [true, null] }), '{"a":[true,null],"b":1}');
+  assert.equal(snodo.bindingDigest('tools/call', { _meta: { x: 1 } }).length, 32);
+});
+
+test('secrets never show: inspect, JSON.stringify, errors', () => {
+  const e = new Engine({ ...config(), keys: [{ id: 'k1', secret: SECRET }, { id: 'old', secret: Buffer.alloc(32, 0xa5) }] });
+  const forbidden = [SECRET.toString('hex'), SECRET.toString('base64'), '90,90,90', '5a5a', 'ZZZZ', 'WlpaWlpa', 'a5a5'];
+  const shown = [inspect(e, { showHidden: true, depth: 5 }), JSON.stringify(e), String(e), Object.keys(e).join()];
+  for (const s of shown) for (const f of forbidden) assert.ok(!s.includes(f), `${f} leaked in ${s}`);
+  assert.deepEqual(JSON.parse(JSON.stringify(e)).keyIds, ['k1', 'old']);
+  try {
+    new Engine({ keys: [{ id: 'k1', secret: Buffer.alloc(31, 0x5a) }] });
+  } catch (err) {
+    for (const f of forbidden) assert.ok(!err.message.includes(f));
+  }
+  const dev = Engine.development();
+  assert.equal(dev.toJSON().development, true);
+  assert.equal(Object.keys(dev).length, 0);
+});

@@ -1,0 +1,204 @@
+// Runs every vector file in tests/vectors/ (tests/vectors/README.md). A vector
+// that does not reproduce byte for byte FAILS; an unknown file or op fails too.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import * as snodo from '../index.js';
+import { parseLossless } from './lossless.mjs';
+
+const { Engine, Call, canonicalize, bindingDigest } = snodo;
+const DIR = process.env.SNODO_VECTORS_DIR ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'tests', 'vectors');
+
+function engine(config, now) {
+  const { keys, ...rest } = config;
+  return new Engine({
+    ...rest,
+    keys: keys.map((k) => ({ id: k.id, secret: Buffer.from(k.hex, 'hex') })),
+    now,
+  });
+}
+
+// Exact comparison: both sides canonicalized by the core from JSON text.
+function sameJson(gotText, wantText, ctx) {
+  assert.equal(canonicalize(gotText), canonicalize(wantText), ctx);
+}
+
+function errorName(fn) {
+  try {
+    return { ok: fn() };
+  } catch (e) {
+    assert.equal(typeof e.code, 'string', `thrown error without err.code: ${e}`);
+    return { error: e.code };
+  }
+}
+
+function pointer(doc, ptr) {
+  let cur = doc;
+  for (const part of ptr.split('/').slice(1)) {
+    const k = part.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (cur === null || typeof cur !== 'object' || !Object.hasOwn(cur, k)) return undefined;
+    cur = cur[k];
+  }
+  return cur;
+}
+
+function runFlows(doc, raw) {
+  let n = 0;
+  for (const t of doc.tests) {
+    const testConfig = t.config ?? doc.config;
+    const states = [];
+    let sawError = false;
+    t.steps.forEach((s, si) => {
+      const ctx = `flows tc${t.tcId} step${si + 1} (${t.comment})`;
+      const e = engine(s.config ?? testConfig, s.now ?? t.now);
+      const who = Object.hasOwn(s, 'principal') ? s.principal : t.principal;
+      let text = s.request;
+      states.forEach((st, i) => { if (st) text = text.replaceAll(`{{state:${i + 1}}}`, st); });
+      const begun = errorName(() => e.begin(text, who ?? null));
+      if (begun.error) {
+        sawError = true;
+        assert.deepEqual(s.expected, { error: begun.error }, ctx);
+        states.push(null);
+        return;
+      }
+      let resp = begun.ok;
+      if (resp instanceof Call) {
+        const call = resp;
+        for (const a of s.answers ?? []) {
+          const got = call.response(a.key, raw(a.request));
+          assert.equal(got.kind, a.expected.kind, `${ctx}: answer ${a.key}`);
+          if (a.expected.kind === 'accepted') {
+            sameJson(JSON.stringify(got.value ?? null), raw(a.expected.value), `${ctx}: answer ${a.key} value`);
+          }
+        }
+        for (const a of s.rawAnswers ?? []) {
+          sameJson(JSON.stringify(call.rawResponse(a.key)), raw(a.expected), `${ctx}: raw answer ${a.key}`);
+        }
+        if (s.call) {
+          assert.equal(call.round, s.call.round, `${ctx}: round`);
+          sameJson(JSON.stringify(call.state), raw(s.call.state), `${ctx}: state`);
+          assert.deepEqual(call.askedKeys, s.call.askedKeys, `${ctx}: askedKeys`);
+        }
+        // The outcome's exact text: number spellings reach the core intact.
+        resp = e.decide(call, raw(s.outcome));
+      }
+      const body = JSON.parse(resp.json);
+      for (const [ptr, want] of Object.entries(s.check ?? {})) {
+        const got = ptr.startsWith('#') ? resp[ptr.slice(1)] : pointer(body, ptr);
+        assert.deepEqual(got, want, `${ctx}: check ${ptr}`);
+      }
+      assert.equal(resp.httpStatus, s.expected.httpStatus, `${ctx}: httpStatus`);
+      sameJson(resp.json, raw(s.expected.body), `${ctx}: body`);
+      if (body.error) sawError = true;
+      states.push(body.result?.requestState ?? null);
+      n++;
+    });
+    assert.equal(sawError, t.result === 'invalid', `flows tc${t.tcId}: result ${t.result}`);
+  }
+  return n;
+}
+
+function runTokens(doc, raw) {
+  const sealed = new Map();
+  for (const t of doc.tests) {
+    const ctx = `tokens tc${t.tcId} (${t.comment})`;
+    const e = engine(t.config ?? doc.config, t.now);
+    const who = t.principal ?? null;
+    let out;
+    if (t.op === 'seal') {
+      const input = `{"principal":${JSON.stringify(who)},"method":${JSON.stringify(t.method)},`
+        + `"params":${t.params},"round":${t.round},"flowStart":${t.flowStart},`
+        + `"questions":${raw(t.questions)}${t.state === undefined ? '' : `,"state":${raw(t.state)}`}}`;
+      const r = errorName(() => e.seal(input));
+      out = r.error ? { error: r.error } : { token: r.ok };
+      sealed.set(t.tcId, out.token);
+      assert.deepEqual(out, t.expected, ctx);
+    } else if (t.op === 'open') {
+      if (t.tokenFrom && !t.tokenFrom.edit) assert.equal(t.token, sealed.get(t.tokenFrom.tcId), `${ctx}: token`);
+      const binding = bindingDigest(t.method, t.params);
+      try {
+        const o = e.open(t.token, who, binding);
+        out = {
+          round: o.round, flowStart: o.flowStart, issuedAt: o.issuedAt, expiresAt: o.expiresAt,
+          questionKeys: o.questionKeys,
+        };
+        const { state, ...rest } = t.expected;
+        assert.deepEqual(out, rest, ctx);
+        sameJson(JSON.stringify(o.state), raw(state), `${ctx}: state`);
+        out.state = o.state;
+      } catch (err) {
+        assert.equal(err.code, 'TOKEN', `${ctx}: ${err}`);
+        out = { reason: err.reason };
+        assert.deepEqual(out, t.expected, ctx);
+      }
+    } else {
+      assert.fail(`${ctx}: unknown op ${t.op}`);
+    }
+    for (const [k, v] of Object.entries(t.check ?? {})) assert.deepEqual(out[k], v, `${ctx}: check ${k}`);
+    assert.equal(Boolean(out.error || out.reason), t.result === 'invalid', `${ctx}: result`);
+  }
+  return doc.tests.length;
+}
+
+function runBuilders(doc, raw) {
+  for (const t of doc.tests) {
+    const ctx = `builders tc${t.tcId} (${t.comment})`;
+    const ops = {
+      elicit_form: () => ({ request: snodo.elicitForm(t.message ?? '', raw(t.schema)) }),
+      elicit_url: () => ({ request: snodo.elicitUrl(t.message ?? '', t.url ?? '') }),
+      sampling: () => ({ request: snodo.sampling(raw(t.params)) }),
+      list_roots: () => ({ request: snodo.listRoots() }),
+      missing_capabilities: () => ({ missing: snodo.missingCapabilities(raw(t.requests), raw(t.capabilities)) }),
+      filter_supported: () => ({ keys: Object.keys(snodo.filterSupported(raw(t.requests), raw(t.capabilities))) }),
+    };
+    assert.ok(ops[t.op], `${ctx}: unknown op ${t.op}`);
+    const r = errorName(ops[t.op]);
+    if (r.error) {
+      assert.deepEqual({ error: r.error }, t.expected, ctx);
+    } else {
+      const [[field, got]] = Object.entries(r.ok);
+      assert.ok(Object.hasOwn(t.expected, field), `${ctx}: expected ${JSON.stringify(t.expected)}, got ${field}`);
+      sameJson(JSON.stringify(got), raw(t.expected[field]), ctx);
+    }
+    assert.equal(Boolean(r.error), t.result === 'invalid', `${ctx}: result`);
+  }
+  return doc.tests.length;
+}
+
+function runCanonical(doc) {
+  for (const t of doc.tests) {
+    const ctx = `canonical tc${t.tcId} (${t.comment})`;
+    let out;
+    if (t.op === 'canonical') {
+      const r = errorName(() => canonicalize(t.input));
+      out = r.error ? { error: r.error } : { canonical: r.ok };
+    } else if (t.op === 'binding') {
+      out = { digestHex: bindingDigest(t.method, t.params).toString('hex') };
+    } else {
+      assert.fail(`${ctx}: unknown op ${t.op}`);
+    }
+    assert.deepEqual(out, t.expected, ctx);
+    assert.equal(Boolean(out.error), t.result === 'invalid', `${ctx}: result`);
+  }
+  return doc.tests.length;
+}
+
+const RUNNERS = { flows: runFlows, tokens: runTokens, builders: runBuilders, canonical: runCanonical };
+const files = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
+
+test('the vector directory has files', () => {
+  assert.ok(files.length >= 4, `only ${files.length} vector files in ${DIR}`);
+});
+
+for (const file of files) {
+  test(`vectors: ${file}`, () => {
+    const { root, raw } = parseLossless(readFileSync(path.join(DIR, file), 'utf8'));
+    assert.equal(root.schema, 'snodo-vectors-v1', `${file}: schema`);
+    const run = RUNNERS[path.basename(file, '.json')];
+    assert.ok(run, `${file}: no runner for this file; add one`);
+    const n = run(root, raw);
+    assert.ok(n > 0, `${file}: no vectors ran`);
+  });
+}

@@ -1,0 +1,105 @@
+"""snodo_mrtr: MCP multi round-trip requests (MRTR, protocol 2026-07-28) for
+Python servers, on the snodo Rust core.
+
+The flow of a handler::
+
+    engine = Engine([("k1", secret_bytes)])
+    begun = engine.begin(request_bytes, principal="alice")
+    if isinstance(begun, Response):          # a ready error: send it
+        send(begun.http_status, begun.to_json())
+    else:
+        call = begun
+        answer = call.response("color", ask_color)
+        if answer.is_accepted:
+            outcome = complete({"content": [{"type": "text", "text": answer.value["color"]}]})
+        else:
+            outcome = input_required({"color": ask_color})
+        response = engine.decide(call, outcome)
+        send(response.http_status, response.to_json())
+
+JSON given as ``str``/``bytes`` is read exactly (``1.0`` stays ``1.0``).
+JSON given as Python values is spelled as :func:`json.dumps` would spell it
+(``int`` exactly, ``float`` by its shortest ``repr``); wrap text in
+:class:`RawJSON` to embed an exact spelling inside a dict.
+"""
+
+from __future__ import annotations
+
+from ._native import (
+    ERROR_CODES,
+    MRTR_METHODS,
+    MRTR_VERSION,
+    TOKEN_REASONS,
+    VERSION,
+    Answer,
+    Call,
+    Engine,
+    Opened,
+    RawJSON,
+    Response,
+    binding_digest,
+    canonicalize,
+    elicit_form,
+    elicit_url,
+    filter_supported,
+    list_roots,
+    missing_capabilities,
+    sampling,
+)
+from .errors import (
+    ERROR_CLASSES,
+    ArgumentError,
+    ConfigError,
+    InputRequestError,
+    JsonError,
+    NotARequestError,
+    SamplingError,
+    SchemaError,
+    SnodoError,
+    StateTooLargeError,
+    TokenError,
+    UrlError,
+)
+from .outcomes import complete, error, input_required, raw, tool_error
+
+__version__ = VERSION
+
+__all__ = [
+    "ERROR_CLASSES",
+    "ERROR_CODES",
+    "MRTR_METHODS",
+    "MRTR_VERSION",
+    "TOKEN_REASONS",
+    "VERSION",
+    "Answer",
+    "ArgumentError",
+    "Call",
+    "ConfigError",
+    "Engine",
+    "InputRequestError",
+    "JsonError",
+    "NotARequestError",
+    "Opened",
+    "RawJSON",
+    "Response",
+    "SamplingError",
+    "SchemaError",
+    "SnodoError",
+    "StateTooLargeError",
+    "TokenError",
+    "UrlError",
+    "binding_digest",
+    "canonicalize",
+    "complete",
+    "elicit_form",
+    "elicit_url",
+    "error",
+    "filter_supported",
+    "input_required",
+    "list_roots",
+    "missing_capabilities",
+    "raw",
+    "sampling",
+    "tool_error",
+]
+

@@ -1,0 +1,131 @@
+//! Free functions: input-request builders, capability helpers, and the
+//! canonical-JSON and binding primitives used by the vectors.
+
+use pyo3::exceptions::PyDeprecationWarning;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyString};
+use serde_json::Value;
+use snodo::ErrorCode;
+
+use crate::convert::{object_arg, parse_text, text_bytes, to_py, to_value};
+use crate::errors::{raise, to_py_err};
+
+/// A form elicitation request (`elicitation/create`, `"mode": "form"`).
+#[pyfunction]
+pub fn elicit_form<'py>(
+    py: Python<'py>,
+    message: &str,
+    schema: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let schema = object_arg(schema, "schema")?;
+    let request = snodo::elicit_form(message, &schema).map_err(|e| to_py_err(py, &e))?;
+    to_py(py, &request)
+}
+
+/// A URL elicitation request (`"mode": "url"`).
+#[pyfunction]
+pub fn elicit_url<'py>(py: Python<'py>, message: &str, url: &str) -> PyResult<Bound<'py, PyAny>> {
+    let request = snodo::elicit_url(message, url).map_err(|e| to_py_err(py, &e))?;
+    to_py(py, &request)
+}
+
+fn deprecated(py: Python<'_>, message: &std::ffi::CStr) -> PyResult<()> {
+    // stacklevel 2 would point into the package wrapper; 1 names this call.
+    PyErr::warn(py, &py.get_type::<PyDeprecationWarning>(), message, 1)
+}
+
+/// A (deprecated) `sampling/createMessage` request.
+#[pyfunction]
+pub fn sampling<'py>(py: Python<'py>, params: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    deprecated(py, c"sampling is deprecated in MCP 2026-07-28; prefer elicitation")?;
+    let params = object_arg(params, "params")?;
+    #[allow(deprecated)]
+    let request = snodo::sampling(&params).map_err(|e| to_py_err(py, &e))?;
+    to_py(py, &request)
+}
+
+/// A (deprecated) `roots/list` request.
+#[pyfunction]
+pub fn list_roots(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    deprecated(py, c"roots are deprecated in MCP 2026-07-28")?;
+    #[allow(deprecated)]
+    let request = snodo::list_roots();
+    to_py(py, &request)
+}
+
+/// Requests as `(key, request)` pairs from a dict, or from a list of
+/// requests (keys are then their positions, for `missing_capabilities`).
+fn requests_arg(requests: &Bound<'_, PyAny>) -> PyResult<Vec<(String, Value)>> {
+    let mut out = Vec::new();
+    if let Ok(d) = requests.cast::<PyDict>() {
+        for (k, v) in d.iter() {
+            let Ok(key) = k.cast::<PyString>() else {
+                return Err(raise(requests.py(), ErrorCode::Argument, "requests: keys must be str"));
+            };
+            out.push((key.to_cow()?.into_owned(), to_value(&v)?));
+        }
+    } else {
+        for (i, item) in requests.try_iter()?.enumerate() {
+            out.push((i.to_string(), to_value(&item?)?));
+        }
+    }
+    Ok(out)
+}
+
+/// The capabilities the client must add to receive every request, shaped
+/// like `ClientCapabilities`; `{}` when all can be sent.
+#[pyfunction]
+pub fn missing_capabilities<'py>(
+    py: Python<'py>,
+    requests: &Bound<'py, PyAny>,
+    capabilities: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let requests = requests_arg(requests)?;
+    let caps = object_arg(capabilities, "capabilities")?;
+    to_py(py, &snodo::missing_capabilities(requests.iter().map(|(_, r)| r), &caps))
+}
+
+/// Keeps, in order, only the requests the client can receive.
+#[pyfunction]
+pub fn filter_supported<'py>(
+    py: Python<'py>,
+    requests: &Bound<'py, PyDict>,
+    capabilities: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let requests = requests_arg(requests.as_any())?;
+    let caps = object_arg(capabilities, "capabilities")?;
+    let kept = snodo::filter_supported(requests, &caps);
+    let out = PyDict::new(py);
+    for (k, v) in kept {
+        out.set_item(k, to_py(py, &v)?)?;
+    }
+    Ok(out)
+}
+
+/// The canonical form of a JSON text (docs/canonical-json.md).
+#[pyfunction]
+pub fn canonicalize(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<String> {
+    let bytes = text_bytes(text)?;
+    let canonical = py.detach(|| {
+        snodo::json::parse(&bytes, crate::convert::MAX_TEXT_BYTES).map(|v| snodo::json::canonical(&v))
+    });
+    let canonical = canonical.map_err(|e| raise(py, ErrorCode::Json, e.to_string()))?;
+    // Canonical bytes of a parsed str are UTF-8 by construction.
+    String::from_utf8(canonical).map_err(|_| raise(py, ErrorCode::Json, "canonical form is not UTF-8"))
+}
+
+/// The 32-byte request binding of `method` and `params` (JSON text or dict).
+#[pyfunction]
+pub fn binding_digest<'py>(
+    py: Python<'py>,
+    method: &str,
+    params: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let params = if params.is_instance_of::<PyString>() || params.is_instance_of::<PyBytes>() {
+        parse_text(py, &text_bytes(params)?)?
+    } else {
+        to_value(params)?
+    };
+    let digest = snodo::token::binding_digest(method, &params);
+    Ok(PyBytes::new(py, &digest))
+}

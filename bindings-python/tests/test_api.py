@@ -1,0 +1,210 @@
+"""The Python surface: dict vs text input, readers, answers, responses, builders."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from typing import Any, Dict
+
+import pytest
+
+import snodo_mrtr as s
+from conftest import KEY, NOW, meta, request
+from snodo_mrtr import Call, Engine, RawJSON, Response
+
+ASK = s.elicit_form("Pick a color", {"type": "object", "properties": {"color": {"type": "string"}}, "required": ["color"]})
+
+
+def begin_call(engine: Engine, msg: Any, principal: Any = "alice") -> Call:
+    begun = engine.begin(msg, principal)
+    assert isinstance(begun, Call), begun.to_json() if isinstance(begun, Response) else begun
+    return begun
+
+
+def test_text_bytes_and_dict_inputs_agree(engine: Engine) -> None:
+    msg = request(arguments={"n": 3, "big": 123456789012345678901234567890, "s": "é"})
+    text = json.dumps(msg)
+    outs = []
+    for form in (msg, text, text.encode("utf-8")):
+        call = begin_call(engine, form)
+        outs.append(engine.decide(call, s.input_required({"color": ASK})).to_json())
+    assert outs[0] == outs[1] == outs[2]
+
+
+def test_text_keeps_number_spelling_and_dict_follows_json_dumps(engine: Engine) -> None:
+    # Text: 1.0 and 1 stay distinct, so the bindings (and tokens) differ.
+    a = begin_call(engine, json.dumps(request()).replace('"arguments": {}', '"arguments": {"x": 1.0}'))
+    b = begin_call(engine, json.dumps(request()).replace('"arguments": {}', '"arguments": {"x": 1}'))
+    ta = engine.decide(a, s.input_required(state="s")).body["result"]["requestState"]
+    tb = engine.decide(b, s.input_required(state="s")).body["result"]["requestState"]
+    assert ta != tb
+    # Dict: float 1.0 is spelled "1.0" (as json.dumps does), int 1 is "1".
+    c = begin_call(engine, request(arguments={"x": 1.0}))
+    assert engine.decide(c, s.input_required(state="s")).body["result"]["requestState"] == ta
+    # A float json.dumps spells 1e+16 is spelled the same way; RawJSON keeps any text.
+    r = engine.decide(c, s.complete({"content": [], "f": 1e16, "raw": RawJSON("1.50"), "i": 2**70}))
+    assert '"f":1e+16' in r.to_json() and '"raw":1.50' in r.to_json() and str(2**70) in r.to_json()
+    assert r.body["result"]["i"] == 2**70 and r.body["result"]["raw"] == 1.5
+
+
+def test_dict_input_rejects_what_json_cannot_spell(engine: Engine) -> None:
+    for bad in (float("nan"), float("inf"), {1, 2}, object(), b"bytes"):
+        with pytest.raises(s.JsonError):
+            engine.begin(request(arguments={"x": bad}))
+    with pytest.raises(s.JsonError):
+        engine.begin(request(arguments={1: "int key"}))
+    deep: Dict[str, Any] = {}
+    cur = deep
+    for _ in range(100):
+        cur["a"] = {}
+        cur = cur["a"]
+    with pytest.raises(s.JsonError):
+        engine.begin(request(arguments=deep))
+    loop: Dict[str, Any] = {}
+    loop["self"] = loop
+    with pytest.raises(s.JsonError):
+        engine.begin(request(arguments=loop))
+
+
+def test_bool_is_not_a_number(engine: Engine) -> None:
+    call = begin_call(engine, request(arguments={"t": True, "n": 1}))
+    assert s.canonicalize(json.dumps(call.arguments)) == '{"n":1,"t":true}'
+
+
+def test_call_readers_and_two_rounds(engine: Engine) -> None:
+    caps = {"elicitation": {}}
+    m = request(id="abc", arguments={"a": [1, 2.5]}, _meta={**meta(caps), "io.modelcontextprotocol/clientInfo": {"name": "t"}})
+    call = begin_call(engine, m)
+    assert (call.id, call.method, call.name, call.uri, call.principal) == ("abc", "tools/call", "pick", None, "alice")
+    assert call.arguments == {"a": [1, 2.5]} and call.params == {"name": "pick", "arguments": {"a": [1, 2.5]}}
+    assert call.protocol_version == "2026-07-28" and call.client_capabilities == caps
+    assert call.client_info == {"name": "t"} and call.mrtr_allowed
+    assert (call.round, call.is_retry, call.flow_start, call.state, call.asked_keys) == (1, False, NOW, None, [])
+    assert call.response("color", ASK).is_missing and call.raw_response("color") is None
+    r1 = engine.decide(call, s.input_required({"color": ASK}, state={"step": 1}))
+    assert r1.http_status == 200 and not r1.is_error and r1.diagnostic is None
+    token = r1.body["result"]["requestState"]
+    retry = request(id=7, arguments={"a": [1, 2.5]}, inputResponses={"color": {"action": "accept", "content": {"color": "red", "extra": 1}}}, requestState=token)
+    call2 = begin_call(engine, retry)
+    assert (call2.round, call2.is_retry, call2.state, call2.asked_keys) == (2, True, {"step": 1}, ["color"])
+    ans = call2.response("color", ASK)
+    assert ans.kind == "accepted" and ans.is_accepted and ans.value == {"color": "red"}
+    assert ans.to_dict() == {"kind": "accepted", "value": {"color": "red"}} and repr(ans) == 'Answer(kind="accepted")'
+    assert call2.raw_response("color") == {"action": "accept", "content": {"color": "red", "extra": 1}}
+    # A different question under the same key does not count.
+    other = s.elicit_form("Another", {"type": "object", "properties": {"color": {"type": "string"}}})
+    assert call2.response("color", other).is_missing
+    done = engine.decide(call2, s.complete({"content": [{"type": "text", "text": "red"}]}))
+    assert done.to_dict() == done.body == json.loads(done.to_json())
+    assert done.body == {"jsonrpc": "2.0", "id": 7, "result": {"content": [{"type": "text", "text": "red"}], "resultType": "complete"}}
+
+
+def test_answer_kinds(engine: Engine) -> None:
+    call = begin_call(engine, request())
+    token = engine.decide(call, s.input_required({"color": ASK})).body["result"]["requestState"]
+    for reply, kind in [({"action": "decline"}, "declined"), ({"action": "cancel"}, "cancelled"),
+                        ({"action": "accept", "content": {"color": 5}}, "invalid")]:
+        c = begin_call(engine, request(inputResponses={"color": reply}, requestState=token))
+        a = c.response("color", ASK)
+        assert a.kind == kind and a.value is None
+        assert a.is_declined == (kind == "declined") and a.is_cancelled == (kind == "cancelled")
+        assert a.is_invalid == (kind == "invalid") and (a.reason is not None) == (kind == "invalid")
+
+
+def test_ready_responses_and_statuses(engine: Engine) -> None:
+    r = engine.begin("{not json")
+    assert isinstance(r, Response) and r.http_status == 400 and r.body["error"]["code"] == -32700
+    r = engine.begin(request(_meta={}))
+    assert isinstance(r, Response) and r.http_status == 400 and r.body["error"]["code"] == -32602
+    r = engine.begin(request(_meta=meta(version="2099-01-01")))
+    assert isinstance(r, Response) and r.body["error"]["code"] == -32022
+    r = engine.begin(request(requestState="v1.k1.AAAA.BBBB"))
+    assert isinstance(r, Response) and r.body["error"]["data"] == {"reason": "malformed"}
+
+
+def test_outcome_helpers(engine: Engine) -> None:
+    call = begin_call(engine, request())
+    r = engine.decide(call, s.error(-32602, "bad", {"why": 1}))
+    assert r.body["error"] == {"code": -32602, "message": "bad", "data": {"why": 1}}
+    r = engine.decide(call, s.tool_error("boom"))
+    assert r.body["result"]["isError"] is True
+    r = engine.decide(call, s.raw({"resultType": "input_required", "inputRequests": {"color": ASK}}))
+    assert r.body["result"]["resultType"] == "input_required"
+    # -32021: the client declared no elicitation.
+    nocap = begin_call(engine, request(_meta=meta({})))
+    r = engine.decide(nocap, s.input_required({"color": ASK}))
+    assert (r.http_status, r.body["error"]["code"]) == (400, -32021)
+    assert r.body["error"]["data"] == {"requiredCapabilities": {"elicitation": {}}}
+    # A handler bug becomes -32603 with a diagnostic, never a bad result.
+    listing = begin_call(engine, {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta()}})
+    r = engine.decide(listing, s.input_required({"color": ASK}))
+    assert r.body["error"]["code"] == -32603 and "tools/list" in (r.diagnostic or "")
+    # The JSON spelling as text works as well.
+    r = engine.decide(call, '{"type":"complete","result":{"content":[],"n":1.0}}')
+    assert '"n":1.0' in r.to_json()
+
+
+def test_builders() -> None:
+    form = s.elicit_form("Name?", {"type": "object", "properties": {"n": {"type": "string"}}})
+    assert form["method"] == "elicitation/create" and form["params"]["mode"] == "form"
+    url = s.elicit_url("Sign in", "https://example.com/login")
+    assert url["params"]["mode"] == "url"
+    with pytest.warns(DeprecationWarning):
+        samp = s.sampling({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5})
+    with pytest.warns(DeprecationWarning):
+        roots = s.list_roots()
+    assert roots == {"method": "roots/list"} or roots["method"] == "roots/list"
+    reqs = {"a": form, "b": url, "c": samp, "d": roots}
+    assert s.missing_capabilities(reqs, {"elicitation": {}}) == {"elicitation": {"url": {}}, "sampling": {}, "roots": {}}
+    assert s.missing_capabilities(list(reqs.values()), '{"elicitation":{"form":{},"url":{}},"sampling":{},"roots":{}}') == {}
+    assert list(s.filter_supported(reqs, {"sampling": {}, "roots": {}})) == ["c", "d"]
+
+
+def test_low_level_seal_open_and_digests(engine: Engine) -> None:
+    b = s.binding_digest("tools/call", '{"name":"pick","arguments":{"x":1.0}}')
+    assert len(b) == 32 and b != s.binding_digest("tools/call", {"name": "pick", "arguments": {"x": 1}})
+    assert b == s.binding_digest("tools/call", {"arguments": {"x": 1.0}, "name": "pick", "_meta": {"a": 1}})
+    t = engine.seal(principal="alice", binding=b, round=1, flow_start=NOW, questions={"color": ASK}, state=[1, "x"])
+    o = engine.open(t, principal="alice", binding=b)
+    assert (o.key_id, o.round, o.flow_start, o.issued_at, o.expires_at, o.question_keys, o.state) == ("k1", 1, NOW, NOW, NOW + 300, ["color"], [1, "x"])
+    assert o.to_dict()["question_keys"] == ["color"] and "k1" in repr(o)
+    with pytest.raises(s.TokenError) as info:
+        engine.open(t + "-TAMPERED", principal="alice", binding=b)
+    assert info.value.reason == "malformed" and info.value.code == 8 and info.value.name == "TOKEN"
+    impostor = Engine([("k1", bytes(32))], now=NOW)
+    with pytest.raises(s.TokenError) as info:
+        impostor.open(t, principal="alice", binding=b)
+    assert info.value.reason == "signature"
+    with pytest.raises(s.TokenError) as info:
+        engine.open(t, principal=None, binding=b)
+    assert info.value.reason == "principal"
+    assert set(s.TOKEN_REASONS) >= {"malformed", "signature", "expired", "principal", "request", "rounds"}
+    assert s.canonicalize('{"b": 1.0, "a": "\\u00e9"}') == '{"a":"é","b":1.0}'
+
+
+def test_engine_config_and_development() -> None:
+    assert Engine({"k1": KEY, "k0": bytearray(KEY)}, ttl_secs=60, now=5).now() == 5
+    dev = Engine.development()
+    call = dev.begin(request(), None)
+    assert isinstance(call, Call) and call.principal is None
+    e = Engine([("k1", KEY)], server_info={"name": "x", "version": "1"}, supported_versions=["2025-11-25", "2026-07-28"], now=NOW)
+    r = e.decide(begin_call(e, request()), s.complete({"content": []}))
+    assert r.body["result"]["_meta"]["io.modelcontextprotocol/serverInfo"] == {"name": "x", "version": "1"}
+    old = begin_call(e, request(_meta=meta(version="2025-11-25")))
+    assert not old.mrtr_allowed
+
+
+def test_raw_json() -> None:
+    r = RawJSON("1.50")
+    assert r.text == "1.50" and str(r) == "1.50" and repr(r) == 'RawJSON("1.50")'
+    assert r == RawJSON(b"1.50") and r != RawJSON("1.5") and hash(r) == hash(RawJSON("1.50"))
+    with pytest.raises(s.JsonError):
+        RawJSON('{"a":1,"a":2}')
+
+
+def test_version() -> None:
+    assert s.__version__ == s.VERSION and s.MRTR_VERSION == "2026-07-28"
+    assert s.MRTR_METHODS == ["tools/call", "resources/read", "prompts/get"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        s.elicit_form("ok", {"type": "object", "properties": {}})

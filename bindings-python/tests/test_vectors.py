@@ -1,0 +1,186 @@
+"""Every vector in tests/vectors/*.json, reproduced byte for byte.
+
+Dispatch is on the file name; an unknown file or op fails rather than being
+skipped, so a new vector file cannot be silently ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+from typing import Any, Dict, List, Tuple
+
+import pytest
+
+import snodo_mrtr as s
+from conftest import VECTORS, engine_for, load_exact, plain, same, to_int
+from snodo_mrtr import Call, Response, SnodoError, TokenError
+
+Case = Tuple[str, Dict[str, Any], Dict[str, Any]]
+
+
+def collect() -> List[Any]:
+    cases: List[Any] = []
+    for path in sorted(Path(VECTORS).glob("*.json")):
+        doc = load_exact(path.read_text(encoding="utf-8"))
+        assert doc.get("schema") == "snodo-vectors-v1", f"{path.name}: unknown schema"
+        for test in doc["tests"]:
+            cid = f"{path.stem}-{to_int(test['tcId'])}"
+            cases.append(pytest.param(path.stem, doc, test, id=cid))
+    return cases
+
+
+CASES = collect()
+
+
+def test_vector_files_exist() -> None:
+    assert CASES, f"no vectors found in {VECTORS}"
+
+
+@pytest.mark.parametrize("kind, doc, test", CASES)
+def test_vector(kind: str, doc: Dict[str, Any], test: Dict[str, Any]) -> None:
+    runner = RUNNERS.get(kind)
+    assert runner is not None, f"no runner for vector file {kind}.json"
+    runner(doc, test)
+
+
+def pointer(doc: Any, ptr: str) -> Any:
+    """RFC 6901 JSON Pointer lookup."""
+    cur = doc
+    for raw in ptr.split("/")[1:]:
+        part = raw.replace("~1", "/").replace("~0", "~")
+        cur = cur[int(part)] if isinstance(cur, list) else cur[part]
+    return cur
+
+
+def check_response(resp: Response, step: Dict[str, Any]) -> Any:
+    body = load_exact(resp.to_json())
+    exp = step["expected"]
+    assert resp.http_status == to_int(exp["httpStatus"]), resp.to_json()
+    assert body == exp["body"], f"\n got: {resp.to_json()}\nwant: {json.dumps(plain(exp['body']))}"
+    for ptr, want in step.get("check", {}).items():
+        if ptr == "#httpStatus":
+            assert resp.http_status == to_int(want)
+        else:
+            assert pointer(body, ptr) == want, ptr
+    return body
+
+
+def run_flow(doc: Dict[str, Any], test: Dict[str, Any]) -> None:
+    states: List[str] = []
+    for n, step in enumerate(test["steps"], 1):
+        config = step.get("config", test.get("config", doc["config"]))
+        engine = engine_for(config, step.get("now", test["now"]))
+        principal = step["principal"] if "principal" in step else test["principal"]
+        text = step["request"]
+        for i, token in enumerate(states, 1):
+            text = text.replace("{{state:%d}}" % i, token)
+        assert "{{state:" not in text, f"step {n}: unresolved state placeholder"
+        exp = step["expected"]
+        if "error" in exp:
+            with pytest.raises(SnodoError) as info:
+                engine.begin(text, principal)
+            assert info.value.name == exp["error"]
+            states.append("")
+            continue
+        begun = engine.begin(text, principal)
+        if isinstance(begun, Response):
+            assert "outcome" not in step, f"step {n}: begin answered {begun.to_json()}"
+            body = check_response(begun, step)
+        else:
+            assert isinstance(begun, Call)
+            check_call(begun, step)
+            body = check_response(engine.decide(begun, step["outcome"]), step)
+        state = body.get("result", {}).get("requestState", "") if isinstance(body, dict) else ""
+        states.append(state)
+
+
+def check_call(call: Call, step: Dict[str, Any]) -> None:
+    for a in step.get("answers", []):
+        got = call.response(a["key"], a["request"])
+        want = a["expected"]
+        assert got.kind == want["kind"], (a["key"], got.kind, got.reason)
+        if want["kind"] == "accepted":
+            assert same(got.value, plain(want.get("value"))), (got.value, want)
+    for a in step.get("rawAnswers", []):
+        assert same(call.raw_response(a["key"]), plain(a["expected"]))
+    readers = {"askedKeys": "asked_keys", "isRetry": "is_retry", "flowStart": "flow_start",
+               "protocolVersion": "protocol_version", "clientCapabilities": "client_capabilities",
+               "clientInfo": "client_info", "mrtrAllowed": "mrtr_allowed"}
+    for field, want in step.get("call", {}).items():
+        got = getattr(call, readers.get(field, field))
+        if field == "askedKeys":
+            got, want = sorted(got), sorted(want)
+        assert same(got, plain(want)), (field, got, want)
+
+
+def run_token(doc: Dict[str, Any], test: Dict[str, Any]) -> None:
+    engine = engine_for(test.get("config", doc["config"]), test["now"])
+    binding = s.binding_digest(test["method"], test["params"])
+    exp = test["expected"]
+    if test["op"] == "seal":
+        kwargs = dict(principal=test["principal"], binding=binding, round=to_int(test["round"]),
+                      flow_start=to_int(test["flowStart"]), questions=test.get("questions"), state=test.get("state"))
+        if "error" in exp:
+            with pytest.raises(SnodoError) as info:
+                engine.seal(**kwargs)
+            assert info.value.name == exp["error"]
+        else:
+            assert engine.seal(**kwargs) == exp["token"]
+        return
+    assert test["op"] == "open", f"unknown token op {test['op']!r}"
+    if "reason" in exp:
+        with pytest.raises(TokenError) as info:
+            engine.open(test["token"], principal=test["principal"], binding=binding)
+        assert info.value.reason == exp["reason"]
+        for field, want in test.get("check", {}).items():
+            assert getattr(info.value, field) == want
+        return
+    opened = engine.open(test["token"], principal=test["principal"], binding=binding)
+    fields = {"round": "round", "flowStart": "flow_start", "issuedAt": "issued_at", "expiresAt": "expires_at",
+              "questionKeys": "question_keys", "state": "state", "keyId": "key_id"}
+    for field, want in exp.items():
+        assert same(getattr(opened, fields[field]), plain(want)), field
+
+
+def run_builder(doc: Dict[str, Any], test: Dict[str, Any]) -> None:
+    op, exp = test["op"], test["expected"]
+    calls = {
+        "elicit_form": lambda: s.elicit_form(test["message"], test["schema"]),
+        "elicit_url": lambda: s.elicit_url(test["message"], test["url"]),
+        "sampling": lambda: s.sampling(test["params"]),
+        "list_roots": lambda: s.list_roots(),
+        "missing_capabilities": lambda: s.missing_capabilities(test["requests"], test["capabilities"]),
+        "filter_supported": lambda: list(s.filter_supported(test["requests"], test["capabilities"])),
+    }
+    assert op in calls, f"unknown builder op {op!r}"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        if "error" in exp:
+            with pytest.raises(SnodoError) as info:
+                calls[op]()
+            assert info.value.name == exp["error"], info.value
+            return
+        got = calls[op]()
+    (field, want), = exp.items()
+    assert field in ("request", "missing", "keys"), field
+    assert same(got, plain(want)), (got, want)
+
+
+def run_canonical(doc: Dict[str, Any], test: Dict[str, Any]) -> None:
+    op, exp = test.get("op", "canonical"), test["expected"]
+    if op == "binding":
+        assert s.binding_digest(test["method"], test["params"]).hex() == exp["digestHex"]
+        return
+    assert op == "canonical", f"unknown canonical op {op!r}"
+    if "error" in exp:
+        with pytest.raises(SnodoError) as info:
+            s.canonicalize(test["input"])
+        assert info.value.name == exp["error"]
+    else:
+        assert s.canonicalize(test["input"]) == exp["canonical"]
+        assert s.canonicalize(test["input"].encode("utf-8")) == exp["canonical"]
+
+
+RUNNERS = {"flows": run_flow, "tokens": run_token, "builders": run_builder, "canonical": run_canonical}

@@ -1,0 +1,112 @@
+/* A minimal MCP tool handler on libsnodo: round 1 asks the user a form
+ * question, round 2 reads the validated answer and completes.
+ *
+ * Build against an installed libsnodo:
+ *   cc -std=c11 hello.c $(pkg-config --cflags --libs snodo) -o hello
+ *
+ * The key and the clock are fixed so that the output is reproducible (the
+ * test suite diffs it against hello.expected). A real server loads its
+ * keys from its secret store and leaves the clock alone.
+ * SPDX-License-Identifier: MIT OR Apache-2.0 */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <snodo.h>
+
+#define META                                                              \
+    "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
+    "\"io.modelcontextprotocol/clientCapabilities\":{\"elicitation\":{}}}"
+
+/* Prints the failing call's status and detail, then exits. */
+static void check(snodo_status st, const char *what) {
+    if (st == SNODO_STATUS_OK) return;
+    char *detail = NULL;
+    snodo_last_error(&detail, NULL);
+    fprintf(stderr, "%s: %s (%s)\n", what, snodo_status_message((int)st), detail ? detail : "");
+    snodo_string_free(detail);
+    exit(1);
+}
+
+/* The tool handler: the same code runs on every round. */
+static snodo_response *handle(const snodo_engine *engine, const snodo_call *call) {
+    char *question = NULL, *value = NULL;
+    snodo_answer_kind kind;
+    snodo_response *response = NULL;
+    char outcome[1024];
+    static const char message[] = "Who should we greet?";
+    static const char schema[] =
+        "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"maxLength\":40}},"
+        "\"required\":[\"name\"]}";
+    check(snodo_elicit_form((const uint8_t *)message, strlen(message), (const uint8_t *)schema, strlen(schema),
+                            &question, NULL),
+          "elicit_form");
+    check(snodo_call_response(call, (const uint8_t *)"who", 3, (const uint8_t *)question, strlen(question), &kind,
+                              &value, NULL),
+          "call_response");
+    if (kind == SNODO_ANSWER_KIND_ACCEPTED) {
+        /* value is the validated content, e.g. {"name":"Ada"}. */
+        snprintf(outcome, sizeof outcome,
+                 "{\"type\":\"complete\",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"Hello!\"}],"
+                 "\"structuredContent\":%s}}",
+                 value);
+    } else {
+        snprintf(outcome, sizeof outcome, "{\"type\":\"input_required\",\"inputRequests\":{\"who\":%s}}", question);
+    }
+    check(snodo_engine_decide(engine, call, (const uint8_t *)outcome, strlen(outcome), &response), "decide");
+    snodo_string_free(value);
+    snodo_string_free(question);
+    return response;
+}
+
+/* begin + handler + decide for one message; returns the body to send. */
+static char *serve(const snodo_engine *engine, const char *request) {
+    snodo_call *call = NULL;
+    snodo_response *response = NULL;
+    char *body = NULL;
+    uint16_t http = 0;
+    check(snodo_engine_begin(engine, (const uint8_t *)request, strlen(request), (const uint8_t *)"alice", 5, &call,
+                             &response),
+          "begin");
+    if (call) response = handle(engine, call);
+    check(snodo_response_http_status(response, &http), "http_status");
+    check(snodo_response_body(response, &body, NULL), "body");
+    printf("HTTP %u %s\n", (unsigned)http, body);
+    snodo_response_free(response);
+    snodo_call_free(call);
+    return body;
+}
+
+int main(void) {
+    if (snodo_abi_version() != SNODO_ABI_VERSION) {
+        fprintf(stderr, "libsnodo ABI %u, header ABI %u\n", snodo_abi_version(), SNODO_ABI_VERSION);
+        return 1;
+    }
+    static const uint8_t key[32] = "example-only-key-0123456789abcde";
+    snodo_config *config = NULL;
+    snodo_engine *engine = NULL;
+    check(snodo_config_new(&config), "config_new");
+    check(snodo_config_add_key(config, (const uint8_t *)"k1", 2, key, sizeof key), "add_key");
+    check(snodo_config_set_fixed_time(config, 1800000000), "fixed_time");
+    check(snodo_engine_new(config, &engine), "engine_new");
+    snodo_config_free(config);
+
+    const char *first = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"greet\","
+                        META "}}";
+    char *body = serve(engine, first);
+
+    /* The client answers and echoes requestState. */
+    const char *tok = strstr(body, "\"requestState\":\"");
+    if (!tok) return 1;
+    tok += strlen("\"requestState\":\"");
+    char retry[4096];
+    snprintf(retry, sizeof retry,
+             "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"greet\"," META
+             ",\"inputResponses\":{\"who\":{\"action\":\"accept\",\"content\":{\"name\":\"Ada\"}}},"
+             "\"requestState\":\"%.*s\"}}",
+             (int)(strchr(tok, '"') - tok), tok);
+    snodo_string_free(body);
+    snodo_string_free(serve(engine, retry));
+    snodo_engine_free(engine);
+    return 0;
+}

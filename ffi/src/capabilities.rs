@@ -1,0 +1,93 @@
+//! What a client can receive: `snodo_missing_capabilities` and
+//! `snodo_filter_supported`.
+
+use std::ffi::c_char;
+
+use serde_json::Value;
+
+use crate::error::{Fail, snodo_status};
+use crate::ffi::{OutStr, guard, json};
+
+/// Reads the `requests` argument: an object of key → input request, or an
+/// array of input requests.
+fn request_list(requests: Value) -> Result<Vec<(String, Value)>, Fail> {
+    match requests {
+        Value::Object(m) => Ok(m.into_iter().collect()),
+        Value::Array(a) => Ok(a.into_iter().enumerate().map(|(i, r)| (i.to_string(), r)).collect()),
+        _ => Err(Fail::new(snodo_status::Argument, "requests: must be an object or an array")),
+    }
+}
+
+/// The capabilities a client declaring `capabilities` (a ClientCapabilities
+/// JSON object) must add to receive every request in `requests` (a JSON
+/// object of key → input request, or an array of input requests), as a
+/// ClientCapabilities-shaped JSON object: `{}` when all can be sent.
+///
+/// On OK `*out` is a new JSON string owned by the caller (free with
+/// `snodo_string_free`); `out_len` may be NULL. Statuses: OK, ARGUMENT
+/// (`requests` not an object or array), JSON, INVALID_UTF8, NULL_ARGUMENT,
+/// PANIC. Thread-safe.
+///
+/// # Safety
+///
+/// `requests` and `capabilities` valid for their lengths; `out` valid for
+/// one pointer write; `out_len` NULL or valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn snodo_missing_capabilities(
+    requests: *const u8,
+    requests_len: usize,
+    capabilities: *const u8,
+    capabilities_len: usize,
+    out: *mut *mut c_char,
+    out_len: *mut usize,
+) -> snodo_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let requests = request_list(unsafe { json(requests, requests_len, "requests") }?)?;
+        // SAFETY: caller contract.
+        let caps = unsafe { json(capabilities, capabilities_len, "capabilities") }?;
+        let out = OutStr::new(out, out_len)?;
+        let missing = snodo::missing_capabilities(requests.iter().map(|(_, r)| r), &caps);
+        // SAFETY: caller contract.
+        unsafe { out.write_json(&missing) };
+        Ok(())
+    })
+}
+
+/// Keeps only the requests (a JSON object of key → input request) that a
+/// client declaring `capabilities` can receive, as a JSON object. Use it for
+/// optional questions; for required ones let `snodo_engine_decide` answer
+/// `-32021`.
+///
+/// On OK `*out` is a new JSON string owned by the caller (free with
+/// `snodo_string_free`); `out_len` may be NULL. Statuses: OK, ARGUMENT
+/// (`requests` not an object), JSON, INVALID_UTF8, NULL_ARGUMENT, PANIC.
+/// Thread-safe.
+///
+/// # Safety
+///
+/// As `snodo_missing_capabilities`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn snodo_filter_supported(
+    requests: *const u8,
+    requests_len: usize,
+    capabilities: *const u8,
+    capabilities_len: usize,
+    out: *mut *mut c_char,
+    out_len: *mut usize,
+) -> snodo_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let requests = match unsafe { json(requests, requests_len, "requests") }? {
+            Value::Object(m) => m.into_iter().collect(),
+            _ => return Err(Fail::new(snodo_status::Argument, "requests: must be an object")),
+        };
+        // SAFETY: caller contract.
+        let caps = unsafe { json(capabilities, capabilities_len, "capabilities") }?;
+        let out = OutStr::new(out, out_len)?;
+        let kept = snodo::filter_supported(requests, &caps);
+        // SAFETY: caller contract.
+        unsafe { out.write_json(&Value::Object(kept.into_iter().collect())) };
+        Ok(())
+    })
+}

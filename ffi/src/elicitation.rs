@@ -1,0 +1,124 @@
+//! Builders of input requests, returned as JSON text.
+//!
+//! Every builder: on OK `*out` is a new NUL-terminated JSON string owned by
+//! the caller (free with `snodo_string_free`); `out_len` may be NULL, else it
+//! receives the length without the NUL. Builders are pure functions:
+//! thread-safe.
+
+use std::ffi::c_char;
+
+use crate::error::snodo_status;
+use crate::ffi::{OutStr, guard, json, text};
+
+/// Builds a form-mode `elicitation/create` request from a message and a
+/// `requestedSchema` (JSON text; the spec's flat subset, strict keyword
+/// allowlist). The result always carries `"mode":"form"`.
+///
+/// Statuses: OK, INPUT_REQUEST (empty message), SCHEMA (the last error
+/// names the offending path), JSON, INVALID_UTF8, NULL_ARGUMENT, PANIC.
+///
+/// # Safety
+///
+/// `message` valid for `message_len` bytes; `schema` valid for `schema_len`
+/// bytes; `out` valid for one pointer write; `out_len` NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn snodo_elicit_form(
+    message: *const u8,
+    message_len: usize,
+    schema: *const u8,
+    schema_len: usize,
+    out: *mut *mut c_char,
+    out_len: *mut usize,
+) -> snodo_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let message = unsafe { text(message, message_len, "message") }?;
+        // SAFETY: caller contract.
+        let schema = unsafe { json(schema, schema_len, "schema") }?;
+        let out = OutStr::new(out, out_len)?;
+        let request = snodo::elicit_form(message, &schema)?;
+        // SAFETY: caller contract.
+        unsafe { out.write_json(&request) };
+        Ok(())
+    })
+}
+
+/// Builds a URL-mode `elicitation/create` request. The URL must be http or
+/// https with a host, and no userinfo, whitespace, control characters or
+/// backslashes. Accepting means consent, not completion.
+///
+/// Statuses: OK, INPUT_REQUEST (empty message), URL, INVALID_UTF8,
+/// NULL_ARGUMENT, PANIC.
+///
+/// # Safety
+///
+/// `message` and `url` valid for their lengths; outs as for every builder.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn snodo_elicit_url(
+    message: *const u8,
+    message_len: usize,
+    url: *const u8,
+    url_len: usize,
+    out: *mut *mut c_char,
+    out_len: *mut usize,
+) -> snodo_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let message = unsafe { text(message, message_len, "message") }?;
+        // SAFETY: caller contract.
+        let url = unsafe { text(url, url_len, "url") }?;
+        let out = OutStr::new(out, out_len)?;
+        let request = snodo::elicit_url(message, url)?;
+        // SAFETY: caller contract.
+        unsafe { out.write_json(&request) };
+        Ok(())
+    })
+}
+
+/// Deprecated in MCP 2026-07-28 (prefer elicitation): builds a
+/// `sampling/createMessage` request from its params (JSON text).
+///
+/// Statuses: OK, SAMPLING, JSON, INVALID_UTF8, NULL_ARGUMENT, PANIC.
+///
+/// # Safety
+///
+/// `params` valid for `params_len` bytes; outs as for every builder.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn snodo_sampling(
+    params: *const u8,
+    params_len: usize,
+    out: *mut *mut c_char,
+    out_len: *mut usize,
+) -> snodo_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let params = unsafe { json(params, params_len, "params") }?;
+        let out = OutStr::new(out, out_len)?;
+        // The C API keeps the deprecated builder for servers that still need
+        // it; the deprecation is stated in this function's documentation.
+        #[allow(deprecated)]
+        let request = snodo::sampling(&params)?;
+        // SAFETY: caller contract.
+        unsafe { out.write_json(&request) };
+        Ok(())
+    })
+}
+
+/// Deprecated in MCP 2026-07-28: builds a `roots/list` request.
+///
+/// Statuses: OK, NULL_ARGUMENT (`out` NULL), PANIC.
+///
+/// # Safety
+///
+/// Outs as for every builder.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn snodo_list_roots(out: *mut *mut c_char, out_len: *mut usize) -> snodo_status {
+    guard(|| {
+        let out = OutStr::new(out, out_len)?;
+        #[allow(deprecated)]
+        let request = snodo::list_roots();
+        // SAFETY: caller contract.
+        unsafe { out.write_json(&request) };
+        Ok(())
+    })
+}

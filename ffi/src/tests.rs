@@ -1,0 +1,101 @@
+//! Rust-side tests of the exports (the C suite in tests/c/ is the main one).
+
+use std::ffi::{CStr, c_char};
+use std::ptr::{null, null_mut};
+
+use crate::engine::*;
+use crate::envelope::*;
+use crate::error::*;
+use crate::ffi::guard;
+use crate::*;
+
+#[test]
+fn version_macros_match_cargo_toml() {
+    assert_eq!(SNODO_VERSION_MAJOR.to_string(), env!("CARGO_PKG_VERSION_MAJOR"));
+    assert_eq!(SNODO_VERSION_MINOR.to_string(), env!("CARGO_PKG_VERSION_MINOR"));
+    assert_eq!(SNODO_VERSION_PATCH.to_string(), env!("CARGO_PKG_VERSION_PATCH"));
+    // SAFETY: static NUL-terminated string.
+    let v = unsafe { CStr::from_ptr(snodo_version()) };
+    assert_eq!(v.to_str().unwrap(), env!("CARGO_PKG_VERSION"));
+    assert_eq!(v.to_str().unwrap(), snodo::VERSION);
+    assert_eq!(snodo_abi_version(), SNODO_ABI_VERSION);
+}
+
+fn last_error() -> String {
+    let mut s: *mut c_char = null_mut();
+    // SAFETY: valid out-pointer; the string is freed below.
+    unsafe {
+        assert_eq!(snodo_last_error(&mut s, null_mut()), snodo_status::Ok);
+        let out = CStr::from_ptr(s).to_str().unwrap().to_owned();
+        crate::ffi::snodo_string_free(s);
+        out
+    }
+}
+
+#[test]
+fn panics_become_a_status_and_a_last_error() {
+    let status = guard(|| panic!("boom"));
+    assert_eq!(status, snodo_status::Panic);
+    assert_eq!(last_error(), "PANIC: panic: boom");
+    assert_eq!(guard(|| Ok(())), snodo_status::Ok);
+    assert_eq!(last_error(), "");
+}
+
+#[test]
+fn nulls_are_statuses_and_outs_stay_untouched() {
+    let sentinel = 0x1234 as *mut snodo_engine;
+    let mut out = sentinel;
+    // SAFETY: NULL handles are checked before any use.
+    unsafe {
+        assert_eq!(snodo_engine_new(null(), &mut out), snodo_status::NullArgument);
+        assert_eq!(out, sentinel);
+        assert_eq!(snodo_engine_development(null_mut()), snodo_status::NullArgument);
+        snodo_engine_free(null_mut());
+        snodo_config_free(null_mut());
+        snodo_call_free(null_mut());
+        crate::ffi::snodo_string_free(null_mut());
+    }
+    assert_eq!(last_error(), "NULL_ARGUMENT: out: NULL");
+}
+
+#[test]
+fn begin_and_decide_round_trip() {
+    let req = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let outcome = br#"{"type":"complete","result":{"content":[]}}"#;
+    // SAFETY: every pointer is valid for its length; handles are freed.
+    unsafe {
+        let mut config = null_mut();
+        assert_eq!(snodo_config_new(&mut config), snodo_status::Ok);
+        assert_eq!(snodo_config_add_key(config, b"k1".as_ptr(), 2, [7u8; 32].as_ptr(), 32), snodo_status::Ok);
+        assert_eq!(snodo_config_set_fixed_time(config, 1_800_000_000), snodo_status::Ok);
+        let mut engine = null_mut();
+        assert_eq!(snodo_engine_new(config, &mut engine), snodo_status::Ok);
+        snodo_config_free(config);
+        let (mut call, mut resp) = (null_mut(), null_mut());
+        assert_eq!(
+            snodo_engine_begin(engine, req.as_ptr(), req.len(), null(), 0, &mut call, &mut resp),
+            snodo_status::Ok
+        );
+        assert!(!call.is_null() && resp.is_null());
+        let mut r = null_mut();
+        assert_eq!(
+            snodo_engine_decide(engine, call, outcome.as_ptr(), outcome.len(), &mut r),
+            snodo_status::Ok
+        );
+        let mut again = null_mut();
+        assert_eq!(
+            snodo_engine_decide(engine, call, outcome.as_ptr(), outcome.len(), &mut again),
+            snodo_status::AlreadyDecided
+        );
+        assert!(again.is_null());
+        let (mut body, mut len) = (null_mut(), 0usize);
+        assert_eq!(crate::decide::snodo_response_body(r, &mut body, &mut len), snodo_status::Ok);
+        let text = CStr::from_ptr(body).to_str().unwrap().to_owned();
+        assert_eq!(text.len(), len);
+        assert!(text.contains(r#""resultType":"complete""#), "{text}");
+        crate::ffi::snodo_string_free(body);
+        crate::decide::snodo_response_free(r);
+        snodo_call_free(call);
+        snodo_engine_free(engine);
+    }
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs libsnodo into PREFIX (argument 1, else $PREFIX, else /usr/local):
+#   lib/libsnodo.so  lib/libsnodo.a  include/snodo.h  lib/pkgconfig/snodo.pc
+# DESTDIR is honoured for staged installs. SNODO_SKIP_BUILD=1 installs the
+# libraries already built in target/release instead of building them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+prefix="${1:-${PREFIX:-/usr/local}}"
+case "$prefix" in
+/*) ;;
+*) prefix="$PWD/$prefix" ;; # pkg-config paths must be absolute
+esac
+dest="${DESTDIR:-}"
+release="${CARGO_TARGET_DIR:-target}/release"
+version="$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)"
+
+if [ "${SNODO_SKIP_BUILD:-0}" != 1 ]; then
+  cargo build --release --locked -p snodo-ffi
+fi
+
+install -d "$dest$prefix/lib/pkgconfig" "$dest$prefix/include"
+install -m 0755 "$release/libsnodo.so" "$dest$prefix/lib/libsnodo.so"
+install -m 0644 "$release/libsnodo.a" "$dest$prefix/lib/libsnodo.a"
+install -m 0644 include/snodo.h "$dest$prefix/include/snodo.h"
+# Libs.private: what the static library needs from the system, as printed by
+# `cargo rustc --crate-type staticlib -- --print native-static-libs`.
+cat >"$dest$prefix/lib/pkgconfig/snodo.pc" <<PC
+prefix=$prefix
+libdir=\${prefix}/lib
+includedir=\${prefix}/include
+
+Name: snodo
+Description: libsnodo, MCP multi round-trip requests (MRTR) for C servers
+Version: $version
+Libs: -L\${libdir} -lsnodo
+Libs.private: -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
+Cflags: -I\${includedir}
+PC
+echo "installed libsnodo $version into $dest$prefix"

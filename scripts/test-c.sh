@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# libsnodo suite: regenerate and check include/snodo.h, check exported
+# symbols, install to a temporary prefix and build the example with
+# pkg-config, then run the C tests linked against the .so and the .a, under
+# AddressSanitizer + UBSan, and under valgrind.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TERM_COLOR=never
+
+release="${CARGO_TARGET_DIR:-target}/release"
+out="${CARGO_TARGET_DIR:-target}/ctest"
+version="$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)"
+rm -rf "$out"
+mkdir -p "$out"
+
+echo "== c: build libsnodo, regenerate include/snodo.h (cbindgen $(sed -n '/^name = "cbindgen"$/{n;s/version = //p}' Cargo.lock))"
+cp include/snodo.h "$out/snodo.h.committed"
+cargo build --release --locked -p snodo-ffi --features header
+if ! cmp -s include/snodo.h "$out/snodo.h.committed"; then
+  diff -u "$out/snodo.h.committed" include/snodo.h | head -n 40 || true
+  echo "FAIL: include/snodo.h was stale; the regenerated header is now in place: commit it" >&2
+  exit 1
+fi
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1 &&
+  git ls-files --error-unmatch include/snodo.h >/dev/null 2>&1; then
+  git diff --exit-code -- include/snodo.h
+fi
+if command -v g++ >/dev/null; then
+  g++ -fsyntax-only -Wall -Wextra -Werror -x c++ include/snodo.h # the header is C++-clean too
+fi
+
+echo "== c: exported symbols"
+nm -D --defined-only "$release/libsnodo.so" | awk '{print $3}' | sort >"$out/exported.txt"
+if grep -v '^snodo_' "$out/exported.txt"; then
+  echo "FAIL: libsnodo.so exports symbols outside snodo_*" >&2
+  exit 1
+fi
+grep -v '^ *//' include/snodo.h | grep -oE '\bsnodo_[a-z0-9_]+\(' | tr -d '(' | sort -u >"$out/declared.txt"
+if ! diff -u "$out/declared.txt" "$out/exported.txt"; then
+  echo "FAIL: the header's functions and the library's exports differ" >&2
+  exit 1
+fi
+echo "$(wc -l <"$out/exported.txt") symbols, all snodo_*, all declared in include/snodo.h"
+
+echo "== c: make install into a temporary prefix, example via pkg-config"
+prefix="$(mktemp -d)"
+trap 'rm -rf "$prefix"' EXIT
+SNODO_SKIP_BUILD=1 bash scripts/install.sh "$prefix" >/dev/null
+for f in lib/libsnodo.so lib/libsnodo.a include/snodo.h lib/pkgconfig/snodo.pc; do
+  [ -f "$prefix/$f" ] || { echo "FAIL: install did not create $f" >&2; exit 1; }
+done
+if command -v pkg-config >/dev/null; then
+  pc_cflags="$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags snodo)"
+  pc_libs="$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --libs snodo)"
+  [ "$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --modversion snodo)" = "$version" ]
+else
+  # No pkg-config on this machine: read the two fields from the .pc itself.
+  echo "note: pkg-config not found; reading snodo.pc directly"
+  pc_field() { sed -n "s/^$1: //p" "$prefix/lib/pkgconfig/snodo.pc" |
+    sed -e "s|\${libdir}|$prefix/lib|g" -e "s|\${includedir}|$prefix/include|g"; }
+  pc_cflags="$(pc_field Cflags)"
+  pc_libs="$(pc_field Libs)"
+fi
+# shellcheck disable=SC2086 # the pkg-config output is a list of flags
+gcc -std=c11 -Wall -Wextra -Werror examples/c/hello.c $pc_cflags $pc_libs -Wl,-rpath,"$prefix/lib" -o "$out/hello"
+ldd "$out/hello" | grep -q "$prefix/lib/libsnodo.so"
+"$out/hello" >"$out/hello.out"
+diff -u examples/c/hello.expected "$out/hello.out"
+echo "example: output matches examples/c/hello.expected"
+
+echo "== c: tests"
+cflags=(-std=c11 -Wall -Wextra -Werror -Iinclude "-DCARGO_VERSION=\"$version\"" -pthread)
+srcs=(tests/c/*.c)
+static_libs=(-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc)
+gcc "${cflags[@]}" "${srcs[@]}" -L"$release" -lsnodo -Wl,-rpath,"$(cd "$release" && pwd)" -o "$out/test_shared"
+gcc "${cflags[@]}" "${srcs[@]}" "$release/libsnodo.a" "${static_libs[@]}" -o "$out/test_static"
+gcc "${cflags[@]}" -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
+  "${srcs[@]}" "$release/libsnodo.a" "${static_libs[@]}" -o "$out/test_asan"
+ldd "$out/test_shared" | grep -q libsnodo.so
+if ldd "$out/test_static" | grep -q libsnodo; then
+  echo "FAIL: the static test binary loads libsnodo.so" >&2
+  exit 1
+fi
+
+echo "-- shared (.so)"
+"$out/test_shared" tests/vectors
+echo "-- static (.a)"
+"$out/test_static" tests/vectors
+echo "-- AddressSanitizer + UndefinedBehaviorSanitizer (static)"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  "$out/test_asan" tests/vectors
+echo "-- valgrind (static)"
+valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite \
+  "$out/test_static" tests/vectors

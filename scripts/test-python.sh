@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Python suite: build the snodo-mrtr wheel, install it into a fresh venv
+# outside the repository, and run pytest, mypy.stubtest and a smoke test of
+# the example server (stdio and HTTP) against the installed wheel.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+export CARGO_TERM_COLOR=never
+VENV="$ROOT/.venv"
+REQS="$ROOT/bindings-python/requirements-test.txt"
+
+echo "== python: tools"
+[ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$REQS"
+# One interpreter for every pyo3 build: no rebuild thrash (toolchain.md §5).
+export PYO3_PYTHON="$VENV/bin/python"
+
+echo "== python: maturin build (release)"
+rm -rf target/wheels
+"$VENV/bin/maturin" build --release --locked -m bindings-python/Cargo.toml -i "$VENV/bin/python" --out target/wheels
+WHEEL=$(ls target/wheels/snodo_mrtr-*.whl)
+
+echo "== python: fresh venv outside the repository"
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+python3 -m venv "$WORK/venv"
+PY="$WORK/venv/bin/python"
+"$PY" -m pip install -q --disable-pip-version-check -r "$REQS" "$WHEEL"
+
+# pytest exit code 5 means it collected nothing: count it as a failure.
+run_pytest() {
+  local rc=0
+  (cd "$WORK" && SNODO_EXPECT_INSTALLED=1 SNODO_VECTORS_DIR="$ROOT/tests/vectors" \
+    timeout 600 "$PY" -m pytest -q -p no:cacheprovider --rootdir "$ROOT/bindings-python" "$@") || rc=$?
+  if [ "$rc" -eq 5 ]; then
+    echo "pytest collected no tests: that is a failure" >&2
+    return 1
+  fi
+  return "$rc"
+}
+
+echo "== python: pytest (installed wheel)"
+# Run from the temp dir so nothing in the repository shadows the wheel; the
+# conftest asserts snodo_mrtr comes from the venv's site-packages.
+run_pytest "$ROOT/bindings-python/tests"
+
+echo "== python: mypy.stubtest"
+(cd "$WORK" && "$PY" -m mypy.stubtest snodo_mrtr)
+# The stubs are usable: the example server type-checks strictly against them.
+(cd "$WORK" && "$PY" -m mypy --strict --no-incremental "$ROOT/bindings-python/examples/server.py")
+
+echo "== python: example server smoke test (stdio and HTTP on 127.0.0.1)"
+run_pytest "$ROOT/bindings-python/tests/server_smoke.py"

@@ -1,0 +1,198 @@
+/* The C API beyond the vectors: version, statuses, a three-round flow and
+ * misuse (NULLs, zero lengths, huge and invalid inputs, use after decide).
+ * SPDX-License-Identifier: MIT OR Apache-2.0 */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "check.h"
+
+#ifndef CARGO_VERSION
+#error "compile with -DCARGO_VERSION=\"x.y.z\" (the version in Cargo.toml)"
+#endif
+
+static const uint8_t KEY[32] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+                                17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32};
+
+snodo_engine *test_engine(uint64_t now) {
+    snodo_config *c = NULL;
+    snodo_engine *e = NULL;
+    CHECK_OK(snodo_config_new(&c));
+    CHECK_OK(snodo_config_add_key(c, S("k1"), KEY, sizeof KEY));
+    CHECK_OK(snodo_config_set_fixed_time(c, now));
+    CHECK_OK(snodo_engine_new(c, &e));
+    snodo_config_free(c);
+    return e;
+}
+
+/* Extracts a string member at path a/b (depth 2) of a JSON text; malloc'd. */
+static char *string_at(const char *json, const char *a, const char *b) {
+    jval *v = json_parse(json, strlen(json));
+    const jval *s = json_get(json_get(v, a), b);
+    char *out = s && s->type == J_STR ? strdup(s->text) : NULL;
+    json_free(v);
+    return out;
+}
+
+static void test_version(void) {
+    case_begin();
+    char want[64];
+    snprintf(want, sizeof want, "%d.%d.%d", SNODO_VERSION_MAJOR, SNODO_VERSION_MINOR, SNODO_VERSION_PATCH);
+    CHECK(strcmp(want, CARGO_VERSION) == 0, "header macros %s vs Cargo.toml %s", want, CARGO_VERSION);
+    CHECK(strcmp(snodo_version(), CARGO_VERSION) == 0, "snodo_version() %s", snodo_version());
+    CHECK(snodo_abi_version() == SNODO_ABI_VERSION, "abi %u", snodo_abi_version());
+    case_end("version macros and functions match Cargo.toml");
+}
+
+static void test_statuses(void) {
+    case_begin();
+    /* The core error list, numbers and names (mirrors core ErrorCode::ALL). */
+    static const struct { int value; const char *name; } all[] = {
+        {SNODO_STATUS_OK, "OK"}, {SNODO_STATUS_CONFIG, "CONFIG"}, {SNODO_STATUS_SCHEMA, "SCHEMA"},
+        {SNODO_STATUS_URL, "URL"}, {SNODO_STATUS_SAMPLING, "SAMPLING"},
+        {SNODO_STATUS_INPUT_REQUEST, "INPUT_REQUEST"}, {SNODO_STATUS_JSON, "JSON"},
+        {SNODO_STATUS_STATE_TOO_LARGE, "STATE_TOO_LARGE"}, {SNODO_STATUS_TOKEN, "TOKEN"},
+        {SNODO_STATUS_NOT_A_REQUEST, "NOT_A_REQUEST"}, {SNODO_STATUS_ARGUMENT, "ARGUMENT"},
+        {SNODO_STATUS_NULL_ARGUMENT, "NULL_ARGUMENT"}, {SNODO_STATUS_INVALID_UTF8, "INVALID_UTF8"},
+        {SNODO_STATUS_PANIC, "PANIC"}, {SNODO_STATUS_ALREADY_DECIDED, "ALREADY_DECIDED"}};
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
+        CHECK(k > 10 || all[k].value == (int)k, "core statuses are numbered 0..10");
+        CHECK(strcmp(snodo_status_name(all[k].value), all[k].name) == 0, "%s", all[k].name);
+        CHECK(strlen(snodo_status_message(all[k].value)) > 0, "%s message", all[k].name);
+    }
+    static const int bad[] = {-1, 11, 99, 104, 1000000, INT32_MIN};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        CHECK(strcmp(snodo_status_message(bad[k]), "unknown status") == 0, "%d", bad[k]);
+        CHECK(strcmp(snodo_status_name(bad[k]), "UNKNOWN") == 0, "%d", bad[k]);
+    }
+    case_end("status numbers, names and messages");
+}
+
+/* Round 1 asks a form question, round 2 reads it and asks a URL question,
+ * round 3 reads both and completes. */
+static void test_three_rounds(void) {
+    case_begin();
+    snodo_engine *e = test_engine(1800000000);
+    char *form = NULL, *url = NULL, *body = NULL;
+    CHECK_OK(snodo_elicit_form(S("Your name?"),
+                               S("{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},"
+                                 "\"required\":[\"name\"]}"),
+                               &form, NULL));
+    CHECK_OK(snodo_elicit_url(S("Pay here"), S("https://pay.example.com/x"), &url, NULL));
+    if (!form || !url) goto done;
+
+    /* Round 1. */
+    snodo_call *call = NULL;
+    snodo_response *resp = NULL;
+    CHECK_OK(snodo_engine_begin(e, S(TOOL_CALL("1")), S("alice"), &call, &resp));
+    CHECK(call && !resp, "round 1 is a call");
+    uint32_t round = 0;
+    bool retry = true, mrtr = false;
+    CHECK_OK(snodo_call_round(call, &round));
+    CHECK_OK(snodo_call_is_retry(call, &retry));
+    CHECK_OK(snodo_call_mrtr_allowed(call, &mrtr));
+    CHECK(round == 1 && !retry && mrtr, "round %u", round);
+    sbuf o = {0};
+    sb_str(&o, "{\"type\":\"input_required\",\"inputRequests\":{\"name\":");
+    sb_str(&o, form);
+    sb_str(&o, "},\"state\":{\"step\":1}}");
+    CHECK_OK(snodo_engine_decide(e, call, (const uint8_t *)o.p, o.n, &resp));
+    sb_free(&o);
+    CHECK_OK(snodo_response_body(resp, &body, NULL));
+    char *state1 = body ? string_at(body, "result", "requestState") : NULL;
+    CHECK(state1 != NULL, "round 1 body %s", body ? body : "(none)");
+    snodo_string_free(body);
+    snodo_response_free(resp);
+    snodo_call_free(call);
+
+    /* Round 2: the answer to "name" plus the token. */
+    sbuf r2 = {0};
+    sb_str(&r2, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"book\","
+                "\"arguments\":{\"n\":2}," META(CAPS_ALL) ",\"inputResponses\":{\"name\":{\"action\":\"accept\","
+                "\"content\":{\"name\":\"Ada\"}}},\"requestState\":\"");
+    sb_str(&r2, state1 ? state1 : "");
+    sb_str(&r2, "\"}}");
+    call = NULL;
+    resp = NULL;
+    CHECK_OK(snodo_engine_begin(e, (const uint8_t *)r2.p, r2.n, S("alice"), &call, &resp));
+    CHECK(call && !resp, "round 2 is a call: %s", r2.p);
+    sb_free(&r2);
+    if (call) {
+        snodo_answer_kind kind = SNODO_ANSWER_KIND_MISSING;
+        char *value = NULL, *state = NULL;
+        CHECK_OK(snodo_call_round(call, &round));
+        CHECK(round == 2, "round %u", round);
+        CHECK_OK(snodo_call_response(call, S("name"), SZ(form), &kind, &value, NULL));
+        CHECK(kind == SNODO_ANSWER_KIND_ACCEPTED && value && same_json(value, strlen(value), "{\"name\":\"Ada\"}", 14),
+              "kind %d", (int)kind);
+        CHECK_OK(snodo_call_state(call, &state, NULL));
+        CHECK(state && strcmp(state, "{\"step\":1}") == 0, "state %s", state ? state : "(none)");
+        snodo_string_free(value);
+        snodo_string_free(state);
+        sbuf o2 = {0};
+        sb_str(&o2, "{\"type\":\"input_required\",\"inputRequests\":{\"pay\":");
+        sb_str(&o2, url);
+        sb_str(&o2, "},\"state\":{\"step\":2,\"name\":\"Ada\"}}");
+        CHECK_OK(snodo_engine_decide(e, call, (const uint8_t *)o2.p, o2.n, &resp));
+        sb_free(&o2);
+    }
+    body = NULL;
+    if (resp) CHECK_OK(snodo_response_body(resp, &body, NULL));
+    char *state2 = body ? string_at(body, "result", "requestState") : NULL;
+    CHECK(state2 != NULL, "round 2 body %s", body ? body : "(none)");
+    snodo_string_free(body);
+    snodo_response_free(resp);
+    snodo_call_free(call);
+
+    /* Round 3: accept the URL (consent) and complete. */
+    sbuf r3 = {0};
+    sb_str(&r3, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"book\","
+                "\"arguments\":{\"n\":2}," META(CAPS_ALL) ",\"inputResponses\":{\"pay\":{\"action\":\"accept\"}},"
+                "\"requestState\":\"");
+    sb_str(&r3, state2 ? state2 : "");
+    sb_str(&r3, "\"}}");
+    call = NULL;
+    resp = NULL;
+    CHECK_OK(snodo_engine_begin(e, (const uint8_t *)r3.p, r3.n, S("alice"), &call, &resp));
+    sb_free(&r3);
+    CHECK(call != NULL, "round 3 is a call");
+    if (call) {
+        snodo_answer_kind kind = SNODO_ANSWER_KIND_MISSING;
+        char *asked = NULL;
+        CHECK_OK(snodo_call_round(call, &round));
+        CHECK(round == 3, "round %u", round);
+        CHECK_OK(snodo_call_response(call, S("pay"), SZ(url), &kind, NULL, NULL));
+        CHECK(kind == SNODO_ANSWER_KIND_ACCEPTED, "kind %d", (int)kind);
+        CHECK_OK(snodo_call_response(call, S("name"), SZ(form), &kind, NULL, NULL));
+        CHECK(kind == SNODO_ANSWER_KIND_MISSING, "round-1 key is not asked in round 2: %d", (int)kind);
+        CHECK_OK(snodo_call_asked_keys(call, &asked, NULL));
+        CHECK(asked && strcmp(asked, "[\"pay\"]") == 0, "asked %s", asked ? asked : "");
+        snodo_string_free(asked);
+        CHECK_OK(snodo_engine_decide(e, call, S("{\"type\":\"complete\",\"result\":{\"content\":[]}}"), &resp));
+    }
+    body = NULL;
+    uint16_t http = 0;
+    if (resp) {
+        CHECK_OK(snodo_response_body(resp, &body, NULL));
+        CHECK_OK(snodo_response_http_status(resp, &http));
+    }
+    CHECK(body && strstr(body, "\"resultType\":\"complete\"") && strstr(body, "\"id\":3") && http == 200, "%s",
+          body ? body : "(none)");
+    snodo_string_free(body);
+    snodo_response_free(resp);
+    snodo_call_free(call);
+    free(state1);
+    free(state2);
+done:
+    snodo_string_free(form);
+    snodo_string_free(url);
+    snodo_engine_free(e);
+    case_end("three-round flow through begin/decide");
+}
+
+void run_api_tests(void) {
+    test_version();
+    test_statuses();
+    test_three_rounds();
+    run_misuse_tests();
+}

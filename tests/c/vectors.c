@@ -1,0 +1,499 @@
+/* Runs every tests/vectors/NAME.json file through the C API (see
+ * tests/vectors/README.md) and fails on any output that differs from the
+ * expected one (compared as canonical JSON, so tokens byte for byte).
+ * SPDX-License-Identifier: MIT OR Apache-2.0 */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <stdlib.h>
+
+#include "check.h"
+
+static char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    sbuf b = {0};
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) sb_add(&b, chunk, n);
+    fclose(f);
+    *len = b.n;
+    return b.p;
+}
+
+static char *text_of(const jval *v) {
+    sbuf b = {0};
+    json_write(v, &b);
+    return b.p;
+}
+
+/* Compares `got` (JSON text) with the JSON value `want`. */
+static int matches(const char *got, const jval *want) {
+    char *w = text_of(want);
+    int ok = same_json(got, strlen(got), w, strlen(w));
+    free(w);
+    return ok;
+}
+
+static int hexval(char c) {
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c - 'A' + 10;
+}
+
+/* Builds an engine from a vector config with a fixed clock; NULL on failure. */
+static snodo_engine *make_engine(const jval *cfg, uint64_t now) {
+    snodo_config *c = NULL;
+    snodo_engine *e = NULL;
+    if (snodo_config_new(&c) != SNODO_STATUS_OK) return NULL;
+    const jval *keys = json_get(cfg, "keys");
+    for (size_t k = 0; keys && k < keys->n; k++) {
+        const jval *id = json_get(keys->items[k], "id"), *hex = json_get(keys->items[k], "hex");
+        size_t n = hex->len / 2;
+        uint8_t *bytes = malloc(n + 1);
+        for (size_t i = 0; i < n; i++) bytes[i] = (uint8_t)(hexval(hex->text[2 * i]) << 4 | hexval(hex->text[2 * i + 1]));
+        snodo_status st = snodo_config_add_key(c, (const uint8_t *)id->text, id->len, bytes, n);
+        free(bytes);
+        CHECK(st == SNODO_STATUS_OK, "add_key: %s", last_error_text());
+    }
+    const jval *v;
+    if ((v = json_get(cfg, "ttlSecs"))) snodo_config_set_ttl_secs(c, json_u64(v));
+    if ((v = json_get(cfg, "maxRounds"))) snodo_config_set_max_rounds(c, (uint32_t)json_u64(v));
+    if ((v = json_get(cfg, "maxFlowAgeSecs"))) snodo_config_set_max_flow_age_secs(c, json_u64(v));
+    if ((v = json_get(cfg, "maxTokenBytes"))) snodo_config_set_max_token_bytes(c, (size_t)json_u64(v));
+    if ((v = json_get(cfg, "maxRequestBytes"))) snodo_config_set_max_request_bytes(c, (size_t)json_u64(v));
+    if ((v = json_get(cfg, "maxInputResponses"))) snodo_config_set_max_input_responses(c, (size_t)json_u64(v));
+    if ((v = json_get(cfg, "clockSkewSecs"))) snodo_config_set_clock_skew_secs(c, json_u64(v));
+    if ((v = json_get(cfg, "supportedVersions")))
+        for (size_t k = 0; k < v->n; k++)
+            snodo_config_add_supported_version(c, (const uint8_t *)v->items[k]->text, v->items[k]->len);
+    if ((v = json_get(cfg, "serverInfo"))) {
+        char *t = text_of(v);
+        snodo_config_set_server_info(c, SZ(t));
+        free(t);
+    }
+    snodo_config_set_fixed_time(c, now);
+    snodo_status st = snodo_engine_new(c, &e);
+    CHECK(st == SNODO_STATUS_OK, "engine_new: %s", last_error_text());
+    snodo_config_free(c);
+    return e;
+}
+
+/* A vector principal: a string, or null/absent for anonymous. */
+static void principal_of(const jval *p, const uint8_t **ptr, size_t *len) {
+    if (p && p->type == J_STR) { *ptr = (const uint8_t *)p->text; *len = p->len; }
+    else { *ptr = NULL; *len = 0; }
+}
+
+static void error_out(sbuf *out, snodo_status st) {
+    sb_str(out, "{\"error\":\"");
+    sb_str(out, snodo_status_name((int)st));
+    sb_str(out, "\"}");
+}
+
+static char *replace_all(const char *text, const char *pat, const char *with) {
+    sbuf b = {0};
+    size_t pl = strlen(pat);
+    for (const char *p = text;;) {
+        const char *hit = strstr(p, pat);
+        if (!hit) { sb_str(&b, p); break; }
+        sb_add(&b, p, (size_t)(hit - p));
+        sb_str(&b, with);
+        p = hit + pl;
+    }
+    if (!b.p) sb_add(&b, "", 0);
+    return b.p;
+}
+
+static void answers_and_readers(const snodo_call *call, const jval *s) {
+    static const char *kinds[] = {"missing", "accepted", "declined", "cancelled", "invalid"};
+    const jval *answers = json_get(s, "answers");
+    for (size_t k = 0; answers && k < answers->n; k++) {
+        const jval *a = answers->items[k], *key = json_get(a, "key"), *want = json_get(a, "expected");
+        char *req = text_of(json_get(a, "request"));
+        snodo_answer_kind kind = SNODO_ANSWER_KIND_MISSING;
+        char *value = NULL;
+        CHECK_OK(snodo_call_response(call, (const uint8_t *)key->text, key->len, SZ(req), &kind, &value, NULL));
+        free(req);
+        if (!value) continue;
+        if ((unsigned)kind > 4) { CHECK(0, "answer kind %d", (int)kind); snodo_string_free(value); continue; }
+        if (json_is(json_get(want, "kind"), "invalid")) {
+            CHECK(kind == SNODO_ANSWER_KIND_INVALID, "answer %s: kind %s", key->text, kinds[kind]);
+        } else {
+            sbuf got = {0};
+            sb_str(&got, "{\"kind\":\"");
+            sb_str(&got, kinds[kind]);
+            sb_str(&got, "\"");
+            if (kind == SNODO_ANSWER_KIND_ACCEPTED) { sb_str(&got, ",\"value\":"); sb_str(&got, value); }
+            sb_str(&got, "}");
+            CHECK(matches(got.p, want), "answer %s", key->text);
+            sb_free(&got);
+        }
+        snodo_string_free(value);
+    }
+    const jval *raws = json_get(s, "rawAnswers");
+    for (size_t k = 0; raws && k < raws->n; k++) {
+        const jval *key = json_get(raws->items[k], "key");
+        char *got = NULL;
+        CHECK_OK(snodo_call_raw_response(call, (const uint8_t *)key->text, key->len, &got, NULL));
+        if (got) CHECK(matches(got, json_get(raws->items[k], "expected")), "raw answer %s", key->text);
+        snodo_string_free(got);
+    }
+    const jval *c = json_get(s, "call");
+    if (c) {
+        uint32_t round = 0;
+        char *state = NULL, *asked = NULL, num[32];
+        CHECK_OK(snodo_call_round(call, &round));
+        snprintf(num, sizeof num, "%u", round);
+        CHECK(matches(num, json_get(c, "round")), "round");
+        CHECK_OK(snodo_call_state(call, &state, NULL));
+        if (state) CHECK(matches(state, json_get(c, "state")), "state");
+        CHECK_OK(snodo_call_asked_keys(call, &asked, NULL));
+        if (asked) CHECK(matches(asked, json_get(c, "askedKeys")), "askedKeys");
+        snodo_string_free(state);
+        snodo_string_free(asked);
+    }
+}
+
+static void response_out(sbuf *out, const snodo_response *r) {
+    uint16_t http = 0;
+    char *body = NULL, num[16];
+    CHECK_OK(snodo_response_http_status(r, &http));
+    CHECK_OK(snodo_response_body(r, &body, NULL));
+    snprintf(num, sizeof num, "%u", (unsigned)http);
+    sb_str(out, "{\"httpStatus\":");
+    sb_str(out, num);
+    sb_str(out, ",\"body\":");
+    sb_str(out, body ? body : "null");
+    sb_str(out, "}");
+    snodo_string_free(body);
+}
+
+static void run_flow(const jval *file_cfg, const jval *t) {
+    const jval *test_cfg = json_get(t, "config") ? json_get(t, "config") : file_cfg;
+    uint64_t now = json_u64(json_get(t, "now"));
+    const jval *steps = json_get(t, "steps");
+    char *states[64] = {0};
+    int saw_error = 0;
+    for (size_t si = 0; steps && si < steps->n && si < 64; si++) {
+        const jval *s = steps->items[si];
+        const jval *cfg = json_get(s, "config") ? json_get(s, "config") : test_cfg;
+        snodo_engine *e = make_engine(cfg, json_get(s, "now") ? json_u64(json_get(s, "now")) : now);
+        const uint8_t *who;
+        size_t who_len;
+        principal_of(json_get(s, "principal") ? json_get(s, "principal") : json_get(t, "principal"), &who, &who_len);
+        char *text = strdup(json_get(s, "request")->text);
+        for (size_t k = 0; k < si; k++) {
+            if (!states[k]) continue;
+            char pat[32];
+            snprintf(pat, sizeof pat, "{{state:%zu}}", k + 1);
+            char *next = replace_all(text, pat, states[k]);
+            free(text);
+            text = next;
+        }
+        snodo_call *call = NULL;
+        snodo_response *resp = NULL;
+        sbuf out = {0};
+        snodo_status st = snodo_engine_begin(e, SZ(text), who, who_len, &call, &resp);
+        if (st != SNODO_STATUS_OK) {
+            saw_error = 1;
+            error_out(&out, st);
+        } else if (resp) {
+            CHECK(call == NULL, "both outs set");
+            response_out(&out, resp);
+        } else {
+            answers_and_readers(call, s);
+            char *outcome = text_of(json_get(s, "outcome"));
+            CHECK_OK(snodo_engine_decide(e, call, SZ(outcome), &resp));
+            free(outcome);
+            if (resp) response_out(&out, resp);
+        }
+        jval *got = out.p ? json_parse(out.p, out.n) : NULL;
+        const jval *body = json_get(got, "body");
+        if (json_get(body, "error")) saw_error = 1;
+        const jval *rs = json_get(json_get(body, "result"), "requestState");
+        if (rs && rs->type == J_STR) states[si] = strdup(rs->text);
+        CHECK(out.p && matches(out.p, json_get(s, "expected")), "step %zu", si + 1);
+        json_free(got);
+        sb_free(&out);
+        free(text);
+        snodo_response_free(resp);
+        snodo_call_free(call);
+        snodo_engine_free(e);
+    }
+    CHECK(saw_error == json_is(json_get(t, "result"), "invalid"), "result");
+    for (size_t k = 0; k < 64; k++) free(states[k]);
+}
+
+static char *edit_token(const char *tok, const char *edit) {
+    sbuf b = {0};
+    const char *arg = strchr(edit, ':');
+    arg = arg ? arg + 1 : "";
+    size_t n = strlen(tok);
+    if (strncmp(edit, "append:", 7) == 0) { sb_str(&b, tok); sb_str(&b, arg); }
+    else if (strncmp(edit, "truncate:", 9) == 0) {
+        size_t cut = (size_t)strtoull(arg, NULL, 10);
+        sb_add(&b, tok, cut <= n ? n - cut : 0);
+    } else if (strncmp(edit, "flip:", 5) == 0) {
+        size_t i = (size_t)strtoull(arg, NULL, 10);
+        sb_str(&b, tok);
+        if (i < n) b.p[i] = b.p[i] == 'A' ? 'B' : 'A';
+    } else if (strncmp(edit, "replace-prefix:", 15) == 0) {
+        const char *dot = strchr(tok, '.');
+        sb_str(&b, arg);
+        sb_str(&b, dot ? dot : "");
+    } else {
+        CHECK(0, "unknown edit %s", edit);
+    }
+    if (!b.p) sb_add(&b, "", 0);
+    return b.p;
+}
+
+typedef struct { uint64_t id; char *token; } sealed_t;
+
+static void run_token(const jval *file_cfg, const jval *t, sealed_t *sealed, size_t *n_sealed) {
+    const jval *cfg = json_get(t, "config") ? json_get(t, "config") : file_cfg;
+    snodo_engine *e = make_engine(cfg, json_u64(json_get(t, "now")));
+    const uint8_t *who;
+    size_t who_len;
+    principal_of(json_get(t, "principal"), &who, &who_len);
+    const jval *method = json_get(t, "method"), *params = json_get(t, "params");
+    uint8_t binding[SNODO_BINDING_LEN];
+    CHECK_OK(snodo_binding_digest((const uint8_t *)method->text, method->len, (const uint8_t *)params->text,
+                                  params->len, binding));
+    sbuf out = {0};
+    char *token = NULL;
+    if (json_is(json_get(t, "op"), "seal")) {
+        char *questions = text_of(json_get(t, "questions"));
+        const jval *state = json_get(t, "state");
+        char *state_text = state && state->type != J_NULL ? text_of(state) : NULL;
+        snodo_status st = snodo_engine_seal(e, who, who_len, binding, (uint32_t)json_u64(json_get(t, "round")),
+                                            json_u64(json_get(t, "flowStart")), SZ(questions),
+                                            (const uint8_t *)state_text, state_text ? strlen(state_text) : 0,
+                                            &token, NULL);
+        if (st == SNODO_STATUS_OK) {
+            sb_str(&out, "{\"token\":");
+            json_write_string(token, strlen(token), &out);
+            sb_str(&out, "}");
+        } else {
+            error_out(&out, st);
+        }
+        free(questions);
+        free(state_text);
+    } else if (json_is(json_get(t, "op"), "open")) {
+        const jval *from = json_get(t, "tokenFrom"), *edit = json_get(from, "edit");
+        const char *src = NULL;
+        for (size_t k = 0; k < *n_sealed; k++)
+            if (sealed[k].id == json_u64(json_get(from, "tcId"))) src = sealed[k].token;
+        CHECK(src != NULL, "tokenFrom %llu", (unsigned long long)json_u64(json_get(from, "tcId")));
+        char *tok = edit ? edit_token(src ? src : "", edit->text) : strdup(src ? src : "");
+        CHECK(json_is(json_get(t, "token"), tok), "token %s", tok);
+        char *opened = NULL;
+        snodo_status st = snodo_engine_open(e, SZ(tok), who, who_len, binding, &opened, NULL);
+        if (st == SNODO_STATUS_OK) {
+            jval *o = json_parse(opened, strlen(opened));
+            static const char *fields[] = {"round", "flowStart", "issuedAt", "expiresAt", "questionKeys", "state"};
+            sb_str(&out, "{");
+            for (size_t k = 0; k < 6; k++) {
+                if (k) sb_str(&out, ",");
+                json_write_string(fields[k], strlen(fields[k]), &out);
+                sb_str(&out, ":");
+                json_write(json_get(o, fields[k]), &out);
+            }
+            sb_str(&out, "}");
+            json_free(o);
+        } else {
+            const char *detail = last_error_text(), *prefix = "TOKEN: ";
+            CHECK(st == SNODO_STATUS_TOKEN && strncmp(detail, prefix, 7) == 0, "open: %s", detail);
+            sb_str(&out, "{\"reason\":");
+            json_write_string(detail + 7, strlen(detail) >= 7 ? strlen(detail + 7) : 0, &out);
+            sb_str(&out, "}");
+        }
+        snodo_string_free(opened);
+        free(tok);
+    } else {
+        CHECK(0, "unknown op");
+    }
+    jval *got = json_parse(out.p, out.n);
+    const jval *check = json_get(t, "check");
+    for (size_t k = 0; check && k < check->n; k++) {
+        const jval *g = json_get(got, check->keys[k]);
+        char *gt = text_of(g);
+        CHECK(g && matches(gt, check->items[k]), "check %s", check->keys[k]);
+        free(gt);
+    }
+    int invalid = json_get(got, "error") || json_get(got, "reason");
+    CHECK(invalid == json_is(json_get(t, "result"), "invalid"), "result");
+    CHECK(matches(out.p, json_get(t, "expected")), "expected output");
+    sealed[*n_sealed].id = json_u64(json_get(t, "tcId"));
+    sealed[*n_sealed].token = token ? strdup(token) : NULL;
+    (*n_sealed)++;
+    json_free(got);
+    sb_free(&out);
+    snodo_string_free(token);
+    snodo_engine_free(e);
+}
+
+/* A string field as pointer + length; absent or non-string is "". */
+static const uint8_t *str_field(const jval *t, const char *key, size_t *len) {
+    const jval *v = json_get(t, key);
+    if (v && v->type == J_STR) { *len = v->len; return (const uint8_t *)v->text; }
+    *len = 0;
+    return (const uint8_t *)"";
+}
+
+static void run_builder(const jval *t) {
+    const jval *op = json_get(t, "op");
+    char *schema = text_of(json_get(t, "schema")), *params = text_of(json_get(t, "params"));
+    char *requests = text_of(json_get(t, "requests")), *caps = text_of(json_get(t, "capabilities"));
+    char *res = NULL;
+    const char *field = "request";
+    size_t ml, ul;
+    const uint8_t *msg = str_field(t, "message", &ml), *url = str_field(t, "url", &ul);
+    snodo_status st;
+    if (json_is(op, "elicit_form")) st = snodo_elicit_form(msg, ml, SZ(schema), &res, NULL);
+    else if (json_is(op, "elicit_url")) st = snodo_elicit_url(msg, ml, url, ul, &res, NULL);
+    else if (json_is(op, "sampling")) st = snodo_sampling(SZ(params), &res, NULL);
+    else if (json_is(op, "list_roots")) st = snodo_list_roots(&res, NULL);
+    else if (json_is(op, "missing_capabilities")) {
+        field = "missing";
+        st = snodo_missing_capabilities(SZ(requests), SZ(caps), &res, NULL);
+    } else if (json_is(op, "filter_supported")) {
+        field = "keys";
+        st = snodo_filter_supported(SZ(requests), SZ(caps), &res, NULL);
+        if (st == SNODO_STATUS_OK) {
+            /* The kept requests' keys, in the order snodo returned them. */
+            jval *kept = json_parse(res, strlen(res));
+            sbuf keys = {0};
+            sb_str(&keys, "[");
+            for (size_t k = 0; kept && k < kept->n; k++) {
+                if (k) sb_str(&keys, ",");
+                json_write_string(kept->keys[k], kept->key_lens[k], &keys);
+            }
+            sb_str(&keys, "]");
+            json_free(kept);
+            snodo_string_free(res);
+            res = NULL;
+            CHECK_OK(snodo_canonicalize((const uint8_t *)keys.p, keys.n, &res, NULL));
+            sb_free(&keys);
+        }
+    } else {
+        st = SNODO_STATUS_ARGUMENT;
+        CHECK(0, "unknown op");
+    }
+    sbuf out = {0};
+    if (st == SNODO_STATUS_OK) {
+        sb_str(&out, "{\"");
+        sb_str(&out, field);
+        sb_str(&out, "\":");
+        sb_str(&out, res);
+        sb_str(&out, "}");
+    } else {
+        error_out(&out, st);
+    }
+    CHECK((st != SNODO_STATUS_OK) == json_is(json_get(t, "result"), "invalid"), "result");
+    CHECK(matches(out.p, json_get(t, "expected")), "expected output");
+    sb_free(&out);
+    snodo_string_free(res);
+    free(schema);
+    free(params);
+    free(requests);
+    free(caps);
+}
+
+static void run_canonical(const jval *t) {
+    const jval *op = json_get(t, "op");
+    sbuf out = {0};
+    int invalid = 0;
+    if (json_is(op, "canonical")) {
+        const jval *in = json_get(t, "input");
+        char *c = NULL;
+        size_t n = 0;
+        snodo_status st = snodo_canonicalize((const uint8_t *)in->text, in->len, &c, &n);
+        if (st == SNODO_STATUS_OK) {
+            sb_str(&out, "{\"canonical\":");
+            json_write_string(c, n, &out);
+            sb_str(&out, "}");
+        } else {
+            invalid = 1;
+            error_out(&out, st);
+        }
+        snodo_string_free(c);
+    } else if (json_is(op, "binding")) {
+        const jval *m = json_get(t, "method"), *p = json_get(t, "params");
+        uint8_t d[SNODO_BINDING_LEN];
+        char hex[2 * SNODO_BINDING_LEN + 1];
+        CHECK_OK(snodo_binding_digest((const uint8_t *)m->text, m->len, (const uint8_t *)p->text, p->len, d));
+        for (size_t k = 0; k < SNODO_BINDING_LEN; k++) snprintf(hex + 2 * k, 3, "%02x", d[k]);
+        sb_str(&out, "{\"digestHex\":\"");
+        sb_str(&out, hex);
+        sb_str(&out, "\"}");
+    } else {
+        CHECK(0, "unknown op");
+        sb_str(&out, "null");
+    }
+    CHECK(invalid == json_is(json_get(t, "result"), "invalid"), "result");
+    CHECK(matches(out.p, json_get(t, "expected")), "expected output");
+    sb_free(&out);
+}
+
+static void run_file(const char *dir, const char *name) {
+    char path[4096], label[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    size_t len = 0;
+    char *text = read_file(path, &len);
+    jval *doc = text ? json_parse(text, len) : NULL;
+    free(text);
+    const jval *tests = json_get(doc, "tests"), *cfg = json_get(doc, "config");
+    int kind = strcmp(name, "flows.json") == 0      ? 1
+               : strcmp(name, "tokens.json") == 0   ? 2
+               : strcmp(name, "builders.json") == 0 ? 3
+               : strcmp(name, "canonical.json") == 0 ? 4
+                                                     : 0;
+    if (!doc || !json_is(json_get(doc, "schema"), "snodo-vectors-v1") || !tests || kind == 0) {
+        /* An unreadable or unknown vector file is a failure, never a skip. */
+        case_begin();
+        CHECK(0, "%s: unreadable, wrong schema or unknown file", name);
+        case_end(name);
+        json_free(doc);
+        return;
+    }
+    sealed_t *sealed = calloc(tests->n + 1, sizeof *sealed);
+    size_t n_sealed = 0;
+    for (size_t k = 0; k < tests->n; k++) {
+        const jval *t = tests->items[k];
+        snprintf(label, sizeof label, "%s tc%llu", name, (unsigned long long)json_u64(json_get(t, "tcId")));
+        case_begin();
+        if (kind == 1) run_flow(cfg, t);
+        else if (kind == 2) run_token(cfg, t, sealed, &n_sealed);
+        else if (kind == 3) run_builder(t);
+        else run_canonical(t);
+        if (g_case_failures) fprintf(stderr, "  in %s\n", label);
+        case_end(label);
+    }
+    for (size_t k = 0; k < n_sealed; k++) free(sealed[k].token);
+    free(sealed);
+    json_free(doc);
+}
+
+static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+void run_vectors(const char *dir) {
+    DIR *d = opendir(dir);
+    char *names[256];
+    size_t n = 0;
+    case_begin();
+    CHECK(d != NULL, "cannot open %s", dir);
+    case_end("vectors directory");
+    if (!d) return;
+    for (struct dirent *ent; (ent = readdir(d)) != NULL && n < 256;) {
+        size_t l = strlen(ent->d_name);
+        if (l > 5 && strcmp(ent->d_name + l - 5, ".json") == 0) names[n++] = strdup(ent->d_name);
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, by_name);
+    case_begin();
+    CHECK(n >= 4, "only %zu vector files in %s", n, dir);
+    case_end("vector files present");
+    for (size_t k = 0; k < n; k++) {
+        run_file(dir, names[k]);
+        free(names[k]);
+    }
+}
