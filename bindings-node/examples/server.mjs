@@ -1,228 +1,354 @@
 #!/usr/bin/env node
-// A small MCP server (protocol 2026-07-28) on snodo-mrtr. Copy it and keep
-// the shape: transport is plain `node:` built-ins; snodo reads each request
-// (`begin`) and turns each handler's outcome into the response (`decide`).
+// A small MCP server (protocol 2026-07-28) on snodo-mrtr, implementing
+// interop/CONTRACT.md. Copy it and keep the shape: transport is plain `node:`
+// built-ins; snodo reads each request (`begin`) and turns each handler's
+// outcome into the response (`decide`).
 //
-//   node server.mjs --stdio            newline-delimited JSON-RPC on stdin/stdout
-//   node server.mjs --http 8788        Streamable HTTP, POST /mcp, JSON responses
+//   node server.mjs --stdio        newline-delimited JSON-RPC on stdin/stdout
+//   node server.mjs --http PORT    Streamable HTTP on 127.0.0.1:PORT, POST /mcp (0 = any free port)
 //
-// Keys: SNODO_KEYS="id:hex-or-base64,old:..." (the first signs, all verify).
-// Without it a random process key is used, and tokens die with the process.
+// Keys: SNODO_KEYS="id:hex-or-base64,old:..." (the first signs, all verify, so
+// rotation = new key first, old one second). Without it a random process key
+// is used and tokens die with the process.
 import http from 'node:http';
 import readline from 'node:readline';
 import {
-  Engine, Call, elicitForm, sampling, listRoots, filterSupported,
-  complete, inputRequired, error,
+  Engine, Call, elicitForm, sampling, listRoots, filterSupported, version,
+  complete, inputRequired, error, toolError,
 } from 'snodo-mrtr';
 
-const SERVER_INFO = { name: 'snodo-node-example', version: '0.1.0' };
+// --- keys and engine
+
+// Hex first (an even-length hex string), else base64, standard or url-safe,
+// padding optional. Anything else is an error: a typo must not become a key.
+function decodeSecret(s) {
+  if (/^(?:[0-9a-fA-F]{2})+$/.test(s)) return Buffer.from(s, 'hex');
+  const bare = s.replace(/={1,2}$/, '');
+  const padded = bare.length !== s.length;
+  if ((/^[A-Za-z0-9+/]+$/.test(bare) || /^[A-Za-z0-9_-]+$/.test(bare))
+      && bare.length % 4 !== 1 && (!padded || s.length % 4 === 0)) {
+    return Buffer.from(bare, 'base64'); // Node's base64 decoder reads both alphabets
+  }
+  return null;
+}
 
 function engineFromEnv() {
-  const spec = process.env.SNODO_KEYS;
-  if (!spec) {
-    console.error('warning: SNODO_KEYS is not set; using a random process key (single process only)');
-    return Engine.development();
+  const spec = process.env.SNODO_KEYS ?? '';
+  if (spec === '') {
+    console.error('warning: SNODO_KEYS is not set; using a random development key (single process only)');
+    return Engine.development(); // (it takes no config, so no serverInfo either)
   }
-  const keys = spec.split(',').map((entry) => {
-    const [id, value = ''] = entry.split(':');
-    const hex = /^(?:[0-9a-fA-F]{2})+$/.test(value);
-    return { id, secret: Buffer.from(value, hex ? 'hex' : 'base64') };
+  const fail = (why) => {
+    console.error(`SNODO_KEYS: ${why}`); // never echo a secret
+    process.exit(2);
+  };
+  const keys = spec.split(',').map((entry, i) => {
+    const at = entry.indexOf(':');
+    const secret = at > 0 ? decodeSecret(entry.slice(at + 1)) : null;
+    if (!secret) fail(`entry ${i + 1} is not id:secret with a hex or base64 secret`);
+    return { id: entry.slice(0, at), secret };
   });
-  return new Engine({ keys, serverInfo: SERVER_INFO });
+  try {
+    return new Engine({ keys, serverInfo: { name: 'snodo-node-example', version: version() } });
+  } catch (e) {
+    return fail(e.message); // CONFIG: short secret, bad or duplicate id, too many keys
+  }
 }
 
-// --- the read-only preference workflow: a tool, a resource and a prompt
+// --- input requests: built once, identical every round (a retry's answer
+// counts only if the very same question was asked under its key)
 
-const COLOR = elicitForm('Which color do you prefer?', {
-  type: 'object',
-  properties: { color: { type: 'string', enum: ['red', 'green', 'blue'] } },
-  required: ['color'],
+const form = (message, properties) => elicitForm(message, {
+  type: 'object', properties, required: Object.keys(properties),
 });
-
-// Asks for the color until answered; `render` turns it into the final result.
-function withColor(call, render) {
-  const answer = call.response('color', COLOR);
-  if (answer.kind === 'accepted') return complete(render(answer.value.color));
-  if (answer.kind === 'declined' || answer.kind === 'cancelled') return complete(render('no preference'));
-  return inputRequired({ color: COLOR });
-}
+const COLOR = form('Which color do you prefer?', { color: { type: 'string', enum: ['red', 'green', 'blue'] } });
+const DATE = form('Which day?', { date: { type: 'string', format: 'date' } });
+const GUESTS = form('How many guests?', { guests: { type: 'integer', minimum: 1, maximum: 8 } });
+const NAME = form('What is your name?', { name: { type: 'string' } });
+const CONFIRM = form('Please confirm', { ok: { type: 'boolean' } });
+const STEP1 = form('Step 1: What is your name?', { name: { type: 'string' } });
+const STEP2 = form('Step 2: What is your favorite color?', { color: { type: 'string' } });
+const CONTEXT = form('What context should the prompt use?', { context: { type: 'string' } });
+// Sampling and roots are deprecated in 2026-07-28 (a TypeScript @deprecated
+// only, no runtime warning); the conformance suite still requires them.
+const sample = (text, maxTokens) => sampling({
+  messages: [{ role: 'user', content: { type: 'text', text } }], maxTokens,
+});
+const CAPITAL = sample('What is the capital of France?', 100);
+const GREETING = sample('Generate a greeting', 50);
+const ROOTS = listRoots();
 
 const text = (t) => ({ content: [{ type: 'text', text: t }] });
-const NAME = elicitForm('What is your name?', {
-  type: 'object', properties: { name: { type: 'string' } }, required: ['name'],
-});
-const SAMPLE = sampling({
-  messages: [{ role: 'user', content: { type: 'text', text: 'Say hello.' } }], maxTokens: 50,
-});
-const ROOTS = listRoots();
-const CONTEXT = elicitForm('Any context for the prompt?', {
-  type: 'object', properties: { context: { type: 'string' } }, required: ['context'],
-});
+const askFor = (asks, state) => (state === undefined ? inputRequired(asks) : inputRequired(asks, state));
 
-// Completes when every key was answered (any answer), else asks for the rest.
-function askAll(call, requests, state, done) {
-  const missing = Object.entries(requests).filter(([k, r]) => call.response(k, r).kind === 'missing');
-  if (missing.length === 0) return complete(done());
-  return inputRequired(Object.fromEntries(missing), state);
+// The fixtures' helper: done(values) once every key is accepted, else ask all
+// of them again with the same state. Decline/cancel are not special here.
+function askAll(call, asks, state, done) {
+  const values = {};
+  for (const [k, request] of Object.entries(asks)) {
+    const a = call.response(k, request);
+    if (a.kind !== 'accepted') return askFor(asks, state);
+    values[k] = a.value;
+  }
+  return complete(done(values));
 }
 
+// --- tools
+
+function preferredColor(call) {
+  const a = call.response('color', COLOR);
+  if (a.kind === 'accepted') return complete(text(`Your preferred color is ${a.value.color}.`));
+  if (a.kind === 'declined') return complete(text('You declined to choose a color.'));
+  if (a.kind === 'cancelled') return toolError('You cancelled the color question.');
+  return inputRequired({ color: COLOR }); // missing or invalid: ask (again)
+}
+
+// Two questions in one round; an accepted answer rides in the (signed) state
+// and is never asked again.
+function bookTable(call) {
+  const state = { ...(call.state ?? {}) };
+  const asks = { date: DATE, guests: GUESTS };
+  for (const [k, request] of Object.entries(asks)) {
+    if (k in state) continue;
+    const a = call.response(k, request);
+    if (a.kind === 'accepted') state[k] = a.value[k];
+    else if (a.kind === 'declined' || a.kind === 'cancelled') return complete(text('No table booked.'));
+  }
+  if ('date' in state && 'guests' in state) {
+    return complete(text(`Booked a table for ${state.guests} on ${state.date}.`));
+  }
+  const unknown = Object.fromEntries(Object.entries(asks).filter(([k]) => !(k in state)));
+  return askFor(unknown, Object.keys(state).length ? state : undefined);
+}
+
+function multiRound(call) {
+  const s = call.state;
+  if (s?.step === 2) {
+    const a = call.response('step2', STEP2);
+    if (a.kind === 'accepted') return complete(text(`Done after 3 rounds, ${s.name} likes ${a.value.color}.`));
+    return inputRequired({ step2: STEP2 }, s);
+  }
+  if (s?.step === 1) {
+    const a = call.response('step1', STEP1);
+    if (a.kind === 'accepted') return inputRequired({ step2: STEP2 }, { step: 2, name: a.value.name });
+    return inputRequired({ step1: STEP1 }, s);
+  }
+  return inputRequired({ step1: STEP1 }, { step: 1 });
+}
+
+const hello = (call) => askAll(call, { user_name: NAME }, undefined, (v) => text(`Hello, ${v.user_name.name}!`));
+const firstBlock = (content) => (Array.isArray(content) ? content[0] : content);
+
+// In tools/list order. No tool takes arguments; descriptions are free text.
 const TOOLS = {
-  preferred_color: {
-    description: 'Asks your preferred color (read-only).',
-    run: (call) => withColor(call, (c) => text(`Your preferred color is ${c}.`)),
-  },
-  // The official conformance suite's input-required scenarios:
-  test_input_required_result_elicitation: {
-    description: 'Conformance: one elicitation round',
-    run: (call) => {
-      const a = call.response('user_name', NAME);
-      return a.kind === 'accepted' ? complete(text(`Hello, ${a.value.name}!`)) : inputRequired({ user_name: NAME });
-    },
-  },
-  test_input_required_result_sampling: { description: 'Conformance: one sampling round', run: (call) => askAll(call, { sample: SAMPLE }, undefined, () => text('sampled')) },
-  test_input_required_result_list_roots: { description: 'Conformance: one roots/list round', run: (call) => askAll(call, { roots: ROOTS }, undefined, () => text('roots listed')) },
-  test_input_required_result_request_state: {
-    description: 'Conformance: input plus requestState',
-    run: (call) => askAll(call, { user_name: NAME }, 'state-ok', () => text(`state: ${call.state}`)),
-  },
-  test_input_required_result_multiple_inputs: {
-    description: 'Conformance: elicitation, sampling and roots at once',
-    run: (call) => askAll(call, { user_name: NAME, sample: SAMPLE, roots: ROOTS }, 'multi', () => text('all answered')),
-  },
-  test_input_required_result_multi_round: {
-    description: 'Conformance: three rounds',
-    run: (call) => {
-      const step = call.state?.step ?? 0;
-      if (step === 0) return inputRequired({ step1: NAME }, { step: 1 });
-      if (step === 1 && call.response('step1', NAME).kind !== 'missing') return inputRequired({ step2: COLOR }, { step: 2 });
-      if (step === 2 && call.response('step2', COLOR).kind !== 'missing') return complete(text('three rounds done'));
-      return inputRequired(step === 1 ? { step1: NAME } : { step2: COLOR }, { step });
-    },
-  },
-  test_input_required_result_tampered_state: {
-    description: 'Conformance: integrity-protected requestState',
-    run: (call) => askAll(call, { user_name: NAME }, { sealed: true }, () => text('state intact')),
-  },
-  test_input_required_result_capabilities: {
-    description: 'Conformance: asks only what the client can receive',
-    // Ask only what this client declared it can answer.
-    run: (call) => {
-      const can = filterSupported({ user_name: NAME, sample: SAMPLE, roots: ROOTS }, call.clientCapabilities);
-      if (Object.keys(can).length === 0) return complete(text('nothing this client can answer'));
-      return askAll(call, can, 'caps', () => text('answered within capabilities'));
-    },
-  },
-  test_missing_capability: {
-    description: 'Conformance: requires sampling (-32021 without it)',
-    // Needs sampling; decide answers -32021 when the client lacks it.
-    run: (call) => askAll(call, { sample: SAMPLE }, undefined, () => text('sampled')),
-  },
+  preferred_color: ['Asks your preferred color (read-only)', preferredColor],
+  book_table: ['Books a table: asks the day and the number of guests', bookTable],
+  // The conformance suite's fixtures (input-required-result-*, server-stateless):
+  test_input_required_result_elicitation: ['Conformance: one elicitation', hello],
+  test_input_required_result_sampling: ['Conformance: one sampling request', (call) => askAll(
+    call, { capital_question: CAPITAL }, undefined,
+    (v) => text(`Sampled: ${firstBlock(v.capital_question.content).text}`))],
+  test_input_required_result_list_roots: ['Conformance: one roots/list request', (call) => askAll(
+    call, { client_roots: ROOTS }, undefined,
+    (v) => text(`Roots: ${v.client_roots.map((r) => r.uri).join(', ')}`))],
+  test_input_required_result_request_state: ['Conformance: input plus requestState', (call) => askAll(
+    call, { confirm: CONFIRM }, { flow: 'request-state' }, () => text('state-ok'))],
+  test_input_required_result_multiple_inputs: ['Conformance: three inputs in one round', (call) => askAll(
+    call, { user_name: NAME, greeting: GREETING, client_roots: ROOTS }, { flow: 'multiple' },
+    () => text('Received 3 inputs.'))],
+  test_input_required_result_multi_round: ['Conformance: three rounds', multiRound],
+  test_input_required_result_tampered_state: ['Conformance: integrity-protected requestState', (call) => askAll(
+    call, { confirm: CONFIRM }, { flow: 'tampered' }, () => text('state intact'))],
+  test_input_required_result_capabilities: ['Conformance: asks only what the client can answer', (call) => {
+    const asks = filterSupported({ user_name: NAME, greeting: GREETING, client_roots: ROOTS }, call.clientCapabilities);
+    const n = Object.keys(asks).length;
+    if (n === 0) return complete(text('Nothing this client can answer.'));
+    return askAll(call, asks, { flow: 'capabilities' }, () => text(`Received ${n} inputs.`));
+  }],
+  // A required question: without `sampling` decide answers -32021.
+  test_missing_capability: ['Conformance: requires sampling', (call) => askAll(
+    call, { greeting: GREETING }, undefined, () => text('sampled'))],
+  test_streaming_elicitation: ['Conformance: elicitation without streaming', hello],
+  test_logging_tool: ['Conformance: logging', () => complete(text('No log level requested, so nothing was logged.'))],
+  test_trigger_tool_change: ['Conformance: tool list change', () => complete(text('The tool list is static.'))],
+  test_trigger_prompt_change: ['Conformance: prompt list change', () => complete(text('The prompt list is static.'))],
 };
 
-const RESOURCES = {
-  'prefs://color': (call) => withColor(call, (c) => ({
-    contents: [{ uri: 'prefs://color', mimeType: 'text/plain', text: c }], ttlMs: 0, cacheScope: 'private',
-  })),
-};
+// --- the resource and the prompts
 
+function readColor(call) {
+  const a = call.response('color', COLOR);
+  if (a.kind === 'missing' || a.kind === 'invalid') return inputRequired({ color: COLOR });
+  const color = a.kind === 'accepted' ? a.value.color : 'no preference';
+  // ttlMs/cacheScope: both official clients require them on the final result.
+  return complete({ contents: [{ uri: 'prefs://color', mimeType: 'text/plain', text: color }], ttlMs: 0, cacheScope: 'private' });
+}
+
+const userText = (t) => [{ role: 'user', content: { type: 'text', text: t } }];
 const PROMPTS = {
-  preferred_color: (call) => withColor(call, (c) => ({
-    messages: [{ role: 'user', content: { type: 'text', text: `Write a short poem about the color ${c}.` } }],
-  })),
-  test_input_required_result_prompt: (call) => {
-    const a = call.response('context', CONTEXT);
-    if (a.kind !== 'accepted') return inputRequired({ context: CONTEXT });
-    return complete({ messages: [{ role: 'user', content: { type: 'text', text: `Context: ${a.value.context}` } }] });
-  },
+  preferred_color: ['A poem about your preferred color', (call) => {
+    const a = call.response('color', COLOR);
+    if (a.kind === 'missing' || a.kind === 'invalid') return inputRequired({ color: COLOR });
+    const color = a.kind === 'accepted' ? a.value.color : 'no preference';
+    return complete({
+      description: 'A poem about your preferred color',
+      messages: userText(`Write a short poem about the color ${color}.`),
+    });
+  }],
+  test_input_required_result_prompt: ['Conformance: a prompt that asks for context', (call) => askAll(
+    call, { user_context: CONTEXT }, undefined, (v) => ({ messages: userText(`Context: ${v.user_context.context}`) }))],
 };
 
-const listed = (extra) => complete({ ...extra, ttlMs: 0, cacheScope: 'private' });
-const schema = { type: 'object', properties: {} };
+// --- routing
+
+const listed = (result) => complete({ ...result, ttlMs: 0, cacheScope: 'private' });
+const lookup = (table, key) => (typeof key === 'string' && Object.hasOwn(table, key) ? table[key][1] : null);
 
 function route(call) {
   switch (call.method) {
-    case 'server/discover':
-      return listed({
-        supportedVersions: ['2026-07-28'], capabilities: { tools: {}, resources: {}, prompts: {} },
-        _meta: { 'io.modelcontextprotocol/serverInfo': SERVER_INFO },
-      });
+    case 'server/discover': // no listChanged/subscribe: there is nothing to listen to
+      return listed({ supportedVersions: ['2026-07-28'], capabilities: { tools: {}, resources: {}, prompts: {} } });
     case 'tools/list':
-      return listed({
-        tools: Object.entries(TOOLS).map(([name, t]) => ({ name, description: t.description, inputSchema: schema })),
-      });
+      return listed({ tools: Object.entries(TOOLS).map(([name, [description]]) => ({
+        name, description, inputSchema: { type: 'object', properties: {} } })) });
     case 'resources/list':
-      return listed({ resources: [{ uri: 'prefs://color', name: 'Your preferred color', mimeType: 'text/plain' }] });
+      return listed({ resources: [{
+        uri: 'prefs://color', name: 'preferred-color', description: 'Your preferred color', mimeType: 'text/plain' }] });
+    case 'resources/templates/list':
+      return listed({ resourceTemplates: [] });
     case 'prompts/list':
-      return listed({ prompts: Object.keys(PROMPTS).map((name) => ({ name, description: name, arguments: [] })) });
-    case 'tools/call': {
-      const tool = Object.hasOwn(TOOLS, call.name ?? '') && TOOLS[call.name];
-      return tool ? tool.run(call) : error(-32602, `Unknown tool: ${call.name}`);
-    }
-    case 'resources/read': {
-      const read = Object.hasOwn(RESOURCES, call.uri ?? '') && RESOURCES[call.uri];
-      return read ? read(call) : error(-32602, `Resource not found: ${call.uri}`, { uri: call.uri });
-    }
-    case 'prompts/get': {
-      const get = Object.hasOwn(PROMPTS, call.name ?? '') && PROMPTS[call.name];
-      return get ? get(call) : error(-32602, `Unknown prompt: ${call.name}`);
-    }
-    default:
-      return error(-32601, 'Method not found');
+      return listed({ prompts: Object.entries(PROMPTS).map(([name, [description]]) => ({ name, description })) });
+    case 'tools/call':
+      return (lookup(TOOLS, call.name) ?? (() => error(-32602, `Unknown tool: ${call.name}`)))(call);
+    case 'resources/read':
+      return call.uri === 'prefs://color' ? readColor(call)
+        : error(-32602, `Resource not found: ${call.uri}`, { uri: call.uri });
+    case 'prompts/get':
+      return (lookup(PROMPTS, call.name) ?? (() => error(-32602, `Unknown prompt: ${call.name}`)))(call);
+    default: // includes the removed initialize, ping, logging/setLevel, subscriptions/listen, ...
+      return error(-32601, `Method not found: ${call.method}`);
   }
 }
 
-// One message in, one response out (null for notifications).
-function handle(engine, message) {
-  let begun;
+// One message in, one response out (null for notifications and responses).
+function handle(engine, message, principal) {
+  let call;
   try {
-    // No authentication here: anonymous. A real server passes its verified user.
-    begun = engine.begin(message, null);
+    call = engine.begin(message, principal);
   } catch (e) {
     if (e.code === 'NOT_A_REQUEST') return null;
     throw e;
   }
-  if (!(begun instanceof Call)) return begun;
-  const response = engine.decide(begun, route(begun));
-  if (response.diagnostic) console.error(`handler bug: ${response.diagnostic}`);
+  if (!(call instanceof Call)) return call; // a ready error response (_meta, version, token, ...)
+  let outcome;
+  try {
+    outcome = route(call);
+  } catch (e) {
+    console.error(`handler failed on ${call.toJSON()}: ${e.stack ?? e}`);
+    outcome = error(-32603, 'Internal error');
+  }
+  const response = engine.decide(call, outcome);
+  if (response.diagnostic) console.error(`snodo: ${response.diagnostic}`); // log it, never send it
   return response;
 }
 
+// --- stdio: one JSON message per line; stdout carries nothing but responses
+
 function serveStdio(engine) {
-  const lines = readline.createInterface({ input: process.stdin });
+  const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
   lines.on('line', (line) => {
     if (!line.trim()) return;
-    const response = handle(engine, line);
+    const response = handle(engine, line, null); // stdio: anonymous
     if (response) process.stdout.write(`${response.json}\n`);
   });
+  // On stdin EOF the event loop drains and Node exits 0.
+}
+
+// --- Streamable HTTP
+
+const MAX_BODY = 4 << 20; // 4 MiB, also snodo's default maxRequestBytes
+
+// Request-metadata headers must agree with the body (checked before `begin`,
+// only for requests). Returns what is wrong, or null.
+function headerMismatch(headers, msg) {
+  const version = headers['mcp-protocol-version'];
+  if (version === undefined) return 'MCP-Protocol-Version header missing';
+  const params = msg.params !== null && typeof msg.params === 'object' ? msg.params : {};
+  const metaVersion = params._meta?.['io.modelcontextprotocol/protocolVersion'];
+  // Not a string: skip; begin answers -32602 for it (the conformance suite requires that).
+  if (typeof metaVersion === 'string' && metaVersion !== version) {
+    return 'MCP-Protocol-Version header does not match _meta protocolVersion';
+  }
+  const method = headers['mcp-method'];
+  if (method === undefined) return 'Mcp-Method header missing';
+  if (method !== msg.method) return 'Mcp-Method header does not match method';
+  const field = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' }[msg.method];
+  if (field && typeof params[field] === 'string') {
+    let name = headers['mcp-name'];
+    if (name === undefined) return 'Mcp-Name header missing';
+    const b64 = /^=\?base64\?(.*)\?=$/.exec(name);
+    if (b64) name = Buffer.from(b64[1], 'base64').toString('utf8');
+    if (name !== params[field]) return `Mcp-Name header does not match params.${field}`;
+  }
+  return null;
 }
 
 function serveHttp(engine, port) {
   const server = http.createServer((req, res) => {
-    if (req.url !== '/mcp') return res.writeHead(404).end();
-    if (req.method !== 'POST') return res.writeHead(405, { allow: 'POST' }).end();
+    const send = (status, headers = {}, body = undefined) => res.writeHead(status, headers).end(body);
+    if (new URL(req.url, 'http://127.0.0.1').pathname !== '/mcp') return send(404);
+    if (req.method !== 'POST') return send(405, { allow: 'POST' }); // no GET stream: nothing to listen to
     const chunks = [];
     let size = 0;
-    req.on('data', (c) => {
-      size += c.length;
-      if (size > 4 << 20) req.destroy(); // snodo refuses larger requests anyway
-      else chunks.push(c);
+    req.on('data', (chunk) => {
+      size += chunk.length;
+      if (size <= MAX_BODY) chunks.push(chunk); // past the limit: read on, keep nothing
     });
     req.on('end', () => {
-      const response = handle(engine, Buffer.concat(chunks));
-      if (!response) return res.writeHead(202).end();
-      res.writeHead(response.httpStatus, { 'content-type': 'application/json' }).end(response.json);
+      // Answer once the upload is read: closing mid-upload makes clients see a reset, not the 413.
+      if (size > MAX_BODY) return send(413, { connection: 'close' });
+      const body = Buffer.concat(chunks);
+      let msg = null;
+      try { msg = JSON.parse(body.toString('utf8')); } catch { /* begin answers -32700 */ }
+      if (msg && typeof msg === 'object' && !Array.isArray(msg) && 'method' in msg && 'id' in msg) {
+        const what = headerMismatch(req.headers, msg);
+        if (what) {
+          return send(400, { 'content-type': 'application/json' }, JSON.stringify({
+            jsonrpc: '2.0', id: msg.id, error: { code: -32020, message: `Header mismatch: ${what}` } }));
+        }
+      }
+      // DEMO ONLY: the bearer token is taken as the user name, unverified. A
+      // real server verifies the token first and passes the verified user.
+      // Tokens are bound to the principal: a retry under another bearer fails.
+      const bearer = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '');
+      let response;
+      try {
+        response = handle(engine, body, bearer ? bearer[1] : null);
+      } catch (e) {
+        console.error(`request failed: ${e.stack ?? e}`);
+        return send(500);
+      }
+      if (!response) return send(202); // notification or response: accepted, no body
+      send(response.httpStatus, { 'content-type': 'application/json' }, response.json);
     });
   });
+  server.on('error', (e) => {
+    console.error(`cannot listen on 127.0.0.1:${port}: ${e.message}`);
+    process.exit(1);
+  });
   server.listen(port, '127.0.0.1', () => {
+    // The interop suites parse this exact line to find the port.
     console.error(`listening on http://127.0.0.1:${server.address().port}/mcp`);
   });
 }
 
 const args = process.argv.slice(2);
-const engine = engineFromEnv();
-if (args[0] === '--stdio') serveStdio(engine);
-else if (args[0] === '--http' && /^\d+$/.test(args[1] ?? '')) serveHttp(engine, Number(args[1]));
-else {
+const usage = () => {
   console.error('usage: server.mjs --stdio | --http PORT');
   process.exit(2);
-}
+};
+if (!(args.length === 1 && args[0] === '--stdio')
+    && !(args.length === 2 && args[0] === '--http' && /^\d+$/.test(args[1]) && Number(args[1]) < 65536)) usage();
+const engine = engineFromEnv();
+if (args[0] === '--stdio') serveStdio(engine);
+else serveHttp(engine, Number(args[1]));

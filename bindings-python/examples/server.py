@@ -1,223 +1,251 @@
-"""A small MCP server (protocol 2026-07-28) on snodo_mrtr.
+"""A small MCP server (protocol 2026-07-28) on snodo_mrtr, per interop/CONTRACT.md.
 
 Transport is the standard library only:
 
     python server.py --stdio          # newline-delimited JSON-RPC on stdin/stdout
-    python server.py --http 8787      # Streamable HTTP, POST /mcp, JSON responses (127.0.0.1)
+    python server.py --http 8787      # Streamable HTTP, POST /mcp, JSON responses (127.0.0.1; 0 = any port)
 
-Keys come from SNODO_KEYS: comma-separated `id:hex` or `id:base64` entries;
-the first signs, all verify (rotation). Without it the server makes a random
-key for this process only and says so on stderr.
+Keys: SNODO_KEYS="id:hex-or-base64,old:..." (the first signs, all verify).
+Without it: a random key for this process only, with a warning on stderr.
 
-What it serves: a read-only preference workflow (ask the user's preferred
-color with a form, then return it) as a tool, a resource and a prompt, plus
-the tools and prompt the official conformance suite's input-required
-scenarios call. Copy the plumbing; replace the handlers.
+It serves a preference workflow (ask the preferred color with a form) as a
+tool, a resource and a prompt; a two-question `book_table` tool; and the
+fixtures the official conformance suite calls. Copy the plumbing; replace the handlers.
 """
 
 from __future__ import annotations
 
 import argparse
 import base64
-import binascii
 import json
 import os
+import re
 import sys
 import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, NoReturn, Optional, Tuple
 
 import snodo_mrtr as mrtr
 from snodo_mrtr import Call, Engine, Response
 
 SERVER_INFO = {"name": "snodo-python-example", "version": mrtr.VERSION}
 MAX_BODY = 4 * 1024 * 1024
+CACHE = {"ttlMs": 0, "cacheScope": "private"}
 Outcome = Dict[str, Any]
+Handler = Callable[[Call], Outcome]  # a Call in, an outcome for engine.decide out
 
-# --- input requests (deterministic: the same question every round, so snodo can pin it) ---
+# --- input requests: built once, identical every round (snodo pins each question into the token) ---
 
-COLOR = mrtr.elicit_form(
-    "Which color do you prefer?",
-    {"type": "object", "properties": {"color": {"type": "string", "enum": ["red", "green", "blue"]}}, "required": ["color"]},
-)
-ASK_NAME = mrtr.elicit_form("What is your name?", {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]})
-ASK_CONTEXT = mrtr.elicit_form("Any context for the prompt?", {"type": "object", "properties": {"context": {"type": "string"}}, "required": ["context"]})
-ASK_CONFIRM = mrtr.elicit_form("Continue to the next round?", {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]})
+
+def form(message: str, key: str, schema: Dict[str, Any]) -> Dict[str, Any]:
+    """A one-field elicitation form whose field `key` is required."""
+    return mrtr.elicit_form(message, {"type": "object", "properties": {key: schema}, "required": [key]})
+
+
+COLOR = form("Which color do you prefer?", "color", {"type": "string", "enum": ["red", "green", "blue"]})
+DATE = form("Which day?", "date", {"type": "string", "format": "date"})
+GUESTS = form("How many guests?", "guests", {"type": "integer", "minimum": 1, "maximum": 8})
+NAME = form("What is your name?", "name", {"type": "string"})
+CONFIRM = form("Please confirm", "ok", {"type": "boolean"})
+STEP1 = form("Step 1: What is your name?", "name", {"type": "string"})
+STEP2 = form("Step 2: What is your favorite color?", "color", {"type": "string"})
+CONTEXT = form("What context should the prompt use?", "context", {"type": "string"})
 with warnings.catch_warnings():
     # Sampling and roots are deprecated in 2026-07-28; the conformance suite still exercises them.
     warnings.simplefilter("ignore", DeprecationWarning)
-    ASK_SAMPLE = mrtr.sampling({"messages": [{"role": "user", "content": {"type": "text", "text": "Say hello"}}], "maxTokens": 50})
-    ASK_ROOTS = mrtr.list_roots()
+    CAPITAL = mrtr.sampling({"messages": [{"role": "user", "content": {"type": "text", "text": "What is the capital of France?"}}], "maxTokens": 100})
+    GREETING = mrtr.sampling({"messages": [{"role": "user", "content": {"type": "text", "text": "Generate a greeting"}}], "maxTokens": 50})
+    ROOTS = mrtr.list_roots()
 
 
-def text(t: str) -> Dict[str, Any]:
-    return {"content": [{"type": "text", "text": t}]}
+def text(t: str) -> Outcome:
+    return mrtr.complete({"content": [{"type": "text", "text": t}]})
 
 
-# --- handlers: each takes a Call and returns an outcome ---
-
-
-def ask_then(call: Call, asks: Dict[str, Any], done: Callable[[Dict[str, Any]], Outcome], state: Any = None) -> Outcome:
-    """Asks every question in `asks` until each has an accepted answer, then calls `done`."""
+def ask_all(call: Call, asks: Dict[str, Any], state: Any, done: Callable[[Dict[str, Any]], Outcome]) -> Outcome:
+    """Until every question in `asks` has an accepted answer, ask all of them again (same state)."""
     answers = {k: call.response(k, q) for k, q in asks.items()}
-    refused = [k for k, a in answers.items() if a.kind in ("declined", "cancelled")]
-    if refused:
-        return mrtr.tool_error(f"input refused: {', '.join(refused)}") if call.method == "tools/call" else mrtr.error(-32602, "input refused")
     if all(a.is_accepted for a in answers.values()):
         return done({k: a.value for k, a in answers.items()})
     return mrtr.input_required(asks, state)
 
 
-def with_color(call: Call, render: Callable[[str], Dict[str, Any]]) -> Outcome:
-    """The read-only preference workflow: ask the preferred color until answered, then render it."""
-    answer = call.response("color", COLOR)
-    if answer.is_accepted:
-        return mrtr.complete(render((answer.value or {})["color"]))
-    if answer.kind in ("declined", "cancelled"):
-        return mrtr.complete(render("no preference"))
+# --- the app's workflows ---
+
+
+def preferred_color_tool(call: Call) -> Outcome:
+    a = call.response("color", COLOR)
+    if a.is_accepted:
+        return text(f"Your preferred color is {(a.value or {})['color']}.")
+    if a.is_declined:
+        return text("You declined to choose a color.")
+    if a.is_cancelled:
+        return mrtr.tool_error("You cancelled the color question.")
     return mrtr.input_required({"color": COLOR})  # missing or invalid: ask (again)
 
 
-def preference_tool(call: Call) -> Outcome:
-    return with_color(call, lambda c: text(f"Your preferred color is {c}."))
+def color_or_none(call: Call) -> Optional[str]:
+    """The accepted color, "no preference" on decline/cancel, None when it must be asked."""
+    a = call.response("color", COLOR)
+    if a.is_accepted:
+        return str((a.value or {})["color"])
+    return "no preference" if a.is_declined or a.is_cancelled else None
 
 
-def preference_resource(call: Call) -> Outcome:
+def preferred_color_resource(call: Call) -> Outcome:
+    color = color_or_none(call)
+    if color is None:
+        return mrtr.input_required({"color": COLOR})
     # Cache hints on the final result only; snodo keeps them off input_required.
-    return with_color(call, lambda c: {"contents": [{"uri": call.uri, "mimeType": "text/plain", "text": c}], "ttlMs": 0, "cacheScope": "private"})
+    return mrtr.complete({"contents": [{"uri": "prefs://color", "mimeType": "text/plain", "text": color}], **CACHE})
 
 
-def preference_prompt(call: Call) -> Outcome:
-    return with_color(call, lambda c: {"messages": [{"role": "user", "content": {"type": "text", "text": f"Write a short poem about the color {c}."}}]})
+def preferred_color_prompt(call: Call) -> Outcome:
+    color = color_or_none(call)
+    if color is None:
+        return mrtr.input_required({"color": COLOR})
+    poem = {"role": "user", "content": {"type": "text", "text": f"Write a short poem about the color {color}."}}
+    return mrtr.complete({"description": "A poem about your preferred color", "messages": [poem]})
 
 
-def conf_elicitation(call: Call) -> Outcome:
-    return ask_then(call, {"user_name": ASK_NAME}, lambda a: mrtr.complete(text(f"Hello, {a['user_name']['name']}!")))
+def book_table(call: Call) -> Outcome:
+    # Accepted answers travel in the (signed) state, so each question is asked until answered, once.
+    state: Dict[str, Any] = dict(call.state or {})
+    for key, ask in (("date", DATE), ("guests", GUESTS)):
+        if key not in state:
+            a = call.response(key, ask)
+            if a.is_accepted:
+                state[key] = (a.value or {})[key]
+            elif a.is_declined or a.is_cancelled:
+                return text("No table booked.")
+    if "date" in state and "guests" in state:
+        return text(f"Booked a table for {int(state['guests'])} on {state['date']}.")
+    asks = {k: q for k, q in (("date", DATE), ("guests", GUESTS)) if k not in state}
+    return mrtr.input_required(asks, state or None)
 
 
-def conf_sampling(call: Call) -> Outcome:
-    return ask_then(call, {"sample": ASK_SAMPLE}, lambda a: mrtr.complete(text(f"Sampled: {json.dumps(a['sample'].get('content'))}")))
+# --- conformance fixtures (input-required-result-*, server-stateless) ---
 
 
-def conf_list_roots(call: Call) -> Outcome:
-    return ask_then(call, {"roots": ASK_ROOTS}, lambda a: mrtr.complete(text(f"Roots: {json.dumps(a['roots'])}")))
+def sampled_text(result: Dict[str, Any]) -> str:
+    """The text of a sampling answer (the whole CreateMessageResult): its first content block."""
+    content = result["content"]
+    block = (content or [{}])[0] if isinstance(content, list) else content
+    return str(block.get("text", ""))
 
 
-def conf_request_state(call: Call) -> Outcome:
-    if call.is_retry and call.state != {"flow": "request-state"}:
-        return mrtr.error(-32602, "unexpected state")
-    return ask_then(call, {"user_name": ASK_NAME}, lambda a: mrtr.complete(text("state-ok")), state={"flow": "request-state"})
+def multi_round(call: Call) -> Outcome:
+    state: Dict[str, Any] = call.state if isinstance(call.state, dict) else {}
+    if state.get("step") == 2:
+        a = call.response("step2", STEP2)
+        if a.is_accepted:
+            return text(f"Done after 3 rounds, {state['name']} likes {(a.value or {})['color']}.")
+        return mrtr.input_required({"step2": STEP2}, state)
+    if state.get("step") == 1:
+        a = call.response("step1", STEP1)
+        if a.is_accepted:
+            return mrtr.input_required({"step2": STEP2}, {"step": 2, "name": (a.value or {})["name"]})
+        return mrtr.input_required({"step1": STEP1}, state)
+    return mrtr.input_required({"step1": STEP1}, {"step": 1})
 
 
-def conf_multiple_inputs(call: Call) -> Outcome:
-    asks = {"user_name": ASK_NAME, "sample": ASK_SAMPLE, "roots": ASK_ROOTS}
-    return ask_then(call, asks, lambda a: mrtr.complete(text("all inputs received")), state={"flow": "multiple"})
-
-
-def conf_multi_round(call: Call) -> Outcome:
-    # Round 1 asks for a name, round 2 for a confirmation (a new state), round 3 completes.
-    state: Dict[str, Any] = call.state or {}
-    step = state.get("step", 0)
-    if step == 0:
-        return mrtr.input_required({"user_name": ASK_NAME}, {"step": 1})
-    if step == 1:
-        name = call.response("user_name", ASK_NAME)
-        if not name.is_accepted:
-            return mrtr.input_required({"user_name": ASK_NAME}, {"step": 1})
-        return mrtr.input_required({"confirm": ASK_CONFIRM}, {"step": 2, "name": (name.value or {}).get("name")})
-    if not call.response("confirm", ASK_CONFIRM).is_accepted:
-        return mrtr.input_required({"confirm": ASK_CONFIRM}, state)
-    return mrtr.complete(text(f"Done after 3 rounds, {state.get('name')}"))
-
-
-def conf_capabilities(call: Call) -> Outcome:
-    # Ask only what this client can receive; never -32021 for optional questions.
-    asks = mrtr.filter_supported({"user_name": ASK_NAME, "sample": ASK_SAMPLE, "roots": ASK_ROOTS}, call.client_capabilities)
+def capabilities(call: Call) -> Outcome:
+    # Ask only what this client can receive; optional questions never cause -32021.
+    asks = mrtr.filter_supported({"user_name": NAME, "greeting": GREETING, "client_roots": ROOTS}, call.client_capabilities)
     if not asks:
-        return mrtr.complete(text("the client can receive no input requests"))
-    return ask_then(call, asks, lambda a: mrtr.complete(text(f"received: {', '.join(sorted(a))}")))
+        return text("Nothing this client can answer.")
+    return ask_all(call, asks, {"flow": "capabilities"}, lambda v: text(f"Received {len(v)} inputs."))
 
 
-def conf_missing_capability(call: Call) -> Outcome:
-    # A required question: snodo answers -32021 (HTTP 400) if sampling is not declared.
-    return ask_then(call, {"sample": ASK_SAMPLE}, lambda a: mrtr.complete(text("sampled")))
+def fixture(asks: Dict[str, Any], state: Any, done: Callable[[Dict[str, Any]], Outcome]) -> Handler:
+    """A conformance tool that asks `asks` (with `state`) until all are accepted, then calls `done`."""
+    return lambda call: ask_all(call, asks, state, done)
 
 
-def conf_prompt(call: Call) -> Outcome:
-    def done(a: Dict[str, Any]) -> Outcome:
-        msg = f"Context: {a['context']['context']}"
-        return mrtr.complete({"messages": [{"role": "user", "content": {"type": "text", "text": msg}}]})
+def context_prompt(call: Call) -> Outcome:
+    def done(v: Dict[str, Any]) -> Outcome:
+        msg = {"role": "user", "content": {"type": "text", "text": f"Context: {v['user_context']['context']}"}}
+        return mrtr.complete({"messages": [msg]})
 
-    return ask_then(call, {"context": ASK_CONTEXT}, done)
+    return ask_all(call, {"user_context": CONTEXT}, None, done)
 
 
-NO_ARGS = {"type": "object", "properties": {}}
-TOOLS: Dict[str, Tuple[str, Callable[[Call], Outcome]]] = {
-    "preferred_color": ("Asks your preferred color (read-only)", preference_tool),
-    "test_input_required_result_elicitation": ("Conformance: one elicitation round", conf_elicitation),
-    "test_input_required_result_sampling": ("Conformance: one sampling round", conf_sampling),
-    "test_input_required_result_list_roots": ("Conformance: one roots/list round", conf_list_roots),
-    "test_input_required_result_request_state": ("Conformance: input plus requestState", conf_request_state),
-    "test_input_required_result_multiple_inputs": ("Conformance: elicitation, sampling and roots at once", conf_multiple_inputs),
-    "test_input_required_result_multi_round": ("Conformance: three rounds", conf_multi_round),
-    "test_input_required_result_tampered_state": ("Conformance: integrity-protected requestState", conf_request_state),
-    "test_input_required_result_capabilities": ("Conformance: asks only what the client can receive", conf_capabilities),
-    "test_missing_capability": ("Conformance: requires sampling (-32021 without it)", conf_missing_capability),
+HELLO = fixture({"user_name": NAME}, None, lambda v: text(f"Hello, {v['user_name']['name']}!"))
+TOOLS: Dict[str, Tuple[str, Handler]] = {
+    "preferred_color": ("Asks your preferred color", preferred_color_tool),
+    "book_table": ("Books a table: asks the day and the number of guests", book_table),
+    "test_input_required_result_elicitation": ("Conformance: one elicitation", HELLO),
+    "test_input_required_result_sampling": ("Conformance: one sampling request", fixture(
+        {"capital_question": CAPITAL}, None, lambda v: text(f"Sampled: {sampled_text(v['capital_question'])}"))),
+    "test_input_required_result_list_roots": ("Conformance: one roots/list request", fixture(
+        {"client_roots": ROOTS}, None, lambda v: text("Roots: " + ", ".join(r["uri"] for r in v["client_roots"])))),
+    "test_input_required_result_request_state": ("Conformance: input plus requestState", fixture(
+        {"confirm": CONFIRM}, {"flow": "request-state"}, lambda v: text("state-ok"))),
+    "test_input_required_result_multiple_inputs": ("Conformance: elicitation, sampling and roots at once", fixture(
+        {"user_name": NAME, "greeting": GREETING, "client_roots": ROOTS}, {"flow": "multiple"}, lambda v: text("Received 3 inputs."))),
+    "test_input_required_result_multi_round": ("Conformance: three rounds", multi_round),
+    "test_input_required_result_tampered_state": ("Conformance: integrity-protected requestState", fixture(
+        {"confirm": CONFIRM}, {"flow": "tampered"}, lambda v: text("state intact"))),
+    "test_input_required_result_capabilities": ("Conformance: asks only what the client can answer", capabilities),
+    # A required question: without the sampling capability snodo answers -32021 (HTTP 400).
+    "test_missing_capability": ("Conformance: requires sampling", fixture({"greeting": GREETING}, None, lambda v: text("sampled"))),
+    "test_streaming_elicitation": ("Conformance: one elicitation", HELLO),
+    "test_logging_tool": ("Conformance: logging", lambda c: text("No log level requested, so nothing was logged.")),
+    "test_trigger_tool_change": ("Conformance: tool list change", lambda c: text("The tool list is static.")),
+    "test_trigger_prompt_change": ("Conformance: prompt list change", lambda c: text("The prompt list is static.")),
 }
-RESOURCES = {"prefs://color": ("Your preferred color", preference_resource)}
-PROMPTS = {
-    "preferred_color": ("A poem about your preferred color", preference_prompt),
-    "test_input_required_result_prompt": ("Conformance: input_required on prompts/get", conf_prompt),
+RESOURCES: Dict[str, Handler] = {"prefs://color": preferred_color_resource}
+PROMPTS: Dict[str, Tuple[str, Handler]] = {
+    "preferred_color": ("A poem about your preferred color", preferred_color_prompt),
+    "test_input_required_result_prompt": ("Conformance: input_required on prompts/get", context_prompt),
 }
-CACHE = {"ttlMs": 0, "cacheScope": "private"}
-
-
-def listing(call: Call) -> Outcome:
-    if call.method == "server/discover":
-        caps: Dict[str, Any] = {"tools": {}, "resources": {}, "prompts": {}}
-        return mrtr.complete({"supportedVersions": [mrtr.MRTR_VERSION], "capabilities": caps, **CACHE})
-    if call.method == "tools/list":
-        tools = [{"name": n, "description": d, "inputSchema": NO_ARGS} for n, (d, _) in TOOLS.items()]
-        return mrtr.complete({"tools": tools, **CACHE})
-    if call.method == "resources/list":
-        res = [{"uri": u, "name": n, "mimeType": "text/plain"} for u, (n, _) in RESOURCES.items()]
-        return mrtr.complete({"resources": res, **CACHE})
-    prompts = [{"name": n, "description": d, "arguments": []} for n, (d, _) in PROMPTS.items()]
-    return mrtr.complete({"prompts": prompts, **CACHE})
+RESOURCE_LIST = [{"uri": "prefs://color", "name": "preferred-color", "description": "Your preferred color", "mimeType": "text/plain"}]
+# No listChanged/subscribe anywhere: the lists are static and there is nothing to listen to.
+LISTS: Dict[str, Dict[str, Any]] = {
+    "server/discover": {"supportedVersions": [mrtr.MRTR_VERSION], "capabilities": {"tools": {}, "resources": {}, "prompts": {}}},
+    "tools/list": {"tools": [{"name": n, "description": d, "inputSchema": {"type": "object", "properties": {}}} for n, (d, _) in TOOLS.items()]},
+    "resources/list": {"resources": RESOURCE_LIST},
+    "resources/templates/list": {"resourceTemplates": []},
+    "prompts/list": {"prompts": [{"name": n, "description": d} for n, (d, _) in PROMPTS.items()]},
+}
 
 
 def route(call: Call) -> Outcome:
-    if call.method in ("server/discover", "tools/list", "resources/list", "prompts/list"):
-        return listing(call)
-    table: Dict[str, Any] = {"tools/call": (TOOLS, call.name), "resources/read": (RESOURCES, call.uri), "prompts/get": (PROMPTS, call.name)}
-    if call.method not in table:
-        return mrtr.error(-32601, f"Method not found: {call.method}")
-    entries, name = table[call.method]
-    if name not in entries:
-        return mrtr.error(-32602, f"Unknown {call.method.split('/')[0][:-1]}: {name}")
-    handler: Callable[[Call], Outcome] = entries[name][1]
-    return handler(call)
+    if call.method in LISTS:
+        return mrtr.complete({**LISTS[call.method], **CACHE})
+    if call.method == "tools/call":
+        tool = TOOLS.get(call.name or "")
+        return tool[1](call) if tool else mrtr.error(-32602, f"Unknown tool: {call.name}")
+    if call.method == "resources/read":
+        resource = RESOURCES.get(call.uri or "")
+        return resource(call) if resource else mrtr.error(-32602, f"Resource not found: {call.uri}", {"uri": call.uri})
+    if call.method == "prompts/get":
+        prompt = PROMPTS.get(call.name or "")
+        return prompt[1](call) if prompt else mrtr.error(-32602, f"Unknown prompt: {call.name}")
+    # Includes the removed initialize, ping, logging/setLevel, subscriptions/listen, ...
+    return mrtr.error(-32601, f"Method not found: {call.method}")
 
 
-# --- the MCP plumbing: bytes in, (status, bytes) out ---
+# --- the MCP plumbing: bytes in, (status, JSON text) out ---
 
 
 def handle(engine: Engine, raw: bytes, principal: Optional[str]) -> Optional[Tuple[int, str]]:
-    """One JSON-RPC message → (HTTP status, response JSON), or None for a notification."""
+    """One JSON-RPC message → (HTTP status, response JSON), or None for a notification/response."""
     try:
         begun = engine.begin(raw, principal)
     except mrtr.NotARequestError:
-        return None  # a notification or a response: nothing to send back
+        return None
     if isinstance(begun, Response):
-        return begun.http_status, begun.to_json()
-    try:
-        outcome = route(begun)
-    except Exception as e:  # a handler bug must still produce one response
-        print(f"handler error: {e!r}", file=sys.stderr)
-        outcome = mrtr.error(-32603, "Internal error")
-    response = engine.decide(begun, outcome)
+        response = begun  # a ready error (parse, _meta validation, bad version, ...)
+    else:
+        try:
+            outcome = route(begun)
+        except Exception as e:  # a handler bug must still produce exactly one response
+            print(f"handler error in {begun.method}: {e!r}", file=sys.stderr, flush=True)
+            outcome = mrtr.error(-32603, "Internal error")
+        response = engine.decide(begun, outcome)
     if response.diagnostic:
-        print(f"snodo: {response.diagnostic}", file=sys.stderr)
+        print(f"snodo: {response.diagnostic}", file=sys.stderr, flush=True)  # for the operator, never on the wire
     return response.http_status, response.to_json()
 
 
@@ -225,43 +253,108 @@ def serve_stdio(engine: Engine) -> None:
     for line in sys.stdin.buffer:
         if not line.strip():
             continue
-        # stdio has no authentication: the principal is the explicit anonymous one.
+        # stdio has no authentication: the principal is anonymous.
         out = handle(engine, line, None)
         if out is not None:
             sys.stdout.write(out[1] + "\n")
             sys.stdout.flush()
 
 
+def header_error(body: bytes, header: Callable[[str], Optional[str]]) -> Optional[str]:
+    """The request-metadata header checks, done before `begin`: a -32020 error body, or None."""
+    try:
+        msg = json.loads(body)
+    except (ValueError, RecursionError):
+        return None  # begin answers -32700
+    if not isinstance(msg, dict) or not isinstance(msg.get("method"), str) or "id" not in msg:
+        return None  # not a request (begin answers it): nothing to check
+    what = mismatch(msg, header)
+    if what is None:
+        return None
+    error = {"code": -32020, "message": f"Header mismatch: {what}"}
+    return json.dumps({"jsonrpc": "2.0", "id": msg["id"], "error": error}, separators=(",", ":"))
+
+
+def mismatch(msg: Dict[str, Any], header: Callable[[str], Optional[str]]) -> Optional[str]:
+    params: Dict[str, Any] = msg["params"] if isinstance(msg.get("params"), dict) else {}
+    meta: Dict[str, Any] = params["_meta"] if isinstance(params.get("_meta"), dict) else {}
+    version = header("MCP-Protocol-Version")
+    if version is None:
+        return "MCP-Protocol-Version header missing"
+    meta_version = meta.get("io.modelcontextprotocol/protocolVersion")
+    # Not a string: skip; begin answers -32602 for it (the conformance suite requires that).
+    if isinstance(meta_version, str) and meta_version != version:
+        return "MCP-Protocol-Version header does not match _meta protocolVersion"
+    method = header("Mcp-Method")
+    if method is None:
+        return "Mcp-Method header missing"
+    if method != msg["method"]:
+        return "Mcp-Method header does not match method"
+    field = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}.get(msg["method"])
+    if field and isinstance(params.get(field), str):
+        name = header("Mcp-Name")
+        if name is None:
+            return "Mcp-Name header missing"
+        b64 = re.fullmatch(r"=\?base64\?(.*)\?=", name)  # how non-ASCII names travel in a header
+        if b64:
+            try:
+                name = base64.b64decode(b64.group(1), validate=True).decode("utf-8")
+            except ValueError:  # binascii.Error and UnicodeDecodeError are ValueErrors
+                return "Mcp-Name header is not valid base64 UTF-8"
+        if name != params[field]:
+            return f"Mcp-Name header does not match params.{field}"
+    return None
+
+
 def serve_http(engine: Engine, port: int) -> None:
-    class Handler(BaseHTTPRequestHandler):
+    class McpHandler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             if self.path.split("?")[0] != "/mcp":
-                return self.reply(404, None)
-            length = int(self.headers.get("Content-Length") or 0)
-            if length > MAX_BODY:
-                return self.reply(413, None)
-            # A real server authenticates here and passes the verified user id.
-            out = handle(engine, self.rfile.read(length), None)
-            if out is None:
-                return self.reply(202, None)
-            self.reply(*out)
+                return self.reply(404)
+            length = self.headers.get("Content-Length") or "0"
+            if not length.isdigit():
+                return self.reply(400)
+            if int(length) > MAX_BODY:
+                # Read the upload before answering: closing mid-upload makes clients see a reset, not the 413.
+                for start in range(0, int(length), 1 << 16):
+                    self.rfile.read(min(1 << 16, int(length) - start))
+                return self.reply(413)
+            body = self.rfile.read(int(length))
+            err = header_error(body, self.headers.get)
+            if err is not None:
+                return self.reply(400, err)
+            # DEMO ONLY: the bearer token is trusted as the user id. A real server
+            # verifies the token first and passes the verified user id instead.
+            scheme, _, token = (self.headers.get("Authorization") or "").partition(" ")
+            principal = token if scheme.lower() == "bearer" and token else None
+            out = handle(engine, body, principal)
+            self.reply(*(out or (202, None)))
 
-        def do_GET(self) -> None:
-            self.reply(405, None)  # no server-initiated stream in this example
+        def not_allowed(self) -> None:
+            if self.path.split("?")[0] != "/mcp":
+                return self.reply(404)
+            self.reply(405, headers={"Allow": "POST"})  # no server-initiated stream, no sessions
 
-        def reply(self, status: int, body: Optional[str]) -> None:
+        do_GET = do_DELETE = do_PUT = do_PATCH = do_OPTIONS = not_allowed
+
+        def reply(self, status: int, body: Optional[str] = None, headers: Optional[Dict[str, str]] = None) -> None:
             data = (body or "").encode("utf-8")
             self.send_response(status)
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
             if body is not None:
                 self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
 
-        def log_message(self, format: str, *args: Any) -> None:
-            print(f"http: {format % args}", file=sys.stderr)
+        def log_request(self, code: Any = "-", size: Any = "-") -> None:
+            pass  # no access log: stderr is for the listening line and real problems
 
-    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        def log_message(self, format: str, *args: Any) -> None:
+            print(f"http: {format % args}", file=sys.stderr)  # stdout is never used for logs
+
+    server = ThreadingHTTPServer(("127.0.0.1", port), McpHandler)  # one thread per request
     print(f"listening on http://127.0.0.1:{server.server_address[1]}/mcp", file=sys.stderr, flush=True)
     try:
         server.serve_forever()
@@ -270,15 +363,11 @@ def serve_http(engine: Engine, port: int) -> None:
 
 
 def decode_secret(spelling: str) -> bytes:
-    try:
-        return bytes.fromhex(spelling)  # hex first: a hex string is also valid base64
-    except ValueError:
-        pass
-    try:
-        padded = spelling + "=" * (-len(spelling) % 4)
-        return base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
-    except (binascii.Error, ValueError):
-        raise SystemExit("SNODO_KEYS: a secret is neither hex nor base64") from None
+    # Hex first: an even-length hex string is also valid base64, and hex is what people paste.
+    if len(spelling) % 2 == 0 and re.fullmatch(r"[0-9a-fA-F]*", spelling):
+        return bytes.fromhex(spelling)
+    b64 = spelling.rstrip("=").replace("-", "+").replace("_", "/")  # url-safe and unpadded too
+    return base64.b64decode(b64 + "=" * (-len(b64) % 4), validate=True)
 
 
 def load_engine() -> Engine:
@@ -288,19 +377,27 @@ def load_engine() -> Engine:
               "(tokens will not survive a restart or work across instances)", file=sys.stderr, flush=True)
         return Engine.development()
     keys: List[Tuple[str, bytes]] = []
-    for entry in spec.split(","):
+    for n, entry in enumerate(spec.split(","), 1):
         kid, sep, secret = entry.strip().partition(":")
-        if not sep:
-            raise SystemExit("SNODO_KEYS: each entry is id:hex or id:base64")
-        keys.append((kid, decode_secret(secret)))
+        try:
+            if not sep:
+                raise ValueError("no ':'")
+            keys.append((kid, decode_secret(secret)))
+        except ValueError:  # binascii.Error is a ValueError
+            fail(f"SNODO_KEYS entry {n} is malformed: expected id:hex or id:base64")  # never echo the secret
     try:
         return Engine(keys, server_info=SERVER_INFO)
-    except mrtr.ConfigError as e:
-        raise SystemExit(f"SNODO_KEYS: {e}") from None
+    except (mrtr.SnodoError, ValueError, TypeError) as e:
+        fail(f"SNODO_KEYS: {e}")
+
+
+def fail(message: str) -> NoReturn:
+    print(message, file=sys.stderr, flush=True)
+    sys.exit(2)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description="A small MCP 2026-07-28 server on snodo_mrtr.")
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--stdio", action="store_true", help="serve newline-delimited JSON-RPC on stdin/stdout")
     mode.add_argument("--http", type=int, metavar="PORT", help="serve Streamable HTTP on 127.0.0.1:PORT/mcp (0 = any free port)")

@@ -6,16 +6,17 @@ port, bounded time). Run by scripts/test-python.sh after pytest and stubtest:
 
 from __future__ import annotations
 
+import base64
 import json
 import os
-import socket
+import re
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 import pytest
 
@@ -32,36 +33,66 @@ def msg(id: Any, method: str, **params: Any) -> Dict[str, Any]:
     return {"jsonrpc": "2.0", "id": id, "method": method, "params": {**params, "_meta": meta}}
 
 
-def preference_flow(send: Any) -> None:
-    """discover, lists, then the preference tool, resource and prompt over two rounds each."""
+def retry(send: Any, method: str, first: Dict[str, Any], answers: Dict[str, Any], **params: Any) -> Dict[str, Any]:
+    """Answers `first` (an input_required result) and returns the next response."""
+    return send(msg(2, method, **params, inputResponses=answers, requestState=first["result"]["requestState"]))[1]
+
+
+def accept(**content: Any) -> Dict[str, Any]:
+    return {"action": "accept", "content": content}
+
+
+def preference_flow(send: Any, keyed: bool = True) -> None:
+    """The contract's lists and flows (interop/CONTRACT.md §3-§6), over any transport."""
     st, disc = send(msg("d", "server/discover"))
     assert st in (200, None) and disc["result"]["supportedVersions"] == ["2026-07-28"]
-    for method, field in (("tools/list", "tools"), ("resources/list", "resources"), ("prompts/list", "prompts")):
+    assert disc["result"]["capabilities"] == {"tools": {}, "resources": {}, "prompts": {}}
+    if keyed:  # Engine.development() (no SNODO_KEYS) takes no server_info
+        assert disc["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "snodo-python-example"
+    for method, field in (("tools/list", "tools"), ("resources/list", "resources"), ("resources/templates/list", "resourceTemplates"),
+                          ("prompts/list", "prompts")):
         st, r = send(msg(1, method))
-        assert st in (200, None) and r["result"][field] and r["result"]["resultType"] == "complete"
-        assert "ttlMs" in r["result"] and "cacheScope" in r["result"]
+        assert st in (200, None) and r["result"]["resultType"] == "complete", r
+        assert r["result"]["ttlMs"] == 0 and r["result"]["cacheScope"] == "private"
     names = [t["name"] for t in send(msg(1, "tools/list"))[1]["result"]["tools"]]
-    assert "preferred_color" in names and "test_input_required_result_elicitation" in names
-    cases = [("tools/call", {"name": "preferred_color", "arguments": {}}, "content"),
-             ("resources/read", {"uri": "prefs://color"}, "contents"),
-             ("prompts/get", {"name": "preferred_color", "arguments": {}}, "messages")]
-    for method, params, field in cases:
+    assert names[:3] == ["preferred_color", "book_table", "test_input_required_result_elicitation"]
+    assert names[-1] == "test_trigger_prompt_change" and len(names) == 15
+    # The preference flow: one question `color`, then the exact texts.
+    finals = [("tools/call", {"name": "preferred_color", "arguments": {}},
+               {"content": [{"type": "text", "text": "Your preferred color is green."}]}),
+              ("resources/read", {"uri": "prefs://color"},
+               {"contents": [{"uri": "prefs://color", "mimeType": "text/plain", "text": "green"}], "ttlMs": 0, "cacheScope": "private"}),
+              ("prompts/get", {"name": "preferred_color", "arguments": {}},
+               {"description": "A poem about your preferred color",
+                "messages": [{"role": "user", "content": {"type": "text", "text": "Write a short poem about the color green."}}]})]
+    for method, params, want in finals:
         st, r1 = send(msg(0, method, **params))
-        res = r1["result"]
-        assert st in (200, None) and res["resultType"] == "input_required", r1
-        (key, ask), = res["inputRequests"].items()
-        assert ask["method"] == "elicitation/create"
-        reply = {key: {"action": "accept", "content": {"color": "green"}}}
-        st, r2 = send(msg(1, method, **params, inputResponses=reply, requestState=res["requestState"]))
-        final = r2["result"]
-        assert st in (200, None) and final["resultType"] == "complete" and final[field], r2
-        assert "green" in json.dumps(final)
-        if method == "resources/read":
-            assert final["ttlMs"] == 0 and final["cacheScope"] == "private"
+        assert st in (200, None) and r1["result"]["resultType"] == "input_required", r1
+        assert list(r1["result"]["inputRequests"]) == ["color"]
+        assert r1["result"]["inputRequests"]["color"]["method"] == "elicitation/create"
+        r2 = retry(send, method, r1, {"color": accept(color="green")}, **params)
+        final = {k: v for k, v in r2["result"].items() if k not in ("_meta", "resultType")}
+        assert r2["result"]["resultType"] == "complete" and final == want, r2
         # Tampered state: a JSON-RPC error, never a result.
-        st, r3 = send(msg(2, method, **params, inputResponses=reply, requestState=res["requestState"] + "-TAMPERED"))
-        assert r3["error"]["code"] == -32602
-    # -32021 with HTTP 400 when sampling is not declared.
+        st, r3 = send(msg(2, method, **params, inputResponses={"color": accept(color="green")},
+                          requestState=r1["result"]["requestState"] + "x"))
+        assert r3["error"]["code"] == -32602 and r3["error"]["message"] == "Invalid or expired requestState"
+        assert r3["error"]["data"]["reason"] in ("malformed", "signature")
+    tool = {"name": "preferred_color", "arguments": {}}
+    r1 = send(msg(0, "tools/call", **tool))[1]
+    assert retry(send, "tools/call", r1, {"color": {"action": "decline"}}, **tool)["result"]["content"][0]["text"] \
+        == "You declined to choose a color."
+    r = retry(send, "tools/call", r1, {"color": {"action": "cancel"}}, **tool)["result"]
+    assert r["isError"] is True and r["content"][0]["text"] == "You cancelled the color question."
+    # book_table: an invalid guests answer is asked again alone; the accepted date is kept in state.
+    book = {"name": "book_table", "arguments": {}}
+    r1 = send(msg(0, "tools/call", **book))[1]
+    assert list(r1["result"]["inputRequests"]) == ["date", "guests"]
+    r2 = retry(send, "tools/call", r1, {"date": accept(date="2026-09-01"), "guests": accept(guests=12)}, **book)
+    assert list(r2["result"]["inputRequests"]) == ["guests"], r2
+    r3 = retry(send, "tools/call", r2, {"guests": accept(guests=4)}, **book)
+    assert r3["result"]["content"][0]["text"] == "Booked a table for 4 on 2026-09-01."
+    # -32021 when a required question's capability is not declared.
     nosampling = dict(META, **{"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}})
     st, r = send(msg(5, "tools/call", name="test_missing_capability", arguments={}, _meta=nosampling))
     assert r["error"]["code"] == -32021 and r["error"]["data"] == {"requiredCapabilities": {"sampling": {}}}
@@ -69,24 +100,23 @@ def preference_flow(send: Any) -> None:
     # Capability check: only what the client can receive.
     st, r = send(msg(6, "tools/call", name="test_input_required_result_capabilities", arguments={},
                      _meta=dict(META, **{"io.modelcontextprotocol/clientCapabilities": {"sampling": {}}})))
-    reqs = r["result"]["inputRequests"]
-    assert reqs and all(q["method"] != "elicitation/create" for q in reqs.values())
+    assert list(r["result"]["inputRequests"]) == ["greeting"]
     # Multi-round: three legs, each state different.
     params = {"name": "test_input_required_result_multi_round", "arguments": {}}
-    st, a = send(msg(7, "tools/call", **params))
-    st, b = send(msg(8, "tools/call", **params, requestState=a["result"]["requestState"],
-                     inputResponses={"user_name": {"action": "accept", "content": {"name": "Alice"}}}))
-    assert b["result"]["resultType"] == "input_required" and b["result"]["requestState"] != a["result"]["requestState"]
-    st, c = send(msg(9, "tools/call", **params, requestState=b["result"]["requestState"],
-                     inputResponses={"confirm": {"action": "accept", "content": {"ok": True}}}))
-    assert c["result"]["resultType"] == "complete" and "Alice" in c["result"]["content"][0]["text"]
-    # Unknown method: -32601 (HTTP 404).
-    st, r = send(msg(10, "ping"))
-    assert r["error"]["code"] == -32601 and st in (404, None)
+    a = send(msg(7, "tools/call", **params))[1]
+    b = retry(send, "tools/call", a, {"step1": accept(name="Alice")}, **params)
+    assert list(b["result"]["inputRequests"]) == ["step2"] and b["result"]["requestState"] != a["result"]["requestState"]
+    c = retry(send, "tools/call", b, {"step2": accept(color="red")}, **params)
+    assert c["result"]["content"][0]["text"] == "Done after 3 rounds, Alice likes red."
+    # Unknown method (initialize is gone in 2026-07-28): -32601, HTTP 404; unknown tool: -32602.
+    st, r = send(msg(10, "initialize"))
+    assert r["error"] == {"code": -32601, "message": "Method not found: initialize"} and st in (404, None)
+    st, r = send(msg(11, "tools/call", name="nope", arguments={}))
+    assert r["error"] == {"code": -32602, "message": "Unknown tool: nope"}
 
 
 def test_stdio() -> None:
-    lines = []
+    lines: list[str] = []
     env = dict(os.environ, SNODO_KEYS=KEYS)
     proc = subprocess.Popen([sys.executable, str(SERVER), "--stdio"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env, text=True)
@@ -105,7 +135,7 @@ def test_stdio() -> None:
     try:
         # A notification gets no answer: the next line answers the next request.
         assert proc.stdin
-        proc.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        proc.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n\n')  # and a blank line
         preference_flow(live)
     finally:
         proc.stdin.close()
@@ -114,57 +144,103 @@ def test_stdio() -> None:
     assert proc.stderr and "SNODO_KEYS" not in proc.stderr.read()
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_http() -> None:
-    port = free_port()
     env = dict(os.environ)
     env.pop("SNODO_KEYS", None)  # exercises the random-key fallback and its warning
-    proc = subprocess.Popen([sys.executable, str(SERVER), "--http", str(port)], stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen([sys.executable, str(SERVER), "--http", "0"], stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, env=env, text=True)
-    url = f"http://127.0.0.1:{port}/mcp"
     try:
         assert proc.stderr
         warning = proc.stderr.readline()
         assert "warning" in warning and "SNODO_KEYS" in warning
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1):
-                    break
-            except OSError:
-                assert time.monotonic() < deadline, "server did not start"
-                time.sleep(0.05)
+        m = re.fullmatch(r"listening on (http://127\.0\.0\.1:\d+/mcp)\n", proc.stderr.readline())
+        assert m, "no listening line"
+        url = m.group(1)
 
-        def send(m: Any) -> Tuple[int, Any]:
-            body = m if isinstance(m, bytes) else json.dumps(m).encode()
-            req = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"})
+        def post(body: Any, headers: Dict[str, str], path: str = "/mcp", method: str = "POST") -> Tuple[int, Any, Any]:
+            data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
+            req = urllib.request.Request(url.replace("/mcp", path), data=data, method=method,
+                                         headers={"Content-Type": "application/json", **headers})
             try:
                 with urllib.request.urlopen(req, timeout=10) as r:
-                    data = r.read()
-                    return r.status, json.loads(data) if data else None
+                    raw = r.read()
+                    return r.status, r.headers, json.loads(raw) if raw else None
             except urllib.error.HTTPError as e:
-                data = e.read()
-                return e.code, json.loads(data) if data else None
+                raw = e.read()
+                return e.code, e.headers, json.loads(raw) if raw else None
 
-        preference_flow(send)
-        assert send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}') == (202, None)
-        status, body = send(b"{oops")
+        def headers_for(m: Dict[str, Any]) -> Dict[str, str]:
+            """The request-metadata headers a 2026-07-28 client sends."""
+            h = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": m["method"]}
+            name = m["params"].get("uri") if m["method"] == "resources/read" else m["params"].get("name")
+            if name is not None:
+                h["Mcp-Name"] = name
+            return h
+
+        def send(m: Dict[str, Any], bearer: Optional[str] = None) -> Tuple[int, Any]:
+            auth = {"Authorization": f"Bearer {bearer}"} if bearer else {}
+            status, _, body = post(m, {**headers_for(m), **auth})
+            return status, body
+
+        preference_flow(send, keyed=False)
+        # Header checks (before begin): -32020, HTTP 400, the body's id.
+        tl = msg(7, "tools/list")
+        assert post(tl, {"Mcp-Method": "tools/list"})[::2] == (400, {"jsonrpc": "2.0", "id": 7, "error": {
+            "code": -32020, "message": "Header mismatch: MCP-Protocol-Version header missing"}})
+        assert post(tl, {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call"})[2]["error"]["code"] == -32020
+        tc = msg("x", "tools/call", name="preferred_color", arguments={})
+        status, _, body = post(tc, {**headers_for(tc), "Mcp-Name": "other"})
+        assert status == 400 and body["id"] == "x" and body["error"]["code"] == -32020
+        b64 = "=?base64?" + base64.b64encode(b"preferred_color").decode() + "?="
+        assert post(tc, {**headers_for(tc), "Mcp-Name": b64})[0] == 200
+        # Principal from the bearer token: a retry under another one is refused.
+        st, r1 = send(tc, bearer="alice")
+        answered = msg(2, "tools/call", name="preferred_color", arguments={}, requestState=r1["result"]["requestState"],
+                       inputResponses={"color": {"action": "accept", "content": {"color": "red"}}})
+        st, r = send(answered, bearer="bob")
+        assert st == 200 and r["error"]["code"] == -32602 and r["error"]["data"]["reason"] == "principal"
+        st, r = send(answered, bearer="alice")
+        assert st == 200 and r["result"]["content"][0]["text"] == "Your preferred color is red."
+        # Plain HTTP rules.
+        assert post(b'{"jsonrpc":"2.0","method":"notifications/initialized"}', {})[::2] == (202, None)
+        status, _, body = post(b"{oops", {})
         assert status == 400 and body["error"]["code"] == -32700
-        status, body = send(msg(1, "tools/list", _meta={}))
+        status, _, body = post(msg(1, "tools/list", _meta={}), {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"})
         assert status == 400 and body["error"]["code"] == -32602
+        status, headers, body = post(None, {}, method="GET")
+        assert (status, headers["Allow"], body) == (405, "POST", None)
+        assert post(None, {}, method="DELETE")[0] == 405
+        assert post(b"{}", {}, path="/other")[::2] == (404, None)
+        assert post(b" " * (4 * 1024 * 1024 + 1), {})[0] == 413
     finally:
         proc.terminate()
         proc.wait(timeout=10)
 
 
-@pytest.mark.parametrize("spec", ["k1:zz", "nocolon", "k1:" + "00" * 8])
-def test_bad_keys_exit_cleanly(spec: str) -> None:
+@pytest.mark.parametrize("spec", ["k1:zz", "nocolon", "k1:" + "00" * 8, "k1:" + "11" * 32 + ",k1:" + "22" * 32])
+def test_bad_keys_exit_2(spec: str) -> None:
     env = dict(os.environ, SNODO_KEYS=spec)
     r = subprocess.run([sys.executable, str(SERVER), "--stdio"], input="", capture_output=True, text=True, env=env, timeout=30)
-    assert r.returncode != 0 and "SNODO_KEYS" in r.stderr
-    assert "00" * 8 not in r.stderr
+    assert r.returncode == 2 and "SNODO_KEYS" in r.stderr and r.stdout == ""
+    assert "00" * 8 not in r.stderr and "11" * 32 not in r.stderr  # secrets never echoed
+
+
+def test_keys_hex_and_base64_agree() -> None:
+    """The same secret spelled in hex, base64 and unpadded url-safe base64 verifies the same token."""
+    secret = bytes(range(250, 256)) + bytes(range(26))
+    spellings = [secret.hex(), base64.b64encode(secret).decode(), base64.urlsafe_b64encode(secret).decode().rstrip("=")]
+    first = msg(1, "tools/call", name="preferred_color", arguments={})
+    token = None
+    for spelling in spellings:
+        env = dict(os.environ, SNODO_KEYS="k1:" + spelling)
+        line = json.dumps(first) if token is None else json.dumps(msg(
+            2, "tools/call", name="preferred_color", arguments={}, requestState=token,
+            inputResponses={"color": {"action": "accept", "content": {"color": "blue"}}}))
+        r = subprocess.run([sys.executable, str(SERVER), "--stdio"], input=line + "\n", capture_output=True, text=True,
+                           env=env, timeout=30)
+        assert r.returncode == 0, r.stderr
+        result = json.loads(r.stdout)["result"]
+        if token is None:
+            token = result["requestState"]
+        else:
+            assert result["content"][0]["text"] == "Your preferred color is blue."
