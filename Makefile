@@ -1,12 +1,14 @@
 # snodo: the two commands are `make demo` and `make test`.
 SHELL := /bin/bash
 
-.PHONY: demo test test-rust test-c test-python test-node install bench fmt fuzz
+.PHONY: demo test test-rust test-c test-python test-node test-interop install bench fmt fuzz
 
+# The official TypeScript MCP client drives an example server built on snodo
+# through the preference workflow, printing every round.
 demo:
-	cargo run --quiet --locked -p snodo --example demo
+	bash scripts/demo.sh
 
-test: test-rust test-c test-python test-node
+test: test-rust test-c test-python test-node test-interop
 
 test-rust:
 	bash scripts/test-rust.sh
@@ -19,6 +21,9 @@ test-python:
 
 test-node:
 	bash scripts/test-node.sh
+
+test-interop:
+	bash scripts/test-interop.sh
 
 # make install PREFIX=/usr/local: libsnodo (.so, .a), include/snodo.h, snodo.pc
 PREFIX ?= /usr/local

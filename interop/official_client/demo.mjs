@@ -1,0 +1,105 @@
+// `make demo`: the official MCP TypeScript client walks through the
+// preference workflow against a snodo example server over stdio, printing
+// every message on the wire so a newcomer can follow the multi round-trip
+// request (MRTR) exchange of protocol revision 2026-07-28.
+//
+//   node interop/official_client/demo.mjs [--server node|python]
+import { parseArgs } from 'node:util';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { stdioParams } from '../lib/servers.mjs';
+
+const { values: opts } = parseArgs({ options: { server: { type: 'string', default: 'node' } } });
+const bold = (s) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
+const show = (v) => JSON.stringify(v);
+const short = (s) => (s.length > 48 ? `${s.slice(0, 24)}…${s.slice(-16)} (${s.length} chars)` : s);
+
+function params(p) {
+  const { _meta, ...rest } = p ?? {};
+  if (typeof rest.requestState === 'string') rest.requestState = short(rest.requestState);
+  return rest;
+}
+
+let round = 0;
+let answer = { action: 'accept', content: { color: 'green' } };
+function log(dir, msg) {
+  if (dir === 'out' && msg.method) {
+    round += 1;
+    const retry = msg.params?.requestState !== undefined;
+    console.log(bold(`\nRound ${round}: the client sends ${msg.method}${retry ? ' again, with the answers and the echoed requestState' : ''}`));
+    console.log(`  → ${show(params(msg.params))}`);
+  } else if (dir === 'in' && msg.result?.resultType === 'input_required') {
+    const r = msg.result;
+    console.log('  ← input_required: the server needs something from the user before it can answer');
+    for (const [key, req] of Object.entries(r.inputRequests ?? {})) {
+      console.log(`      question ${JSON.stringify(key)}: ${req.method} ${show(req.params)}`);
+    }
+    console.log(`      requestState: ${short(r.requestState)}`);
+    console.log('      (sealed by snodo: HMAC-signed, bound to this request, this user and these questions;');
+    console.log('       the server keeps nothing between rounds)');
+  } else if (dir === 'in' && msg.result) {
+    const { _meta, ...result } = msg.result;
+    console.log(`  ← complete: ${show(result)}`);
+  } else if (dir === 'in' && msg.error) {
+    console.log(`  ← error: ${show(msg.error)}`);
+  }
+}
+
+async function connect() {
+  const client = new Client({ name: 'snodo-demo', version: '0.0.0' }, {
+    capabilities: { elicitation: { form: {} } },
+    versionNegotiation: { mode: { pin: '2026-07-28' } },
+  });
+  client.setRequestHandler('elicitation/create', async (req) => {
+    console.log(`  The user sees "${req.params.message}" and answers: ${JSON.stringify(answer)}`);
+    return answer;
+  });
+  const transport = new StdioClientTransport(stdioParams(opts.server));
+  await client.connect(transport);
+  const onmessage = transport.onmessage;
+  transport.onmessage = (msg, extra) => { log('in', msg); onmessage(msg, extra); };
+  const send = transport.send.bind(transport);
+  transport.send = (msg, o) => { log('out', msg); return send(msg, o); };
+  return client;
+}
+
+console.log(bold(`snodo demo: the official MCP TypeScript client (@modelcontextprotocol/client) and the ${opts.server} example server, over stdio, protocol 2026-07-28`));
+const client = await connect();
+
+console.log(bold('\n━━ 1. A tool that needs the user\'s preference: tools/call preferred_color'));
+const tool = await client.callTool({ name: 'preferred_color', arguments: {} });
+console.log(`\nThe application gets: ${JSON.stringify(tool.content[0].text)}`);
+
+console.log(bold('\n━━ 2. The same question from a resource: resources/read prefs://color'));
+round = 0;
+answer = { action: 'accept', content: { color: 'blue' } };
+const res = await client.readResource({ uri: 'prefs://color' });
+console.log(`\nThe application gets: ${JSON.stringify(res.contents[0].text)}`);
+
+console.log(bold('\n━━ 3. …and from a prompt: prompts/get preferred_color'));
+round = 0;
+answer = { action: 'accept', content: { color: 'red' } };
+const prompt = await client.getPrompt({ name: 'preferred_color' });
+console.log(`\nThe application gets: ${JSON.stringify(prompt.messages[0].content.text)}`);
+
+console.log(bold('\n━━ 4. The user declines'));
+round = 0;
+answer = { action: 'decline' };
+const declined = await client.callTool({ name: 'preferred_color', arguments: {} });
+console.log(`\nThe application gets: ${JSON.stringify(declined.content[0].text)}`);
+
+console.log(bold('\n━━ 5. A tampered requestState is refused (the client retries by hand here)'));
+round = 0;
+const r1 = await client.request({ method: 'tools/call', params: { name: 'preferred_color', arguments: {} } }, { allowInputRequired: true });
+try {
+  await client.request({
+    method: 'tools/call',
+    params: { name: 'preferred_color', arguments: {}, inputResponses: { color: { action: 'accept', content: { color: 'red' } } }, requestState: `${r1.requestState}x` },
+  }, { allowInputRequired: true });
+  console.log('\nunexpected: the tampered state was accepted');
+  process.exitCode = 1;
+} catch (e) {
+  console.log(`\nThe application gets error ${e.code}: ${e.message} ${JSON.stringify(e.data)}`);
+}
+await client.close();
+console.log(bold('\nDone. Run `make test` for the full interop suites (both official clients and the conformance suite).'));

@@ -1,0 +1,136 @@
+"""Fixtures for driving a snodo example server with the official Python client.
+
+Options: ``--server python|node`` and ``--transport stdio|http``. The Python
+example server runs on the interpreter named by ``SNODO_INTEROP_PYTHON`` (the
+one with the snodo-mrtr wheel installed); the Node one on ``node``.
+
+The session writes ``target/interop/python_client-<server>-<transport>.json``:
+every test's outcome and the counts, so a silently skipped run cannot pass.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Optional
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+# Fixed throwaway test keys (32 bytes, hex); the same as interop/lib/servers.mjs.
+KEY_A = "k1:" + "11" * 32
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--server", choices=["python", "node"], required=True)
+    parser.addoption("--transport", choices=["stdio", "http"], required=True)
+
+
+def server_command(server: str, mode: List[str]) -> List[str]:
+    if server == "python":
+        python = os.environ.get("SNODO_INTEROP_PYTHON", sys.executable)
+        return [python, str(ROOT / "bindings-python/examples/server.py"), *mode]
+    return [os.environ.get("SNODO_INTEROP_NODE", "node"), str(ROOT / "bindings-node/examples/server.mjs"), *mode]
+
+
+class HttpServer:
+    """An example server on 127.0.0.1 with a free port."""
+
+    def __init__(self, server: str, keys: str) -> None:
+        env = dict(os.environ, SNODO_KEYS=keys)
+        self.proc = subprocess.Popen(
+            server_command(server, ["--http", "0"]), cwd=ROOT, env=env,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        )
+        self.log: List[str] = []
+        self.url: Optional[str] = None
+        ready = threading.Event()
+
+        def pump() -> None:
+            assert self.proc.stderr is not None
+            for line in self.proc.stderr:
+                self.log.append(line)
+                m = re.search(r"listening on (http://127\.0\.0\.1:\d+/mcp)", line)
+                if m and self.url is None:
+                    self.url = m.group(1)
+                    ready.set()
+            ready.set()
+
+        threading.Thread(target=pump, daemon=True).start()
+        if not ready.wait(20) or self.url is None:
+            self.stop()
+            raise RuntimeError(f"{server} server did not start:\n{''.join(self.log)}")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+@pytest.fixture(scope="session")
+def target(request: pytest.FixtureRequest) -> Iterator[Dict[str, Any]]:
+    """What the client connects to: ``{"server", "transport", "connect"}``.
+
+    ``connect`` is a URL string (HTTP) or ``StdioServerParameters`` (stdio),
+    exactly what ``mcp.Client`` accepts.
+    """
+    from mcp.client.stdio import StdioServerParameters
+
+    server = request.config.getoption("--server")
+    transport = request.config.getoption("--transport")
+    if transport == "http":
+        http = HttpServer(server, KEY_A)
+        try:
+            yield {"server": server, "transport": transport, "connect": http.url}
+        finally:
+            http.stop()
+    else:
+        cmd = server_command(server, ["--stdio"])
+        params = StdioServerParameters(
+            command=cmd[0], args=cmd[1:], cwd=str(ROOT),
+            env={"PATH": os.environ.get("PATH", ""), "SNODO_KEYS": KEY_A},
+        )
+        yield {"server": server, "transport": transport, "connect": params}
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+# --- the machine-readable summary ---
+
+_results: Dict[str, Dict[str, Any]] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    name = report.nodeid.split("::", 1)[-1]
+    if report.when == "call" or report.outcome != "passed":
+        entry: Dict[str, Any] = {"status": "pass" if report.outcome == "passed" else "fail"}
+        if report.outcome != "passed":
+            # A skip is not a pass: it counts as a failure in the summary.
+            entry["phase"] = report.when
+            entry["error"] = str(report.longrepr)[-2000:]
+        if _results.get(name, {}).get("status") != "fail":
+            _results[name] = entry
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    server = session.config.getoption("--server")
+    transport = session.config.getoption("--transport")
+    passed = sum(1 for r in _results.values() if r["status"] == "pass")
+    summary = {
+        "suite": "python_client", "server": server, "transport": transport,
+        "passed": passed, "failed": len(_results) - passed, "total": len(_results), "results": _results,
+    }
+    out = ROOT / "target" / "interop" / f"python_client-{server}-{transport}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(summary, indent=2) + "\n")

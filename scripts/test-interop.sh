@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Interop (issue 7): the official MCP TypeScript client, the official Python
+# client and the official conformance suite against both snodo example
+# servers (bindings-python/examples/server.py, bindings-node/examples/server.mjs).
+#
+# Every suite writes target/interop/<suite>-<server>-<transport>.json; this
+# script fails when any expected summary is missing, empty, or records a
+# failure, so a suite that silently did not run can never pass.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TERM_COLOR=never
+# shellcheck source=../interop/setup.sh
+source interop/setup.sh
+
+OUT=target/interop
+mkdir -p "$OUT"
+rm -f "$OUT"/*.json  # only this run's summaries count
+
+interop_setup_node_server
+interop_setup_python_server
+interop_setup_npm official_client
+interop_setup_npm conformance
+
+status=0
+run() {
+  echo "-- $*"
+  "$@" || status=1
+}
+for server in python node; do
+  for transport in stdio http; do
+    interop_log "official TypeScript client: $server server over $transport"
+    run node interop/official_client/run.mjs --server "$server" --transport "$transport"
+    interop_log "official Python client: $server server over $transport"
+    run "$SNODO_INTEROP_PYTHON" -m pytest -q -p no:cacheprovider interop/python_client \
+      --server "$server" --transport "$transport"
+  done
+  interop_log "conformance suite: $server server over http"
+  run node interop/conformance/run.mjs --server "$server"
+done
+
+interop_log "summaries"
+"$SNODO_INTEROP_PYTHON" - "$OUT" <<'EOF' || status=1
+import json, sys
+from pathlib import Path
+
+out = Path(sys.argv[1])
+expected = [f"{suite}-{server}-{transport}.json"
+            for server in ("python", "node")
+            for suite, transports in (("official_client", ("stdio", "http")),
+                                      ("python_client", ("stdio", "http")),
+                                      ("conformance", ("http",)))
+            for transport in transports]
+bad = 0
+for name in expected:
+    path = out / name
+    try:
+        data = json.loads(path.read_text())
+        results = data["results"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print(f"FAIL {name}: missing or unreadable ({e})")
+        bad += 1
+        continue
+    failed = sorted(k for k, v in results.items() if v.get("status") != "pass")
+    if not results or failed or data.get("failed") != 0 or data.get("total") != len(results):
+        print(f"FAIL {name}: {len(results)} results, failed: {', '.join(failed) or 'none listed'}")
+        bad += 1
+        continue
+    notes = []
+    warnings = sum(v.get("warning", 0) for v in results.values())
+    skipped = sum(v.get("skipped", 0) for v in results.values())
+    if warnings:
+        notes.append(f"{warnings} warning checks")
+    if skipped:
+        notes.append(f"{skipped} skipped checks")
+    extra = f" ({', '.join(notes)})" if notes else ""
+    print(f"ok   {name}: {len(results)} passed{extra}")
+print(f"{len(expected) - bad} of {len(expected)} summaries green")
+sys.exit(1 if bad else 0)
+EOF
+
+exit "$status"
