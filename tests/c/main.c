@@ -6,6 +6,9 @@
 #include "check.h"
 
 int g_case_failures;
+
+/* tests/c/secrets.c: key bytes and principal never leak (issue 9). */
+void run_secret_tests(void);
 static int g_passed, g_failed;
 
 void case_begin(void) { g_case_failures = 0; }
@@ -50,6 +53,7 @@ int main(int argc, char **argv) {
     run_vectors(argv[1]);
     run_api_tests();
     run_thread_tests();
+    run_secret_tests();
     printf("%d passed, %d failed\n", g_passed, g_failed);
     return g_failed == 0 && g_passed > 0 ? 0 : 1;
 }
