@@ -323,13 +323,13 @@ impl Engine {
         let binding = binding_of(env, binding)?;
         match self.inner.open(&token, &principal, &binding) {
             Ok(o) => Ok(Opened {
+                state: json::to_js(env, o.state().as_ref().unwrap_or(&Value::Null))?,
                 key_id: o.key_id,
                 issued_at: i64_of(o.issued_at),
                 expires_at: i64_of(o.expires_at),
                 flow_start: i64_of(o.flow_start),
                 round: o.round,
                 question_keys: o.questions.keys().cloned().collect(),
-                state: json::to_js(env, o.state.as_ref().unwrap_or(&Value::Null))?,
             }),
             Err(e) => Err(crate::error::token(env, e.reason.name())),
         }

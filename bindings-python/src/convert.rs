@@ -150,8 +150,13 @@ fn to_value_at(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
         if !f.is_finite() {
             return Err(raise(py, ErrorCode::Json, format!("{f} is not a JSON number")));
         }
-        let text: String =
-            py.get_type::<PyFloat>().getattr(intern!(py, "__repr__"))?.call1((obj,))?.extract()?;
+        // An exact float's repr() is float.__repr__ (one C call); only a
+        // subclass, which may override __repr__, needs the explicit lookup.
+        let text: String = if obj.is_exact_instance_of::<PyFloat>() {
+            obj.repr()?.to_cow()?.into_owned()
+        } else {
+            py.get_type::<PyFloat>().getattr(intern!(py, "__repr__"))?.call1((obj,))?.extract()?
+        };
         return number(py, &text);
     }
     if let Ok(raw) = obj.cast::<RawJson>() {

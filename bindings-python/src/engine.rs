@@ -494,7 +494,7 @@ impl Opened {
     }
     #[getter]
     fn state<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        self.inner.state.as_ref().map(|s| to_py(py, s)).transpose()
+        self.inner.state().as_ref().map(|s| to_py(py, s)).transpose()
     }
     /// Every field above, by its snake_case name.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {

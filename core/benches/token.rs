@@ -1,58 +1,166 @@
-//! Seal and open beside the floor: a bare HMAC-SHA256 + base64url of the same
-//! bytes. Run with `make bench`.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+//! The core's costs beside the floor (a bare HMAC-SHA256 + base64url of the
+//! same bytes): `seal`, `open`, `begin`, `decide` and a full three-round
+//! flow, for 256 B and 4 KiB of application state and for a 32 KiB
+//! `arguments` object. The payloads are the files in `benches/payloads/`,
+//! shared with the Python, Node and C benches so every language measures the
+//! same bytes. Run with `make bench` (scripts/bench.sh), which also prints
+//! the table; `cargo bench -p snodo` runs this part alone.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
 use hmac::{Hmac, KeyInit, Mac};
 use serde_json::{Value, json};
 use sha2::Sha256;
-use snodo::{Config, Engine, Key, Principal, SealInput, binding_digest};
+use snodo::{Answer, Begin, Call, Config, Engine, Key, Outcome, Principal, SealInput};
 use std::hint::black_box;
 
-fn state_of(bytes: usize) -> Value {
-    // A realistic state: an object of short strings, about `bytes` long.
-    let n = bytes / 32;
-    Value::Object((0..n).map(|i| (format!("field_{i:04}"), json!(format!("value-{i:012}")))).collect())
+const NOW: u64 = 1_800_000_000;
+const STATE_256: &str = include_str!("payloads/state-256.json");
+const STATE_4096: &str = include_str!("payloads/state-4096.json");
+const ARGS_32K: &str = include_str!("payloads/args-32768.json");
+/// The arguments of a typical `tools/call` (the same as in the other benches).
+const ARGS_SMALL: &str = r#"{"query":"flights to LIS","limit":10}"#;
+
+/// One benchmark case: the application state carried between rounds and the
+/// tool's arguments. `floor_bytes` is what the floor signs: the state for
+/// the state cases, the arguments for the arguments case.
+struct Case {
+    name: &'static str,
+    state: &'static str,
+    args: &'static str,
+    floor_bytes: &'static str,
+}
+
+const CASES: [Case; 3] = [
+    Case { name: "state_256", state: STATE_256, args: ARGS_SMALL, floor_bytes: STATE_256 },
+    Case { name: "state_4096", state: STATE_4096, args: ARGS_SMALL, floor_bytes: STATE_4096 },
+    Case { name: "args_32768", state: STATE_256, args: ARGS_32K, floor_bytes: ARGS_32K },
+];
+
+fn parse(text: &str) -> Value {
+    snodo::json::parse_str(text, 1 << 20).unwrap()
+}
+
+fn question(field: &str) -> Value {
+    snodo::elicit_form(
+        "Which seat?",
+        &json!({"type": "object", "properties": {field: {"type": "string"}}, "required": [field]}),
+    )
+    .unwrap()
+}
+
+/// A `tools/call` request text, optionally a retry carrying `retry`
+/// (`inputResponses` and `requestState`) in its params.
+fn request(args: &str, retry: Option<(&str, &str)>) -> String {
+    let extra = match retry {
+        Some((key, token)) => format!(
+            r#","inputResponses":{{"{key}":{{"action":"accept","content":{{"{key}":"12A"}}}}}},"requestState":"{token}""#
+        ),
+        None => String::new(),
+    };
+    format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"book_flight","arguments":{args}{extra},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{"elicitation":{{"form":{{}}}}}}}}}}}}"#
+    )
+}
+
+fn call_of(engine: &Engine, bytes: &[u8], who: &Principal) -> Call {
+    match engine.begin(bytes, who).unwrap() {
+        Begin::Call(c) => *c,
+        Begin::Respond(r) => panic!("begin refused the bench request: {}", r.to_json()),
+    }
+}
+
+fn token_of(engine: &Engine, call: &Call, outcome: Outcome) -> String {
+    let r = engine.decide(call, outcome);
+    match r.body().pointer("/result/requestState") {
+        Some(Value::String(t)) => t.clone(),
+        _ => panic!("no token in {}", r.to_json()),
+    }
+}
+
+/// The floor: base64url of the bytes, HMAC-SHA256 over that, base64url of the tag.
+fn floor(bytes: &[u8]) -> (String, String) {
+    let body = URL_SAFE_NO_PAD.encode(bytes);
+    let mut m = Hmac::<Sha256>::new_from_slice(&[7; 32]).unwrap();
+    m.update(body.as_bytes());
+    let tag = URL_SAFE_NO_PAD.encode(m.finalize().into_bytes());
+    (body, tag)
 }
 
 fn bench(c: &mut Criterion) {
     let engine =
-        Engine::new(Config::new(vec![Key::new("k1", vec![7; 32]).unwrap()]).with_fixed_time(1_800_000_000))
-            .unwrap();
-    let principal = Principal::User("alice".into());
-    let binding = binding_digest("tools/call", &json!({"name": "t", "arguments": {"a": 1}}));
-    let question = json!({"method": "elicitation/create", "params": {"mode": "form", "message": "m",
-        "requestedSchema": {"type": "object", "properties": {"x": {"type": "string"}}}}});
-    let questions = vec![("x".to_string(), question)];
-    let mut group = c.benchmark_group("token");
-    for size in [256usize, 4096] {
-        let state = state_of(size);
+        Engine::new(Config::new(vec![Key::new("k1", vec![7; 32]).unwrap()]).with_fixed_time(NOW)).unwrap();
+    let who = Principal::User("alice".into());
+    let (q1, q2) = (question("seat"), question("meal"));
+    let mut group = c.benchmark_group("core");
+    for case in &CASES {
+        let state = parse(case.state);
+        let id = |op: &str| BenchmarkId::new(op, case.name);
+        let ask = |q: &Value, key: &str| Outcome::InputRequired {
+            requests: vec![(key.to_owned(), q.clone())],
+            state: Some(state.clone()),
+        };
+        let done = Outcome::Complete(json!({"content": [{"type": "text", "text": "booked"}]}));
+
+        // The three requests of the flow; the clock is fixed, so the tokens
+        // are the same on every iteration and can be made once.
+        let r1 = request(case.args, None);
+        let call1 = call_of(&engine, r1.as_bytes(), &who);
+        let t1 = token_of(&engine, &call1, ask(&q1, "seat"));
+        let r2 = request(case.args, Some(("seat", &t1)));
+        let call2 = call_of(&engine, r2.as_bytes(), &who);
+        let t2 = token_of(&engine, &call2, ask(&q2, "meal"));
+        let r3 = request(case.args, Some(("meal", &t2)));
+
+        let questions = vec![("seat".to_owned(), q1.clone())];
         let input = SealInput {
-            principal: &principal,
-            binding: &binding,
+            principal: &who,
+            binding: &snodo::token::binding_digest_map("tools/call", call1.params()),
             round: 1,
-            flow_start: 1_800_000_000,
+            flow_start: NOW,
             questions: &questions,
             state: Some(&state),
         };
         let token = engine.seal(&input).unwrap();
-        let raw = snodo::json::canonical(&state);
-        group.bench_with_input(BenchmarkId::new("seal", size), &size, |b, _| {
-            b.iter(|| engine.seal(black_box(&input)).unwrap())
+
+        group.bench_function(id("floor"), |b| b.iter(|| floor(black_box(case.floor_bytes.as_bytes()))));
+        group.bench_function(id("seal"), |b| b.iter(|| engine.seal(black_box(&input)).unwrap()));
+        group.bench_function(id("open"), |b| {
+            b.iter(|| engine.open(black_box(&token), &who, input.binding).unwrap())
         });
-        group.bench_with_input(BenchmarkId::new("open", size), &size, |b, _| {
-            b.iter(|| engine.open(black_box(&token), &principal, &binding).unwrap())
+        // begin of a retry: parse, binding digest, open the token.
+        group.bench_function(id("begin"), |b| {
+            b.iter(|| engine.begin(black_box(r2.as_bytes()), &who).unwrap())
         });
-        group.bench_with_input(BenchmarkId::new("floor_hmac_b64", size), &size, |b, _| {
-            b.iter(|| {
-                let body = URL_SAFE_NO_PAD.encode(black_box(&raw));
-                let mut m = Hmac::<Sha256>::new_from_slice(&[7; 32]).unwrap();
-                m.update(body.as_bytes());
-                let tag = URL_SAFE_NO_PAD.encode(m.finalize().into_bytes());
-                black_box((body, tag))
-            })
+        // decide of a first call that asks a question and carries the state
+        // (validation, capability admission, seal); the outcome is built
+        // outside the timing.
+        group.bench_function(id("decide"), |b| {
+            b.iter_batched(
+                || ask(&q1, "seat"),
+                |o| engine.decide(black_box(&call1), o),
+                BatchSize::SmallInput,
+            )
+        });
+        // Three rounds as a server runs them: begin, read the answer, decide.
+        group.bench_function(id("flow3"), |b| {
+            b.iter_batched(
+                || (ask(&q1, "seat"), ask(&q2, "meal"), done.clone()),
+                |(o1, o2, o3)| {
+                    let c1 = call_of(&engine, r1.as_bytes(), &who);
+                    let a1 = engine.decide(&c1, o1);
+                    let c2 = call_of(&engine, r2.as_bytes(), &who);
+                    assert!(matches!(c2.response("seat", &q1), Answer::Accepted(_)));
+                    let a2 = engine.decide(&c2, o2);
+                    let c3 = call_of(&engine, r3.as_bytes(), &who);
+                    assert!(matches!(c3.response("meal", &q2), Answer::Accepted(_)));
+                    let a3 = engine.decide(&c3, o3);
+                    black_box((a1, a2, a3))
+                },
+                BatchSize::SmallInput,
+            )
         });
     }
     group.finish();

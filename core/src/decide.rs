@@ -132,11 +132,7 @@ impl Response {
         if let Some(d) = data {
             err.insert("data".into(), d);
         }
-        Response {
-            body: json!({"jsonrpc": "2.0", "id": id, "error": Value::Object(err)}),
-            http_status,
-            diagnostic: None,
-        }
+        Response { body: envelope(id, "error", Value::Object(err)), http_status, diagnostic: None }
     }
 
     fn internal(id: Value, why: String) -> Response {
@@ -172,6 +168,16 @@ impl Response {
     pub fn is_error(&self) -> bool {
         self.body.get("error").is_some()
     }
+}
+
+/// `{"jsonrpc":"2.0","id":…,<kind>:…}`, built without the `json!` macro's
+/// intermediate values (this is on every response's path).
+fn envelope(id: Value, kind: &str, payload: Value) -> Value {
+    let mut m = Map::new();
+    m.insert("jsonrpc".to_owned(), Value::String("2.0".to_owned()));
+    m.insert("id".to_owned(), id);
+    m.insert(kind.to_owned(), payload);
+    Value::Object(m)
 }
 
 /// Codes in the range the MCP spec reserves (-32099..=-32000) that it

@@ -7,6 +7,8 @@
 //! and on the three MRTR methods in the 2026-07-28 dialect the retry envelope
 //! (`inputResponses`, `requestState`) and the token.
 
+use std::sync::OnceLock;
+
 use serde_json::{Map, Value, json};
 
 use crate::answer::Answer;
@@ -49,6 +51,9 @@ pub struct Call {
     pub(crate) flow_start: u64,
     pub(crate) binding: [u8; 32],
     pub(crate) opened: Option<Opened>,
+    /// The token's state, parsed on first read (parsing costs more than
+    /// opening the token, and many handlers never read it).
+    pub(crate) state_cache: OnceLock<Option<Value>>,
     pub(crate) responses: Map<String, Value>,
 }
 
@@ -114,7 +119,7 @@ impl Call {
     }
     /// The application state carried by the token, if any.
     pub fn state(&self) -> Option<&Value> {
-        self.opened.as_ref().and_then(|o| o.state.as_ref())
+        self.state_cache.get_or_init(|| self.opened.as_ref().and_then(Opened::state)).as_ref()
     }
     /// The keys asked in the previous round (empty on round 1).
     pub fn asked_keys(&self) -> Vec<&str> {
@@ -327,6 +332,7 @@ pub(crate) fn begin_value(engine: &Engine, value: Value, principal: &Principal) 
         flow_start: engine.now(),
         binding: [0; 32],
         opened: None,
+        state_cache: OnceLock::new(),
         responses: Map::new(),
     };
     let now = call.flow_start;

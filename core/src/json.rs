@@ -140,13 +140,17 @@ impl<'de> Visitor<'de> for Strict<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let Some(first) = map.next_key::<String>()? else {
-            return Ok(Value::Object(Map::new()));
+        // The first key is read through `FirstKey` so that a number (which
+        // serde_json hands over as a one-entry map under NUMBER_TOKEN) costs
+        // no allocation for the marker key.
+        let first = match map.next_key_seed(FirstKey)? {
+            None => return Ok(Value::Object(Map::new())),
+            Some(Key::Number) => {
+                let text: String = map.next_value()?;
+                return number_from_text(text).map(Value::Number).map_err(de::Error::custom);
+            }
+            Some(Key::Name(k)) => k,
         };
-        if first == NUMBER_TOKEN {
-            let text: String = map.next_value()?;
-            return text.parse::<Number>().map(Value::Number).map_err(|e| de::Error::custom(e.to_string()));
-        }
         if self.depth >= MAX_DEPTH {
             return Err(self.fail(JsonError::TooDeep));
         }
@@ -164,6 +168,77 @@ impl<'de> Visitor<'de> for Strict<'_> {
     }
 }
 
+/// The first key of a map: serde_json's number marker or a real key.
+enum Key {
+    Number,
+    Name(String),
+}
+
+struct FirstKey;
+
+impl<'de> DeserializeSeed<'de> for FirstKey {
+    type Value = Key;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Key, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FirstKey {
+    type Value = Key;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object key")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Key, E> {
+        Ok(if v == NUMBER_TOKEN { Key::Number } else { Key::Name(v.to_owned()) })
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Key, E> {
+        Ok(if v == NUMBER_TOKEN { Key::Number } else { Key::Name(v) })
+    }
+}
+
+/// A `Number` from the lexical text serde_json already validated. Plain
+/// integers are by far the most common numbers; for them `Number::from`
+/// builds the same text without a second parse. The result is used only if
+/// its text is exactly the input (so `-0` and anything unusual take the
+/// general path), which keeps every spelling byte for byte.
+fn number_from_text(text: String) -> Result<Number, String> {
+    let fast = if text.starts_with('-') {
+        text.parse::<i64>().ok().map(Number::from)
+    } else {
+        text.parse::<u64>().ok().map(Number::from)
+    };
+    match fast {
+        Some(n) if n.as_str() == text => Ok(n),
+        _ => text.parse::<Number>().map_err(|e| e.to_string()),
+    }
+}
+
+/// Whether `value` nests arrays and objects deeper than `max` levels (a
+/// top-level array or object is level 1). Iterative, so it is safe on a
+/// value of any depth, unlike the recursive writers below, which callers
+/// guard with it.
+pub fn deeper_than(value: &Value, max: usize) -> bool {
+    fn push<'a>(stack: &mut Vec<(&'a Value, usize)>, v: &'a Value, level: usize) {
+        // Only containers go on the stack, with their own level.
+        if v.is_array() || v.is_object() {
+            stack.push((v, level));
+        }
+    }
+    let mut stack = Vec::new();
+    push(&mut stack, value, 1);
+    while let Some((v, level)) = stack.pop() {
+        if level > max {
+            return true;
+        }
+        match v {
+            Value::Array(items) => items.iter().for_each(|c| push(&mut stack, c, level + 1)),
+            Value::Object(map) => map.values().for_each(|c| push(&mut stack, c, level + 1)),
+            _ => {}
+        }
+    }
+    false
+}
+
 /// Something canonical bytes can be written into (a buffer or a hash).
 pub trait Sink {
     /// Appends `bytes`.
@@ -179,6 +254,45 @@ impl Sink for Vec<u8> {
 impl Sink for Sha256 {
     fn put(&mut self, bytes: &[u8]) {
         self.update(bytes);
+    }
+}
+
+/// A SHA-256 sink that gathers the many small pieces of the canonical form
+/// (punctuation, keys, short values) into one buffer and hashes them in
+/// large updates: each `Sha256::update` call has a fixed cost that
+/// dominated hashing small pieces one at a time. The digest is the same.
+#[derive(Debug)]
+pub struct HashSink {
+    hash: Sha256,
+    buf: Vec<u8>,
+}
+
+impl HashSink {
+    const CAP: usize = 4096;
+
+    /// Continues `hash` (which may already hold a prefix).
+    pub fn new(hash: Sha256) -> HashSink {
+        HashSink { hash, buf: Vec::with_capacity(Self::CAP) }
+    }
+
+    /// The hash with every piece written so far.
+    pub fn finish(mut self) -> Sha256 {
+        self.hash.update(&self.buf);
+        self.hash
+    }
+}
+
+impl Sink for HashSink {
+    fn put(&mut self, bytes: &[u8]) {
+        if self.buf.len() + bytes.len() > Self::CAP {
+            self.hash.update(&self.buf);
+            self.buf.clear();
+            if bytes.len() >= Self::CAP {
+                self.hash.update(bytes);
+                return;
+            }
+        }
+        self.buf.extend_from_slice(bytes);
     }
 }
 
@@ -202,8 +316,8 @@ pub fn write_object_except<S: Sink>(value: &Value, skip: &[&str], out: &mut S) {
         Value::Null => out.put(b"null"),
         Value::Bool(true) => out.put(b"true"),
         Value::Bool(false) => out.put(b"false"),
-        // With arbitrary_precision, Display writes the exact lexical text.
-        Value::Number(n) => out.put(n.to_string().as_bytes()),
+        // With arbitrary_precision, the text is the exact lexical form.
+        Value::Number(n) => out.put(n.as_str().as_bytes()),
         Value::String(s) => write_string(s, out),
         Value::Array(items) => {
             out.put(b"[");
@@ -224,31 +338,52 @@ pub fn write_map_except<S: Sink>(map: &Map<String, Value>, skip: &[&str], out: &
     // Sort explicitly: the Map's own order depends on serde_json features
     // that another crate in a build could switch on. `str` ordering is byte
     // ordering, which for UTF-8 is code point order.
-    let mut keys: Vec<&String> = map.keys().filter(|k| !skip.contains(&k.as_str())).collect();
-    keys.sort_unstable();
     out.put(b"{");
-    for (i, k) in keys.into_iter().enumerate() {
-        if i > 0 {
+    // The default Map (a BTreeMap) already iterates in byte order; checking
+    // that is one pass, and saves collecting and sorting the keys.
+    let sorted = map.keys().zip(map.keys().skip(1)).all(|(a, b)| a < b);
+    let mut first = true;
+    let mut entry = |k: &String, v: &Value, out: &mut S| {
+        if skip.contains(&k.as_str()) {
+            return;
+        }
+        if !first {
             out.put(b",");
         }
+        first = false;
         write_string(k, out);
         out.put(b":");
-        if let Some(v) = map.get(k) {
-            write_canonical(v, out);
+        write_canonical(v, out);
+    };
+    if sorted {
+        for (k, v) in map {
+            entry(k, v, out);
+        }
+    } else {
+        let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+        entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        for (k, v) in entries {
+            entry(k, v, out);
         }
     }
     out.put(b"}");
 }
 
-/// One escaping for strings: `"` and `\` escaped, the short escapes
+/// Writes the canonical form of the JSON string `s`. One escaping for
+/// strings: `"` and `\` escaped, the short escapes
 /// `\b \f \n \r \t`, other control characters below U+0020 as `\u00xx`
 /// (lowercase hex), everything else as raw UTF-8.
-fn write_string<S: Sink>(s: &str, out: &mut S) {
+pub fn write_string<S: Sink>(s: &str, out: &mut S) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.put(b"\"");
     let bytes = s.as_bytes();
     let mut start = 0;
     for (i, &b) in bytes.iter().enumerate() {
+        // Almost every byte needs no escape: one comparison chain for those,
+        // and the full match only for the rare rest.
+        if b >= 0x20 && b != b'"' && b != b'\\' {
+            continue;
+        }
         let esc: Option<&[u8]> = match b {
             b'"' => Some(b"\\\""),
             b'\\' => Some(b"\\\\"),
@@ -259,9 +394,6 @@ fn write_string<S: Sink>(s: &str, out: &mut S) {
             b'\t' => Some(b"\\t"),
             _ => None,
         };
-        if esc.is_none() && b >= 0x20 {
-            continue;
-        }
         out.put(&bytes[start..i]);
         match esc {
             Some(e) => out.put(e),
@@ -284,9 +416,9 @@ pub fn canonicalize(text: &str) -> crate::Result<String> {
 
 /// SHA-256 of the canonical form of `value`.
 pub fn digest(value: &Value) -> [u8; 32] {
-    let mut h = Sha256::new();
+    let mut h = HashSink::new(Sha256::new());
     write_canonical(value, &mut h);
-    h.finalize().into()
+    h.finish().finalize().into()
 }
 
 /// Serialises any value compactly (not canonically) for the wire.

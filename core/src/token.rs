@@ -21,7 +21,8 @@ use std::fmt;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, KeyInit, Mac};
-use serde_json::{Map, Value, json};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
@@ -296,6 +297,8 @@ pub struct SealInput<'a> {
     /// The questions asked this round, by key.
     pub questions: &'a [(String, Value)],
     /// The application's state, carried readable (never put secrets here).
+    /// `None` and JSON `null` both mean no state. Nesting is limited to
+    /// 63 levels, so that the state always parses back.
     pub state: Option<&'a Value>,
 }
 
@@ -314,24 +317,41 @@ pub struct Opened {
     pub round: u32,
     /// SHA-256 of the canonical form of each question asked, by key.
     pub questions: BTreeMap<String, [u8; 32]>,
-    /// The application's state, if any.
-    pub state: Option<Value>,
+    /// The application's state as canonical JSON text, if any.
+    state_json: Option<String>,
+}
+
+impl Opened {
+    /// The application's state as canonical JSON text, if any.
+    pub fn state_json(&self) -> Option<&str> {
+        self.state_json.as_deref()
+    }
+
+    /// The application's state, parsed. Parsing is done on demand because
+    /// it costs more than opening the token; `Call::state` caches it.
+    /// The text was written by `seal` and authenticated by the MAC, and
+    /// `seal` refuses state nested deeper than the parser accepts, so the
+    /// parse cannot fail for a token this library sealed.
+    pub fn state(&self) -> Option<Value> {
+        let text = self.state_json.as_deref()?;
+        json::parse(text.as_bytes(), usize::MAX).ok()
+    }
 }
 
 /// The request binding: SHA-256 over a domain label, the method, and the
 /// canonical form of `params` without its top-level `_meta`, `inputResponses`
 /// and `requestState`. The JSON-RPC id is outside params and so unbound.
 pub fn binding_digest(method: &str, params: &Value) -> [u8; 32] {
-    let mut h = binding_hasher(method);
+    let mut h = json::HashSink::new(binding_hasher(method));
     json::write_object_except(params, &BINDING_SKIP, &mut h);
-    h.finalize().into()
+    h.finish().finalize().into()
 }
 
 /// [`binding_digest`] of a params object.
 pub fn binding_digest_map(method: &str, params: &Map<String, Value>) -> [u8; 32] {
-    let mut h = binding_hasher(method);
+    let mut h = json::HashSink::new(binding_hasher(method));
     json::write_map_except(params, &BINDING_SKIP, &mut h);
-    h.finalize().into()
+    h.finish().finalize().into()
 }
 
 /// Top-level params keys that are not part of the request binding.
@@ -369,37 +389,75 @@ fn b64(bytes: &[u8]) -> String {
     URL_SAFE_NO_PAD.encode(bytes)
 }
 
+/// The canonical payload, written directly rather than built as a `Value`
+/// and canonicalised: that saves a deep copy of the state and a map per
+/// seal. The bytes are exactly `json::canonical` of
+/// `{"b","exp","fs","iat","p","q","r","s"?,"v"}` (keys in byte order, which
+/// is the order written here; `q` keeps the last digest of a repeated key,
+/// as a map insert would). The token vectors pin this byte for byte.
+fn write_payload(out: &mut Vec<u8>, mac: &HmacSha256, limits: &Limits, now: u64, input: &SealInput<'_>) {
+    use json::Sink as _;
+    let mut questions: BTreeMap<&str, [u8; 32]> = BTreeMap::new();
+    for (key, request) in input.questions {
+        questions.insert(key, question_digest(request));
+    }
+    let num = |out: &mut Vec<u8>, key: &[u8], n: u64| {
+        out.put(key);
+        out.put(n.to_string().as_bytes());
+    };
+    out.put(b"{\"b\":\"");
+    out.put(b64(input.binding).as_bytes());
+    out.put(b"\"");
+    num(out, b",\"exp\":", now.saturating_add(limits.ttl));
+    num(out, b",\"fs\":", input.flow_start);
+    num(out, b",\"iat\":", now);
+    out.put(b",\"p\":\"");
+    out.put(b64(&principal_tag(mac, input.principal)).as_bytes());
+    out.put(b"\",\"q\":{");
+    for (i, (key, digest)) in questions.iter().enumerate() {
+        if i > 0 {
+            out.put(b",");
+        }
+        json::write_string(key, out);
+        out.put(b":\"");
+        out.put(b64(digest).as_bytes());
+        out.put(b"\"");
+    }
+    out.put(b"}");
+    num(out, b",\"r\":", u64::from(input.round));
+    // A null state is no state, so that `open` gives back exactly `None`.
+    if let Some(state) = input.state.filter(|s| !s.is_null()) {
+        out.put(b",\"s\":");
+        json::write_canonical(state, out);
+    }
+    num(out, b",\"v\":", FORMAT_VERSION);
+    out.put(b"}");
+}
+
 /// Seals a token at time `now`.
 pub(crate) fn seal(ring: &KeyRing, limits: &Limits, now: u64, input: &SealInput<'_>) -> Result<String> {
     let Some((kid, mac)) = ring.signer() else {
         return Err(Error::new(ErrorCode::Config, "keys: the key ring is empty"));
     };
-    let mut q = Map::new();
-    for (key, request) in input.questions {
-        q.insert(key.clone(), Value::String(b64(&question_digest(request))));
+    if input.state.is_some_and(|s| json::deeper_than(s, json::MAX_DEPTH))
+        || input.questions.iter().any(|(_, q)| json::deeper_than(q, json::MAX_DEPTH))
+    {
+        return Err(Error::new(
+            ErrorCode::Argument,
+            format!("state and questions may nest at most {} levels", json::MAX_DEPTH),
+        ));
     }
-    let mut payload = json!({
-        "v": FORMAT_VERSION,
-        "iat": now,
-        "exp": now.saturating_add(limits.ttl),
-        "fs": input.flow_start,
-        "r": input.round,
-        "b": b64(input.binding),
-        "p": b64(&principal_tag(mac, input.principal)),
-        "q": q,
-    });
-    if let (Some(state), Some(obj)) = (input.state, payload.as_object_mut()) {
-        obj.insert("s".into(), state.clone());
-    }
-    let body = b64(&json::canonical(&payload));
-    let signed_len = PREFIX.len() + 1 + kid.len() + 1 + body.len();
+    let mut payload = Vec::with_capacity(256);
+    write_payload(&mut payload, mac, limits, now, input);
+    let body_len = base64::encoded_len(payload.len(), false).unwrap_or(usize::MAX);
+    let signed_len = (PREFIX.len() + 1 + kid.len() + 1).saturating_add(body_len);
     // 43 = base64url of a 32-byte tag, plus one separator.
-    if signed_len + 44 > limits.max_token_bytes {
+    if signed_len.saturating_add(44) > limits.max_token_bytes {
         return Err(Error::new(
             ErrorCode::StateTooLarge,
             format!(
                 "the token would be {} bytes, over the {}-byte limit; keep less application state",
-                signed_len + 44,
+                signed_len.saturating_add(44),
                 limits.max_token_bytes
             ),
         ));
@@ -409,28 +467,13 @@ pub(crate) fn seal(ring: &KeyRing, limits: &Limits, now: u64, input: &SealInput<
     token.push('.');
     token.push_str(kid);
     token.push('.');
-    token.push_str(&body);
+    URL_SAFE_NO_PAD.encode_string(&payload, &mut token);
     let mut m = mac.clone();
     m.update(token.as_bytes());
     let tag = m.finalize().into_bytes();
     token.push('.');
-    token.push_str(&b64(&tag));
+    URL_SAFE_NO_PAD.encode_string(tag, &mut token);
     Ok(token)
-}
-
-fn get_u64(obj: &Map<String, Value>, k: &str) -> Result<u64, TokenError> {
-    match obj.get(k) {
-        Some(Value::Number(n)) => n.as_u64().ok_or(TokenError { reason: TokenReason::Malformed }),
-        _ => fail(TokenReason::Malformed),
-    }
-}
-
-fn get_b64<const N: usize>(obj: &Map<String, Value>, k: &str) -> Result<[u8; N], TokenError> {
-    let Some(Value::String(s)) = obj.get(k) else {
-        return fail(TokenReason::Malformed);
-    };
-    let bytes = URL_SAFE_NO_PAD.decode(s).map_err(|_| TokenError { reason: TokenReason::Malformed })?;
-    bytes.try_into().map_err(|_| TokenError { reason: TokenReason::Malformed })
 }
 
 /// Opens `token` at time `now` for `principal` and the request `binding`.
@@ -479,39 +522,24 @@ pub(crate) fn open(
         return fail(TokenReason::Signature);
     }
     // From here on the bytes are ours; a failure means a bug or a key leak,
-    // but is still handled as malformed rather than trusted.
+    // but is still handled as malformed rather than trusted. The payload is
+    // read into a typed struct (unknown and repeated fields are errors) and
+    // the application state is kept as its JSON text: building a Value for
+    // it costs far more than everything else in `open`, and a handler that
+    // never reads the state should not pay for it (see `Opened::state`).
     let payload_bytes =
         URL_SAFE_NO_PAD.decode(body).map_err(|_| TokenError { reason: TokenReason::Malformed })?;
-    let payload = json::parse(&payload_bytes, limits.max_token_bytes)
-        .map_err(|_| TokenError { reason: TokenReason::Malformed })?;
-    let Value::Object(mut obj) = payload else {
-        return fail(TokenReason::Malformed);
-    };
-    const FIELDS: [&str; 9] = ["b", "exp", "fs", "iat", "p", "q", "r", "s", "v"];
-    if obj.keys().any(|k| !FIELDS.contains(&k.as_str())) {
-        return fail(TokenReason::Malformed);
-    }
-    if get_u64(&obj, "v")? != FORMAT_VERSION {
+    let payload: Payload =
+        serde_json::from_slice(&payload_bytes).map_err(|_| TokenError { reason: TokenReason::Malformed })?;
+    if payload.v != FORMAT_VERSION {
         return fail(TokenReason::Version);
     }
-    let issued_at = get_u64(&obj, "iat")?;
-    let expires_at = get_u64(&obj, "exp")?;
-    let flow_start = get_u64(&obj, "fs")?;
-    let round =
-        u32::try_from(get_u64(&obj, "r")?).map_err(|_| TokenError { reason: TokenReason::Malformed })?;
-    let bound: [u8; 32] = get_b64(&obj, "b")?;
-    let ptag: [u8; PRINCIPAL_TAG_BYTES] = get_b64(&obj, "p")?;
-    let Some(Value::Object(qmap)) = obj.remove("q") else {
-        return fail(TokenReason::Malformed);
-    };
+    let (issued_at, expires_at, flow_start, round) = (payload.iat, payload.exp, payload.fs, payload.r);
+    let bound: [u8; 32] = decode_fixed(&payload.b)?;
+    let ptag: [u8; PRINCIPAL_TAG_BYTES] = decode_fixed(&payload.p)?;
     let mut questions = BTreeMap::new();
-    for (k, v) in &qmap {
-        let Value::String(s) = v else {
-            return fail(TokenReason::Malformed);
-        };
-        let d = URL_SAFE_NO_PAD.decode(s).map_err(|_| TokenError { reason: TokenReason::Malformed })?;
-        let d: [u8; 32] = d.try_into().map_err(|_| TokenError { reason: TokenReason::Malformed })?;
-        questions.insert(k.clone(), d);
+    for (k, v) in payload.q {
+        questions.insert(k, decode_fixed::<32>(&v)?);
     }
     if issued_at > now.saturating_add(limits.skew) {
         return fail(TokenReason::NotYetValid);
@@ -538,8 +566,29 @@ pub(crate) fn open(
         flow_start,
         round,
         questions,
-        state: obj.remove("s"),
+        state_json: payload.s.map(|raw| raw.get().to_owned()),
     })
+}
+
+/// The token payload as `open` reads it (docs/token-format.md).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Payload {
+    v: u64,
+    iat: u64,
+    exp: u64,
+    fs: u64,
+    r: u32,
+    b: String,
+    p: String,
+    q: BTreeMap<String, String>,
+    #[serde(default)]
+    s: Option<Box<RawValue>>,
+}
+
+fn decode_fixed<const N: usize>(s: &str) -> Result<[u8; N], TokenError> {
+    let bytes = URL_SAFE_NO_PAD.decode(s).map_err(|_| TokenError { reason: TokenReason::Malformed })?;
+    bytes.try_into().map_err(|_| TokenError { reason: TokenReason::Malformed })
 }
 
 /// `v` followed by one or more digits: a format version word.
@@ -551,6 +600,7 @@ fn is_version_word(s: &str) -> bool {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn ring(ids: &[(&str, u8)]) -> KeyRing {
         let keys: Vec<Key> = ids.iter().map(|(id, b)| Key::new(*id, vec![*b; 32]).unwrap()).collect();
@@ -584,7 +634,7 @@ mod tests {
         let st = json!({"step":1,"x":[1.0,"é"]});
         let (t, b) = sealed(&r, Some(&st));
         let o = open(&r, &LIM, NOW + 10, &t, &alice(), &b).unwrap();
-        assert_eq!(o.state, Some(st));
+        assert_eq!(o.state(), Some(st));
         assert_eq!(o.round, 1);
         assert_eq!(o.expires_at, NOW + 300);
         assert_eq!(o.questions.len(), 1);
@@ -722,6 +772,33 @@ mod tests {
             open(&r, &LIM, NOW, &mk(1, NOW - 3601), &anon, &binding).unwrap_err().reason,
             TokenReason::FlowAge
         );
+    }
+
+    #[test]
+    fn null_state_is_no_state_and_deep_state_is_refused() {
+        let r = ring(&[("k1", 1)]);
+        let (with_null, b) = sealed(&r, Some(&Value::Null));
+        let (without, _) = sealed(&r, None);
+        assert_eq!(with_null, without);
+        assert_eq!(open(&r, &LIM, NOW, &with_null, &alice(), &b).unwrap().state(), None);
+        let mut deep = json!(1);
+        for _ in 0..json::MAX_DEPTH {
+            deep = json!([deep]);
+        }
+        let (ok, b) = sealed(&r, Some(&deep));
+        let opened = open(&r, &LIM, NOW, &ok, &alice(), &b).unwrap();
+        assert_eq!(opened.state(), Some(deep.clone()));
+        assert!(opened.state_json().is_some_and(|t| t.starts_with("[[")));
+        let deeper = json!([deep]);
+        let input = SealInput {
+            principal: &Principal::Anonymous,
+            binding: &[0; 32],
+            round: 1,
+            flow_start: NOW,
+            questions: &[],
+            state: Some(&deeper),
+        };
+        assert_eq!(seal(&r, &LIM, NOW, &input).unwrap_err().code(), ErrorCode::Argument);
     }
 
     #[test]

@@ -219,7 +219,7 @@ fn run_tokens(doc: &mut Value) {
                     Ok(o) => json!({
                         "round": o.round, "flowStart": o.flow_start, "issuedAt": o.issued_at,
                         "expiresAt": o.expires_at, "questionKeys": o.questions.keys().collect::<Vec<_>>(),
-                        "state": o.state,
+                        "state": o.state(),
                     }),
                     Err(err) => json!({"reason": err.reason.name()}),
                 }

@@ -165,7 +165,7 @@ pub unsafe extern "C" fn snodo_engine_open(
             "flowStart": opened.flow_start,
             "round": opened.round,
             "questionKeys": opened.questions.keys().collect::<Vec<_>>(),
-            "state": opened.state,
+            "state": opened.state(),
         });
         // SAFETY: caller contract.
         unsafe { out.write_json(&value) };

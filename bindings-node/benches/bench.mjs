@@ -1,0 +1,141 @@
+// snodo-mrtr beside the official TypeScript server SDK's requestState codec
+// (@modelcontextprotocol/server 2.4.0, `createRequestStateCodec`).
+//
+// Run by scripts/bench.sh (`make bench`) after `npm ci` here and a release
+// build of the addon. One process; every repeat runs every operation once
+// in a freshly shuffled order; each sample is a loop calibrated to
+// BENCH_SAMPLE_MS. Reported: the median of BENCH_REPEATS per-op means, with
+// min and max. SDK calls are awaited one at a time (latency, as a handler
+// sees it), as the SDK's API is async.
+//
+// Usage: node bench.mjs PAYLOAD_DIR OUT.json
+import { createRequire } from 'node:module';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createRequestStateCodec } from '@modelcontextprotocol/server';
+
+const require = createRequire(import.meta.url);
+const mrtr = require('../index.js');
+
+const SAMPLE_NS = Number(process.env.BENCH_SAMPLE_MS ?? 50) * 1e6;
+const REPEATS = Number(process.env.BENCH_REPEATS ?? 11);
+const KEY = Buffer.from(Array.from({ length: 32 }, (_, i) => i));
+const NOW = 1_800_000_000;
+const ARGS = { query: 'flights to LIS', limit: 10 };
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+};
+
+const [payloadDir, outPath] = process.argv.slice(2);
+const engine = new mrtr.Engine({ keys: [{ id: 'k1', secret: KEY }] });
+const fixed = new mrtr.Engine({ keys: [{ id: 'k1', secret: KEY }], now: NOW });
+const binding = mrtr.bindingDigest('tools/call', { name: 'book_flight', arguments: ARGS });
+const bindingHex = binding.toString('hex');
+const codec = createRequestStateCodec({ key: KEY });
+// The documented bind example: method and OAuth client id.
+const codecBound = createRequestStateCodec({
+  key: KEY,
+  bind: (ctx) => `${ctx.mcpReq.method}\0${ctx.http?.authInfo?.clientId ?? ''}`,
+});
+const ctx = { mcpReq: { method: 'tools/call' }, http: { authInfo: { clientId: 'alice' } } };
+
+const ops = []; // {name, size, fn, async}
+for (const size of [256, 4096]) {
+  const text = readFileSync(join(payloadDir, `state-${size}.json`));
+  if (text.length !== size) throw new Error(`payload ${size} is ${text.length} bytes`);
+  const state = JSON.parse(text);
+  const flowStart = engine.now();
+  ops.push({
+    name: 'snodo seal+open', size, async: false,
+    fn: () => engine.open(
+      engine.seal({ principal: 'alice', binding: bindingHex, round: 1, flowStart, state }),
+      'alice', binding).state,
+  });
+  ops.push({
+    name: 'sdk createRequestStateCodec mint+verify (no bind)', size, async: true,
+    fn: async () => codec.verify(await codec.mint(state), ctx),
+  });
+  ops.push({
+    name: 'sdk createRequestStateCodec mint+verify (bind method+client)', size, async: true,
+    fn: async () => codecBound.verify(await codecBound.mint(state, ctx), ctx),
+  });
+}
+
+// begin+decide of a typical tools/call: round 1 asks one question with the
+// 256 B state (seals); round 2 reads the answer and completes (opens).
+const state256 = JSON.parse(readFileSync(join(payloadDir, 'state-256.json')));
+const Q = mrtr.elicitForm('Which seat?', {
+  type: 'object', properties: { seat: { type: 'string' } }, required: ['seat'],
+});
+const req = (extra = {}) => JSON.stringify({
+  jsonrpc: '2.0', id: 7, method: 'tools/call',
+  params: { name: 'book_flight', arguments: ARGS, _meta: META, ...extra },
+});
+const r1 = req();
+const token = fixed.decide(fixed.begin(r1, 'alice'), mrtr.inputRequired({ seat: Q }, state256)).body.result.requestState;
+const r2 = req({ inputResponses: { seat: { action: 'accept', content: { seat: '12A' } } }, requestState: token });
+if (fixed.begin(r2, 'alice').response('seat', Q).kind !== 'accepted') throw new Error('bench retry not accepted');
+const done = mrtr.complete({ content: [{ type: 'text', text: 'booked' }] });
+ops.push({
+  name: 'snodo begin+decide round 1 (ask, seal 256 B state)', size: 256, async: false,
+  fn: () => fixed.decide(fixed.begin(r1, 'alice'), mrtr.inputRequired({ seat: Q }, state256)),
+});
+ops.push({
+  name: 'snodo begin+decide round 2 (open, answer, complete)', size: 256, async: false,
+  fn: () => {
+    const c = fixed.begin(r2, 'alice');
+    c.response('seat', Q);
+    return fixed.decide(c, done);
+  },
+});
+
+let sink = 0;
+async function run(op, n) {
+  const t0 = process.hrtime.bigint();
+  if (op.async) {
+    for (let i = 0; i < n; i++) sink ^= (await op.fn()) ? 1 : 0;
+  } else {
+    for (let i = 0; i < n; i++) sink ^= op.fn() ? 1 : 0;
+  }
+  return Number(process.hrtime.bigint() - t0);
+}
+
+for (const op of ops) {
+  await run(op, 20); // warm up (JIT) and fail early
+  let n = 1;
+  let elapsed = await run(op, n);
+  while (elapsed < SAMPLE_NS / 4) {
+    n *= 4;
+    elapsed = await run(op, n);
+  }
+  op.loops = Math.max(1, Math.floor((n * SAMPLE_NS) / elapsed));
+  op.samples = [];
+}
+for (let r = 0; r < REPEATS; r++) {
+  const order = ops.map((_, i) => i);
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  for (const i of order) {
+    const op = ops[i];
+    op.samples.push((await run(op, op.loops)) / op.loops);
+  }
+}
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const results = ops.map((op) => ({
+  lang: 'node', op: op.name, size: op.size,
+  median_ns: median(op.samples), min_ns: Math.min(...op.samples), max_ns: Math.max(...op.samples),
+  repeats: op.samples.length,
+}));
+for (const r of results) {
+  console.log(`node    ${r.op.padEnd(60)} ${String(r.size).padStart(5)} B  ${(r.median_ns / 1000).toFixed(2).padStart(9)} µs`
+    + `  (${(r.min_ns / 1000).toFixed(2)}–${(r.max_ns / 1000).toFixed(2)})`);
+}
+writeFileSync(outPath, JSON.stringify(results, null, 1));
+if (sink === 42) console.log(''); // keep results observable to the JIT

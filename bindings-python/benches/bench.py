@@ -1,0 +1,172 @@
+"""snodo_mrtr beside the official Python SDK's requestState protection (mcp 2.3.0).
+
+Run by scripts/bench.sh (`make bench`), in a venv with the snodo_mrtr wheel
+and bindings-python/benches/requirements.txt. Everything runs in one
+process; every repeat runs every operation once, in a freshly shuffled
+order, so drifting machine load spreads over all of them alike. Each sample
+is a timeit loop calibrated to BENCH_SAMPLE_MS; the result is the median of
+BENCH_REPEATS per-op means, with the min and max.
+
+Usage: bench.py PAYLOAD_DIR OUT.json
+
+The peers:
+
+* `RequestStateBoundary._seal` / `._unseal`: the per-round work the SDK's
+  middleware does (`MCPServer` always installs it): an AES-256-GCM codec plus
+  the claims envelope (expiry, request binding, audience, principal). These
+  are private methods, called directly with a real `ServerRequestContext`
+  and an authenticated OAuth `AccessToken` in the auth context, so the SDK's
+  default principal binding runs. The SDK seals a `str`; an application whose
+  state is a dict also pays `json.dumps`/`json.loads`, measured as a
+  separate row ("+ json") because snodo takes and returns the dict itself.
+* `AESGCMRequestStateCodec.seal` / `.unseal` alone over the same bytes: the
+  codec layer without the envelope (it binds nothing).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import random
+import statistics
+import sys
+import timeit
+
+import snodo_mrtr as mrtr
+from mcp.server.auth.middleware.auth_context import auth_context_var
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
+from mcp.server.context import ServerRequestContext
+from mcp.server.request_state import (
+    AESGCMRequestStateCodec,
+    RequestStateBoundary,
+    RequestStateSecurity,
+)
+
+SAMPLE_S = float(os.environ.get("BENCH_SAMPLE_MS", "50")) / 1000
+REPEATS = int(os.environ.get("BENCH_REPEATS", "11"))
+KEY = bytes(range(32))
+NOW = 1_800_000_000
+ARGS = {"query": "flights to LIS", "limit": 10}
+META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+}
+QUESTION = mrtr.elicit_form(
+    "Which seat?",
+    {"type": "object", "properties": {"seat": {"type": "string"}}, "required": ["seat"]},
+)
+
+
+def request(params_extra: dict | None = None) -> bytes:
+    params = {"name": "book_flight", "arguments": ARGS, "_meta": META, **(params_extra or {})}
+    return json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}).encode()
+
+
+def main() -> None:
+    payload_dir, out_path = sys.argv[1], sys.argv[2]
+    states = {}
+    for size in (256, 4096):
+        with open(os.path.join(payload_dir, f"state-{size}.json"), "rb") as f:
+            raw = f.read()
+        assert len(raw) == size
+        states[size] = raw
+
+    # The SDK's default principal binding reads the OAuth token of the request.
+    auth_context_var.set(
+        AuthenticatedUser(
+            AccessToken(
+                token="t", client_id="client-1", scopes=[], subject="alice",
+                claims={"iss": "https://issuer.example"},
+            )
+        )
+    )
+    security = RequestStateSecurity(keys=[KEY])
+    boundary = RequestStateBoundary(security, default_audience="bench-server")
+    codec = AESGCMRequestStateCodec([KEY])
+    ctx = ServerRequestContext(
+        session=None, lifespan_context=None, protocol_version="2026-07-28",
+        method="tools/call", params={"name": "book_flight", "arguments": ARGS},
+    )
+
+    # snodo: a real clock for seal+open (as the SDK), a fixed one for the
+    # begin+decide flow so its prepared retry never expires mid-run.
+    engine = mrtr.Engine([("k1", KEY)])
+    fixed = mrtr.Engine([("k1", KEY)], now=NOW)
+    binding = mrtr.binding_digest("tools/call", {"name": "book_flight", "arguments": ARGS})
+
+    g: dict = {
+        "boundary": boundary, "codec": codec, "ctx": ctx, "replace": dataclasses.replace,
+        "engine": engine, "fixed": fixed, "binding": binding, "json": json, "mrtr": mrtr,
+        "Q": QUESTION,
+    }
+    ops: list[tuple[str, int, str]] = []  # (name, size, statement)
+    for size, raw in states.items():
+        g[f"S{size}"] = json.loads(raw)  # the state as the application holds it
+        g[f"T{size}"] = raw.decode()  # the same state as text, for the SDK's str API
+        g[f"B{size}"] = raw
+        ops += [
+            ("snodo seal+open", size,
+             f"o = engine.open(engine.seal(principal='alice', binding=binding, round=1, "
+             f"flow_start=FS, state=S{size}), principal='alice', binding=binding); o.state"),
+            ("sdk boundary _seal+_unseal (str state)", size,
+             f"boundary._unseal(replace(ctx, params={{**ctx.params, 'requestState': boundary._seal(ctx, T{size})}}))"),
+            ("sdk boundary + json dumps/loads (dict state)", size,
+             f"json.loads(boundary._unseal(replace(ctx, params={{**ctx.params, 'requestState': "
+             f"boundary._seal(ctx, json.dumps(S{size}, separators=(',', ':')))}}))[0])"),
+            ("sdk AESGCM codec seal+unseal (bytes, no envelope)", size,
+             f"codec.unseal(codec.seal(B{size}))"),
+        ]
+    g["FS"] = engine.now()
+
+    # begin+decide of a typical tools/call: round 1 asks one question with
+    # 256 B of state (seals); round 2 reads the answer and completes (opens).
+    r1 = request()
+    call = fixed.begin(r1, "alice")
+    token = fixed.decide(call, mrtr.input_required({"seat": QUESTION}, state=g["S256"])).body["result"]["requestState"]
+    r2 = request({"inputResponses": {"seat": {"action": "accept", "content": {"seat": "12A"}}}, "requestState": token})
+    g.update(R1=r1, R2=r2)
+    check = fixed.begin(r2, "alice")
+    assert check.response("seat", QUESTION).is_accepted, "the bench retry must be accepted"
+    ops += [
+        ("snodo begin+decide round 1 (ask, seal 256 B state)", 256,
+         "fixed.decide(fixed.begin(R1, 'alice'), mrtr.input_required({'seat': Q}, state=S256))"),
+        ("snodo begin+decide round 2 (open, answer, complete)", 256,
+         "c = fixed.begin(R2, 'alice'); c.response('seat', Q); "
+         "fixed.decide(c, mrtr.complete({'content': [{'type': 'text', 'text': 'booked'}]}))"),
+    ]
+
+    timers = []
+    for name, size, stmt in ops:
+        t = timeit.Timer(stmt, globals=g)
+        t.timeit(3)  # warm up, and fail early
+        n, elapsed = 1, 0.0
+        while True:  # calibrate the loop count to the sample time
+            elapsed = t.timeit(n)
+            if elapsed >= SAMPLE_S / 4:
+                break
+            n *= 4
+        loops = max(1, int(n * SAMPLE_S / max(elapsed, 1e-9)))
+        timers.append((name, size, t, loops, []))
+    for _ in range(REPEATS):
+        order = list(range(len(timers)))
+        random.shuffle(order)
+        for i in order:
+            name, size, t, loops, samples = timers[i]
+            samples.append(t.timeit(loops) / loops * 1e9)
+    results = []
+    for name, size, _t, _loops, samples in timers:
+        results.append({
+            "lang": "python", "op": name, "size": size,
+            "median_ns": statistics.median(samples), "min_ns": min(samples), "max_ns": max(samples),
+            "repeats": len(samples),
+        })
+        print(f"python  {name:<55} {size:>5} B  {statistics.median(samples) / 1000:9.2f} µs"
+              f"  ({min(samples) / 1000:.2f}–{max(samples) / 1000:.2f})", flush=True)
+    with open(out_path, "w") as f:
+        json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,135 @@
+"""Prints the one table of `make bench` from the results of its parts.
+
+Usage: bench-table.py CRITERION_DIR RESULTS_DIR
+
+CRITERION_DIR holds criterion's output for the core group (`core/<op>/<case>`);
+RESULTS_DIR holds python.json, node.json and c.json written by the binding
+benches. Standard library only. Medians are criterion's median estimate (core)
+or the median of the interleaved repeats (bindings); the spread is the
+minimum and maximum per-sample mean.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+CASES = [("state_256", "256 B state"), ("state_4096", "4 KiB state"), ("args_32768", "32 KiB arguments")]
+CORE_OPS = ["floor", "seal", "open", "begin", "decide", "flow3"]
+CORE_LABEL = {
+    "floor": "floor: HMAC-SHA256 + base64url of the same bytes",
+    "seal": "seal",
+    "open": "open",
+    "begin": "begin (retry: parse, binding, open)",
+    "decide": "decide (ask one question, seal)",
+    "flow3": "three-round flow (3 × begin + decide)",
+}
+TARGETS = {"core_open_floor": 4.0, "speedup": 3.0, "call_us": 10.0}
+
+
+def fmt_ns(ns: float) -> str:
+    if ns >= 1e6:
+        return f"{ns / 1e6:.2f} ms"
+    if ns >= 1e3:
+        return f"{ns / 1e3:.2f} µs"
+    return f"{ns:.0f} ns"
+
+
+def core_rows(crit: str) -> dict[tuple[str, str], tuple[float, float, float]]:
+    out = {}
+    for op in CORE_OPS:
+        for case, _ in CASES:
+            d = os.path.join(crit, "core", op, case, "new")
+            try:
+                with open(os.path.join(d, "estimates.json")) as f:
+                    est = json.load(f)
+                with open(os.path.join(d, "sample.json")) as f:
+                    sample = json.load(f)
+            except FileNotFoundError:
+                continue
+            per = [t / i for t, i in zip(sample["times"], sample["iters"])]
+            out[(op, case)] = (est["median"]["point_estimate"], min(per), max(per))
+    return out
+
+
+def load(path: str) -> list[dict]:
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return []
+
+
+def main() -> None:
+    crit, res = sys.argv[1], sys.argv[2]
+    rows: list[tuple[str, str, str, str, str, str, str]] = []
+    checks: list[tuple[str, str, bool]] = []
+
+    core = core_rows(crit)
+    for case, label in CASES:
+        floor = core.get(("floor", case))
+        for op in CORE_OPS:
+            r = core.get((op, case))
+            if not r:
+                continue
+            # The arguments case signs the 32 KiB arguments: only begin and
+            # the flow read them, so only those compare with its floor.
+            comparable = op != "floor" and (case != "args_32768" or op in ("begin", "flow3"))
+            ratio = f"{r[0] / floor[0]:.1f}×" if floor and comparable else ""
+            rows.append(("core", CORE_LABEL[op], label, fmt_ns(r[0]), f"{fmt_ns(r[1])}–{fmt_ns(r[2])}", ratio, ""))
+    if ("open", "state_4096") in core and ("floor", "state_4096") in core:
+        x = core[("open", "state_4096")][0] / core[("floor", "state_4096")][0]
+        checks.append(("core open at 4 KiB ≤ 4× the floor", f"{x:.1f}×", x <= TARGETS["core_open_floor"]))
+    if ("begin", "state_256") in core and ("decide", "state_256") in core:
+        us = (core[("begin", "state_256")][0] + core[("decide", "state_256")][0]) / 1e3
+        checks.append(("core begin + decide, typical tools/call ≤ 10 µs", f"{us:.2f} µs", us <= TARGETS["call_us"]))
+
+    peers = {
+        "python": ("snodo seal+open", "sdk boundary _seal+_unseal (str state)"),
+        "node": ("snodo seal+open", "sdk createRequestStateCodec mint+verify (no bind)"),
+    }
+    for lang in ("python", "node"):
+        results = load(os.path.join(res, f"{lang}.json"))
+        by = {(r["op"], r["size"]): r for r in results}
+        ours, peer = peers[lang]
+        for r in results:
+            ratio_peer = ""
+            if r["op"] == ours and (peer, r["size"]) in by:
+                ratio_peer = f"{by[(peer, r['size'])]['median_ns'] / r['median_ns']:.1f}× faster"
+            elif r["op"] != ours and r["op"].startswith("sdk") and (ours, r["size"]) in by:
+                ratio_peer = f"{r['median_ns'] / by[(ours, r['size'])]['median_ns']:.1f}× snodo's time"
+            rows.append((lang, r["op"], f"{r['size']} B state", fmt_ns(r["median_ns"]),
+                         f"{fmt_ns(r['min_ns'])}–{fmt_ns(r['max_ns'])}", "", ratio_peer))
+            if r["op"].startswith("snodo begin+decide"):
+                us = r["median_ns"] / 1e3
+                checks.append((f"{lang} {r['op'][6:]} ≤ 10 µs", f"{us:.2f} µs", us <= TARGETS["call_us"]))
+        for size in (256, 4096):
+            if (ours, size) in by and (peer, size) in by:
+                x = by[(peer, size)]["median_ns"] / by[(ours, size)]["median_ns"]
+                checks.append((f"{lang} seal+open ≥ 3× faster than the SDK ({size} B)", f"{x:.1f}×",
+                               x >= TARGETS["speedup"]))
+
+    for r in load(os.path.join(res, "c.json")):
+        rows.append(("c", r["op"], "256 B state", f"{r['calls_per_s']:,.0f}/s",
+                     f"{r['min_calls_per_s']:,.0f}–{r['max_calls_per_s']:,.0f}/s", "",
+                     f"{r['median_ns'] / 1e3:.2f} µs/call/thread"))
+        if r["threads"] == 1:
+            us = r["median_ns"] / 1e3
+            checks.append(("c begin+decide per call (1 thread) ≤ 10 µs", f"{us:.2f} µs", us <= TARGETS["call_us"]))
+
+    head = ("part", "operation", "payload", "median", "min–max", "vs floor", "vs peer / note")
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
+    line = lambda r: "| " + " | ".join(str(x).ljust(w) for x, w in zip(r, widths)) + " |"  # noqa: E731
+    print(line(head))
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for r in rows:
+        print(line(r))
+    print()
+    print("Targets (ratios within this run):")
+    for name, value, ok in checks:
+        print(f"  [{'met' if ok else 'MISSED'}] {name}: {value}")
+
+
+if __name__ == "__main__":
+    main()

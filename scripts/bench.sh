@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# make bench: snodo beside the HMAC floor and the official SDKs' requestState
+# codecs, then one table.
+#
+#   core    criterion (core/benches/token.rs): seal, open, begin, decide and a
+#           three-round flow for 256 B / 4 KiB state and 32 KiB arguments,
+#           each beside a bare HMAC-SHA256 + base64url of the same bytes;
+#   python  bindings-python/benches/bench.py: snodo_mrtr beside mcp 2.3.0;
+#   node    bindings-node/benches/bench.mjs: snodo-mrtr beside
+#           @modelcontextprotocol/server 2.4.0;
+#   c       ffi/benches/bench.c: begin + decide calls/s through libsnodo,
+#           1 and 2 threads.
+#
+# Everything is installed from the registries at pinned versions
+# (bindings-python/benches/requirements.txt into target/bench-venv,
+# bindings-node/benches/package-lock.json with npm ci). Payloads are the
+# files in core/benches/payloads/, the same bytes for every language.
+#
+# Knobs: BENCH_QUICK=1 for a short development run; BENCH_SAMPLE_MS and
+# BENCH_REPEATS for the binding benches (default 50 ms x 11 interleaved
+# repeats); CRITERION_ARGS to override criterion's timing flags.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+export CARGO_TERM_COLOR=never
+# The repository's target/: the C bench links target/release/libsnodo.so and
+# the table reads target/criterion.
+export CARGO_TARGET_DIR="$ROOT/target"
+OUT="$ROOT/target/bench"
+VENV="$ROOT/target/bench-venv"
+PAYLOADS="$ROOT/core/benches/payloads"
+mkdir -p "$OUT"
+
+if [ "${BENCH_QUICK:-0}" = 1 ]; then
+  : "${BENCH_SAMPLE_MS:=15}" "${BENCH_REPEATS:=5}"
+  : "${CRITERION_ARGS:=--warm-up-time 0.3 --measurement-time 1 --sample-size 10}"
+else
+  : "${BENCH_SAMPLE_MS:=50}" "${BENCH_REPEATS:=11}"
+  : "${CRITERION_ARGS:=--warm-up-time 1 --measurement-time 3 --sample-size 30}"
+fi
+export BENCH_SAMPLE_MS BENCH_REPEATS
+
+step() { printf '\n== bench: %s (%ss)\n' "$1" "$SECONDS"; }
+
+step "machine"
+echo "nproc: $(nproc)"
+grep -m1 '^model name' /proc/cpuinfo || true
+if grep -qw sha_ni /proc/cpuinfo; then echo "sha_ni: yes (sha2 uses it at run time)"; else echo "sha_ni: no"; fi
+uptime
+
+step "tools: python venv (pinned), npm ci (pinned)"
+[ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check -r bindings-python/benches/requirements.txt
+(cd bindings-node && npm ci --no-audit --no-fund --loglevel=error)
+(cd bindings-node/benches && npm ci --no-audit --no-fund --loglevel=error)
+
+step "core (criterion)"
+rm -rf target/criterion/core
+# shellcheck disable=SC2086 # CRITERION_ARGS is a list of flags
+cargo bench --locked -p snodo --bench token -- --noplot $CRITERION_ARGS 2>&1 | grep -E '^core/|time:' || true
+[ -d target/criterion/core ] || { echo "bench: criterion produced no results" >&2; exit 1; }
+
+step "python: build the wheel, run"
+# One interpreter for every pyo3 build (docs/toolchain notes): no rebuild thrash.
+export PYO3_PYTHON="$VENV/bin/python"
+rm -rf target/bench-wheels
+"$VENV/bin/maturin" build --release --locked -m bindings-python/Cargo.toml -i "$VENV/bin/python" \
+  --out target/bench-wheels 2>&1 | tail -n 1
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps target/bench-wheels/snodo_mrtr-*.whl
+# Run from outside the repository so the installed wheel is what is measured.
+(cd "$OUT" && "$VENV/bin/python" "$ROOT/bindings-python/benches/bench.py" "$PAYLOADS" "$OUT/python.json")
+
+step "node: build the addon, run"
+# Never --use-napi-cross / --cross-compile: they download toolchains.
+(cd bindings-node && npx napi build --platform --release --no-const-enum --runtime-string-enum 2>&1 | tail -n 1)
+node bindings-node/benches/bench.mjs "$PAYLOADS" "$OUT/node.json"
+
+step "c: libsnodo, run"
+cargo build --release --locked -p snodo-ffi 2>&1 | tail -n 1
+gcc -std=c11 -O2 -Wall -Wextra -Werror -pthread -Iinclude ffi/benches/bench.c \
+  -Ltarget/release -lsnodo -Wl,-rpath,"$ROOT/target/release" -o "$OUT/cbench"
+"$OUT/cbench" "$PAYLOADS" "$OUT/c.json"
+
+step "table"
+echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+"$VENV/bin/python" scripts/bench-table.py target/criterion "$OUT"
