@@ -192,6 +192,12 @@ fn decide_refuses_hostile_outcomes_cleanly() {
         (0..10_000).map(|i| (format!("k{i}"), json!({"method":"roots/list"}))).collect();
     let r = e.decide(&call, Outcome::InputRequired { requests: many, state: None });
     assert!(r.is_error());
+    // Keys must be unique within one result (MRTR: "MUST be unique").
+    let roots = json!({"method":"roots/list"});
+    let dup = vec![("k".to_owned(), roots.clone()), ("k".to_owned(), roots)];
+    let r = e.decide(&call, Outcome::InputRequired { requests: dup, state: None });
+    assert_eq!(r.body()["error"]["code"], -32603);
+    assert!(r.diagnostic().unwrap().contains("duplicate"));
     let r = e.decide(&call, Outcome::Error { code: i64::MIN, message: String::new(), data: None });
     assert_eq!(r.body()["error"]["code"], json!(i64::MIN));
     let _ = sjson::canonical(r.body());

@@ -149,6 +149,16 @@ flow("hand-built form request without mode is accepted as form", ["input-request
      [step(req(), ir({"x": {"method": "elicitation/create", "params": {"message": "m", "requestedSchema": COLOR_SCHEMA}}}),
            {"/result/resultType": "input_required"})])
 
+flow("hand-built form request without requestedSchema: -32603", ["input-request", "schema"],
+     [step(req(), ir({"x": {"method": "elicitation/create", "params": {"mode": "form", "message": "m"}}}), err(-32603))],
+     result="invalid")
+flow("hand-built URL request with an elicitationId: -32603", ["input-request", "url"],
+     [step(req(caps={"elicitation": {"url": {}}}), ir({"x": {"method": "elicitation/create", "params": {
+         "mode": "url", "message": "m", "url": "https://a.example/", "elicitationId": "e1"}}}), err(-32603))],
+     result="invalid")
+flow("input request carrying a JSON-RPC id: -32603", ["input-request"],
+     [step(req(caps={"roots": {}}), ir({"r": {"method": "roots/list", "id": 1}}), err(-32603))], result="invalid")
+
 # --- errors from the handler
 flow("app error -32602 passes through with HTTP 200", ["error"],
      [step(req(), {"type": "error", "code": -32602, "message": "Unknown tool: nope"}, err(-32602, 200))], result="invalid")
@@ -320,6 +330,17 @@ flow("sampling and roots answers are validated and returned", ["answers", "sampl
                "role": "assistant", "content": {"type": "text", "text": "Hello"}, "model": "m", "stopReason": "endTurn"}}},
                     {"key": "r", "request": ROOTS, "expected": {"kind": "accepted", "value": [{"uri": "file:///home/u/p", "name": "p"}]}}])])
 
+flow("a roots answer with a non-file URI is invalid", ["answers", "roots"],
+     [step(req(caps={"roots": {}}), ir({"r": ROOTS}), {"/result/resultType": "input_required"}),
+      step(req(id=2, caps={"roots": {}}, retry={"inputResponses": {"r": {"roots": [{"uri": "https://x.example/"}]}},
+                                               "requestState": "{{state:1}}"}), ir({"r": ROOTS}),
+           {"/result/resultType": "input_required"},
+           answers=[{"key": "r", "request": ROOTS, "expected": {"kind": "invalid"}}])])
+flow("reserved and unknown _meta keys are tolerated and never change a decision", ["meta"],
+     [step(dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "pick", "arguments": {}, "_meta": {
+         **meta(), "io.modelcontextprotocol/logLevel": "debug", "io.modelcontextprotocol/future": {"x": 1},
+         "progressToken": 5, "vendor.example/trace": "abc"}}}), ir({"color": COLOR}), irr_check("color"))])
+
 # --- token binding through begin
 flow("tampered requestState (conformance style): -32602, not a re-prompt", ["token"],
      [step(req(), ir({"color": COLOR}), irr_check("color")),
@@ -428,6 +449,20 @@ b("sampling", "SAMPLING", "toolChoice mode sometimes", params={
     "messages": [{"role": "user", "content": {"type": "text", "text": "Hi"}}], "maxTokens": 1, "toolChoice": {"mode": "sometimes"}})
 b("sampling", "SAMPLING", "costPriority 1.5", params={
     "messages": [{"role": "user", "content": {"type": "text", "text": "Hi"}}], "maxTokens": 1, "modelPreferences": {"costPriority": 1.5}})
+b("sampling", "SAMPLING", "user message mixing text and tool_result", params={"messages": [
+    {"role": "assistant", "content": [{"type": "tool_use", "id": "call_1", "name": "t", "input": {}}]},
+    {"role": "user", "content": [{"type": "tool_result", "toolUseId": "call_1", "content": []},
+                                 {"type": "text", "text": "and also"}]}], "maxTokens": 10})
+b("sampling", "SAMPLING", "tool_use not answered by the next user message", params={"messages": [
+    {"role": "user", "content": {"type": "text", "text": "Weather?"}},
+    {"role": "assistant", "content": [{"type": "tool_use", "id": "call_abc123", "name": "w", "input": {}},
+                                      {"type": "tool_use", "id": "call_def456", "name": "w", "input": {}}]},
+    {"role": "user", "content": [{"type": "tool_result", "toolUseId": "call_abc123", "content": []}]}], "maxTokens": 10})
+b("sampling", "ok", "tool_use answered by tool_result in the next user message", params={"messages": [
+    {"role": "user", "content": {"type": "text", "text": "Weather?"}},
+    {"role": "assistant", "content": [{"type": "tool_use", "id": "call_1", "name": "w", "input": {"city": "Paris"}}]},
+    {"role": "user", "content": [{"type": "tool_result", "toolUseId": "call_1", "content": [{"type": "text", "text": "sunny"}]}]}],
+    "maxTokens": 10, "tools": [{"name": "w", "inputSchema": {"type": "object"}}], "toolChoice": {"mode": "auto"}})
 b("list_roots", "ok", "roots request")
 for comment, reqs, caps in [
     ("nothing missing", {"c": COLOR}, {"elicitation": {}}),
