@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Interop (issue 7): the official MCP TypeScript client, the official Python
+# Interop: the official MCP TypeScript client, the official Python
 # client and the official conformance suite against both snodo example
 # servers (bindings-python/examples/server.py, bindings-node/examples/server.mjs).
 #

@@ -12,7 +12,7 @@ REQS="$ROOT/bindings-python/requirements-test.txt"
 echo "== python: tools"
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$REQS"
-# One interpreter for every pyo3 build: no rebuild thrash (toolchain.md §5).
+# One interpreter for every pyo3 build: no rebuild thrash (maturin and cargo would otherwise fight over pyo3's build script).
 export PYO3_PYTHON="$VENV/bin/python"
 
 echo "== python: maturin build (release)"

@@ -1,4 +1,4 @@
-// Secret hygiene (issue 9): the key bytes never appear in anything the addon
+// Secret hygiene: the key bytes never appear in anything the addon
 // shows (util.inspect, JSON.stringify, String() of Engine, Call, Response,
 // Opened; err.message and err.stack of config and other errors), and the
 // principal never appears in clear in a token, even after decoding its

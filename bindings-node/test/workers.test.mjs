@@ -8,7 +8,7 @@
 // open): a flow is begin + decide (round 1, issues a token), begin + decide
 // (round 2, opens it and completes), then a low-level seal + open = 6
 // operations. 4 workers x 4167 flows x 6 = 100 008 operations (>= 100 000,
-// as issue 9 asks).
+// as the concurrency requirement asks).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';

@@ -46,7 +46,7 @@ mod tests {
     use super::*;
 
     /// The embedded-interpreter path links and runs: the guard against the
-    /// `extension-module` linking trap (toolchain.md P6).
+    /// `extension-module` linking trap (an undefined-symbol link error in cargo test).
     #[test]
     fn module_initialises_in_an_embedded_interpreter() {
         Python::initialize();

@@ -4,7 +4,7 @@ Operation count (an operation is one begin, one decide, one seal or one
 open): a flow is begin + decide (round 1, issues a token), begin + decide
 (round 2, opens it and completes), then a low-level seal + open = 6
 operations. 8 threads x 2084 flows x 6 = 100 032 operations (>= 100 000,
-as issue 9 asks).
+as the concurrency requirement asks).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 // The official MCP TypeScript client (@modelcontextprotocol/client, pinned in
 // package-lock.json) drives a snodo example server through the workflows of
-// issue 7, each asserting the exact outcome written in interop/CONTRACT.md.
+// the interop plan, each asserting the exact outcome written in interop/CONTRACT.md.
 //
 //   node interop/official_client/run.mjs --server python|node --transport stdio|http
 //

@@ -1,4 +1,4 @@
-"""Workflows 1-7 of issue 7, driven by the official MCP Python client (PyPI
+"""Interop workflows 1-7, driven by the official MCP Python client (PyPI
 ``mcp``, pinned in requirements.txt) against a snodo example server.
 
 Expected texts and codes are the ones interop/CONTRACT.md fixes. The client is

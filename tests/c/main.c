@@ -7,7 +7,7 @@
 
 int g_case_failures;
 
-/* tests/c/secrets.c: key bytes and principal never leak (issue 9). */
+/* tests/c/secrets.c: key bytes and principal never leak. */
 void run_secret_tests(void);
 static int g_passed, g_failed;
 

@@ -5,7 +5,7 @@
  * open): a flow is begin + decide (round 1, issues a token), begin + decide
  * (round 2, opens it and completes), then a low-level seal + open = 6
  * operations. The full run is 8 threads x 2084 flows x 6 = 100 032
- * operations (>= 100 000, as issue 9 asks).
+ * operations (>= 100 000, as the concurrency requirement asks).
  *
  * Under AddressSanitizer and valgrind that many flows take minutes, so
  * scripts/test-c.sh sets SNODO_TEST_THREAD_FLOWS to a smaller per-thread

@@ -1,4 +1,4 @@
-//! Unit tests for `schema`, including spec-checklist vectors 64-79 and 81-86.
+//! Unit tests for `schema`: the flat subset, defaults, and answer validation.
 #![allow(clippy::unwrap_used)]
 
 use serde_json::{Value, json};
