@@ -146,7 +146,18 @@ impl<'de> Visitor<'de> for Strict<'_> {
         let first = match map.next_key_seed(FirstKey)? {
             None => return Ok(Value::Object(Map::new())),
             Some(Key::Number) => {
-                let text: String = map.next_value()?;
+                // Either serde_json handing over a number's text, or an
+                // object in the input that uses the reserved key (possibly
+                // spelled with escapes). Only the former delivers its value
+                // as an owned String and has no second key; an input
+                // object's value never arrives that way. Reading such an
+                // object as a number would let two different texts parse to
+                // the same value (found by the `canonical` fuzz target), so
+                // it is refused outright.
+                let text: String = map.next_value_seed(NumberText)?;
+                if map.next_key::<String>()?.is_some() {
+                    return Err(de::Error::custom("reserved object key"));
+                }
                 return number_from_text(text).map(Value::Number).map_err(de::Error::custom);
             }
             Some(Key::Name(k)) => k,
@@ -193,6 +204,31 @@ impl<'de> Visitor<'de> for FirstKey {
     }
     fn visit_string<E: de::Error>(self, v: String) -> Result<Key, E> {
         Ok(if v == NUMBER_TOKEN { Key::Number } else { Key::Name(v) })
+    }
+}
+
+/// Accepts only what serde_json's number path delivers: the number's text
+/// as an owned `String`. Input JSON values reach a visitor as borrowed or
+/// transient `str`s, or as other types, all of which are refused.
+struct NumberText;
+
+impl<'de> DeserializeSeed<'de> for NumberText {
+    type Value = String;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl Visitor<'_> for NumberText {
+    type Value = String;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("no object with the reserved key")
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<String, E> {
+        Ok(v)
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<String, E> {
+        Err(E::custom("reserved object key"))
     }
 }
 
@@ -473,6 +509,24 @@ mod tests {
         assert_eq!(p(r#"{"x":[{"b":{"c":1,"c":1}}]}"#), Err(JsonError::DuplicateKey("c".into())));
         // Same key in sibling objects is fine.
         assert!(p(r#"[{"a":1},{"a":2}]"#).is_ok());
+    }
+
+    #[test]
+    fn the_reserved_number_key_is_refused_in_input() {
+        // Without the guard each of these parsed as the number 1, colliding
+        // with the text `1` (a parser differential found by fuzzing).
+        for text in [
+            r#"{"$serde_json::private::Number":"1"}"#,
+            r#"{"\u0024serde_json::private::Number":"1"}"#,
+            r#"{"$serde_json::private::Number":1}"#,
+            r#"{"$serde_json::private::Number":"1","x":2}"#,
+            r#"[{"$serde_json::private::Number":{}}]"#,
+        ] {
+            assert!(matches!(p(text), Err(JsonError::Syntax(_))), "{text}");
+        }
+        // Only the first key is special to serde_json; later it is a key.
+        assert!(p(r#"{"a":1,"$serde_json::private::Number":"1"}"#).is_ok());
+        assert_eq!(canonical(&p("[1,1.0,-0]").unwrap()), b"[1,1.0,-0]");
     }
 
     #[test]

@@ -554,6 +554,8 @@ cj('{"a":1,"a":1}', "duplicate key", "JSON")
 cj('"\\ud800"', "lone surrogate", "JSON")
 cj('[1,]', "trailing comma", "JSON")
 cj("[" * 65 + "]" * 65, "too deep", "JSON")
+cj('{"$serde_json::private::Number":"1"}', "an object using serde_json's reserved number key (found by fuzzing)", "JSON")
+cj('{"\\u0024serde_json::private::Number":"1"}', "the reserved key spelled with an escape", "JSON")
 for comment, method, params in [
     ("binding of a tools/call", "tools/call", P1),
     ("binding ignores _meta, inputResponses, requestState", "tools/call",
