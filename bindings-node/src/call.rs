@@ -21,9 +21,11 @@ impl Call {
 }
 
 /// A JSON-RPC response ready for the wire.
+// The TypeScript shape only: responses are built by `make_response` below (a
+// JS object whose `body` is produced on first read), never from this struct.
 #[napi(object)]
 // Holds JS handles (or key bytes), which must not and cannot be Debug.
-#[allow(missing_debug_implementations)]
+#[allow(missing_debug_implementations, dead_code)]
 pub struct Response<'a> {
     /// The whole JSON-RPC message as a plain object. Integers above 2^53
     /// lose precision here: send `json`.
@@ -41,13 +43,63 @@ pub struct Response<'a> {
     pub json: String,
 }
 
-pub(crate) fn response_object<'e>(env: &'e Env, r: &snodo::Response) -> Result<Response<'e>> {
-    Ok(Response {
-        body: json::to_js(env, r.body())?,
-        http_status: u32::from(r.http_status()),
-        diagnostic: r.diagnostic().map(str::to_owned),
-        json: r.to_json(),
-    })
+/// The JS function that builds a response object: `(json, httpStatus,
+/// diagnostic) => response`.
+// `'static` only because a stored reference cannot name a scope: every call
+// site returns the result straight to JS within the current callback.
+pub(crate) type MakeResponse = FunctionRef<FnArgs<(String, u32, Option<String>)>, Unknown<'static>>;
+
+/// Source of [`MakeResponse`], compiled once per engine. `httpStatus`,
+/// `json` and `diagnostic` (only when present) are own data properties;
+/// `body` is a getter on a shared prototype that runs `JSON.parse(json)`
+/// (exactly what building it eagerly did: the wire text of the same
+/// message) on the first read and then replaces itself with an own data
+/// property, so `r.body === r.body` and later reads are plain reads. A server
+/// that only sends `json` never pays for the object. The setter keeps
+/// `r.body = x` working as it did on the eager object (in strict code a
+/// getter-only accessor would throw). `toJSON` keeps `JSON.stringify(response)`
+/// as it was for the eager object.
+const MAKE_RESPONSE_JS: &str = r#"(function () {
+  'use strict';
+  const proto = {
+    get body() {
+      const body = JSON.parse(this.json);
+      Object.defineProperty(this, 'body', { value: body, writable: true, enumerable: true, configurable: true });
+      return body;
+    },
+    set body(value) {
+      Object.defineProperty(this, 'body', { value, writable: true, enumerable: true, configurable: true });
+    },
+    toJSON() {
+      const out = { body: this.body, httpStatus: this.httpStatus };
+      if (this.diagnostic !== undefined) out.diagnostic = this.diagnostic;
+      out.json = this.json;
+      return out;
+    },
+  };
+  Object.defineProperty(proto, 'toJSON', { enumerable: false });
+  return function makeResponse(json, httpStatus, diagnostic) {
+    const r = { __proto__: proto, httpStatus, json };
+    if (diagnostic != null) r.diagnostic = diagnostic;
+    return r;
+  };
+})()"#;
+
+/// Compiles [`MAKE_RESPONSE_JS`] in `env` and keeps a reference to it.
+pub(crate) fn response_maker(env: &Env) -> Result<MakeResponse> {
+    let f: Function<FnArgs<(String, u32, Option<String>)>, Unknown<'static>> =
+        env.run_script(MAKE_RESPONSE_JS).map_err(napi_failure)?;
+    f.create_ref().map_err(napi_failure)
+}
+
+pub(crate) fn response_object<'e>(
+    env: &'e Env,
+    make: &MakeResponse,
+    r: &snodo::Response,
+) -> Result<Unknown<'e>> {
+    let f = make.borrow_back(env).map_err(napi_failure)?;
+    let args = (r.to_json(), u32::from(r.http_status()), r.diagnostic().map(str::to_owned));
+    f.call(args.into()).map_err(napi_failure)
 }
 
 /// The answer to one input request (`call.response`).

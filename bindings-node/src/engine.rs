@@ -10,7 +10,7 @@ use napi::{JsValue, ValueType};
 use serde_json::Value;
 use snodo::{Config, ErrorCode, Key, SealInput};
 
-use crate::call::{Call, Response, response_object};
+use crate::call::{Call, MakeResponse, response_maker, response_object};
 use crate::error::{Result, argument, core, error, napi_failure};
 use crate::json;
 
@@ -18,10 +18,18 @@ use crate::json;
 /// `Engine.development()`) and share it across requests.
 // Debug shows the summary only (key ids, never key bytes).
 #[napi]
-#[derive(Debug)]
 pub struct Engine {
     pub(crate) inner: Arc<snodo::Engine>,
     summary: EngineSummary,
+    /// Builds response objects in this engine's JS environment (an engine
+    /// never leaves the environment that created it).
+    make_response: MakeResponse,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine").field("summary", &self.summary).finish_non_exhaustive()
+    }
 }
 
 /// What `JSON.stringify(engine)` shows: the configuration without secrets.
@@ -207,7 +215,7 @@ impl Engine {
     pub fn new(env: Env, #[napi(ts_arg_type = "EngineConfig")] config: Unknown) -> Result<Self> {
         let (config, summary) = read_config(&env, config)?;
         let inner = snodo::Engine::new(config).map_err(core)?;
-        Ok(Engine { inner: Arc::new(inner), summary })
+        Ok(Engine { inner: Arc::new(inner), summary, make_response: response_maker(&env)? })
     }
 
     /// An engine with one random key that lives as long as this engine.
@@ -215,11 +223,11 @@ impl Engine {
     /// **Development only, single process only**: its tokens cannot be opened
     /// by another process, another worker thread, or after a restart.
     #[napi(factory, catch_unwind)]
-    pub fn development() -> Result<Engine> {
+    pub fn development(env: Env) -> Result<Engine> {
         let inner = snodo::Engine::development().map_err(core)?;
         let mut summary = summary(&Config::new(Vec::new()), true);
         summary.key_ids = vec!["dev".to_owned()];
-        Ok(Engine { inner: Arc::new(inner), summary })
+        Ok(Engine { inner: Arc::new(inner), summary, make_response: response_maker(&env)? })
     }
 
     /// Reads a request message that may be an MRTR retry. `request` is the
@@ -236,12 +244,12 @@ impl Engine {
         env: &'e Env,
         #[napi(ts_arg_type = "string | Buffer | object")] request: Unknown,
         #[napi(ts_arg_type = "string | null")] principal: Unknown,
-    ) -> Result<Either<Call, Response<'e>>> {
+    ) -> Result<Either<Call, Unknown<'e>>> {
         let principal = json::principal(principal)?;
         let bytes = json::text_of(env, request, "request")?;
         match self.inner.begin(&bytes, &principal).map_err(core)? {
             snodo::Begin::Call(call) => Ok(Either::A(Call::new(call))),
-            snodo::Begin::Respond(r) => Ok(Either::B(response_object(env, &r)?)),
+            snodo::Begin::Respond(r) => Ok(Either::B(response_object(env, &self.make_response, &r)?)),
         }
     }
 
@@ -249,16 +257,16 @@ impl Engine {
     /// the JSON spelling (`complete(result)`, `inputRequired(requests,
     /// state)`, `error(code, message, data)`, `toolError(message)`,
     /// `raw(result)`), as an object or as JSON text.
-    #[napi(catch_unwind)]
+    #[napi(catch_unwind, ts_return_type = "Response")]
     pub fn decide<'e>(
         &self,
         env: &'e Env,
         call: &Call,
         #[napi(ts_arg_type = "Outcome | string | Buffer")] outcome: Unknown,
-    ) -> Result<Response<'e>> {
+    ) -> Result<Unknown<'e>> {
         let value = json::read(env, outcome, "outcome")?;
         let outcome = snodo::Outcome::from_value(value).map_err(core)?;
-        response_object(env, &self.inner.decide(&call.inner, outcome))
+        response_object(env, &self.make_response, &self.inner.decide(&call.inner, outcome))
     }
 
     /// Low-level: seals a token at the engine's time. `input` (object or
