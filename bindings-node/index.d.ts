@@ -17,6 +17,11 @@ export declare class Call {
   get method(): string
   /** The salient params: all but `_meta`, `inputResponses`, `requestState`. */
   get params(): Record<string, any>
+  /**
+   * The rest of the request's `_meta` (e.g. `progressToken`), without the
+   * protocol version, capabilities and client info snodo reads itself.
+   */
+  get meta(): Record<string, any>
   /** `params.name` if a string (tools/call, prompts/get), else `null`. */
   get name(): string | null
   /** `params.uri` if a string (resources/read), else `null`. */

@@ -549,6 +549,21 @@ snodo_status snodo_call_protocol_version(const snodo_call *call, char **out, siz
 // `out_len` NULL or valid for one `size_t` write.
 snodo_status snodo_call_id(const snodo_call *call, char **out, size_t *out_len);
 
+// The rest of the request's `_meta` as a JSON object (for example
+// `progressToken`), without the protocol version, client capabilities and
+// client info that snodo reads itself.
+//
+// On OK `*out` is a new NUL-terminated string owned by the caller (free
+// with `snodo_string_free`); `out_len` may be NULL, else it receives the
+// length without the NUL. Statuses: OK, NULL_ARGUMENT (`call` or `out`
+// NULL), PANIC. Not thread-safe for one call.
+//
+// # Safety
+//
+// `call` NULL or a live call; `out` NULL or valid for one pointer write;
+// `out_len` NULL or valid for one `size_t` write.
+snodo_status snodo_call_meta(const snodo_call *call, char **out, size_t *out_len);
+
 // The salient params as a JSON object: everything but `_meta`,
 // `inputResponses` and `requestState` (exactly what the token binds).
 // `name`, `uri` and `arguments` are read from it.

@@ -139,6 +139,12 @@ impl Call {
     pub fn params<'e>(&self, env: &'e Env) -> Result<Unknown<'e>> {
         json::to_js(env, &Value::Object(self.inner.params().clone()))
     }
+    /// The rest of the request's `_meta` (e.g. `progressToken`), without the
+    /// protocol version, capabilities and client info snodo reads itself.
+    #[napi(getter, catch_unwind, ts_return_type = "Record<string, any>")]
+    pub fn meta<'e>(&self, env: &'e Env) -> Result<Unknown<'e>> {
+        json::to_js(env, &Value::Object(self.inner.meta().clone()))
+    }
     /// `params.name` if a string (tools/call, prompts/get), else `null`.
     #[napi(getter, catch_unwind)]
     pub fn name(&self) -> Option<String> {

@@ -98,6 +98,7 @@ test('a full flow: builders, outcome helpers, answers, exact numbers', () => {
   assert.equal(call.name, 'set_color');
   assert.equal(call.protocolVersion, '2026-07-28');
   assert.equal(call.principal, null);
+  assert.deepEqual(call.meta, {});
   assert.equal(call.isRetry, false);
   assert.deepEqual(call.askedKeys, []);
   assert.deepEqual(call.clientCapabilities, { elicitation: { form: {} } });

@@ -309,6 +309,10 @@ impl Call {
         self.inner.client_info().map(|a| to_py(py, a)).transpose()
     }
     #[getter]
+    fn meta<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &Value::Object(self.inner.meta().clone()))
+    }
+    #[getter]
     fn round(&self) -> u32 {
         self.inner.round()
     }

@@ -73,12 +73,17 @@ def test_bool_is_not_a_number(engine: Engine) -> None:
 
 def test_call_readers_and_two_rounds(engine: Engine) -> None:
     caps = {"elicitation": {}}
-    m = request(id="abc", arguments={"a": [1, 2.5]}, _meta={**meta(caps), "io.modelcontextprotocol/clientInfo": {"name": "t"}})
+    m = request(
+        id="abc",
+        arguments={"a": [1, 2.5]},
+        _meta={**meta(caps), "io.modelcontextprotocol/clientInfo": {"name": "t"}, "progressToken": 7},
+    )
     call = begin_call(engine, m)
     assert (call.id, call.method, call.name, call.uri, call.principal) == ("abc", "tools/call", "pick", None, "alice")
     assert call.arguments == {"a": [1, 2.5]} and call.params == {"name": "pick", "arguments": {"a": [1, 2.5]}}
     assert call.protocol_version == "2026-07-28" and call.client_capabilities == caps
     assert call.client_info == {"name": "t"} and call.mrtr_allowed
+    assert call.meta == {"progressToken": 7}
     assert (call.round, call.is_retry, call.flow_start, call.state, call.asked_keys) == (1, False, NOW, None, [])
     assert call.response("color", ASK).is_missing and call.raw_response("color") is None
     r1 = engine.decide(call, s.input_required({"color": ASK}, state={"step": 1}))

@@ -47,6 +47,7 @@ pub struct Call {
     pub(crate) mrtr: bool,
     pub(crate) capabilities: Value,
     pub(crate) client_info: Option<Value>,
+    pub(crate) meta: Map<String, Value>,
     pub(crate) round: u32,
     pub(crate) flow_start: u64,
     pub(crate) binding: [u8; 32],
@@ -104,6 +105,12 @@ impl Call {
     /// use it for security decisions.
     pub fn client_info(&self) -> Option<&Value> {
         self.client_info.as_ref()
+    }
+    /// The rest of the request's `_meta` (for example `progressToken`),
+    /// without the protocol version, client capabilities and client info
+    /// that snodo reads itself. snodo makes no decision on these keys.
+    pub fn meta(&self) -> &Map<String, Value> {
+        &self.meta
     }
     /// 1 for a first call, n+1 for a retry of round n.
     pub fn round(&self) -> u32 {
@@ -328,6 +335,7 @@ pub(crate) fn begin_value(engine: &Engine, value: Value, principal: &Principal) 
         mrtr,
         capabilities,
         client_info,
+        meta,
         round: 1,
         flow_start: engine.now(),
         binding: [0; 32],

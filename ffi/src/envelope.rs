@@ -149,6 +149,29 @@ pub unsafe extern "C" fn snodo_call_id(
     unsafe { read(call, out, out_len, |c| json_text(Some(c.id()))) }
 }
 
+/// The rest of the request's `_meta` as a JSON object (for example
+/// `progressToken`), without the protocol version, client capabilities and
+/// client info that snodo reads itself.
+///
+/// On OK `*out` is a new NUL-terminated string owned by the caller (free
+/// with `snodo_string_free`); `out_len` may be NULL, else it receives the
+/// length without the NUL. Statuses: OK, NULL_ARGUMENT (`call` or `out`
+/// NULL), PANIC. Not thread-safe for one call.
+///
+/// # Safety
+///
+/// `call` NULL or a live call; `out` NULL or valid for one pointer write;
+/// `out_len` NULL or valid for one `size_t` write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn snodo_call_meta(
+    call: *const snodo_call,
+    out: *mut *mut c_char,
+    out_len: *mut usize,
+) -> snodo_status {
+    // SAFETY: caller contract.
+    unsafe { read(call, out, out_len, |c| json_text(Some(&Value::Object(c.meta().clone())))) }
+}
+
 /// The salient params as a JSON object: everything but `_meta`,
 /// `inputResponses` and `requestState` (exactly what the token binds).
 /// `name`, `uri` and `arguments` are read from it.

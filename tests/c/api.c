@@ -92,6 +92,10 @@ static void test_three_rounds(void) {
     CHECK_OK(snodo_call_is_retry(call, &retry));
     CHECK_OK(snodo_call_mrtr_allowed(call, &mrtr));
     CHECK(round == 1 && !retry && mrtr, "round %u", round);
+    char *meta = NULL;
+    CHECK_OK(snodo_call_meta(call, &meta, NULL));
+    CHECK(meta && strcmp(meta, "{}") == 0, "meta %s", meta ? meta : "(null)");
+    snodo_string_free(meta);
     sbuf o = {0};
     sb_str(&o, "{\"type\":\"input_required\",\"inputRequests\":{\"name\":");
     sb_str(&o, form);
