@@ -790,29 +790,26 @@ mod tests {
         assert_eq!(opened.state(), Some(deep.clone()));
         assert!(opened.state_json().is_some_and(|t| t.starts_with("[[")));
         let deeper = json!([deep]);
+        assert_eq!(seal_anonymous_state(&r, &deeper).unwrap_err().code(), ErrorCode::Argument);
+    }
+
+    /// Seals `state` for the anonymous principal on a zero binding, round 1.
+    fn seal_anonymous_state(r: &KeyRing, state: &Value) -> Result<String> {
         let input = SealInput {
             principal: &Principal::Anonymous,
             binding: &[0; 32],
             round: 1,
             flow_start: NOW,
             questions: &[],
-            state: Some(&deeper),
+            state: Some(state),
         };
-        assert_eq!(seal(&r, &LIM, NOW, &input).unwrap_err().code(), ErrorCode::Argument);
+        seal(r, &LIM, NOW, &input)
     }
 
     #[test]
     fn oversized_state_is_an_error_not_a_cut() {
         let r = ring(&[("k1", 1)]);
         let big = json!("x".repeat(20_000));
-        let input = SealInput {
-            principal: &Principal::Anonymous,
-            binding: &[0; 32],
-            round: 1,
-            flow_start: NOW,
-            questions: &[],
-            state: Some(&big),
-        };
-        assert_eq!(seal(&r, &LIM, NOW, &input).unwrap_err().code(), ErrorCode::StateTooLarge);
+        assert_eq!(seal_anonymous_state(&r, &big).unwrap_err().code(), ErrorCode::StateTooLarge);
     }
 }
