@@ -365,6 +365,8 @@ export declare enum SnodoErrorCode {
   NotARequest = 'NOT_A_REQUEST',
   /** Any other invalid argument. */
   Argument = 'ARGUMENT',
+  /** `decide` called a second time for the same call. */
+  AlreadyDecided = 'ALREADY_DECIDED',
 }
 
 /**

@@ -61,14 +61,15 @@ typedef enum {
   // Any other invalid argument (empty principal, bad outcome shape, a
   // length above `PTRDIFF_MAX`, ...).
   SNODO_STATUS_ARGUMENT = 10,
+  // `snodo_engine_decide` was already called successfully on this call
+  // (the core's decided-once rule; 103 before issue 12).
+  SNODO_STATUS_ALREADY_DECIDED = 11,
   // A required pointer argument was NULL.
   SNODO_STATUS_NULL_ARGUMENT = 100,
   // A text argument is not valid UTF-8.
   SNODO_STATUS_INVALID_UTF8 = 101,
   // snodo panicked; the call had no effect. Please report it as a bug.
   SNODO_STATUS_PANIC = 102,
-  // `snodo_engine_decide` was already called successfully on this call.
-  SNODO_STATUS_ALREADY_DECIDED = 103,
 } snodo_status;
 
 // The kind of a client's answer to one input request.

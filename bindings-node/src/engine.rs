@@ -266,7 +266,8 @@ impl Engine {
     ) -> Result<Unknown<'e>> {
         let value = json::read(env, outcome, "outcome")?;
         let outcome = snodo::Outcome::from_value(value).map_err(core)?;
-        response_object(env, &self.make_response, &self.inner.decide(&call.inner, outcome))
+        let response = self.inner.decide(&call.inner, outcome).map_err(core)?;
+        response_object(env, &self.make_response, &response)
     }
 
     /// Low-level: seals a token at the engine's time. `input` (object or
@@ -282,7 +283,7 @@ impl Engine {
             return Err(argument("input: must be an object"));
         };
         let principal = match obj.get("principal") {
-            None | Some(Value::Null) => snodo::Principal::Anonymous,
+            None | Some(Value::Null) => snodo::Principal::anonymous(),
             Some(Value::String(s)) => snodo::Principal::user(s.clone()).map_err(core)?,
             Some(_) => return Err(argument("input.principal: must be a string or null")),
         };
@@ -339,7 +340,7 @@ impl Engine {
                 round: o.round,
                 question_keys: o.questions.keys().cloned().collect(),
             }),
-            Err(e) => Err(crate::error::token(env, e.reason.name())),
+            Err(e) => Err(crate::error::token(env, e)),
         }
     }
 

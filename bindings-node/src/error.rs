@@ -80,6 +80,9 @@ pub enum SnodoErrorCode {
     /// Any other invalid argument.
     #[napi(value = "ARGUMENT")]
     Argument,
+    /// `decide` called a second time for the same call.
+    #[napi(value = "ALREADY_DECIDED")]
+    AlreadyDecided,
 }
 
 /// One entry of [`error_codes`].
@@ -118,17 +121,19 @@ pub fn token_reasons() -> Vec<String> {
 /// Throws a `TOKEN` error carrying `err.reason`, and returns the marker that
 /// tells napi-rs an exception is already pending (it then throws nothing
 /// more). Only the reason name is exposed: nothing of the token is echoed.
-pub fn token(env: &Env, reason: &str) -> Error<Code> {
+pub fn token(env: &Env, e: snodo::TokenError) -> Error<Code> {
+    // The message is the core's, the same text in every language.
+    let message = e.to_string();
+    let reason = e.reason.name();
     let build = || -> napi::Result<()> {
-        let mut err =
-            env.create_error(Error::new(Status::GenericFailure, format!("requestState rejected: {reason}")))?;
+        let mut err = env.create_error(Error::new(Status::GenericFailure, message.clone()))?;
         err.set_named_property("code", ErrorCode::Token.name())?;
         err.set_named_property("reason", reason)?;
         env.throw(err)
     };
     match build() {
         Ok(()) => Error::new(Code("PendingException"), ""),
-        Err(_) => error(ErrorCode::Token, format!("requestState rejected: {reason}")),
+        Err(_) => error(ErrorCode::Token, message),
     }
 }
 
@@ -150,14 +155,27 @@ mod tests {
             Token => "TOKEN",
             NotARequest => "NOT_A_REQUEST",
             Argument => "ARGUMENT",
+            AlreadyDecided => "ALREADY_DECIDED",
         }
     }
 
     fn variant(name: &str) -> Option<SnodoErrorCode> {
         use SnodoErrorCode::*;
-        [Config, Schema, Url, Sampling, InputRequest, Json, StateTooLarge, Token, NotARequest, Argument]
-            .into_iter()
-            .find(|v| js_name(*v) == name)
+        [
+            Config,
+            Schema,
+            Url,
+            Sampling,
+            InputRequest,
+            Json,
+            StateTooLarge,
+            Token,
+            NotARequest,
+            Argument,
+            AlreadyDecided,
+        ]
+        .into_iter()
+        .find(|v| js_name(*v) == name)
     }
 
     #[test]
@@ -165,6 +183,6 @@ mod tests {
         for c in ErrorCode::ALL {
             assert!(variant(c.name()).is_some(), "SnodoErrorCode lacks {}", c.name());
         }
-        assert_eq!(ErrorCode::ALL.len(), 10, "update SnodoErrorCode when the core enum grows");
+        assert_eq!(ErrorCode::ALL.len(), 11, "update SnodoErrorCode when the core enum grows");
     }
 }

@@ -106,19 +106,18 @@ pub fn is_nullish(value: &Unknown<'_>) -> Result<bool> {
 /// silently means "anonymous".
 pub fn principal(value: Unknown<'_>) -> Result<snodo::Principal> {
     match value.get_type().map_err(napi_failure)? {
-        ValueType::Null => Ok(snodo::Principal::Anonymous),
-        ValueType::String => snodo::Principal::user(String::from_unknown(value).map_err(napi_failure)?)
-            .map_err(crate::error::core),
+        ValueType::Null => Ok(snodo::Principal::anonymous()),
+        ValueType::String => {
+            let name = String::from_unknown(value).map_err(napi_failure)?;
+            snodo::Principal::from_option(Some(&name)).map_err(crate::error::core)
+        }
         _ => Err(argument("principal: must be a string, or null for anonymous")),
     }
 }
 
 /// `Principal` back to JS: the name, or `null` for anonymous.
 pub fn principal_name(p: &snodo::Principal) -> Option<String> {
-    match p {
-        snodo::Principal::Anonymous => None,
-        snodo::Principal::User(name) => Some(name.clone()),
-    }
+    p.name().map(str::to_owned)
 }
 
 /// A non-negative integer field of a parsed JSON object.

@@ -230,8 +230,5 @@ pub fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>>
 /// `None` → anonymous, a `str` → that user (an empty name is a misuse error,
 /// raised by the core where it checks it).
 pub fn principal(py: Python<'_>, name: Option<String>) -> PyResult<snodo::Principal> {
-    match name {
-        None => Ok(snodo::Principal::Anonymous),
-        Some(n) => snodo::Principal::user(n).map_err(|e| errors::to_py_err(py, &e)),
-    }
+    snodo::Principal::from_option(name.as_deref()).map_err(|e| errors::to_py_err(py, &e))
 }

@@ -142,18 +142,16 @@ impl Engine {
 
     /// Reads a JSON-RPC request (text, bytes or dict) that may be an MRTR
     /// retry. Returns a `Call` for the handler or a ready `Response`.
-    #[pyo3(signature = (request, principal=None))]
+    // The principal is required (pass None for anonymous): omitting it is a
+    // TypeError, as in every language.
+    #[pyo3(signature = (request, principal))]
     fn begin(
         &self,
         py: Python<'_>,
         request: &Bound<'_, PyAny>,
         principal: Option<String>,
     ) -> PyResult<Py<PyAny>> {
-        let who = match principal {
-            // An empty name is checked by the core, with its own message.
-            Some(n) => snodo::Principal::User(n),
-            None => snodo::Principal::Anonymous,
-        };
+        let who = snodo::Principal::from_option(principal.as_deref()).map_err(|e| to_py_err(py, &e))?;
         let begun = if request.is_instance_of::<PyString>() || request.is_instance_of::<PyBytes>() {
             let bytes = text_bytes(request)?;
             py.detach(|| self.inner.begin(&bytes, &who))
@@ -184,7 +182,7 @@ impl Engine {
     ) -> PyResult<Response> {
         let outcome = Outcome::from_value(object_arg(outcome, "outcome")?).map_err(|e| to_py_err(py, &e))?;
         let call = call.get();
-        let inner = py.detach(|| self.inner.decide(&call.inner, outcome));
+        let inner = py.detach(|| self.inner.decide(&call.inner, outcome)).map_err(|e| to_py_err(py, &e))?;
         Ok(Response { inner })
     }
 
@@ -238,7 +236,7 @@ impl Engine {
         let binding = binding32(py, binding)?;
         match py.detach(|| self.inner.open(token, &who, &binding)) {
             Ok(o) => Ok(Opened { inner: o }),
-            Err(e) => Err(token_err(py, e.reason)),
+            Err(e) => Err(token_err(py, e)),
         }
     }
 
@@ -287,10 +285,7 @@ impl Call {
     }
     #[getter]
     fn principal(&self) -> Option<&str> {
-        match self.inner.principal() {
-            snodo::Principal::User(n) => Some(n),
-            snodo::Principal::Anonymous => None,
-        }
+        self.inner.principal().name()
     }
     #[getter]
     fn protocol_version(&self) -> &str {

@@ -43,8 +43,10 @@ pub fn to_py_err(py: Python<'_>, e: &snodo::Error) -> PyErr {
 }
 
 /// A token that failed to open: `TokenError` with `.reason` set.
-pub fn token_err(py: Python<'_>, reason: TokenReason) -> PyErr {
-    let err = raise(py, ErrorCode::Token, format!("Invalid or expired requestState ({})", reason.name()));
+pub fn token_err(py: Python<'_>, e: snodo::TokenError) -> PyErr {
+    // The message is the core's, the same text in every language.
+    let reason = e.reason;
+    let err = raise(py, ErrorCode::Token, e.to_string());
     // Best effort: if the attribute cannot be set, the message still names it.
     let _ = err.value(py).setattr("reason", reason.name());
     err

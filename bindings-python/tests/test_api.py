@@ -42,6 +42,7 @@ def test_text_keeps_number_spelling_and_dict_follows_json_dumps(engine: Engine) 
     c = begin_call(engine, request(arguments={"x": 1.0}))
     assert engine.decide(c, s.input_required(state="s")).body["result"]["requestState"] == ta
     # A float json.dumps spells 1e+16 is spelled the same way; RawJSON keeps any text.
+    c = begin_call(engine, request(arguments={"x": 1.0}))
     r = engine.decide(c, s.complete({"content": [], "f": 1e16, "raw": RawJSON("1.50"), "i": 2**70}))
     assert '"f":1e+16' in r.to_json() and '"raw":1.50' in r.to_json() and str(2**70) in r.to_json()
     assert r.body["result"]["i"] == 2**70 and r.body["result"]["raw"] == 1.5
@@ -50,20 +51,20 @@ def test_text_keeps_number_spelling_and_dict_follows_json_dumps(engine: Engine) 
 def test_dict_input_rejects_what_json_cannot_spell(engine: Engine) -> None:
     for bad in (float("nan"), float("inf"), {1, 2}, object(), b"bytes"):
         with pytest.raises(s.JsonError):
-            engine.begin(request(arguments={"x": bad}))
+            engine.begin(request(arguments={"x": bad}), None)
     with pytest.raises(s.JsonError):
-        engine.begin(request(arguments={1: "int key"}))
+        engine.begin(request(arguments={1: "int key"}), None)
     deep: Dict[str, Any] = {}
     cur = deep
     for _ in range(100):
         cur["a"] = {}
         cur = cur["a"]
     with pytest.raises(s.JsonError):
-        engine.begin(request(arguments=deep))
+        engine.begin(request(arguments=deep), None)
     loop: Dict[str, Any] = {}
     loop["self"] = loop
     with pytest.raises(s.JsonError):
-        engine.begin(request(arguments=loop))
+        engine.begin(request(arguments=loop), None)
 
 
 def test_bool_is_not_a_number(engine: Engine) -> None:
@@ -117,13 +118,13 @@ def test_answer_kinds(engine: Engine) -> None:
 
 
 def test_ready_responses_and_statuses(engine: Engine) -> None:
-    r = engine.begin("{not json")
+    r = engine.begin("{not json", None)
     assert isinstance(r, Response) and r.http_status == 400 and r.body["error"]["code"] == -32700
-    r = engine.begin(request(_meta={}))
+    r = engine.begin(request(_meta={}), None)
     assert isinstance(r, Response) and r.http_status == 400 and r.body["error"]["code"] == -32602
-    r = engine.begin(request(_meta=meta(version="2099-01-01")))
+    r = engine.begin(request(_meta=meta(version="2099-01-01")), None)
     assert isinstance(r, Response) and r.body["error"]["code"] == -32022
-    r = engine.begin(request(requestState="v1.k1.AAAA.BBBB"))
+    r = engine.begin(request(requestState="v1.k1.AAAA.BBBB"), None)
     assert isinstance(r, Response) and r.body["error"]["data"] == {"reason": "malformed"}
 
 
@@ -131,8 +132,13 @@ def test_outcome_helpers(engine: Engine) -> None:
     call = begin_call(engine, request())
     r = engine.decide(call, s.error(-32602, "bad", {"why": 1}))
     assert r.body["error"] == {"code": -32602, "message": "bad", "data": {"why": 1}}
+    # A call is decided once, in every language.
+    with pytest.raises(s.AlreadyDecidedError):
+        engine.decide(call, s.tool_error("boom"))
+    call = begin_call(engine, request())
     r = engine.decide(call, s.tool_error("boom"))
     assert r.body["result"]["isError"] is True
+    call = begin_call(engine, request())
     r = engine.decide(call, s.raw({"resultType": "input_required", "inputRequests": {"color": ASK}}))
     assert r.body["result"]["resultType"] == "input_required"
     # -32021: the client declared no elicitation.
@@ -145,6 +151,7 @@ def test_outcome_helpers(engine: Engine) -> None:
     r = engine.decide(listing, s.input_required({"color": ASK}))
     assert r.body["error"]["code"] == -32603 and "tools/list" in (r.diagnostic or "")
     # The JSON spelling as text works as well.
+    call = begin_call(engine, request())
     r = engine.decide(call, '{"type":"complete","result":{"content":[],"n":1.0}}')
     assert '"n":1.0' in r.to_json()
 

@@ -81,7 +81,7 @@ def test_not_a_request(engine: Engine) -> None:
 def test_argument(engine: Engine) -> None:
     raises(s.ArgumentError, engine.begin, request(), "")
     raises(s.ArgumentError, engine.begin, 12)
-    call = engine.begin(request())
+    call = engine.begin(request(), None)
     assert isinstance(call, s.Call)
     raises(s.ArgumentError, engine.decide, call, {"type": "nope"})
     raises(s.ArgumentError, engine.decide, call, {"type": "error", "code": "x", "message": "m"})
@@ -95,4 +95,4 @@ def test_errors_are_catchable_as_builtins(engine: Engine) -> None:
     with pytest.raises(ValueError):
         Engine([("k1", b"x")])
     with pytest.raises(TypeError):
-        engine.begin(3.5)  # type: ignore[arg-type]
+        engine.begin(3.5, None)  # type: ignore[arg-type]

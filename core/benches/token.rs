@@ -73,7 +73,7 @@ fn call_of(engine: &Engine, bytes: &[u8], who: &Principal) -> Call {
 }
 
 fn token_of(engine: &Engine, call: &Call, outcome: Outcome) -> String {
-    let r = engine.decide(call, outcome);
+    let r = engine.decide(call, outcome).expect("first decide");
     match r.body().pointer("/result/requestState") {
         Some(Value::String(t)) => t.clone(),
         _ => panic!("no token in {}", r.to_json()),
@@ -92,7 +92,7 @@ fn floor(bytes: &[u8]) -> (String, String) {
 fn bench(c: &mut Criterion) {
     let engine =
         Engine::new(Config::new(vec![Key::new("k1", vec![7; 32]).unwrap()]).with_fixed_time(NOW)).unwrap();
-    let who = Principal::User("alice".into());
+    let who = Principal::user("alice").unwrap();
     let (q1, q2) = (question("seat"), question("meal"));
     let mut group = c.benchmark_group("core");
     for case in &CASES {

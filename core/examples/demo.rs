@@ -104,7 +104,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 return Err("the demo request was refused".into());
             }
         };
-        let resp = engine.decide(&call, pick_color(&call));
+        let resp = engine.decide(&call, pick_color(&call))?;
         println!(
             "── round {} ── server → client (HTTP {})\n{}\n",
             round + 1,

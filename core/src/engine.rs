@@ -33,6 +33,9 @@ pub const DEFAULT_MAX_INPUT_RESPONSES: usize = 64;
 /// Default allowed clock skew for tokens issued "in the future", seconds.
 pub const DEFAULT_CLOCK_SKEW_SECS: u64 = 60;
 
+/// The message of a second `decide`, in every language.
+pub const ALREADY_DECIDED_MESSAGE: &str = "call: already decided";
+
 /// Engine configuration. Build with [`Config::new`], adjust fields, then
 /// [`Engine::new`] validates it.
 #[derive(Clone)]
@@ -225,8 +228,17 @@ impl Engine {
     }
 
     /// Turns the handler's outcome for `call` into the response to send.
-    pub fn decide(&self, call: &Call, outcome: Outcome) -> Response {
-        crate::decide::decide(self, call, outcome)
+    ///
+    /// A call is decided once: a second `decide` of the same call (or of a
+    /// clone of it) is [`ErrorCode::AlreadyDecided`], so one request never
+    /// gets two responses or two tokens. Only a produced response marks the
+    /// call; a binding that fails to read its outcome argument (`ARGUMENT`)
+    /// never reaches here, so the call may still be decided.
+    pub fn decide(&self, call: &Call, outcome: Outcome) -> Result<Response> {
+        if call.decided.swap(true, std::sync::atomic::Ordering::AcqRel) {
+            return Err(Error::new(ErrorCode::AlreadyDecided, ALREADY_DECIDED_MESSAGE));
+        }
+        Ok(crate::decide::decide(self, call, outcome))
     }
 
     /// Low-level: seals a token with the signing key at the engine's time.

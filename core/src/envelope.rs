@@ -7,7 +7,8 @@
 //! and on the three MRTR methods in the 2026-07-28 dialect the retry envelope
 //! (`inputResponses`, `requestState`) and the token.
 
-use std::sync::OnceLock;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value, json};
 
@@ -56,6 +57,9 @@ pub struct Call {
     /// opening the token, and many handlers never read it).
     pub(crate) state_cache: OnceLock<Option<Value>>,
     pub(crate) responses: Map<String, Value>,
+    /// Set by the first `decide`: one request gets one response. Shared by
+    /// clones, because a clone is the same request (same id, same token).
+    pub(crate) decided: Arc<AtomicBool>,
 }
 
 impl Call {
@@ -210,11 +214,6 @@ fn valid_id(id: &Value) -> bool {
 }
 
 pub(crate) fn begin_value(engine: &Engine, value: Value, principal: &Principal) -> Result<Begin> {
-    if let Principal::User(name) = principal
-        && name.is_empty()
-    {
-        return Err(Error::new(ErrorCode::Argument, "principal: empty name; use the anonymous principal"));
-    }
     let Value::Object(mut msg) = value else {
         return Ok(Begin::Respond(jsonrpc_error(Value::Null, -32600, "Invalid Request", None, 400)));
     };
@@ -342,6 +341,7 @@ pub(crate) fn begin_value(engine: &Engine, value: Value, principal: &Principal) 
         opened: None,
         state_cache: OnceLock::new(),
         responses: Map::new(),
+        decided: Arc::new(AtomicBool::new(false)),
     };
     let now = call.flow_start;
     if !call.mrtr_allowed() {

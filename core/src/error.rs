@@ -36,11 +36,14 @@ pub enum ErrorCode {
     NotARequest = 9,
     /// Any other invalid argument (empty principal, bad outcome shape, ...).
     Argument = 10,
+    /// `decide` was called a second time for the same call: one request gets
+    /// exactly one response (and at most one continuation token).
+    AlreadyDecided = 11,
 }
 
 impl ErrorCode {
     /// Every code, in number order. Bindings test that their lists equal this.
-    pub const ALL: [ErrorCode; 10] = [
+    pub const ALL: [ErrorCode; 11] = [
         ErrorCode::Config,
         ErrorCode::Schema,
         ErrorCode::Url,
@@ -51,6 +54,7 @@ impl ErrorCode {
         ErrorCode::Token,
         ErrorCode::NotARequest,
         ErrorCode::Argument,
+        ErrorCode::AlreadyDecided,
     ];
 
     /// The stable number of this code.
@@ -71,6 +75,7 @@ impl ErrorCode {
             ErrorCode::Token => "TOKEN",
             ErrorCode::NotARequest => "NOT_A_REQUEST",
             ErrorCode::Argument => "ARGUMENT",
+            ErrorCode::AlreadyDecided => "ALREADY_DECIDED",
         }
     }
 
@@ -87,6 +92,7 @@ impl ErrorCode {
             ErrorCode::Token => "continuation token rejected",
             ErrorCode::NotARequest => "message is not a JSON-RPC request",
             ErrorCode::Argument => "invalid argument",
+            ErrorCode::AlreadyDecided => "the call was already decided",
         }
     }
 
@@ -152,7 +158,7 @@ mod tests {
             assert!(c.name().chars().all(|ch| ch.is_ascii_uppercase() || ch == '_'));
         }
         assert_eq!(ErrorCode::from_number(0), None);
-        assert_eq!(ErrorCode::from_number(11), None);
+        assert_eq!(ErrorCode::from_number(12), None);
     }
 
     #[test]

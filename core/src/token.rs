@@ -46,37 +46,66 @@ pub const MAX_KEY_ID_BYTES: usize = 32;
 /// Bytes of the principal tag kept in the token.
 const PRINCIPAL_TAG_BYTES: usize = 16;
 
+/// The message of every empty-principal refusal, in every language.
+pub const EMPTY_PRINCIPAL_MESSAGE: &str = "principal: empty name; use the anonymous principal";
+
 /// Who is making a request, as the application verified it.
+///
+/// Opaque and validated: built only by [`Principal::anonymous`],
+/// [`Principal::user`] or [`Principal::from_option`], so an empty name can
+/// never reach a token.
 #[derive(Clone, PartialEq, Eq)]
-pub enum Principal {
-    /// No authenticated user (for example a local stdio server). Explicit, and
-    /// distinct from every named principal.
-    Anonymous,
-    /// An authenticated principal, such as an OAuth `sub` (optionally with the
-    /// issuer or client id folded in by the application).
-    User(String),
+pub struct Principal {
+    /// `None` is the explicit anonymous principal.
+    name: Option<String>,
 }
 
 impl Principal {
-    /// A named principal; an empty name is a misuse error (use `Anonymous`).
+    /// No authenticated user (for example a local stdio server). Explicit, and
+    /// distinct from every named principal.
+    pub fn anonymous() -> Principal {
+        Principal { name: None }
+    }
+
+    /// An authenticated principal, such as an OAuth `sub` (optionally with the
+    /// issuer or client id folded in by the application). An empty name is
+    /// `ARGUMENT` (use [`Principal::anonymous`]).
     pub fn user(name: impl Into<String>) -> Result<Principal> {
         let name = name.into();
         if name.is_empty() {
-            return Err(Error::new(
-                ErrorCode::Argument,
-                "principal: empty name; use the anonymous principal",
-            ));
+            return Err(Error::new(ErrorCode::Argument, EMPTY_PRINCIPAL_MESSAGE));
         }
-        Ok(Principal::User(name))
+        Ok(Principal { name: Some(name) })
+    }
+
+    /// The one conversion every binding uses for its principal argument:
+    /// `None` (C `NULL`, Python `None`, JS `null`) is anonymous, a non-empty
+    /// string a user, an empty string `ARGUMENT`. The argument itself is
+    /// required in every language; only its value may be "anonymous".
+    pub fn from_option(name: Option<&str>) -> Result<Principal> {
+        match name {
+            None => Ok(Principal::anonymous()),
+            Some(n) => Principal::user(n),
+        }
+    }
+
+    /// The user's name, or `None` for the anonymous principal.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    /// Whether this is the anonymous principal.
+    pub fn is_anonymous(&self) -> bool {
+        self.name.is_none()
     }
 }
 
 // The principal is personal data: keep it out of logs by default.
 impl fmt::Debug for Principal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Principal::Anonymous => f.write_str("Principal::Anonymous"),
-            Principal::User(_) => f.write_str("Principal::User(..)"),
+        match self.name {
+            None => f.write_str("Principal::Anonymous"),
+            Some(_) => f.write_str("Principal::User(..)"),
         }
     }
 }
@@ -275,7 +304,9 @@ impl std::error::Error for TokenError {}
 
 impl From<TokenError> for Error {
     fn from(e: TokenError) -> Error {
-        Error::new(ErrorCode::Token, e.reason.name())
+        // One message in every language: the Display text, which names the
+        // reason (bindings expose the reason name separately as well).
+        Error::new(ErrorCode::Token, e.to_string())
     }
 }
 
@@ -372,9 +403,9 @@ pub fn question_digest(request: &Value) -> [u8; 32] {
 
 fn principal_tag(mac: &HmacSha256, principal: &Principal) -> [u8; PRINCIPAL_TAG_BYTES] {
     let mut m = mac.clone();
-    match principal {
-        Principal::Anonymous => m.update(b"snodo/v1/principal\0anonymous"),
-        Principal::User(name) => {
+    match principal.name() {
+        None => m.update(b"snodo/v1/principal\0anonymous"),
+        Some(name) => {
             m.update(b"snodo/v1/principal\0user\0");
             m.update(name.as_bytes());
         }
@@ -614,7 +645,7 @@ mod tests {
         let binding = binding_digest("tools/call", &json!({"name":"t","arguments":{"a":1}}));
         let questions = vec![("q".to_string(), json!({"method":"roots/list"}))];
         let input = SealInput {
-            principal: &Principal::User("alice".into()),
+            principal: &Principal::user("alice").unwrap(),
             binding: &binding,
             round: 1,
             flow_start: NOW,
@@ -625,7 +656,7 @@ mod tests {
     }
 
     fn alice() -> Principal {
-        Principal::User("alice".into())
+        Principal::user("alice").unwrap()
     }
 
     #[test]
@@ -685,10 +716,10 @@ mod tests {
     fn binding_and_principal() {
         let r = ring(&[("k1", 1)]);
         let (t, b) = sealed(&r, None);
-        let bob = Principal::User("bob".into());
+        let bob = Principal::user("bob").unwrap();
         assert_eq!(open(&r, &LIM, NOW, &t, &bob, &b).unwrap_err().reason, TokenReason::Principal);
         assert_eq!(
-            open(&r, &LIM, NOW, &t, &Principal::Anonymous, &b).unwrap_err().reason,
+            open(&r, &LIM, NOW, &t, &Principal::anonymous(), &b).unwrap_err().reason,
             TokenReason::Principal
         );
         let other = binding_digest("tools/call", &json!({"name":"t","arguments":{"a":2}}));
@@ -752,7 +783,7 @@ mod tests {
         let binding = [7u8; 32];
         let mk = |round, fs| {
             let input = SealInput {
-                principal: &Principal::Anonymous,
+                principal: &Principal::anonymous(),
                 binding: &binding,
                 round,
                 flow_start: fs,
@@ -761,7 +792,7 @@ mod tests {
             };
             seal(&r, &LIM, NOW, &input).unwrap()
         };
-        let anon = Principal::Anonymous;
+        let anon = Principal::anonymous();
         assert!(open(&r, &LIM, NOW, &mk(15, NOW), &anon, &binding).is_ok());
         assert_eq!(
             open(&r, &LIM, NOW, &mk(16, NOW), &anon, &binding).unwrap_err().reason,
@@ -796,7 +827,7 @@ mod tests {
     /// Seals `state` for the anonymous principal on a zero binding, round 1.
     fn seal_anonymous_state(r: &KeyRing, state: &Value) -> Result<String> {
         let input = SealInput {
-            principal: &Principal::Anonymous,
+            principal: &Principal::anonymous(),
             binding: &[0; 32],
             round: 1,
             flow_start: NOW,

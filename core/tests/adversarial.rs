@@ -24,7 +24,7 @@ fn request(params_body: &str) -> String {
 }
 
 fn error_of(e: &Engine, text: &[u8]) -> (i64, u16) {
-    match e.begin(text, &Principal::Anonymous).unwrap() {
+    match e.begin(text, &Principal::anonymous()).unwrap() {
         Begin::Respond(r) => (r.body()["error"]["code"].as_i64().unwrap(), r.http_status()),
         Begin::Call(_) => panic!("expected an error response"),
     }
@@ -88,7 +88,7 @@ fn lone_surrogates_and_invalid_utf8() {
     assert_eq!(error_of(&e, &bytes).0, -32700);
     // A valid surrogate pair is fine.
     assert!(matches!(
-        e.begin(request(r#""name":"\ud83d\ude00""#).as_bytes(), &Principal::Anonymous),
+        e.begin(request(r#""name":"\ud83d\ude00""#).as_bytes(), &Principal::anonymous()),
         Ok(Begin::Call(_))
     ));
 }
@@ -100,7 +100,7 @@ fn extreme_numbers_are_kept_exact_and_distinct() {
     let mut digests = Vec::new();
     for n in numbers {
         let text = request(&format!(r#""name":"t","arguments":{{"n":{n}}}"#));
-        let Begin::Call(call) = e.begin(text.as_bytes(), &Principal::Anonymous).unwrap() else {
+        let Begin::Call(call) = e.begin(text.as_bytes(), &Principal::anonymous()).unwrap() else {
             panic!("{n}")
         };
         assert_eq!(call.arguments().unwrap()["n"].to_string(), n.replace("e4", "e+4"));
@@ -112,12 +112,14 @@ fn extreme_numbers_are_kept_exact_and_distinct() {
 
 fn first_token(e: &Engine) -> (String, String) {
     let text = request(r#""name":"t","arguments":{}"#);
-    let Begin::Call(call) = e.begin(text.as_bytes(), &Principal::Anonymous).unwrap() else { panic!() };
+    let Begin::Call(call) = e.begin(text.as_bytes(), &Principal::anonymous()).unwrap() else { panic!() };
     let q = snodo::elicit_form("m", &json!({"type":"object","properties":{"x":{"type":"string"}}})).unwrap();
-    let r = e.decide(
-        &call,
-        Outcome::InputRequired { requests: vec![("x".into(), q)], state: Some(json!({"n": 1})) },
-    );
+    let r = e
+        .decide(
+            &call,
+            Outcome::InputRequired { requests: vec![("x".into(), q)], state: Some(json!({"n": 1})) },
+        )
+        .unwrap();
     (r.body()["result"]["requestState"].as_str().unwrap().to_owned(), text)
 }
 
@@ -127,7 +129,7 @@ fn retry_reason(e: &Engine, text: &str, token: &str) -> Option<String> {
         &format!(r#""arguments":{{}},"requestState":{}"#, Value::String(token.into())),
         1,
     );
-    match e.begin(with.as_bytes(), &Principal::Anonymous).unwrap() {
+    match e.begin(with.as_bytes(), &Principal::anonymous()).unwrap() {
         Begin::Call(_) => None,
         Begin::Respond(r) => Some(r.body()["error"]["data"]["reason"].as_str().unwrap_or("?").to_owned()),
     }
@@ -183,22 +185,27 @@ fn non_canonical_base64_future_version_unknown_key() {
 fn decide_refuses_hostile_outcomes_cleanly() {
     let e = engine();
     let text = request(r#""name":"t","arguments":{}"#);
-    let Begin::Call(call) = e.begin(text.as_bytes(), &Principal::Anonymous).unwrap() else { panic!() };
+    // A call is decided once: each hostile outcome gets a fresh call.
+    let fresh = || match e.begin(text.as_bytes(), &Principal::anonymous()).unwrap() {
+        Begin::Call(call) => call,
+        Begin::Respond(r) => panic!("{}", r.to_json()),
+    };
     let huge_state = json!("x".repeat(1 << 20));
-    let r = e.decide(&call, Outcome::InputRequired { requests: vec![], state: Some(huge_state) });
+    let r = e.decide(&fresh(), Outcome::InputRequired { requests: vec![], state: Some(huge_state) }).unwrap();
     assert_eq!(r.body()["error"]["code"], -32603);
     assert!(r.diagnostic().unwrap().contains("limit"));
     let many: Vec<(String, Value)> =
         (0..10_000).map(|i| (format!("k{i}"), json!({"method":"roots/list"}))).collect();
-    let r = e.decide(&call, Outcome::InputRequired { requests: many, state: None });
+    let r = e.decide(&fresh(), Outcome::InputRequired { requests: many, state: None }).unwrap();
     assert!(r.is_error());
     // Keys must be unique within one result (MRTR: "MUST be unique").
     let roots = json!({"method":"roots/list"});
     let dup = vec![("k".to_owned(), roots.clone()), ("k".to_owned(), roots)];
-    let r = e.decide(&call, Outcome::InputRequired { requests: dup, state: None });
+    let r = e.decide(&fresh(), Outcome::InputRequired { requests: dup, state: None }).unwrap();
     assert_eq!(r.body()["error"]["code"], -32603);
     assert!(r.diagnostic().unwrap().contains("duplicate"));
-    let r = e.decide(&call, Outcome::Error { code: i64::MIN, message: String::new(), data: None });
+    let r =
+        e.decide(&fresh(), Outcome::Error { code: i64::MIN, message: String::new(), data: None }).unwrap();
     assert_eq!(r.body()["error"]["code"], json!(i64::MIN));
     let _ = sjson::canonical(r.body());
 }

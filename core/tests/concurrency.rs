@@ -25,7 +25,7 @@ fn sixteen_threads_one_engine_identical_results() {
     let run = {
         let engine = engine.clone();
         move |thread: usize| -> Vec<String> {
-            let user = Principal::User(format!("user{}", thread % 4));
+            let user = Principal::user(format!("user{}", thread % 4)).unwrap();
             let mut out = Vec::new();
             for i in 0..per_thread {
                 let r1 = json!({"jsonrpc":"2.0","id":i,"method":"tools/call",
@@ -33,13 +33,15 @@ fn sixteen_threads_one_engine_identical_results() {
                 let Begin::Call(call) = engine.begin(r1.to_string().as_bytes(), &user).unwrap() else {
                     panic!()
                 };
-                let resp = engine.decide(
-                    &call,
-                    Outcome::InputRequired {
-                        requests: vec![("c".into(), question.clone())],
-                        state: Some(json!(i % 7)),
-                    },
-                );
+                let resp = engine
+                    .decide(
+                        &call,
+                        Outcome::InputRequired {
+                            requests: vec![("c".into(), question.clone())],
+                            state: Some(json!(i % 7)),
+                        },
+                    )
+                    .unwrap();
                 let token = resp.body()["result"]["requestState"].as_str().unwrap().to_owned();
                 let r2 = json!({"jsonrpc":"2.0","id":i,"method":"tools/call",
                                 "params":{"name":"t","arguments":{"i": i % 7},"_meta":meta,
@@ -49,7 +51,9 @@ fn sixteen_threads_one_engine_identical_results() {
                     panic!()
                 };
                 assert_eq!(call.response("c", &question), Answer::Accepted(json!({"c":"b"})));
-                let done = engine.decide(&call, Outcome::Complete(json!({"content":[], "n": call.state()})));
+                let done = engine
+                    .decide(&call, Outcome::Complete(json!({"content":[], "n": call.state()})))
+                    .unwrap();
                 out.push(format!("{token}|{}", done.to_json()));
             }
             out

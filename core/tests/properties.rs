@@ -161,7 +161,7 @@ proptest! {
 
     #[test]
     fn begin_never_panics_on_bytes(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
-        let _ = engine().begin(&bytes, &Principal::Anonymous);
+        let _ = engine().begin(&bytes, &Principal::anonymous());
     }
 
     #[test]
@@ -176,13 +176,22 @@ proptest! {
             }));
         }
         let req = json!({"jsonrpc": "2.0", "id": 1, "method": methods[method_pick], "params": p});
-        if let Ok(Begin::Call(call)) = e.begin(req.to_string().as_bytes(), &Principal::Anonymous) {
-            let _ = call.response("k", &outcome);
-            if let Ok(o) = Outcome::from_value(outcome.clone()) {
-                let _ = e.decide(&call, o);
+        // A call is decided once, so each outcome gets its own call.
+        let mut outcomes = vec![
+            Outcome::Raw(outcome.clone()),
+            Outcome::InputRequired { requests: vec![("k".into(), outcome.clone())], state: None },
+        ];
+        if let Ok(o) = Outcome::from_value(outcome.clone()) {
+            outcomes.push(o);
+        }
+        for o in outcomes {
+            if let Ok(Begin::Call(call)) = e.begin(req.to_string().as_bytes(), &Principal::anonymous()) {
+                let _ = call.response("k", &outcome);
+                let first = e.decide(&call, o).is_ok();
+                let second = e.decide(&call, Outcome::Raw(json!({}))).map_err(|err| err.code());
+                prop_assert!(first);
+                prop_assert_eq!(second.err(), Some(snodo::ErrorCode::AlreadyDecided));
             }
-            let _ = e.decide(&call, Outcome::Raw(outcome.clone()));
-            let _ = e.decide(&call, Outcome::InputRequired { requests: vec![("k".into(), outcome)], state: None });
         }
     }
 
@@ -215,7 +224,7 @@ fn begin_survives_hostile_shapes() {
         "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{{\"name\":\"t\",\"_meta\":{{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{{}}}},\"inputResponses\":{{{many}}}}}}}"
     );
     for input in [deep.as_bytes(), big.as_bytes(), wide.as_bytes(), b"\xff\xfe", b"{\"a\":\"\\ud800\"}"] {
-        match e.begin(input, &Principal::Anonymous) {
+        match e.begin(input, &Principal::anonymous()) {
             Ok(Begin::Respond(r)) => assert!(r.is_error()),
             other => panic!("expected an error response, got {other:?}"),
         }

@@ -40,7 +40,9 @@ fn key_bytes_never_in_debug_errors_or_responses() {
         panic!()
     };
     outputs.push(format!("{call:?}"));
-    let r = engine.decide(&call, Outcome::InputRequired { requests: vec![], state: Some(json!({"k": 1})) });
+    let r = engine
+        .decide(&call, Outcome::InputRequired { requests: vec![], state: Some(json!({"k": 1})) })
+        .unwrap();
     outputs.push(r.to_json());
     outputs.push(format!("{r:?}"));
     let token = r.body()["result"]["requestState"].as_str().unwrap().to_owned();

@@ -66,8 +66,8 @@ fn engine(config: &Value, now: u64) -> Engine {
 
 fn principal(v: Option<&Value>) -> Principal {
     match v {
-        Some(Value::String(s)) => Principal::User(s.clone()),
-        _ => Principal::Anonymous,
+        Some(Value::String(s)) => Principal::user(s.clone()).unwrap(),
+        _ => Principal::anonymous(),
     }
 }
 
@@ -136,7 +136,7 @@ fn run_flows(doc: &mut Value) {
                         assert_eq!(json!(call.asked_keys()), c["askedKeys"], "{ctx}: askedKeys");
                     }
                     let outcome = Outcome::from_value(s["outcome"].clone()).unwrap();
-                    let r = e.decide(&call, outcome);
+                    let r = e.decide(&call, outcome).unwrap();
                     json!({"httpStatus": r.http_status(), "body": r.body()})
                 }
             };

@@ -1,7 +1,5 @@
 //! `snodo_config` (the builder) and `snodo_engine` (new, free, begin, decide).
 
-use std::sync::atomic::Ordering;
-
 use snodo::{Begin, Config, Engine, Key, Outcome, Principal};
 
 use crate::decide::snodo_response;
@@ -373,12 +371,13 @@ pub unsafe extern "C" fn snodo_engine_free(engine: *mut snodo_engine) {
 ///
 /// `ptr` NULL or valid for `len` bytes.
 pub(crate) unsafe fn principal(ptr: *const u8, len: usize) -> Result<Principal, Fail> {
-    if ptr.is_null() {
-        return Ok(Principal::Anonymous);
-    }
-    // SAFETY: caller contract.
-    let name = unsafe { text(ptr, len, "principal") }?;
-    Ok(Principal::user(name)?)
+    let name = if ptr.is_null() {
+        None
+    } else {
+        // SAFETY: caller contract.
+        Some(unsafe { text(ptr, len, "principal") }?)
+    };
+    Ok(Principal::from_option(name)?)
 }
 
 /// Reads a JSON-RPC request message (the bytes as received) that may be an
@@ -471,10 +470,8 @@ pub unsafe extern "C" fn snodo_engine_decide(
         let out = Out::new(out_response, "out_response")?;
         // SAFETY: caller contract.
         let outcome = Outcome::from_value(unsafe { json(outcome, outcome_len, "outcome") }?)?;
-        if call.decided.swap(true, Ordering::AcqRel) {
-            return Err(Fail::new(snodo_status::AlreadyDecided, "call: already decided"));
-        }
-        let response = engine.inner.decide(&call.inner, outcome);
+        // The core refuses a second decide (ALREADY_DECIDED).
+        let response = engine.inner.decide(&call.inner, outcome)?;
         // SAFETY: caller contract.
         unsafe { out.write(into_handle(snodo_response { inner: response })) };
         Ok(())

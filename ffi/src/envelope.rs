@@ -4,7 +4,6 @@
 //! is the JSON text `null` (never a NULL pointer), so every result parses.
 
 use std::ffi::c_char;
-use std::sync::atomic::AtomicBool;
 
 use serde_json::Value;
 use snodo::{Answer, Call};
@@ -19,12 +18,11 @@ use crate::ffi::{Out, OutStr, guard, guard_void, handle, json, text};
 #[derive(Debug)]
 pub struct snodo_call {
     pub(crate) inner: Call,
-    pub(crate) decided: AtomicBool,
 }
 
 impl snodo_call {
     pub(crate) fn new(inner: Call) -> snodo_call {
-        snodo_call { inner, decided: AtomicBool::new(false) }
+        snodo_call { inner }
     }
 }
 

@@ -50,14 +50,15 @@ pub enum snodo_status {
     /// Any other invalid argument (empty principal, bad outcome shape, a
     /// length above `PTRDIFF_MAX`, ...).
     Argument = 10,
+    /// `snodo_engine_decide` was already called successfully on this call
+    /// (the core's decided-once rule; 103 before issue 12).
+    AlreadyDecided = 11,
     /// A required pointer argument was NULL.
     NullArgument = 100,
     /// A text argument is not valid UTF-8.
     InvalidUtf8 = 101,
     /// snodo panicked; the call had no effect. Please report it as a bug.
     Panic = 102,
-    /// `snodo_engine_decide` was already called successfully on this call.
-    AlreadyDecided = 103,
 }
 
 /// Every status, in number order (not an associated const, which cbindgen
@@ -74,10 +75,10 @@ pub(crate) const ALL_STATUSES: [snodo_status; 15] = [
     snodo_status::Token,
     snodo_status::NotARequest,
     snodo_status::Argument,
+    snodo_status::AlreadyDecided,
     snodo_status::NullArgument,
     snodo_status::InvalidUtf8,
     snodo_status::Panic,
-    snodo_status::AlreadyDecided,
 ];
 
 impl snodo_status {
@@ -95,6 +96,7 @@ impl snodo_status {
             7 => snodo_status::StateTooLarge,
             8 => snodo_status::Token,
             9 => snodo_status::NotARequest,
+            11 => snodo_status::AlreadyDecided,
             _ => snodo_status::Argument,
         }
     }
@@ -124,7 +126,7 @@ impl snodo_status {
         }
     }
 
-    /// The static message (for 1 to 10, the core's description).
+    /// The static message (for 1 to 11, the core's description).
     pub fn message(self) -> &'static CStr {
         match self {
             snodo_status::Ok => c"success",

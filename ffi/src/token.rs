@@ -129,7 +129,8 @@ pub unsafe extern "C" fn snodo_engine_seal(
 /// On OK `*out` is a JSON object owned by the caller (free with
 /// `snodo_string_free`): `{"keyId","issuedAt","expiresAt","flowStart",
 /// "round","questionKeys":[...],"state":...|null}`. A token that fails any
-/// check is TOKEN, and the last error is `"TOKEN: <reason>"` with the
+/// check is TOKEN, and the last error is the core's one message,
+/// `"TOKEN: Invalid or expired requestState (<reason>)"`, with the
 /// stable reason name (`malformed`, `signature`, `expired`, `principal`,
 /// `request`, `rounds`, ...). Statuses: OK, TOKEN, ARGUMENT (empty
 /// principal), INVALID_UTF8, NULL_ARGUMENT, PANIC. Thread-safe.

@@ -16,7 +16,7 @@ fn engine() -> &'static Engine {
 
 fuzz_target!(|data: &[u8]| {
     let e = engine();
-    for who in [Principal::Anonymous, Principal::User("alice".into())] {
+    for who in [Principal::anonymous(), Principal::user("alice").unwrap()] {
         if let Ok(Begin::Call(call)) = e.begin(data, &who) {
             let q = json!({"method":"elicitation/create","params":{"mode":"form","message":"m",
                 "requestedSchema":{"type":"object","properties":{"color":{"type":"string","enum":["red","green"]}}}}});

@@ -154,7 +154,7 @@ static void test_lengths_and_invalid_input(void) {
     uint8_t d[SNODO_BINDING_LEN];
     CHECK_OK(snodo_binding_digest(S("tools/call"), S("{\"name\":\"x\"}"), d));
     CHECK(snodo_engine_open(e, S("v1.garbage"), NULL, 0, d, &s, NULL) == SNODO_STATUS_TOKEN, "garbage token");
-    CHECK(strcmp(last_error_text(), "TOKEN: malformed") == 0, "%s", last_error_text());
+    CHECK(strcmp(last_error_text(), "TOKEN: Invalid or expired requestState (malformed)") == 0, "%s", last_error_text());
     snodo_engine_free(e);
     case_end("zero lengths, huge and invalid inputs");
 }

@@ -300,10 +300,14 @@ static void run_token(const jval *file_cfg, const jval *t, sealed_t *sealed, siz
             sb_str(&out, "}");
             json_free(o);
         } else {
-            const char *detail = last_error_text(), *prefix = "TOKEN: ";
-            CHECK(st == SNODO_STATUS_TOKEN && strncmp(detail, prefix, 7) == 0, "open: %s", detail);
+            /* The core's one message: "TOKEN: Invalid or expired requestState (<reason>)". */
+            const char *detail = last_error_text(), *prefix = "TOKEN: Invalid or expired requestState (";
+            size_t plen = strlen(prefix), dlen = strlen(detail);
+            CHECK(st == SNODO_STATUS_TOKEN && strncmp(detail, prefix, plen) == 0 && dlen > plen &&
+                      detail[dlen - 1] == ')',
+                  "open: %s", detail);
             sb_str(&out, "{\"reason\":");
-            json_write_string(detail + 7, strlen(detail) >= 7 ? strlen(detail + 7) : 0, &out);
+            json_write_string(detail + plen, dlen > plen ? dlen - plen - 1 : 0, &out);
             sb_str(&out, "}");
         }
         snodo_string_free(opened);

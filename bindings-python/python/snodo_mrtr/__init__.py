@@ -49,6 +49,7 @@ from ._native import (
 from .errors import (
     ERROR_CLASSES,
     ArgumentError,
+    AlreadyDecidedError,
     ConfigError,
     InputRequestError,
     JsonError,
@@ -73,6 +74,7 @@ __all__ = [
     "VERSION",
     "Answer",
     "ArgumentError",
+    "AlreadyDecidedError",
     "Call",
     "ConfigError",
     "Engine",

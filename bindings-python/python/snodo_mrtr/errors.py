@@ -28,6 +28,7 @@ __all__ = [
     "TokenError",
     "NotARequestError",
     "ArgumentError",
+    "AlreadyDecidedError",
     "ERROR_CLASSES",
 ]
 
@@ -119,6 +120,14 @@ class ArgumentError(SnodoError, TypeError, ValueError):
     name = "ARGUMENT"
 
 
+class AlreadyDecidedError(SnodoError, ValueError):
+    """``decide`` was called a second time for the same call: one request
+    gets exactly one response."""
+
+    code = 11
+    name = "ALREADY_DECIDED"
+
+
 #: Every error class by its code number; tests check it equals the core enum.
 ERROR_CLASSES: Dict[int, Type[SnodoError]] = {
     cls.code: cls
@@ -133,6 +142,7 @@ ERROR_CLASSES: Dict[int, Type[SnodoError]] = {
         TokenError,
         NotARequestError,
         ArgumentError,
+        AlreadyDecidedError,
     )
 }
 
