@@ -1,14 +1,14 @@
 # snodo: the two commands are `make demo` and `make test`.
 SHELL := /bin/bash
 
-.PHONY: demo test test-rust test-c test-python test-node test-interop install bench fmt fuzz
+.PHONY: demo test test-rust test-c test-python test-node test-interop test-load install bench fmt fuzz
 
 # The official TypeScript MCP client drives an example server built on snodo
 # through the preference workflow, printing every round.
 demo:
 	bash scripts/demo.sh
 
-test: test-rust test-c test-python test-node test-interop
+test: test-rust test-c test-python test-node test-interop test-load
 
 test-rust:
 	bash scripts/test-rust.sh
@@ -24,6 +24,9 @@ test-node:
 
 test-interop:
 	bash scripts/test-interop.sh
+
+test-load:
+	bash scripts/test-load.sh
 
 # make install PREFIX=/usr/local: libsnodo (.so, .a), include/snodo.h, snodo.pc
 PREFIX ?= /usr/local

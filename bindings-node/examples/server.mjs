@@ -32,11 +32,26 @@ function decodeSecret(s) {
   return null;
 }
 
+// Integer settings from the environment (unset or empty: null). A typo is an
+// error, not a silent default.
+function envInt(name) {
+  const raw = (process.env[name] ?? '').trim();
+  if (raw === '') return null;
+  if (!/^-?\d+$/.test(raw)) {
+    console.error(`${name}: ${JSON.stringify(raw)} is not an integer`);
+    process.exit(2);
+  }
+  return Number(raw);
+}
+
+// Returns the engine to use for a request: always the same one, except under
+// the test-only clock offset below.
 function engineFromEnv() {
   const spec = process.env.SNODO_KEYS ?? '';
   if (spec === '') {
     console.error('warning: SNODO_KEYS is not set; using a random development key (single process only)');
-    return Engine.development(); // (it takes no config, so no serverInfo either)
+    const dev = Engine.development(); // (it takes no config, so no serverInfo either)
+    return () => dev;
   }
   const fail = (why) => {
     console.error(`SNODO_KEYS: ${why}`); // never echo a secret
@@ -48,11 +63,34 @@ function engineFromEnv() {
     if (!secret) fail(`entry ${i + 1} is not id:secret with a hex or base64 secret`);
     return { id: entry.slice(0, at), secret };
   });
-  try {
-    return new Engine({ keys, serverInfo: { name: 'snodo-node-example', version: version() } });
-  } catch (e) {
-    return fail(e.message); // CONFIG: short secret, bad or duplicate id, too many keys
+  const ttlSecs = envInt('SNODO_TTL_SECS'); // token lifetime; unset: snodo's default (300 s)
+  const offset = envInt('SNODO_CLOCK_OFFSET_SECS'); // TEST ONLY: a host whose clock is off
+  const build = (now) => {
+    try {
+      return new Engine({
+        keys,
+        serverInfo: { name: 'snodo-node-example', version: version() },
+        ...(ttlSecs === null ? {} : { ttlSecs }),
+        ...(now === undefined ? {} : { now }),
+      });
+    } catch (e) {
+      return fail(e.message); // CONFIG: short secret, bad or duplicate id, too many keys, bad ttl
+    }
+  };
+  if (offset === null) {
+    const engine = build();
+    return () => engine;
   }
+  // TEST ONLY (SNODO_CLOCK_OFFSET_SECS): engines take a fixed clock (`now`),
+  // not a clock function, so one is built per second of the shifted clock.
+  const shifted = () => Math.floor(Date.now() / 1000) + offset;
+  let second = shifted();
+  let engine = build(second);
+  return () => {
+    const now = shifted();
+    if (now !== second) [second, engine] = [now, build(now)];
+    return engine;
+  };
 }
 
 // --- input requests: built once, identical every round (a retry's answer
@@ -293,8 +331,25 @@ function headerMismatch(headers, msg) {
   return null;
 }
 
-function serveHttp(engine, port) {
-  const server = http.createServer((req, res) => {
+// --- HTTP plumbing (docs/operations.md). Node's http server already keeps
+// connections alive and handles many clients on one thread; what it lacks for
+// a deployment are tight deadlines: by default a request may take 300 s to
+// arrive and expired requests are only swept every 30 s, so a slow-drip body
+// holds its socket for minutes. Here the whole request (headers and body) must
+// arrive within SNODO_HTTP_TIMEOUT_SECS (default 10), else 408; an idle
+// keep-alive connection is closed after the same time.
+
+function serveHttp(engines, port) {
+  const timeoutMs = (envInt('SNODO_HTTP_TIMEOUT_SECS') ?? 10) * 1000;
+  const server = http.createServer({
+    requestTimeout: timeoutMs,
+    headersTimeout: timeoutMs,
+    keepAliveTimeout: timeoutMs,
+    connectionsCheckingInterval: Math.min(1000, timeoutMs), // how often expired requests are swept
+  }, (req, res) => {
+    // A client that leaves mid-request is normal: never let its error become an uncaught exception.
+    req.on('error', () => {});
+    res.on('error', () => {});
     const send = (status, headers = {}, body = undefined) => res.writeHead(status, headers).end(body);
     if (new URL(req.url, 'http://127.0.0.1').pathname !== '/mcp') return send(404);
     if (req.method !== 'POST') return send(405, { allow: 'POST' }); // no GET stream: nothing to listen to
@@ -323,7 +378,7 @@ function serveHttp(engine, port) {
       const bearer = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '');
       let response;
       try {
-        response = handle(engine, body, bearer ? bearer[1] : null);
+        response = handle(engines(), body, bearer ? bearer[1] : null);
       } catch (e) {
         console.error(`request failed: ${e.stack ?? e}`);
         return send(500);
@@ -349,6 +404,6 @@ const usage = () => {
 };
 if (!(args.length === 1 && args[0] === '--stdio')
     && !(args.length === 2 && args[0] === '--http' && /^\d+$/.test(args[1]) && Number(args[1]) < 65536)) usage();
-const engine = engineFromEnv();
-if (args[0] === '--stdio') serveStdio(engine);
-else serveHttp(engine, Number(args[1]));
+const engines = engineFromEnv();
+if (args[0] === '--stdio') serveStdio(engines());
+else serveHttp(engines, Number(args[1]));

@@ -20,7 +20,10 @@ import base64
 import json
 import os
 import re
+import socket
 import sys
+import threading
+import time
 import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Dict, List, NoReturn, Optional, Tuple
@@ -306,20 +309,102 @@ def mismatch(msg: Dict[str, Any], header: Callable[[str], Optional[str]]) -> Opt
     return None
 
 
-def serve_http(engine: Engine, port: int) -> None:
+# --- HTTP plumbing (docs/operations.md): keep-alive, a deep listen backlog, bounded threads and deadlines ---
+#
+# Why the standard library's ThreadingHTTPServer needs these four changes to hold load:
+# * its listen backlog is 5, so past ~8 concurrent clients new connections are dropped
+#   or reset and clients wait on SYN retries (request_queue_size below);
+# * BaseHTTPRequestHandler speaks HTTP/1.0 unless told otherwise, so every request pays
+#   a new TCP connection and a new thread (protocol_version = "HTTP/1.1", with an exact
+#   Content-Length on every reply);
+# * it starts one thread per connection without limit (MAX_CONNECTIONS: at the cap the
+#   server stops accepting and new connections wait in the backlog instead);
+# * it leaves Nagle's algorithm on, so each keep-alive reply stalls ~40 ms on a delayed ACK;
+# * nothing bounds how long a client may hold a connection: an idle or stalled socket is
+#   closed after SNODO_HTTP_TIMEOUT_SECS (default 10) seconds, and a request body must
+#   arrive within that time (a slow-drip upload gets 408).
+# A production deployment may sit behind a reverse proxy instead; the handlers stay the same.
+
+MAX_CONNECTIONS = 256  # one thread each; a keep-alive client holds one while connected
+QUIET_ERRORS = (ConnectionError, TimeoutError)  # clients that vanish are normal, not server faults
+
+
+class McpServer(ThreadingHTTPServer):
+    request_queue_size = 1024  # the listen backlog (the kernel caps it at net.core.somaxconn)
+    daemon_threads = True  # never join connection threads at exit, and keep no list of them
+
+    def __init__(self, address: Tuple[str, int], handler: Any) -> None:
+        self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        super().__init__(address, handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        self.slots.acquire()  # at the cap: stop accepting; the backlog holds the next ones
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
+    def shutdown_request(self, request: Any) -> None:
+        # Lingering close: closing a socket with unread input makes the kernel send a reset,
+        # which can destroy the reply (a 400 for garbage, a 413) before the client reads it.
+        # Stop writing, read what is left for a moment, then close.
+        deadline = time.monotonic() + 1.0  # in all: a client still dripping bytes must not hold us
+        try:
+            request.shutdown(socket.SHUT_WR)
+            for _ in range(64):  # at most 4 MiB more
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                request.settimeout(remaining)
+                if not request.recv(1 << 16):
+                    break
+        except OSError:
+            pass
+        self.close_request(request)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        error = sys.exc_info()[1]
+        if not isinstance(error, QUIET_ERRORS):  # one line, no traceback: 1 000 disconnects must not flood stderr
+            print(f"http: connection error: {error!r}", file=sys.stderr, flush=True)
+
+
+def serve_http(engines: Callable[[], Engine], port: int) -> None:
+    http_timeout = float(env_int("SNODO_HTTP_TIMEOUT_SECS") or 10)  # idle keep-alive, and a whole body
+
     class McpHandler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive; every reply below has an exact Content-Length
+        timeout = http_timeout  # socket timeout: an idle keep-alive connection is closed after this
+        # The head and the body of a reply go out in two writes; with Nagle's algorithm on, the
+        # second waits for the client's delayed ACK (~40 ms) on a keep-alive connection.
+        disable_nagle_algorithm = True
+        # Unparsable request lines are answered as HTTP/0.9 (a bare body, no status line) by
+        # default; answer them with a status, and without the stdlib's HTML error page.
+        default_request_version = "HTTP/1.1"
+        error_message_format = ""
+
         def do_POST(self) -> None:
             if self.path.split("?")[0] != "/mcp":
-                return self.reply(404)
+                return self.reply(404, close=self.headers.get("Content-Length") not in (None, "0"))
+            if self.headers.get("Transfer-Encoding"):
+                return self.reply(411, close=True)  # chunked uploads are not read: say so, then close
             length = self.headers.get("Content-Length") or "0"
             if not length.isdigit():
-                return self.reply(400)
+                return self.reply(400, close=True)  # the body's end is unknown: the connection cannot be reused
             if int(length) > MAX_BODY:
-                # Read the upload before answering: closing mid-upload makes clients see a reset, not the 413.
-                for start in range(0, int(length), 1 << 16):
-                    self.rfile.read(min(1 << 16, int(length) - start))
-                return self.reply(413)
-            body = self.rfile.read(int(length))
+                # Read the upload (within the deadline, keeping nothing) before answering: closing
+                # mid-upload makes clients see a reset, not the 413.
+                self.read_body(int(length), keep=False)
+                return self.reply(413, close=True)
+            body = self.read_body(int(length))
+            if body is None:
+                return self.reply(408, close=True)  # slow drip past the deadline, or the client left
             err = header_error(body, self.headers.get)
             if err is not None:
                 return self.reply(400, err)
@@ -327,17 +412,46 @@ def serve_http(engine: Engine, port: int) -> None:
             # verifies the token first and passes the verified user id instead.
             scheme, _, token = (self.headers.get("Authorization") or "").partition(" ")
             principal = token if scheme.lower() == "bearer" and token else None
-            out = handle(engine, body, principal)
+            try:
+                out = handle(engines(), body, principal)
+            except Exception as e:  # never drop the connection without an answer
+                print(f"request failed: {e!r}", file=sys.stderr, flush=True)
+                return self.reply(500, close=True)
             self.reply(*(out or (202, None)))
 
+        def read_body(self, length: int, keep: bool = True) -> Optional[bytes]:
+            """The body, read within the HTTP timeout in all; None if the client is too slow or leaves."""
+            deadline = time.monotonic() + http_timeout
+            chunks: List[bytes] = []
+            left = length
+            try:
+                while left > 0:
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        return None
+                    self.connection.settimeout(remaining)  # per-recv timeouts alone let a slow drip last forever
+                    chunk = self.rfile.read1(min(left, 1 << 16))
+                    if not chunk:
+                        return None
+                    left -= len(chunk)
+                    if keep:
+                        chunks.append(chunk)
+            except (TimeoutError, ConnectionError):
+                return None
+            finally:
+                self.connection.settimeout(http_timeout)
+            return b"".join(chunks)
+
         def not_allowed(self) -> None:
+            close = self.headers.get("Content-Length") not in (None, "0")  # an unread body: do not reuse
             if self.path.split("?")[0] != "/mcp":
-                return self.reply(404)
-            self.reply(405, headers={"Allow": "POST"})  # no server-initiated stream, no sessions
+                return self.reply(404, close=close)
+            self.reply(405, headers={"Allow": "POST"}, close=close)  # no server-initiated stream, no sessions
 
         do_GET = do_DELETE = do_PUT = do_PATCH = do_OPTIONS = not_allowed
 
-        def reply(self, status: int, body: Optional[str] = None, headers: Optional[Dict[str, str]] = None) -> None:
+        def reply(self, status: int, body: Optional[str] = None, headers: Optional[Dict[str, str]] = None,
+                  close: bool = False) -> None:
             data = (body or "").encode("utf-8")
             self.send_response(status)
             for k, v in (headers or {}).items():
@@ -345,6 +459,8 @@ def serve_http(engine: Engine, port: int) -> None:
             if body is not None:
                 self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
+            if close:
+                self.send_header("Connection", "close")  # also sets close_connection
             self.end_headers()
             self.wfile.write(data)
 
@@ -354,7 +470,7 @@ def serve_http(engine: Engine, port: int) -> None:
         def log_message(self, format: str, *args: Any) -> None:
             print(f"http: {format % args}", file=sys.stderr)  # stdout is never used for logs
 
-    server = ThreadingHTTPServer(("127.0.0.1", port), McpHandler)  # one thread per request
+    server = McpServer(("127.0.0.1", port), McpHandler)
     print(f"listening on http://127.0.0.1:{server.server_address[1]}/mcp", file=sys.stderr, flush=True)
     try:
         server.serve_forever()
@@ -370,12 +486,24 @@ def decode_secret(spelling: str) -> bytes:
     return base64.b64decode(b64 + "=" * (-len(b64) % 4), validate=True)
 
 
-def load_engine() -> Engine:
+def env_int(name: str) -> Optional[int]:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        fail(f"{name}: {raw!r} is not an integer")
+
+
+def load_engine() -> Callable[[], Engine]:
+    """The engine to use for each request (one, except under the test-only clock offset)."""
     spec = os.environ.get("SNODO_KEYS", "").strip()
     if not spec:
         print("warning: SNODO_KEYS is not set; using a random key for this process only "
               "(tokens will not survive a restart or work across instances)", file=sys.stderr, flush=True)
-        return Engine.development()
+        dev = Engine.development()
+        return lambda: dev
     keys: List[Tuple[str, bytes]] = []
     for n, entry in enumerate(spec.split(","), 1):
         kid, sep, secret = entry.strip().partition(":")
@@ -385,10 +513,40 @@ def load_engine() -> Engine:
             keys.append((kid, decode_secret(secret)))
         except ValueError:  # binascii.Error is a ValueError
             fail(f"SNODO_KEYS entry {n} is malformed: expected id:hex or id:base64")  # never echo the secret
-    try:
-        return Engine(keys, server_info=SERVER_INFO)
-    except (mrtr.SnodoError, ValueError, TypeError) as e:
-        fail(f"SNODO_KEYS: {e}")
+    ttl = env_int("SNODO_TTL_SECS")  # token lifetime; unset = snodo's default (300 s)
+    offset = env_int("SNODO_CLOCK_OFFSET_SECS")  # TEST ONLY: simulates a host whose clock is off
+
+    def build(now: Optional[int]) -> Engine:
+        try:
+            return Engine(keys, server_info=SERVER_INFO, ttl_secs=ttl, now=now)
+        except (mrtr.SnodoError, ValueError, TypeError) as e:
+            fail(f"SNODO_KEYS: {e}")
+
+    if offset is None:
+        engine = build(None)
+        return lambda: engine
+    return offset_clock(build, offset)
+
+
+def offset_clock(build: Callable[[Optional[int]], Engine], offset: int) -> Callable[[], Engine]:
+    """TEST ONLY (SNODO_CLOCK_OFFSET_SECS): engines whose clock runs `offset` seconds off.
+
+    Engines take a fixed clock (`now=`), not a clock function, so one is built per
+    second of the shifted clock and shared by every request in that second.
+    """
+    lock = threading.Lock()
+    current: Dict[int, Engine] = {}
+    build(int(time.time()) + offset)  # a config error exits now, not on the first request
+
+    def engine() -> Engine:
+        now = int(time.time()) + offset
+        with lock:
+            if now not in current:
+                current.clear()
+                current[now] = build(now)
+            return current[now]
+
+    return engine
 
 
 def fail(message: str) -> NoReturn:
@@ -402,11 +560,11 @@ def main() -> None:
     mode.add_argument("--stdio", action="store_true", help="serve newline-delimited JSON-RPC on stdin/stdout")
     mode.add_argument("--http", type=int, metavar="PORT", help="serve Streamable HTTP on 127.0.0.1:PORT/mcp (0 = any free port)")
     args = parser.parse_args()
-    engine = load_engine()
+    engines = load_engine()
     if args.stdio:
-        serve_stdio(engine)
+        serve_stdio(engines())
     else:
-        serve_http(engine, args.http)
+        serve_http(engines, args.http)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Load and fault scenarios against both example servers over HTTP (issue 19):
+# 64 keep-alive clients running two-round flows with bearer principals, a
+# restart between rounds, a key rotation under load, 1 000 disconnects, clock
+# skew between hosts, and oversized / slow-drip / garbage input. Bounded: the
+# scenarios take well under 60 s on a 2-core machine.
+#
+# The servers need the snodo-mrtr wheel and the Node addon: built and
+# installed the same way as for the interop suites (interop/setup.sh). The
+# load generator itself is standard-library Python (tests/load/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TERM_COLOR=never
+# shellcheck source=../interop/setup.sh
+source interop/setup.sh
+
+if [ "${SNODO_LOAD_SKIP_SETUP:-0}" != 1 ]; then  # for a rerun on an already set-up tree
+  interop_setup_node_server
+  interop_setup_python_server
+fi
+export SNODO_LOAD_PYTHON="${SNODO_INTEROP_PYTHON:-$PWD/target/interop/venv/bin/python}"
+
+interop_log "load and fault scenarios"
+start=$SECONDS
+timeout 300 "$SNODO_LOAD_PYTHON" tests/load/run.py test "$@"
+echo "load: scenarios took $((SECONDS - start)) s"
