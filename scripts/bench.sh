@@ -85,3 +85,10 @@ step "table"
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 "$VENV/bin/python" scripts/bench-table.py target/criterion "$OUT"
+
+step "example servers over HTTP (tests/load/run.py bench)"
+# flows/s and per-flow p50/p99 for each example server at 1, 4, 8 and 64
+# keep-alive clients (two-round book_table flows, every 4th token also replayed
+# as another user). Uses the wheel and the addon built above.
+SNODO_LOAD_PYTHON="$VENV/bin/python" "$VENV/bin/python" tests/load/run.py bench \
+  --seconds "${BENCH_SERVER_SECONDS:-3}" --out "$OUT/servers.json"
