@@ -126,12 +126,12 @@ uint32_t snodo_abi_version(void);
 
 // The capabilities a client declaring `capabilities` (a ClientCapabilities
 // JSON object) must add to receive every request in `requests` (a JSON
-// object of key → input request, or an array of input requests), as a
+// object of key → input request; anything else is ARGUMENT), as a
 // ClientCapabilities-shaped JSON object: `{}` when all can be sent.
 //
 // On OK `*out` is a new JSON string owned by the caller (free with
 // `snodo_string_free`); `out_len` may be NULL. Statuses: OK, ARGUMENT
-// (`requests` not an object or array), JSON, INVALID_UTF8, NULL_ARGUMENT,
+// (`requests` not an object), JSON, INVALID_UTF8, NULL_ARGUMENT,
 // PANIC. Thread-safe.
 //
 // # Safety
@@ -831,7 +831,8 @@ snodo_status snodo_engine_seal(const snodo_engine *engine,
 // On OK `*out` is a JSON object owned by the caller (free with
 // `snodo_string_free`): `{"keyId","issuedAt","expiresAt","flowStart",
 // "round","questionKeys":[...],"state":...|null}`. A token that fails any
-// check is TOKEN, and the last error is `"TOKEN: <reason>"` with the
+// check is TOKEN, and the last error is the core's one message,
+// `"TOKEN: Invalid or expired requestState (<reason>)"`, with the
 // stable reason name (`malformed`, `signature`, `expired`, `principal`,
 // `request`, `rounds`, ...). Statuses: OK, TOKEN, ARGUMENT (empty
 // principal), INVALID_UTF8, NULL_ARGUMENT, PANIC. Thread-safe.

@@ -3,7 +3,6 @@
 //! request binding (`json`, `token`).
 
 use napi::bindgen_prelude::*;
-use serde_json::{Map, Value};
 
 use crate::error::{Result, core};
 use crate::json;
@@ -51,36 +50,30 @@ pub fn list_roots(env: &Env) -> Result<Unknown<'_>> {
 }
 
 /// The capabilities the client must add to receive every request in
-/// `requests` (an object by key, or an array), shaped like
+/// `requests` (an object by key; anything else throws ARGUMENT), shaped like
 /// ClientCapabilities; `{}` when all can be sent.
 #[napi(catch_unwind, ts_return_type = "Record<string, any>")]
 pub fn missing_capabilities<'e>(
     env: &'e Env,
-    #[napi(ts_arg_type = "Record<string, object> | object[] | string")] requests: Unknown,
+    #[napi(ts_arg_type = "Record<string, object> | string")] requests: Unknown,
     #[napi(ts_arg_type = "object | string")] capabilities: Unknown,
 ) -> Result<Unknown<'e>> {
-    let (requests, _) = json::requests(json::read(env, requests, "requests")?, "requests")?;
+    let requests = json::read(env, requests, "requests")?;
     let caps = json::read(env, capabilities, "capabilities")?;
-    json::to_js(env, &snodo::missing_capabilities(requests.iter().map(|(_, r)| r), &caps))
+    json::to_js(env, &snodo::missing_capabilities(&requests, &caps).map_err(core)?)
 }
 
-/// Keeps only the requests the client can receive, in order: an object by
-/// key gives an object, an array gives an array.
-#[napi(catch_unwind, ts_return_type = "Record<string, object> | object[]")]
+/// Keeps only the requests the client can receive, in order, as an object
+/// by key (anything but an object throws ARGUMENT).
+#[napi(catch_unwind, ts_return_type = "Record<string, object>")]
 pub fn filter_supported<'e>(
     env: &'e Env,
-    #[napi(ts_arg_type = "Record<string, object> | object[] | string")] requests: Unknown,
+    #[napi(ts_arg_type = "Record<string, object> | string")] requests: Unknown,
     #[napi(ts_arg_type = "object | string")] capabilities: Unknown,
 ) -> Result<Unknown<'e>> {
-    let (requests, was_array) = json::requests(json::read(env, requests, "requests")?, "requests")?;
+    let requests = json::read(env, requests, "requests")?;
     let caps = json::read(env, capabilities, "capabilities")?;
-    let kept = snodo::filter_supported(requests, &caps);
-    let out = if was_array {
-        Value::Array(kept.into_iter().map(|(_, r)| r).collect())
-    } else {
-        Value::Object(kept.into_iter().collect::<Map<_, _>>())
-    };
-    json::to_js(env, &out)
+    json::to_js(env, &snodo::filter_supported(&requests, &caps).map_err(core)?)
 }
 
 /// The canonical form of a JSON value (docs/canonical-json.md): JSON text is
@@ -90,8 +83,8 @@ pub fn canonicalize(
     env: &Env,
     #[napi(ts_arg_type = "string | Buffer | object")] value: Unknown,
 ) -> Result<String> {
-    let value = json::read(env, value, "value")?;
-    Ok(String::from_utf8_lossy(&snodo::json::canonical(&value)).into_owned())
+    // The core's canonicalize: strict UTF-8, the core's one size cap.
+    snodo::canonicalize(json::text_of(env, value, "value")?).map_err(core)
 }
 
 /// The 32-byte request binding a token pins: method + SHA-256 of the
@@ -103,5 +96,5 @@ pub fn binding_digest(
     #[napi(ts_arg_type = "string | Buffer | object")] params: Unknown,
 ) -> Result<Buffer> {
     let params = json::read(env, params, "params")?;
-    Ok(snodo::token::binding_digest(&method, &params).to_vec().into())
+    Ok(snodo::binding_digest(&method, &params).map_err(core)?.to_vec().into())
 }

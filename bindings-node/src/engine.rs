@@ -8,7 +8,7 @@ use std::sync::Arc;
 use napi::bindgen_prelude::*;
 use napi::{JsValue, ValueType};
 use serde_json::Value;
-use snodo::{Config, ErrorCode, Key, SealInput};
+use snodo::{Config, ErrorCode, Key};
 
 use crate::call::{Call, MakeResponse, response_maker, response_object};
 use crate::error::{Result, argument, core, error, napi_failure};
@@ -291,29 +291,27 @@ impl Engine {
             (Some(Value::String(h)), _) => hex(h)
                 .and_then(|b| b.try_into().ok())
                 .ok_or_else(|| argument("input.binding: must be 64 hex characters"))?,
-            (None, Some(Value::String(m))) => snodo::token::binding_digest(
-                m,
-                obj.get("params").unwrap_or(&Value::Object(Default::default())),
-            ),
+            (None, Some(Value::String(m))) => {
+                snodo::binding_digest(m, obj.get("params").unwrap_or(&Value::Object(Default::default())))
+                    .map_err(core)?
+            }
             _ => return Err(argument("input: give `binding` (hex) or `method` and `params`")),
         };
-        let round = json::u64_field(&obj, "round", "input")?.unwrap_or(1);
-        let round = u32::try_from(round).map_err(|_| argument("input.round: too large"))?;
-        let flow_start = json::u64_field(&obj, "flowStart", "input")?.unwrap_or_else(|| self.inner.now());
+        // Omitted fields take the core's defaults (Engine::seal_input).
+        let mut seal = self.inner.seal_input(&principal, &binding);
+        if let Some(round) = json::u64_field(&obj, "round", "input")? {
+            seal.round = u32::try_from(round).map_err(|_| argument("input.round: too large"))?;
+        }
+        if let Some(flow_start) = json::u64_field(&obj, "flowStart", "input")? {
+            seal.flow_start = flow_start;
+        }
         let questions = match obj.get("questions") {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Object(m)) => m.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
             Some(_) => return Err(argument("input.questions: must be an object")),
         };
-        let state = obj.get("state").filter(|s| !s.is_null());
-        let seal = SealInput {
-            principal: &principal,
-            binding: &binding,
-            round,
-            flow_start,
-            questions: &questions,
-            state,
-        };
+        seal.questions = &questions;
+        seal.state = obj.get("state").filter(|s| !s.is_null());
         self.inner.seal(&seal).map_err(core)
     }
 
@@ -332,13 +330,13 @@ impl Engine {
         let binding = binding_of(env, binding)?;
         match self.inner.open(&token, &principal, &binding) {
             Ok(o) => Ok(Opened {
+                question_keys: o.question_keys().into_iter().map(str::to_owned).collect(),
                 state: json::to_js(env, o.state().as_ref().unwrap_or(&Value::Null))?,
                 key_id: o.key_id,
                 issued_at: i64_of(o.issued_at),
                 expires_at: i64_of(o.expires_at),
                 flow_start: i64_of(o.flow_start),
                 round: o.round,
-                question_keys: o.questions.keys().cloned().collect(),
             }),
             Err(e) => Err(crate::error::token(env, e)),
         }

@@ -14,13 +14,8 @@
 use napi::bindgen_prelude::*;
 use napi::{JsValue, ValueType};
 use serde_json::Value;
-use snodo::ErrorCode;
 
-use crate::error::{Result, argument, error, napi_failure};
-
-/// Bound for JSON text handed to anything but `begin` (which uses the
-/// engine's `maxRequestBytes`).
-pub const MAX_ARGUMENT_BYTES: usize = 16 << 20;
+use crate::error::{Result, argument, napi_failure};
 
 fn json_object<'e>(env: &'e Env) -> Result<Object<'e>> {
     let global = env.get_global().map_err(napi_failure)?;
@@ -76,16 +71,16 @@ pub fn read(env: &Env, value: Unknown<'_>, what: &str) -> Result<Value> {
     parse(&bytes, what)
 }
 
-/// Strict parse of JSON text.
+/// Strict parse of JSON text, with the core's one argument reader and cap.
 pub fn parse(bytes: &[u8], what: &str) -> Result<Value> {
-    snodo::json::parse(bytes, MAX_ARGUMENT_BYTES).map_err(|e| error(ErrorCode::Json, format!("{what}: {e}")))
+    snodo::parse_json(bytes, what).map_err(crate::error::core)
 }
 
 /// A plain JS value for `value`, by `JSON.parse` of its wire text.
 pub fn to_js<'e>(env: &'e Env, value: &Value) -> Result<Unknown<'e>> {
     let json = json_object(env)?;
     let f: Function<String, Unknown> = json.get_named_property_unchecked("parse").map_err(napi_failure)?;
-    f.call(snodo::json::to_wire(value)).map_err(napi_failure)
+    f.call(snodo::to_wire(value)).map_err(napi_failure)
 }
 
 /// A string argument.
@@ -129,15 +124,5 @@ pub fn u64_field(obj: &serde_json::Map<String, Value>, key: &str, what: &str) ->
             .map(Some)
             .ok_or_else(|| argument(format!("{what}.{key}: must be a non-negative integer"))),
         Some(_) => Err(argument(format!("{what}.{key}: must be a non-negative integer"))),
-    }
-}
-
-/// Requests given as an object map `{key: request}` (or its JSON text), or as
-/// an array of requests (keys are then their indices).
-pub fn requests(value: Value, what: &str) -> Result<(Vec<(String, Value)>, bool)> {
-    match value {
-        Value::Object(m) => Ok((m.into_iter().collect(), false)),
-        Value::Array(a) => Ok((a.into_iter().enumerate().map(|(i, v)| (i.to_string(), v)).collect(), true)),
-        _ => Err(argument(format!("{what}: must be an object of requests by key, or an array"))),
     }
 }

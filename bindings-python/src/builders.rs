@@ -3,12 +3,10 @@
 
 use pyo3::exceptions::PyDeprecationWarning;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyString};
-use serde_json::Value;
-use snodo::ErrorCode;
+use pyo3::types::{PyBytes, PyString};
 
 use crate::convert::{object_arg, parse_text, text_bytes, to_py, to_value};
-use crate::errors::{raise, to_py_err};
+use crate::errors::to_py_err;
 
 /// A form elicitation request (`elicitation/create`, `"mode": "form"`).
 #[pyfunction]
@@ -53,25 +51,6 @@ pub fn list_roots(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
     to_py(py, &request)
 }
 
-/// Requests as `(key, request)` pairs from a dict, or from a list of
-/// requests (keys are then their positions, for `missing_capabilities`).
-fn requests_arg(requests: &Bound<'_, PyAny>) -> PyResult<Vec<(String, Value)>> {
-    let mut out = Vec::new();
-    if let Ok(d) = requests.cast::<PyDict>() {
-        for (k, v) in d.iter() {
-            let Ok(key) = k.cast::<PyString>() else {
-                return Err(raise(requests.py(), ErrorCode::Argument, "requests: keys must be str"));
-            };
-            out.push((key.to_cow()?.into_owned(), to_value(&v)?));
-        }
-    } else {
-        for (i, item) in requests.try_iter()?.enumerate() {
-            out.push((i.to_string(), to_value(&item?)?));
-        }
-    }
-    Ok(out)
-}
-
 /// The capabilities the client must add to receive every request, shaped
 /// like `ClientCapabilities`; `{}` when all can be sent.
 #[pyfunction]
@@ -80,38 +59,29 @@ pub fn missing_capabilities<'py>(
     requests: &Bound<'py, PyAny>,
     capabilities: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let requests = requests_arg(requests)?;
+    let requests = to_value(requests)?;
     let caps = object_arg(capabilities, "capabilities")?;
-    to_py(py, &snodo::missing_capabilities(requests.iter().map(|(_, r)| r), &caps))
+    to_py(py, &snodo::missing_capabilities(&requests, &caps).map_err(|e| to_py_err(py, &e))?)
 }
 
 /// Keeps, in order, only the requests the client can receive.
 #[pyfunction]
 pub fn filter_supported<'py>(
     py: Python<'py>,
-    requests: &Bound<'py, PyDict>,
+    requests: &Bound<'py, PyAny>,
     capabilities: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let requests = requests_arg(requests.as_any())?;
+) -> PyResult<Bound<'py, PyAny>> {
+    // The core reads the requests: an object (dict) by key, else ARGUMENT.
+    let requests = to_value(requests)?;
     let caps = object_arg(capabilities, "capabilities")?;
-    let kept = snodo::filter_supported(requests, &caps);
-    let out = PyDict::new(py);
-    for (k, v) in kept {
-        out.set_item(k, to_py(py, &v)?)?;
-    }
-    Ok(out)
+    to_py(py, &snodo::filter_supported(&requests, &caps).map_err(|e| to_py_err(py, &e))?)
 }
 
 /// The canonical form of a JSON text (docs/canonical-json.md).
 #[pyfunction]
 pub fn canonicalize(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<String> {
     let bytes = text_bytes(text)?;
-    let canonical = py.detach(|| {
-        snodo::json::parse(&bytes, crate::convert::MAX_TEXT_BYTES).map(|v| snodo::json::canonical(&v))
-    });
-    let canonical = canonical.map_err(|e| raise(py, ErrorCode::Json, e.to_string()))?;
-    // Canonical bytes of a parsed str are UTF-8 by construction.
-    String::from_utf8(canonical).map_err(|_| raise(py, ErrorCode::Json, "canonical form is not UTF-8"))
+    py.detach(|| snodo::canonicalize(&bytes)).map_err(|e| to_py_err(py, &e))
 }
 
 /// The 32-byte request binding of `method` and `params` (JSON text or dict).
@@ -126,6 +96,6 @@ pub fn binding_digest<'py>(
     } else {
         to_value(params)?
     };
-    let digest = snodo::token::binding_digest(method, &params);
+    let digest = snodo::binding_digest(method, &params).map_err(|e| to_py_err(py, &e))?;
     Ok(PyBytes::new(py, &digest))
 }

@@ -20,10 +20,7 @@ use snodo::ErrorCode;
 
 /// Deepest nesting accepted from Python objects, the same bound the core
 /// applies to JSON text (and a guard against self-referencing containers).
-const MAX_DEPTH: usize = snodo::json::MAX_DEPTH;
-
-/// Largest JSON text accepted outside `begin` (which has its own bound).
-pub const MAX_TEXT_BYTES: usize = 64 << 20;
+const MAX_DEPTH: usize = snodo::MAX_DEPTH;
 
 /// Exact JSON text, usable wherever snodo takes a JSON value.
 ///
@@ -89,9 +86,9 @@ pub fn text_bytes(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
     Err(raise(obj.py(), ErrorCode::Argument, format!("expected str or bytes, got {}", type_name(obj))))
 }
 
-/// Parses JSON text strictly, raising `JsonError`.
+/// Parses JSON text with the core's one argument reader, raising `JsonError`.
 pub fn parse_text(py: Python<'_>, bytes: &[u8]) -> PyResult<Value> {
-    snodo::json::parse(bytes, MAX_TEXT_BYTES).map_err(|e| raise(py, ErrorCode::Json, e.to_string()))
+    snodo::parse_json(bytes, "value").map_err(|e| errors::to_py_err(py, &e))
 }
 
 /// A JSON argument that may be given as text (`str`/`bytes`, parsed

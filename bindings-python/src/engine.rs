@@ -5,7 +5,7 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyType};
 use serde_json::Value;
-use snodo::{Begin, Config, ErrorCode, Key, Outcome, SealInput};
+use snodo::{Begin, Config, ErrorCode, Key, Outcome};
 
 use crate::convert::{self, object_arg, text_bytes, to_py, to_value};
 use crate::errors::{raise, to_py_err, token_err};
@@ -187,15 +187,17 @@ impl Engine {
     }
 
     /// Low-level: seals a continuation token at the engine's time.
-    #[pyo3(signature = (*, principal, binding, round, flow_start, questions=None, state=None))]
+    /// Omitted fields take the core's defaults (`Engine::seal_input`): round 1,
+    /// the flow starting now, no questions, no state.
+    #[pyo3(signature = (*, principal, binding, round=None, flow_start=None, questions=None, state=None))]
     #[allow(clippy::too_many_arguments)]
     fn seal(
         &self,
         py: Python<'_>,
         principal: Option<String>,
         binding: &[u8],
-        round: u32,
-        flow_start: u64,
+        round: Option<u32>,
+        flow_start: Option<u64>,
         questions: Option<&Bound<'_, PyDict>>,
         state: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<String> {
@@ -211,14 +213,11 @@ impl Engine {
             Some(s) if !s.is_none() => Some(to_value(s)?),
             _ => None,
         };
-        let input = SealInput {
-            principal: &who,
-            binding: &binding,
-            round,
-            flow_start,
-            questions: &qs,
-            state: state.as_ref(),
-        };
+        let mut input = self.inner.seal_input(&who, &binding);
+        input.round = round.unwrap_or(input.round);
+        input.flow_start = flow_start.unwrap_or(input.flow_start);
+        input.questions = &qs;
+        input.state = state.as_ref();
         py.detach(|| self.inner.seal(&input)).map_err(|e| to_py_err(py, &e))
     }
 
@@ -489,7 +488,7 @@ impl Opened {
     }
     #[getter]
     fn question_keys(&self) -> Vec<String> {
-        self.inner.questions.keys().cloned().collect()
+        self.inner.question_keys().into_iter().map(str::to_owned).collect()
     }
     #[getter]
     fn state<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {

@@ -40,7 +40,7 @@ const CASES: [Case; 3] = [
 ];
 
 fn parse(text: &str) -> Value {
-    snodo::json::parse_str(text, 1 << 20).unwrap()
+    snodo::internal::json::parse_str(text, 1 << 20).unwrap()
 }
 
 fn question(field: &str) -> Value {
@@ -117,7 +117,7 @@ fn bench(c: &mut Criterion) {
         let questions = vec![("seat".to_owned(), q1.clone())];
         let input = SealInput {
             principal: &who,
-            binding: &snodo::token::binding_digest_map("tools/call", call1.params()),
+            binding: &snodo::internal::binding_digest_map("tools/call", call1.params()),
             round: 1,
             flow_start: NOW,
             questions: &questions,

@@ -17,6 +17,8 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::error::{Error, ErrorCode, Result};
+
 /// One capability an input request needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Need {
@@ -84,6 +86,21 @@ pub fn can_receive(request: &Value, caps: &Value) -> bool {
     needs(request).into_iter().all(|n| satisfied(n, caps))
 }
 
+/// The one message for a `requests` argument that is not an object mapping
+/// key → input request (arrays, strings and `null` included), in every
+/// language.
+pub const INPUT_REQUESTS_MESSAGE: &str = "requests: must be an object mapping each key to an input request";
+
+/// Reads the `requests` argument of [`missing_capabilities`],
+/// [`filter_supported`] and the `input_required` outcome: an object mapping
+/// key → input request, and nothing else (`ARGUMENT`).
+pub fn input_requests(requests: &Value) -> Result<&Map<String, Value>> {
+    match requests {
+        Value::Object(m) => Ok(m),
+        _ => Err(Error::new(ErrorCode::Argument, INPUT_REQUESTS_MESSAGE)),
+    }
+}
+
 /// The capabilities the client must add to receive every request in
 /// `requests`, shaped like a `ClientCapabilities` object and merged across
 /// requests; `{}` when every request can be sent.
@@ -91,7 +108,15 @@ pub fn can_receive(request: &Value, caps: &Value) -> bool {
 /// When the client has no `elicitation` capability at all and only form mode
 /// is missing, the answer is `{"elicitation":{}}`, which the spec defines as
 /// form-only.
-pub fn missing_capabilities<'a>(requests: impl IntoIterator<Item = &'a Value>, caps: &Value) -> Value {
+///
+/// `requests` is an object mapping key → input request; anything else is
+/// `ARGUMENT` ([`INPUT_REQUESTS_MESSAGE`]).
+pub fn missing_capabilities(requests: &Value, caps: &Value) -> Result<Value> {
+    Ok(missing_of(input_requests(requests)?.values(), caps))
+}
+
+/// [`missing_capabilities`] over any list of input requests (used by `decide`).
+pub(crate) fn missing_of<'a>(requests: impl IntoIterator<Item = &'a Value>, caps: &Value) -> Value {
     let mut missing: Vec<Need> =
         requests.into_iter().flat_map(needs).filter(|n| !satisfied(*n, caps)).collect();
     missing.sort();
@@ -130,11 +155,17 @@ pub fn missing_capabilities<'a>(requests: impl IntoIterator<Item = &'a Value>, c
     Value::Object(out)
 }
 
-/// Keeps only the requests the client declaring `caps` can receive, in order.
-/// Use it for optional questions; for required ones let `decide` answer
-/// `-32021`.
-pub fn filter_supported(requests: Vec<(String, Value)>, caps: &Value) -> Vec<(String, Value)> {
-    requests.into_iter().filter(|(_, r)| can_receive(r, caps)).collect()
+/// Keeps only the input requests the client declaring `caps` can receive,
+/// in order, as an object mapping key → input request. Use it for optional
+/// questions; for required ones let `decide` answer `-32021`. `requests`
+/// must be an object (`ARGUMENT` otherwise, [`INPUT_REQUESTS_MESSAGE`]).
+pub fn filter_supported(requests: &Value, caps: &Value) -> Result<Value> {
+    let kept = input_requests(requests)?
+        .iter()
+        .filter(|(_, r)| can_receive(r, caps))
+        .map(|(k, r)| (k.clone(), r.clone()))
+        .collect::<Map<String, Value>>();
+    Ok(Value::Object(kept))
 }
 
 #[cfg(test)]
@@ -159,7 +190,7 @@ mod tests {
         json!({"method":"roots/list"})
     }
     fn miss(reqs: &[Value], caps: Value) -> Value {
-        missing_capabilities(reqs.iter(), &caps)
+        missing_of(reqs.iter(), &caps)
     }
 
     #[test]
@@ -206,13 +237,21 @@ mod tests {
 
     #[test]
     fn filter_keeps_receivable_in_order() {
-        let reqs = vec![
-            ("a".to_string(), form()),
-            ("b".to_string(), sampling(json!({}))),
-            ("c".to_string(), roots()),
-        ];
-        let kept = filter_supported(reqs, &json!({"sampling":{}}));
-        assert_eq!(kept.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(), vec!["b"]);
+        let reqs = json!({"a": form(), "b": sampling(json!({})), "c": roots()});
+        let kept = filter_supported(&reqs, &json!({"sampling":{}})).unwrap();
+        assert_eq!(kept.as_object().unwrap().keys().collect::<Vec<_>>(), vec!["b"]);
+    }
+
+    #[test]
+    fn requests_must_be_an_object() {
+        for bad in [json!([form()]), json!("x"), Value::Null] {
+            for e in [
+                filter_supported(&bad, &json!({})).unwrap_err(),
+                missing_capabilities(&bad, &json!({})).unwrap_err(),
+            ] {
+                assert_eq!((e.code(), e.message()), (ErrorCode::Argument, INPUT_REQUESTS_MESSAGE));
+            }
+        }
     }
 
     #[test]

@@ -312,7 +312,7 @@ fn input_required(
     if requests.is_empty() && state.is_none() {
         return Response::internal(id, "input_required needs at least one input request or a state".into());
     }
-    let missing = capabilities::missing_capabilities(requests.iter().map(|(_, r)| r), &call.capabilities);
+    let missing = capabilities::missing_of(requests.iter().map(|(_, r)| r), &call.capabilities);
     if missing.as_object().is_some_and(|m| !m.is_empty()) {
         return Response::error(
             id,

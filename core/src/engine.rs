@@ -241,6 +241,13 @@ impl Engine {
         Ok(crate::decide::decide(self, call, outcome))
     }
 
+    /// The defaults of the low-level `seal`, the same in every language:
+    /// round 1 (a first call), the flow starting now (the engine's clock), no
+    /// input requests asked, no state. Override fields as needed.
+    pub fn seal_input<'a>(&self, principal: &'a Principal, binding: &'a [u8; 32]) -> SealInput<'a> {
+        SealInput { principal, binding, round: 1, flow_start: self.now(), questions: &[], state: None }
+    }
+
     /// Low-level: seals a token with the signing key at the engine's time.
     pub fn seal(&self, input: &SealInput<'_>) -> Result<String> {
         token::seal(&self.ring, &self.limits, self.now(), input)
@@ -261,7 +268,7 @@ impl Engine {
     }
 
     /// Low-level: opens a token for `principal` and the request `binding`
-    /// (see [`token::binding_digest`]) at the engine's time.
+    /// (see [`crate::binding_digest`]) at the engine's time.
     pub fn open(&self, token: &str, principal: &Principal, binding: &[u8; 32]) -> Result<Opened, TokenError> {
         token::open(&self.ring, &self.limits, self.now(), token, principal, binding)
     }

@@ -134,7 +134,10 @@ impl Call {
     }
     /// The keys asked in the previous round (empty on round 1).
     pub fn asked_keys(&self) -> Vec<&str> {
-        self.opened.as_ref().map(|o| o.questions.keys().map(String::as_str).collect()).unwrap_or_default()
+        self.opened
+            .as_ref()
+            .map(|o| o.question_digests.keys().map(String::as_str).collect())
+            .unwrap_or_default()
     }
 
     /// The answer to input request `key`, which the handler would ask as
@@ -144,7 +147,7 @@ impl Call {
     /// Accepted form content is validated against the request's schema.
     pub fn response(&self, key: &str, request: &Value) -> Answer {
         let Some(opened) = &self.opened else { return Answer::Missing };
-        let Some(pinned) = opened.questions.get(key) else { return Answer::Missing };
+        let Some(pinned) = opened.question_digests.get(key) else { return Answer::Missing };
         if *pinned != token::question_digest(request) {
             return Answer::Missing;
         }
@@ -161,7 +164,7 @@ impl Call {
     /// handlers that cannot rebuild the same request each round.
     pub fn raw_response(&self, key: &str) -> Option<&Value> {
         let opened = self.opened.as_ref()?;
-        if !opened.questions.contains_key(key) {
+        if !opened.question_digests.contains_key(key) {
             return None;
         }
         self.responses.get(key)

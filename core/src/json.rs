@@ -441,13 +441,27 @@ pub fn write_string<S: Sink>(s: &str, out: &mut S) {
     out.put(b"\"");
 }
 
-/// Parses `text` strictly (default depth, no size bound beyond 64 MiB) and
-/// returns its canonical form.
-pub fn canonicalize(text: &str) -> crate::Result<String> {
-    let v =
-        parse_str(text, 64 << 20).map_err(|e| crate::Error::new(crate::ErrorCode::Json, e.to_string()))?;
+/// The one size cap on JSON text handed to snodo as an argument (outcomes,
+/// schemas, params, `canonicalize`, ...), in every language: 64 MiB.
+/// Requests given to `begin` have their own configurable cap
+/// (`max_request_bytes`).
+pub const MAX_ARGUMENT_BYTES: usize = 64 << 20;
+
+/// Parses a JSON argument strictly (UTF-8, duplicate keys, depth, at most
+/// [`MAX_ARGUMENT_BYTES`]). Errors are `JSON`, with the message
+/// `"{what}: {why}"`.
+pub fn parse_json(bytes: &[u8], what: &str) -> crate::Result<Value> {
+    parse(bytes, MAX_ARGUMENT_BYTES)
+        .map_err(|e| crate::Error::new(crate::ErrorCode::Json, format!("{what}: {e}")))
+}
+
+/// Parses JSON text strictly (strict UTF-8, duplicate keys and depth
+/// refused, at most [`MAX_ARGUMENT_BYTES`]) and returns its canonical form
+/// (docs/canonical-json.md). Every binding's `canonicalize` is this.
+pub fn canonicalize(text: impl AsRef<[u8]>) -> crate::Result<String> {
+    let v = parse_json(text.as_ref(), "text")?;
     String::from_utf8(canonical(&v))
-        .map_err(|_| crate::Error::new(crate::ErrorCode::Json, "canonical form is not UTF-8"))
+        .map_err(|_| crate::Error::new(crate::ErrorCode::Json, "text: canonical form is not UTF-8"))
 }
 
 /// SHA-256 of the canonical form of `value`.

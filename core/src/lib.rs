@@ -3,38 +3,66 @@
 //!
 //! Table of contents:
 //!
-//! * [`Engine`] (module `engine`): configuration, `begin` and `decide`.
-//! * `envelope`: reading a request that may be a retry, into a [`Call`].
-//! * `decide`: turning a handler's [`Outcome`] into the JSON-RPC [`Response`].
-//! * `capabilities`: what a client can receive, `-32021`.
-//! * `elicitation`: builders for input requests.
-//! * `schema`: the restricted form-schema subset and answer validation.
-//! * `token`: sealed continuation tokens (`requestState`).
-//! * `json`: strict parsing and the canonical form.
-//! * `error`: the one misuse error type.
+//! * [`Engine`] (file `engine.rs`): configuration, `begin` and `decide`.
+//! * `envelope.rs`: reading a request that may be a retry, into a [`Call`].
+//! * `decide.rs`: turning a handler's [`Outcome`] into the JSON-RPC [`Response`].
+//! * `capabilities.rs`: what a client can receive, `-32021`.
+//! * `elicitation.rs`: builders for input requests (the object a server
+//!   asks the client; its map key is the "key").
+//! * `schema.rs`: the restricted form-schema subset and answer validation.
+//! * `token.rs`: sealed continuation tokens (`requestState`) and [`Principal`].
+//! * `json.rs`: strict parsing and the canonical form.
+//! * `error.rs`: the one misuse error type.
+//!
+//! Every public item is re-exported here, at one path; the modules are
+//! private.
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
-pub mod answer;
-pub mod capabilities;
-pub mod decide;
-pub mod elicitation;
-pub mod engine;
-pub mod envelope;
-pub mod error;
-pub mod json;
-pub mod schema;
-pub mod token;
+// Modules are private: every public item has exactly one path, at the crate
+// root, so files can move without breaking callers (docs/api.md lists it).
+mod answer;
+mod capabilities;
+mod decide;
+mod elicitation;
+mod engine;
+mod envelope;
+mod error;
+mod json;
+mod schema;
+mod token;
 
 pub use answer::Answer;
-pub use capabilities::{filter_supported, missing_capabilities};
+pub use capabilities::{INPUT_REQUESTS_MESSAGE, filter_supported, input_requests, missing_capabilities};
 pub use decide::{Outcome, Response};
 #[allow(deprecated)]
 pub use elicitation::{elicit_form, elicit_url, list_roots, sampling};
-pub use engine::{Config, Engine, Key};
-pub use envelope::{Begin, Call, Principal};
+pub use engine::{
+    ALREADY_DECIDED_MESSAGE, Clock, Config, DEFAULT_CLOCK_SKEW_SECS, DEFAULT_MAX_FLOW_AGE_SECS,
+    DEFAULT_MAX_INPUT_RESPONSES, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_ROUNDS, DEFAULT_MAX_TOKEN_BYTES,
+    DEFAULT_TTL_SECS, Engine, MAX_TTL_SECS,
+};
+pub use envelope::{Begin, Call, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION};
 pub use error::{Error, ErrorCode, Result};
-pub use json::canonicalize;
-pub use token::{Opened, SealInput, TokenError, TokenReason, binding_digest};
+pub use json::{MAX_ARGUMENT_BYTES, MAX_DEPTH, canonicalize, parse_json, to_wire};
+pub use token::{
+    BINDING_PARAMS_MESSAGE, EMPTY_PRINCIPAL_MESSAGE, FORMAT_VERSION, Key, MAX_KEY_BYTES, MAX_KEY_ID_BYTES,
+    MAX_KEYS, MIN_KEY_BYTES, Opened, Principal, SealInput, TokenError, TokenReason, binding_digest,
+    binding_digest_text,
+};
+
+/// Not API: internals re-exported for snodo's own tests, fuzz targets and
+/// benches. Bindings must not use it; it may change in any release.
+#[doc(hidden)]
+pub mod internal {
+    /// The strict parser and the canonical writer.
+    pub mod json {
+        pub use crate::json::{canonical, parse, parse_str};
+    }
+    pub use crate::elicitation::validate_input_request;
+    pub use crate::schema::{validate_content, validate_form_schema};
+    pub use crate::token::binding_digest_map;
+}
 
 /// The protocol revision that introduced MRTR.
 pub const MRTR_VERSION: &str = "2026-07-28";

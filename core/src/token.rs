@@ -346,13 +346,34 @@ pub struct Opened {
     pub flow_start: u64,
     /// The round that produced it.
     pub round: u32,
-    /// SHA-256 of the canonical form of each question asked, by key.
-    pub questions: BTreeMap<String, [u8; 32]>,
+    /// SHA-256 of the canonical form of each input request asked, by key.
+    pub question_digests: BTreeMap<String, [u8; 32]>,
     /// The application's state as canonical JSON text, if any.
     state_json: Option<String>,
 }
 
 impl Opened {
+    /// The keys of the input requests asked, in key order.
+    pub fn question_keys(&self) -> Vec<&str> {
+        self.question_digests.keys().map(String::as_str).collect()
+    }
+
+    /// The readable fields as one JSON object, with the names every binding
+    /// exposes (camelCase here, in C and in Node; Python and Rust spell the
+    /// same names in snake_case): `keyId`, `issuedAt`, `expiresAt`,
+    /// `flowStart`, `round`, `questionKeys`, `state` (`null` when none).
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({
+            "keyId": self.key_id,
+            "issuedAt": self.issued_at,
+            "expiresAt": self.expires_at,
+            "flowStart": self.flow_start,
+            "round": self.round,
+            "questionKeys": self.question_keys(),
+            "state": self.state().unwrap_or(Value::Null),
+        })
+    }
+
     /// The application's state as canonical JSON text, if any.
     pub fn state_json(&self) -> Option<&str> {
         self.state_json.as_deref()
@@ -372,11 +393,25 @@ impl Opened {
 /// The request binding: SHA-256 over a domain label, the method, and the
 /// canonical form of `params` without its top-level `_meta`, `inputResponses`
 /// and `requestState`. The JSON-RPC id is outside params and so unbound.
-pub fn binding_digest(method: &str, params: &Value) -> [u8; 32] {
-    let mut h = json::HashSink::new(binding_hasher(method));
-    json::write_object_except(params, &BINDING_SKIP, &mut h);
-    h.finish().finalize().into()
+///
+/// `params` must be an object (`ARGUMENT` otherwise, with
+/// [`BINDING_PARAMS_MESSAGE`]): a request's params are always one.
+pub fn binding_digest(method: &str, params: &Value) -> Result<[u8; 32]> {
+    match params {
+        Value::Object(m) => Ok(binding_digest_map(method, m)),
+        _ => Err(Error::new(ErrorCode::Argument, BINDING_PARAMS_MESSAGE)),
+    }
 }
+
+/// [`binding_digest`] over params given as JSON text, read strictly
+/// (`JSON` on bad text, [`crate::MAX_ARGUMENT_BYTES`]), so that numbers keep
+/// their exact spelling.
+pub fn binding_digest_text(method: &str, params: impl AsRef<[u8]>) -> Result<[u8; 32]> {
+    binding_digest(method, &json::parse_json(params.as_ref(), "params")?)
+}
+
+/// The message for binding params that are not an object, in every language.
+pub const BINDING_PARAMS_MESSAGE: &str = "params: must be an object";
 
 /// [`binding_digest`] of a params object.
 pub fn binding_digest_map(method: &str, params: &Map<String, Value>) -> [u8; 32] {
@@ -596,7 +631,7 @@ pub(crate) fn open(
         expires_at,
         flow_start,
         round,
-        questions,
+        question_digests: questions,
         state_json: payload.s.map(|raw| raw.get().to_owned()),
     })
 }
@@ -642,7 +677,7 @@ mod tests {
     const NOW: u64 = 1_800_000_000;
 
     fn sealed(r: &KeyRing, state: Option<&Value>) -> (String, [u8; 32]) {
-        let binding = binding_digest("tools/call", &json!({"name":"t","arguments":{"a":1}}));
+        let binding = binding_digest("tools/call", &json!({"name":"t","arguments":{"a":1}})).unwrap();
         let questions = vec![("q".to_string(), json!({"method":"roots/list"}))];
         let input = SealInput {
             principal: &Principal::user("alice").unwrap(),
@@ -668,7 +703,7 @@ mod tests {
         assert_eq!(o.state(), Some(st));
         assert_eq!(o.round, 1);
         assert_eq!(o.expires_at, NOW + 300);
-        assert_eq!(o.questions.len(), 1);
+        assert_eq!(o.question_digests.len(), 1);
         assert!(!t.contains("alice"));
     }
 
@@ -722,15 +757,15 @@ mod tests {
             open(&r, &LIM, NOW, &t, &Principal::anonymous(), &b).unwrap_err().reason,
             TokenReason::Principal
         );
-        let other = binding_digest("tools/call", &json!({"name":"t","arguments":{"a":2}}));
+        let other = binding_digest("tools/call", &json!({"name":"t","arguments":{"a":2}})).unwrap();
         assert_eq!(open(&r, &LIM, NOW, &t, &alice(), &other).unwrap_err().reason, TokenReason::Request);
-        let other_method = binding_digest("prompts/get", &json!({"name":"t","arguments":{"a":1}}));
+        let other_method = binding_digest("prompts/get", &json!({"name":"t","arguments":{"a":1}})).unwrap();
         assert_eq!(
             open(&r, &LIM, NOW, &t, &alice(), &other_method).unwrap_err().reason,
             TokenReason::Request
         );
         let reordered =
-            binding_digest("tools/call", &json!({"arguments":{"a":1},"name":"t","_meta":{"x":1}}));
+            binding_digest("tools/call", &json!({"arguments":{"a":1},"name":"t","_meta":{"x":1}})).unwrap();
         assert!(open(&r, &LIM, NOW, &t, &alice(), &reordered).is_ok());
     }
 

@@ -182,8 +182,8 @@ fn run_tokens(doc: &mut Value) {
         let cfg = t.get("config").cloned().unwrap_or_else(|| file_config.clone());
         let e = engine(&cfg, t["now"].as_u64().unwrap());
         let who = principal(t.get("principal"));
-        let params = snodo::json::parse_str(t["params"].as_str().unwrap(), 1 << 20).unwrap();
-        let binding = binding_digest(t["method"].as_str().unwrap(), &params);
+        let params = snodo::internal::json::parse_str(t["params"].as_str().unwrap(), 1 << 20).unwrap();
+        let binding = binding_digest(t["method"].as_str().unwrap(), &params).unwrap();
         let out = match t["op"].as_str().unwrap() {
             "seal" => {
                 let questions: Vec<(String, Value)> =
@@ -218,7 +218,7 @@ fn run_tokens(doc: &mut Value) {
                 match e.open(&tok, &who, &binding) {
                     Ok(o) => json!({
                         "round": o.round, "flowStart": o.flow_start, "issuedAt": o.issued_at,
-                        "expiresAt": o.expires_at, "questionKeys": o.questions.keys().collect::<Vec<_>>(),
+                        "expiresAt": o.expires_at, "questionKeys": o.question_keys(),
                         "state": o.state(),
                     }),
                     Err(err) => json!({"reason": err.reason.name()}),
@@ -262,15 +262,10 @@ fn run_builders(doc: &mut Value) {
             "sampling" => snodo::sampling(&t["params"]).map(|r| json!({"request": r})),
             "list_roots" => Ok(json!({"request": snodo::list_roots()})),
             "missing_capabilities" => {
-                let reqs = t["requests"].as_object().unwrap();
-                Ok(json!({"missing": snodo::missing_capabilities(reqs.values(), &t["capabilities"])}))
+                snodo::missing_capabilities(&t["requests"], &t["capabilities"]).map(|m| json!({"missing": m}))
             }
-            "filter_supported" => {
-                let reqs: Vec<(String, Value)> =
-                    t["requests"].as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-                let kept = snodo::filter_supported(reqs, &t["capabilities"]);
-                Ok(json!({"keys": kept.iter().map(|(k, _)| k).collect::<Vec<_>>()}))
-            }
+            "filter_supported" => snodo::filter_supported(&t["requests"], &t["capabilities"])
+                .map(|kept| json!({"keys": kept.as_object().map(|m| m.keys().collect::<Vec<_>>())})),
             op => panic!("{ctx}: unknown op {op}"),
         };
         let out = match res {
@@ -295,8 +290,9 @@ fn run_canonical(doc: &mut Value) {
                 Err(e) => json!({"error": e.code().name()}),
             },
             "binding" => {
-                let params = snodo::json::parse_str(t["params"].as_str().unwrap(), 1 << 20).unwrap();
-                json!({"digestHex": to_hex(&binding_digest(t["method"].as_str().unwrap(), &params))})
+                let params =
+                    snodo::internal::json::parse_str(t["params"].as_str().unwrap(), 1 << 20).unwrap();
+                json!({"digestHex": to_hex(&binding_digest(t["method"].as_str().unwrap(), &params).unwrap())})
             }
             op => panic!("{ctx}: unknown op {op}"),
         };

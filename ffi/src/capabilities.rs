@@ -3,29 +3,17 @@
 
 use std::ffi::c_char;
 
-use serde_json::Value;
-
-use crate::error::{Fail, snodo_status};
+use crate::error::snodo_status;
 use crate::ffi::{OutStr, guard, json};
-
-/// Reads the `requests` argument: an object of key → input request, or an
-/// array of input requests.
-fn request_list(requests: Value) -> Result<Vec<(String, Value)>, Fail> {
-    match requests {
-        Value::Object(m) => Ok(m.into_iter().collect()),
-        Value::Array(a) => Ok(a.into_iter().enumerate().map(|(i, r)| (i.to_string(), r)).collect()),
-        _ => Err(Fail::new(snodo_status::Argument, "requests: must be an object or an array")),
-    }
-}
 
 /// The capabilities a client declaring `capabilities` (a ClientCapabilities
 /// JSON object) must add to receive every request in `requests` (a JSON
-/// object of key → input request, or an array of input requests), as a
+/// object of key → input request; anything else is ARGUMENT), as a
 /// ClientCapabilities-shaped JSON object: `{}` when all can be sent.
 ///
 /// On OK `*out` is a new JSON string owned by the caller (free with
 /// `snodo_string_free`); `out_len` may be NULL. Statuses: OK, ARGUMENT
-/// (`requests` not an object or array), JSON, INVALID_UTF8, NULL_ARGUMENT,
+/// (`requests` not an object), JSON, INVALID_UTF8, NULL_ARGUMENT,
 /// PANIC. Thread-safe.
 ///
 /// # Safety
@@ -43,11 +31,11 @@ pub unsafe extern "C" fn snodo_missing_capabilities(
 ) -> snodo_status {
     guard(|| {
         // SAFETY: caller contract.
-        let requests = request_list(unsafe { json(requests, requests_len, "requests") }?)?;
+        let requests = unsafe { json(requests, requests_len, "requests") }?;
         // SAFETY: caller contract.
         let caps = unsafe { json(capabilities, capabilities_len, "capabilities") }?;
         let out = OutStr::new(out, out_len)?;
-        let missing = snodo::missing_capabilities(requests.iter().map(|(_, r)| r), &caps);
+        let missing = snodo::missing_capabilities(&requests, &caps)?;
         // SAFETY: caller contract.
         unsafe { out.write_json(&missing) };
         Ok(())
@@ -78,16 +66,13 @@ pub unsafe extern "C" fn snodo_filter_supported(
 ) -> snodo_status {
     guard(|| {
         // SAFETY: caller contract.
-        let requests = match unsafe { json(requests, requests_len, "requests") }? {
-            Value::Object(m) => m.into_iter().collect(),
-            _ => return Err(Fail::new(snodo_status::Argument, "requests: must be an object")),
-        };
+        let requests = unsafe { json(requests, requests_len, "requests") }?;
         // SAFETY: caller contract.
         let caps = unsafe { json(capabilities, capabilities_len, "capabilities") }?;
         let out = OutStr::new(out, out_len)?;
-        let kept = snodo::filter_supported(requests, &caps);
+        let kept = snodo::filter_supported(&requests, &caps)?;
         // SAFETY: caller contract.
-        unsafe { out.write_json(&Value::Object(kept.into_iter().collect())) };
+        unsafe { out.write_json(&kept) };
         Ok(())
     })
 }

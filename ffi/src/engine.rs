@@ -95,11 +95,8 @@ pub unsafe extern "C" fn snodo_config_add_key(
         let id = unsafe { text(id, id_len, "id") }?;
         // SAFETY: caller contract.
         let secret = unsafe { bytes(secret, secret_len, "secret") }?;
-        if config.inner.keys.len() >= snodo::token::MAX_KEYS {
-            return Err(Fail::new(
-                snodo_status::Config,
-                format!("keys: at most {} keys", snodo::token::MAX_KEYS),
-            ));
+        if config.inner.keys.len() >= snodo::MAX_KEYS {
+            return Err(Fail::new(snodo_status::Config, format!("keys: at most {} keys", snodo::MAX_KEYS)));
         }
         config.inner.keys.push(Key::new(id, secret.to_vec())?);
         Ok(())

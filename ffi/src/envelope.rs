@@ -81,7 +81,7 @@ unsafe fn read(
 }
 
 fn json_text(v: Option<&Value>) -> Vec<u8> {
-    snodo::json::to_wire(v.unwrap_or(&Value::Null)).into_bytes()
+    snodo::to_wire(v.unwrap_or(&Value::Null)).into_bytes()
 }
 
 /// The method, e.g. `tools/call` (text, not JSON).

@@ -9,10 +9,6 @@ use serde_json::Value;
 
 use crate::error::{Fail, set_last_error, snodo_status};
 
-/// Largest JSON argument accepted from the application (the core's own cap
-/// on request size), so no argument can make snodo allocate without bound.
-pub(crate) const MAX_JSON_ARG_BYTES: usize = 64 << 20;
-
 fn panic_detail(payload: &(dyn Any + Send)) -> String {
     let what = payload
         .downcast_ref::<&str>()
@@ -83,7 +79,8 @@ pub(crate) unsafe fn text<'a>(ptr: *const u8, len: usize, what: &str) -> Result<
     })
 }
 
-/// Parses a JSON argument strictly (duplicate keys, depth and size refused).
+/// Parses a JSON argument strictly with the core's one reader (duplicate
+/// keys, depth and `snodo::MAX_ARGUMENT_BYTES` refused).
 ///
 /// # Safety
 ///
@@ -91,8 +88,7 @@ pub(crate) unsafe fn text<'a>(ptr: *const u8, len: usize, what: &str) -> Result<
 pub(crate) unsafe fn json(ptr: *const u8, len: usize, what: &str) -> Result<Value, Fail> {
     // SAFETY: forwarded contract.
     let t = unsafe { text(ptr, len, what) }?;
-    snodo::json::parse(t.as_bytes(), MAX_JSON_ARG_BYTES)
-        .map_err(|e| Fail::new(snodo_status::Json, format!("{what}: {e}")))
+    Ok(snodo::parse_json(t.as_bytes(), what)?)
 }
 
 /// Like [`json`], but a NULL pointer means "absent".
@@ -203,7 +199,7 @@ impl OutStr {
     ///
     /// As [`OutStr::write`].
     pub(crate) unsafe fn write_json(self, value: &Value) {
-        let text = snodo::json::to_wire(value);
+        let text = snodo::to_wire(value);
         // SAFETY: per the contract.
         unsafe { self.write(text.as_bytes()) }
     }

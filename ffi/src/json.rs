@@ -3,7 +3,7 @@
 use std::ffi::c_char;
 
 use crate::error::snodo_status;
-use crate::ffi::{OutStr, guard, text};
+use crate::ffi::{OutStr, bytes, guard};
 
 /// The canonical form of a JSON text (docs/canonical-json.md): object keys
 /// sorted, no insignificant whitespace, one string escaping, numbers by
@@ -27,7 +27,9 @@ pub unsafe extern "C" fn snodo_canonicalize(
 ) -> snodo_status {
     guard(|| {
         // SAFETY: caller contract.
-        let input = unsafe { text(input, input_len, "input") }?;
+        // Raw bytes: the core checks UTF-8, so invalid UTF-8 is JSON here as
+        // in every language.
+        let input = unsafe { bytes(input, input_len, "input") }?;
         let out = OutStr::new(out, out_len)?;
         let canonical = snodo::canonicalize(input)?;
         // SAFETY: caller contract.

@@ -4,7 +4,7 @@
 
 use std::ffi::c_char;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use snodo::SealInput;
 
 use crate::engine::{principal, snodo_engine};
@@ -52,13 +52,10 @@ pub unsafe extern "C" fn snodo_binding_digest(
         let method = unsafe { text(method, method_len, "method") }?;
         // SAFETY: caller contract.
         let params = unsafe { json(params, params_len, "params") }?;
-        if !params.is_object() {
-            return Err(Fail::new(snodo_status::Argument, "params: must be an object"));
-        }
         if out.is_null() {
             return Err(Fail::null("out"));
         }
-        let digest = snodo::token::binding_digest(method, &params);
+        let digest = snodo::binding_digest(method, &params)?;
         // SAFETY: non-NULL and valid for 32 bytes per the contract.
         unsafe { std::ptr::copy_nonoverlapping(digest.as_ptr(), out, SNODO_BINDING_LEN) };
         Ok(())
@@ -159,17 +156,9 @@ pub unsafe extern "C" fn snodo_engine_open(
         let binding = unsafe { binding(binding_ptr) }?;
         let out = OutStr::new(out, out_len)?;
         let opened = engine.inner.open(token, &principal, &binding).map_err(snodo::Error::from)?;
-        let value = json!({
-            "keyId": opened.key_id,
-            "issuedAt": opened.issued_at,
-            "expiresAt": opened.expires_at,
-            "flowStart": opened.flow_start,
-            "round": opened.round,
-            "questionKeys": opened.questions.keys().collect::<Vec<_>>(),
-            "state": opened.state(),
-        });
+        // The core's one shape of an opened token.
         // SAFETY: caller contract.
-        unsafe { out.write_json(&value) };
+        unsafe { out.write_json(&opened.to_json()) };
         Ok(())
     })
 }

@@ -5,10 +5,10 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(value) = snodo::json::parse(data, 1 << 16) else { return };
-    let canonical = snodo::json::canonical(&value);
-    let Ok(again) = snodo::json::parse(&canonical, usize::MAX) else { std::process::abort() };
-    if again != value || snodo::json::canonical(&again) != canonical {
+    let Ok(value) = snodo::internal::json::parse(data, 1 << 16) else { return };
+    let canonical = snodo::internal::json::canonical(&value);
+    let Ok(again) = snodo::internal::json::parse(&canonical, usize::MAX) else { std::process::abort() };
+    if again != value || snodo::internal::json::canonical(&again) != canonical {
         std::process::abort();
     }
 });

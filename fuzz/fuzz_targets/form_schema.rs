@@ -5,14 +5,14 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(schema) = snodo::json::parse(data, 1 << 16) else { return };
-    let valid = snodo::schema::validate_form_schema(&schema).is_ok();
+    let Ok(schema) = snodo::internal::json::parse(data, 1 << 16) else { return };
+    let valid = snodo::internal::validate_form_schema(&schema).is_ok();
     let built = snodo::elicit_form("m", &schema);
     if valid != built.is_ok() {
         std::process::abort();
     }
     if let Ok(request) = built
-        && snodo::elicitation::validate_input_request(&request).is_err()
+        && snodo::internal::validate_input_request(&request).is_err()
     {
         std::process::abort();
     }

@@ -17,7 +17,7 @@ fn engine() -> &'static Engine {
 
 fuzz_target!(|data: &[u8]| {
     let Ok(token) = std::str::from_utf8(data) else { return };
-    let binding = binding_digest("tools/call", &json!({"name": "pick", "arguments": {}}));
+    let binding = binding_digest("tools/call", &json!({"name": "pick", "arguments": {}})).unwrap();
     for who in [Principal::anonymous(), Principal::user("alice").unwrap()] {
         // Seeds include genuine tokens, so success is possible; what must
         // never happen is a panic, a hang or unbounded work.
