@@ -133,26 +133,13 @@ fn read_config(env: &Env, config: Unknown) -> Result<(Config, EngineSummary)> {
         ring.push(read_key(item, i as usize)?);
     }
     let mut c = Config::new(ring);
-    if let Some(n) = number(env, &obj, "ttlSecs")? {
-        c.ttl_secs = n;
-    }
-    if let Some(n) = number(env, &obj, "maxRounds")? {
-        c.max_rounds = n;
-    }
-    if let Some(n) = number(env, &obj, "maxFlowAgeSecs")? {
-        c.max_flow_age_secs = n;
-    }
-    if let Some(n) = number(env, &obj, "maxTokenBytes")? {
-        c.max_token_bytes = n;
-    }
-    if let Some(n) = number(env, &obj, "maxRequestBytes")? {
-        c.max_request_bytes = n;
-    }
-    if let Some(n) = number(env, &obj, "maxInputResponses")? {
-        c.max_input_responses = n;
-    }
-    if let Some(n) = number(env, &obj, "clockSkewSecs")? {
-        c.clock_skew_secs = n;
+    // Node spells config names in camelCase; the core's errors follow.
+    c.spelling = snodo::Spelling::Camel;
+    // Every numeric limit from the core's one schema.
+    for limit in &snodo::LIMITS {
+        if let Some(n) = number::<u64>(env, &obj, limit.camel)? {
+            c.set_limit(limit.camel, n).map_err(core)?;
+        }
     }
     if let Some(v) = prop(&obj, "supportedVersions")? {
         let bad = || config_error("supportedVersions: must be an array of strings");
@@ -170,7 +157,7 @@ fn read_config(env: &Env, config: Unknown) -> Result<(Config, EngineSummary)> {
         c.server_info = Some(json::read(env, v, "serverInfo").map_err(|e| config_error(e.reason.clone()))?);
     }
     if let Some(now) = number::<u64>(env, &obj, "now")? {
-        c = c.with_fixed_time(now);
+        c = c.fixed_time(now);
     }
     let summary = summary(&c, false);
     Ok((c, summary))

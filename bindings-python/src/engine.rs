@@ -79,11 +79,11 @@ impl Engine {
         py: Python<'_>,
         keys: &Bound<'_, PyAny>,
         ttl_secs: Option<u64>,
-        max_rounds: Option<u32>,
+        max_rounds: Option<u64>,
         max_flow_age_secs: Option<u64>,
-        max_token_bytes: Option<usize>,
-        max_request_bytes: Option<usize>,
-        max_input_responses: Option<usize>,
+        max_token_bytes: Option<u64>,
+        max_request_bytes: Option<u64>,
+        max_input_responses: Option<u64>,
         supported_versions: Option<Vec<String>>,
         clock_skew_secs: Option<u64>,
         server_info: Option<&Bound<'_, PyAny>>,
@@ -91,35 +91,29 @@ impl Engine {
     ) -> PyResult<Self> {
         let keys = keys_arg(py, keys)?;
         let mut c = Config::new(keys.clone());
-        if let Some(v) = ttl_secs {
-            c.ttl_secs = v;
-        }
-        if let Some(v) = max_rounds {
-            c.max_rounds = v;
-        }
-        if let Some(v) = max_flow_age_secs {
-            c.max_flow_age_secs = v;
-        }
-        if let Some(v) = max_token_bytes {
-            c.max_token_bytes = v;
-        }
-        if let Some(v) = max_request_bytes {
-            c.max_request_bytes = v;
-        }
-        if let Some(v) = max_input_responses {
-            c.max_input_responses = v;
+        // Every numeric limit through the core's one schema (snake_case).
+        let limits = [
+            ("ttl_secs", ttl_secs),
+            ("max_rounds", max_rounds),
+            ("max_flow_age_secs", max_flow_age_secs),
+            ("max_token_bytes", max_token_bytes),
+            ("max_request_bytes", max_request_bytes),
+            ("max_input_responses", max_input_responses),
+            ("clock_skew_secs", clock_skew_secs),
+        ];
+        for (name, value) in limits {
+            if let Some(v) = value {
+                c.set_limit(name, v).map_err(|e| to_py_err(py, &e))?;
+            }
         }
         if let Some(v) = supported_versions {
             c.supported_versions = v;
-        }
-        if let Some(v) = clock_skew_secs {
-            c.clock_skew_secs = v;
         }
         if let Some(info) = server_info.filter(|i| !i.is_none()) {
             c.server_info = Some(to_value(info)?);
         }
         if let Some(t) = now {
-            c = c.with_fixed_time(t);
+            c = c.fixed_time(t);
         }
         let summary = summary(&keys, &c);
         let inner = snodo::Engine::new(c).map_err(|e| to_py_err(py, &e))?;

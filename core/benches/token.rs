@@ -91,7 +91,7 @@ fn floor(bytes: &[u8]) -> (String, String) {
 
 fn bench(c: &mut Criterion) {
     let engine =
-        Engine::new(Config::new(vec![Key::new("k1", vec![7; 32]).unwrap()]).with_fixed_time(NOW)).unwrap();
+        Engine::new(Config::new(vec![Key::new("k1", vec![7; 32]).unwrap()]).fixed_time(NOW)).unwrap();
     let who = Principal::user("alice").unwrap();
     let (q1, q2) = (question("seat"), question("meal"));
     let mut group = c.benchmark_group("core");

@@ -7,6 +7,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 
+use crate::config::Spelling;
 use crate::decide::{Outcome, Response};
 use crate::envelope::{self, Begin, Call};
 use crate::error::{Error, ErrorCode, Result};
@@ -36,9 +37,14 @@ pub const DEFAULT_CLOCK_SKEW_SECS: u64 = 60;
 /// The message of a second `decide`, in every language.
 pub const ALREADY_DECIDED_MESSAGE: &str = "call: already decided";
 
-/// Engine configuration. Build with [`Config::new`], adjust fields, then
-/// [`Engine::new`] validates it.
+/// Engine configuration. Build with [`Config::new`], adjust fields (or set
+/// limits by name with [`Config::set_limit`], the schema in
+/// [`LIMITS`](crate::LIMITS)), then [`Engine::new`] validates it.
+///
+/// `#[non_exhaustive]`: build it with [`Config::new`], so that a new limit
+/// is not a breaking change.
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct Config {
     /// 1 to 8 keys: the first signs, all verify.
     pub keys: Vec<Key>,
@@ -63,6 +69,9 @@ pub struct Config {
     pub server_info: Option<Value>,
     /// The clock; `None` means system time.
     pub clock: Option<Clock>,
+    /// How error messages spell field names (the binding sets it: Node
+    /// uses camelCase).
+    pub spelling: Spelling,
 }
 
 impl Config {
@@ -80,11 +89,14 @@ impl Config {
             clock_skew_secs: DEFAULT_CLOCK_SKEW_SECS,
             server_info: None,
             clock: None,
+            spelling: Spelling::Snake,
         }
     }
 
-    /// Sets a fixed clock (Unix seconds), for tests and vectors.
-    pub fn with_fixed_time(mut self, now: u64) -> Config {
+    /// Sets a fixed clock (Unix seconds), for tests and vectors. The one
+    /// name for it: `fixed_time` (C `snodo_config_set_fixed_time`, Python
+    /// `fixed_time=`, Node `fixedTime`).
+    pub fn fixed_time(mut self, now: u64) -> Config {
         self.clock = Some(Arc::new(move || now));
         self
     }
@@ -143,39 +155,17 @@ impl Engine {
     /// Validates `config` and builds the engine.
     pub fn new(config: Config) -> Result<Engine> {
         let ring = KeyRing::new(&config.keys)?;
-        check((1..=MAX_TTL_SECS).contains(&config.ttl_secs), || {
-            format!("ttl_secs: {} is outside 1..={MAX_TTL_SECS}", config.ttl_secs)
-        })?;
-        check((1..=1000).contains(&config.max_rounds), || {
-            format!("max_rounds: {} is outside 1..=1000", config.max_rounds)
-        })?;
-        check(config.max_flow_age_secs >= config.ttl_secs && config.max_flow_age_secs <= 7 * 86_400, || {
-            format!(
-                "max_flow_age_secs: {} must be at least ttl_secs and at most 604800",
-                config.max_flow_age_secs
-            )
-        })?;
-        check((256..=1 << 20).contains(&config.max_token_bytes), || {
-            format!("max_token_bytes: {} is outside 256..=1048576", config.max_token_bytes)
-        })?;
-        check((1024..=64 << 20).contains(&config.max_request_bytes), || {
-            format!("max_request_bytes: {} is outside 1024..=67108864", config.max_request_bytes)
-        })?;
-        check((1..=4096).contains(&config.max_input_responses), || {
-            format!("max_input_responses: {} is outside 1..=4096", config.max_input_responses)
-        })?;
-        check(config.clock_skew_secs <= 300, || {
-            format!("clock_skew_secs: {} is over 300", config.clock_skew_secs)
-        })?;
-        check(!config.supported_versions.is_empty(), || "supported_versions: empty".into())?;
+        crate::config::check_limits(&config)?;
+        let versions = config.field_name("supported_versions");
+        check(!config.supported_versions.is_empty(), || format!("{versions}: empty"))?;
         for (i, v) in config.supported_versions.iter().enumerate() {
-            check(is_version(v), || format!("supported_versions[{i}]: {v:?} is not a YYYY-MM-DD version"))?;
+            check(is_version(v), || format!("{versions}[{i}]: {v:?} is not a YYYY-MM-DD version"))?;
             check(!config.supported_versions[..i].contains(v), || {
-                format!("supported_versions[{i}]: duplicate {v:?}")
+                format!("{versions}[{i}]: duplicate {v:?}")
             })?;
         }
         if let Some(info) = &config.server_info {
-            check(info.is_object(), || "server_info: must be an object".into())?;
+            check(info.is_object(), || format!("{}: must be an object", config.field_name("server_info")))?;
         }
         Ok(Engine {
             ring,

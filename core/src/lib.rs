@@ -23,6 +23,7 @@
 // root, so files can move without breaking callers (docs/api.md lists it).
 mod answer;
 mod capabilities;
+mod config;
 mod decide;
 mod elicitation;
 mod engine;
@@ -34,6 +35,7 @@ mod token;
 
 pub use answer::Answer;
 pub use capabilities::{INPUT_REQUESTS_MESSAGE, filter_supported, input_requests, missing_capabilities};
+pub use config::{LIMITS, Limit, Spelling, find_limit};
 pub use decide::{Outcome, Response};
 #[allow(deprecated)]
 pub use elicitation::{elicit_form, elicit_url, list_roots, sampling};

@@ -8,7 +8,7 @@ use snodo::{Begin, Config, Engine, Key, Outcome, Principal, binding_digest, inte
 const NOW: u64 = 1_800_000_000;
 
 fn engine_with(f: impl FnOnce(&mut Config)) -> Engine {
-    let mut c = Config::new(vec![Key::new("k1", vec![1; 32]).unwrap()]).with_fixed_time(NOW);
+    let mut c = Config::new(vec![Key::new("k1", vec![1; 32]).unwrap()]).fixed_time(NOW);
     f(&mut c);
     Engine::new(c).unwrap()
 }

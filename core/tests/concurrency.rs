@@ -10,7 +10,7 @@ use snodo::{Answer, Begin, Config, Engine, Key, Outcome, Principal};
 #[test]
 fn sixteen_threads_one_engine_identical_results() {
     let engine = Arc::new(
-        Engine::new(Config::new(vec![Key::new("k1", vec![3; 32]).unwrap()]).with_fixed_time(1_800_000_000))
+        Engine::new(Config::new(vec![Key::new("k1", vec![3; 32]).unwrap()]).fixed_time(1_800_000_000))
             .unwrap(),
     );
     let question = snodo::elicit_form(

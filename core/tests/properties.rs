@@ -208,8 +208,7 @@ proptest! {
 }
 
 fn engine() -> Engine {
-    Engine::new(Config::new(vec![Key::new("k1", vec![1; 32]).unwrap()]).with_fixed_time(1_800_000_000))
-        .unwrap()
+    Engine::new(Config::new(vec![Key::new("k1", vec![1; 32]).unwrap()]).fixed_time(1_800_000_000)).unwrap()
 }
 
 #[test]

@@ -24,7 +24,7 @@ fn spellings(secret: &[u8]) -> Vec<String> {
 fn key_bytes_never_in_debug_errors_or_responses() {
     let secret: Vec<u8> = b"correct-horse-battery-staple-0123456789".to_vec();
     let key = Key::new("prod", secret.clone()).unwrap();
-    let config = Config::new(vec![key.clone()]).with_fixed_time(1_800_000_000);
+    let config = Config::new(vec![key.clone()]).fixed_time(1_800_000_000);
     let engine = Engine::new(config.clone()).unwrap();
     let mut outputs = vec![format!("{key:?}"), format!("{config:?}"), format!("{engine:?}")];
     // Errors that mention keys.

@@ -32,7 +32,7 @@ fn engine(config: &Value, now: u64) -> Engine {
         .iter()
         .map(|k| Key::new(k["id"].as_str().unwrap(), hex(k["hex"].as_str().unwrap())).unwrap())
         .collect();
-    let mut c = Config::new(keys).with_fixed_time(now);
+    let mut c = Config::new(keys).fixed_time(now);
     let num = |k: &str| config.get(k).and_then(Value::as_u64);
     if let Some(v) = num("ttlSecs") {
         c.ttl_secs = v;

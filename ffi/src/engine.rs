@@ -299,7 +299,7 @@ pub unsafe extern "C" fn snodo_config_set_fixed_time(config: *mut snodo_config, 
     guard(|| {
         // SAFETY: caller contract.
         let config = unsafe { config_mut(config) }?;
-        config.inner = config.inner.clone().with_fixed_time(now);
+        config.inner = config.inner.clone().fixed_time(now);
         Ok(())
     })
 }
