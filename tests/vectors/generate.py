@@ -565,6 +565,72 @@ for comment, method, params in [
     canon.append({"tcId": len(canon) + 1, "op": "binding", "comment": comment, "method": method, "params": params, "result": "valid"})
 
 
+# ---------------------------------------------------------------- consistency
+# Rules every binding must apply identically (issue 12): each case is one
+# core call; `expected` is exact, error messages included.
+consistency = []
+
+
+def cs(op, comment, input, expected=None, invalid=False):
+    t = {"tcId": len(consistency) + 1, "op": op, "comment": comment, "now": NOW, "input": input}
+    if expected is not None:
+        t["expected"] = expected
+    t["result"] = "invalid" if invalid or (expected and "error" in expected) else "valid"
+    consistency.append(t)
+
+
+R1 = req(params={"name": "pick", "arguments": {}})
+DECIDED = {"error": "ALREADY_DECIDED", "message": "call: already decided"}
+cs("decide_twice", "a second decide of one call is refused", {
+    "request": R1, "principal": None, "outcome": {"type": "complete", "result": {"content": []}}}, DECIDED)
+cs("decide_twice", "a second decide after input_required is refused too (one token per request)", {
+    "request": R1, "principal": "alice", "outcome": {"type": "input_required", "state": {"n": 1}}}, DECIDED)
+EMPTY_P = {"error": "ARGUMENT", "message": "principal: empty name; use the anonymous principal"}
+cs("principal", "omitted principal: refused in every language (Python TypeError, Node ARGUMENT; Rust and C cannot omit it)",
+   {"request": R1}, {"error": "OMITTED"})
+cs("principal", "explicit anonymous principal (None / null / NULL)", {"request": R1, "principal": None}, {"principal": None})
+cs("principal", "empty principal", {"request": R1, "principal": ""}, EMPTY_P)
+cs("principal", "named principal", {"request": R1, "principal": "alice"}, {"principal": "alice"})
+REQS = {"error": "ARGUMENT", "message": "requests: must be an object mapping each key to an input request"}
+FORM = {"method": "elicitation/create", "params": {"message": "m", "requestedSchema": {"type": "object", "properties": {}}}}
+ROOTS = {"method": "roots/list"}
+for op in ("missing_capabilities", "filter_supported"):
+    for bad, what in (([FORM], "an array"), ("x", "a string"), (None, "null")):
+        cs(op, f"{op} with {what} is ARGUMENT", {"requests": bad, "capabilities": {}}, REQS)
+cs("missing_capabilities", "missing_capabilities with an object", {"requests": {"a": FORM, "b": ROOTS},
+   "capabilities": {"elicitation": {}}}, {"result": {"roots": {}}})
+cs("filter_supported", "filter_supported with an object keeps an object", {"requests": {"a": FORM, "b": ROOTS},
+   "capabilities": {"elicitation": {}}}, {"result": {"a": FORM}})
+PARAMS_OBJ = {"error": "ARGUMENT", "message": "params: must be an object"}
+cs("binding_digest", "binding params that are an array", {"method": "tools/call", "params": "[1]"}, PARAMS_OBJ)
+cs("binding_digest", "binding params that are a string", {"method": "tools/call", "params": '"x"'}, PARAMS_OBJ)
+cs("binding_digest", "binding params that are not JSON", {"method": "tools/call", "params": "{"}, invalid=True)
+cs("binding_digest", "binding params object", {"method": "tools/call", "params": P1})
+cs("canonicalize", "valid text, exact output", {"text": '{"b":1, "a":[1.0, 1e2]}'}, {"canonical": '{"a":[1.0,1e+2],"b":1}'})
+cs("canonicalize", "invalid UTF-8 is JSON, never replaced", {"hex": "22ff22"}, invalid=True)
+cs("canonicalize", "at the 64 MiB cap: accepted", {"padSpaces": 64 * 1024 * 1024 - 1, "text": "1"}, {"canonical": "1"})
+cs("canonicalize", "one byte over the 64 MiB cap: JSON", {"padSpaces": 64 * 1024 * 1024, "text": "1"},
+   {"error": "JSON", "message": "text: JSON text larger than the configured bound"})
+cs("opened", "the opened token's one shape", {
+    "principal": "alice", "method": "tools/call", "params": P1, "round": 2, "flowStart": NOW - 100,
+    "questions": {"color": COLOR, "age": FORM}, "state": {"step": 1}}, {"opened": {
+        "keyId": "k1", "issuedAt": NOW, "expiresAt": NOW + 300, "flowStart": NOW - 100, "round": 2,
+        "questionKeys": ["age", "color"], "state": {"step": 1}}})
+cs("opened", "seal defaults: round 1, the flow starts now, no questions, no state", {
+    "principal": None, "method": "tools/call", "params": P1}, {"opened": {
+        "keyId": "k1", "issuedAt": NOW, "expiresAt": NOW + 300, "flowStart": NOW, "round": 1,
+        "questionKeys": [], "state": None}})
+cs("opened", "a rejected token: one message and the reason", {
+    "principal": "alice", "openAs": "bob", "method": "tools/call", "params": P1},
+   {"error": "TOKEN", "reason": "principal", "message": "Invalid or expired requestState (principal)"})
+for spelling, name in (("snake", "ttl_secs"), ("camel", "ttlSecs")):
+    cs("config", f"config error in the {spelling}_case spelling", {"spelling": spelling, "name": name, "value": 901},
+       {"error": "CONFIG", "message": f"{name}: 901 is outside 1..=900"})
+cs("config", "flow age below the token lifetime, camelCase", {"spelling": "camel", "name": "maxFlowAgeSecs", "value": 10},
+   {"error": "CONFIG", "message": "maxFlowAgeSecs: 10 must be at least ttlSecs (300)"})
+cs("config", "a valid limit", {"spelling": "camel", "name": "maxRounds", "value": 3}, {"ok": True})
+
+
 def write(name, description, tests, config=CONFIG):
     path = os.path.join(HERE, name)
     old = {}
@@ -592,4 +658,6 @@ write("flows.json", "begin + decide on whole request messages", flows)
 write("builders.json", "input-request builders and capability admission", builders)
 write("tokens.json", "low-level seal/open: exact tokens and failure reasons", tokens)
 write("canonical.json", "canonical JSON and request binding digests", canon)
-print(f"{len(flows)} flows, {len(builders)} builders, {len(tokens)} tokens, {len(canon)} canonical")
+write("consistency.json", "one rule, one result, in every language (issue 12)", consistency)
+print(f"{len(flows)} flows, {len(builders)} builders, {len(tokens)} tokens, {len(canon)} canonical, "
+      f"{len(consistency)} consistency")
