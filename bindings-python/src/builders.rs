@@ -91,11 +91,11 @@ pub fn binding_digest<'py>(
     method: &str,
     params: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let params = if params.is_instance_of::<PyString>() || params.is_instance_of::<PyBytes>() {
-        parse_text(py, &text_bytes(params)?)?
+    let digest = if params.is_instance_of::<PyString>() || params.is_instance_of::<PyBytes>() {
+        snodo::binding_digest_text(method, text_bytes(params)?)
     } else {
-        to_value(params)?
+        snodo::binding_digest(method, &to_value(params)?)
     };
-    let digest = snodo::binding_digest(method, &params).map_err(|e| to_py_err(py, &e))?;
+    let digest = digest.map_err(|e| to_py_err(py, &e))?;
     Ok(PyBytes::new(py, &digest))
 }

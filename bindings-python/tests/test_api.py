@@ -168,7 +168,10 @@ def test_builders() -> None:
     assert roots == {"method": "roots/list"} or roots["method"] == "roots/list"
     reqs = {"a": form, "b": url, "c": samp, "d": roots}
     assert s.missing_capabilities(reqs, {"elicitation": {}}) == {"elicitation": {"url": {}}, "sampling": {}, "roots": {}}
-    assert s.missing_capabilities(list(reqs.values()), '{"elicitation":{"form":{},"url":{}},"sampling":{},"roots":{}}') == {}
+    assert s.missing_capabilities(reqs, '{"elicitation":{"form":{},"url":{}},"sampling":{},"roots":{}}') == {}
+    # A list is not a request map, in every language.
+    with pytest.raises(s.ArgumentError):
+        s.missing_capabilities(list(reqs.values()), {})
     assert list(s.filter_supported(reqs, {"sampling": {}, "roots": {}})) == ["c", "d"]
 
 

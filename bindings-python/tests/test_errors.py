@@ -74,13 +74,13 @@ def test_state_too_large_and_token() -> None:
 
 
 def test_not_a_request(engine: Engine) -> None:
-    raises(s.NotARequestError, engine.begin, '{"jsonrpc":"2.0","method":"notifications/initialized"}')
-    raises(s.NotARequestError, engine.begin, {"jsonrpc": "2.0", "id": 1, "result": {}})
+    raises(s.NotARequestError, engine.begin, '{"jsonrpc":"2.0","method":"notifications/initialized"}', None)
+    raises(s.NotARequestError, engine.begin, {"jsonrpc": "2.0", "id": 1, "result": {}}, None)
 
 
 def test_argument(engine: Engine) -> None:
     raises(s.ArgumentError, engine.begin, request(), "")
-    raises(s.ArgumentError, engine.begin, 12)
+    raises(s.ArgumentError, engine.begin, 12, None)
     call = engine.begin(request(), None)
     assert isinstance(call, s.Call)
     raises(s.ArgumentError, engine.decide, call, {"type": "nope"})
