@@ -8,11 +8,12 @@ use crate::ffi::{OutStr, bytes, guard};
 /// The canonical form of a JSON text (docs/canonical-json.md): object keys
 /// sorted, no insignificant whitespace, one string escaping, numbers by
 /// their lexical text (`1` and `1.0` differ). Input is parsed strictly:
-/// duplicate keys, nesting over 64 levels and texts over 64 MiB are JSON.
+/// duplicate keys, nesting over 64 levels, texts over 64 MiB and invalid
+/// UTF-8 are JSON (the core's one reader, as in every language).
 ///
 /// On OK `*out` is a new string owned by the caller (free with
 /// `snodo_string_free`); `out_len` may be NULL. Statuses: OK, JSON,
-/// INVALID_UTF8, NULL_ARGUMENT, PANIC. Thread-safe.
+/// NULL_ARGUMENT, PANIC. Thread-safe.
 ///
 /// # Safety
 ///
