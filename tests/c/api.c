@@ -60,7 +60,7 @@ static void test_statuses(void) {
         CHECK(strcmp(snodo_status_name(all[k].value), all[k].name) == 0, "%s", all[k].name);
         CHECK(strlen(snodo_status_message(all[k].value)) > 0, "%s message", all[k].name);
     }
-    static const int bad[] = {-1, 11, 99, 104, 1000000, INT32_MIN};
+    static const int bad[] = {-1, 12, 99, 103, 104, 1000000, INT32_MIN};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         CHECK(strcmp(snodo_status_message(bad[k]), "unknown status") == 0, "%d", bad[k]);
         CHECK(strcmp(snodo_status_name(bad[k]), "UNKNOWN") == 0, "%d", bad[k]);

@@ -438,6 +438,184 @@ static void run_canonical(const jval *t) {
     sb_free(&out);
 }
 
+/* consistency.json: one core call per case, errors with their exact message
+ * (the last error is "<NAME>: <message>"). */
+static void error_message_out(sbuf *out, snodo_status st) {
+    const char *name = snodo_status_name((int)st), *detail = last_error_text();
+    size_t nl = strlen(name);
+    const char *msg = strncmp(detail, name, nl) == 0 && detail[nl] == ':' ? detail + nl + 2 : detail;
+    sb_str(out, "{\"error\":\"");
+    sb_str(out, name);
+    sb_str(out, "\",\"message\":");
+    json_write_string(msg, strlen(msg), out);
+    sb_str(out, "}");
+}
+
+/* A JSON argument from the vector: its text (strings are values, so quoted). */
+static char *arg_text(const jval *v) { return text_of(v); }
+
+static int run_consistency(const jval *cfg, const jval *t) {
+    const jval *op = json_get(t, "op"), *in = json_get(t, "input");
+    uint64_t now = json_u64(json_get(t, "now"));
+    snodo_engine *e = make_engine(cfg, now);
+    sbuf out = {0};
+    snodo_status st = SNODO_STATUS_OK;
+    const uint8_t *pp = NULL;
+    size_t pl = 0;
+    if (json_is(op, "decide_twice") || json_is(op, "principal")) {
+        const jval *req = json_get(in, "request"), *p = json_get(in, "principal");
+        if (json_is(op, "principal") && !p) {
+            /* C cannot omit an argument (NULL is the explicit anonymous principal). */
+            sb_str(&out, "{\"error\":\"OMITTED\"}");
+            st = SNODO_STATUS_ARGUMENT;
+        } else {
+            principal_of(p, &pp, &pl);
+            snodo_call *call = NULL;
+            snodo_response *resp = NULL;
+            st = snodo_engine_begin(e, (const uint8_t *)req->text, req->len, pp, pl, &call, &resp);
+            CHECK(st != SNODO_STATUS_OK || call, "begin gave a call");
+            if (st == SNODO_STATUS_OK && json_is(op, "principal")) {
+                /* C has no principal reader: the call exists for the given principal. */
+                sb_str(&out, "{\"principal\":");
+                char *pt = text_of(p);
+                sb_str(&out, pt);
+                free(pt);
+                sb_str(&out, "}");
+            } else if (st == SNODO_STATUS_OK) {
+                char *o = arg_text(json_get(in, "outcome"));
+                snodo_response *r1 = NULL, *r2 = NULL;
+                CHECK_OK(snodo_engine_decide(e, call, SZ(o), &r1));
+                st = snodo_engine_decide(e, call, SZ(o), &r2);
+                CHECK(st != SNODO_STATUS_OK, "second decide refused");
+                if (st != SNODO_STATUS_OK) error_message_out(&out, st);
+                snodo_response_free(r1);
+                snodo_response_free(r2);
+                free(o);
+            } else {
+                error_message_out(&out, st);
+            }
+            snodo_call_free(call);
+            snodo_response_free(resp);
+        }
+    } else if (json_is(op, "missing_capabilities") || json_is(op, "filter_supported")) {
+        char *r = arg_text(json_get(in, "requests")), *c = arg_text(json_get(in, "capabilities")), *res = NULL;
+        st = json_is(op, "missing_capabilities") ? snodo_missing_capabilities(SZ(r), SZ(c), &res, NULL)
+                                                 : snodo_filter_supported(SZ(r), SZ(c), &res, NULL);
+        if (st == SNODO_STATUS_OK) {
+            sb_str(&out, "{\"result\":");
+            sb_str(&out, res);
+            sb_str(&out, "}");
+        } else {
+            error_message_out(&out, st);
+        }
+        snodo_string_free(res);
+        free(r);
+        free(c);
+    } else if (json_is(op, "binding_digest")) {
+        const jval *m = json_get(in, "method"), *p = json_get(in, "params");
+        uint8_t d[SNODO_BINDING_LEN];
+        st = snodo_binding_digest((const uint8_t *)m->text, m->len, (const uint8_t *)p->text, p->len, d);
+        if (st == SNODO_STATUS_OK) {
+            char hex[2 * SNODO_BINDING_LEN + 1];
+            for (size_t k = 0; k < SNODO_BINDING_LEN; k++) snprintf(hex + 2 * k, 3, "%02x", d[k]);
+            sb_str(&out, "{\"digestHex\":\"");
+            sb_str(&out, hex);
+            sb_str(&out, "\"}");
+        } else {
+            error_message_out(&out, st);
+        }
+    } else if (json_is(op, "canonicalize")) {
+        const jval *hx = json_get(in, "hex"), *tx = json_get(in, "text"), *pad = json_get(in, "padSpaces");
+        size_t np = pad ? (size_t)json_u64(pad) : 0, n = hx ? hx->len / 2 : np + tx->len;
+        uint8_t *bytes = malloc(n + 1);
+        if (hx) {
+            for (size_t i = 0; i < n; i++) bytes[i] = (uint8_t)(hexval(hx->text[2 * i]) << 4 | hexval(hx->text[2 * i + 1]));
+        } else {
+            memset(bytes, ' ', np);
+            memcpy(bytes + np, tx->text, tx->len);
+        }
+        char *c = NULL;
+        size_t cn = 0;
+        st = snodo_canonicalize(bytes, n, &c, &cn);
+        if (st == SNODO_STATUS_OK) {
+            sb_str(&out, "{\"canonical\":");
+            json_write_string(c, cn, &out);
+            sb_str(&out, "}");
+        } else {
+            error_message_out(&out, st);
+        }
+        snodo_string_free(c);
+        free(bytes);
+    } else if (json_is(op, "opened")) {
+        const jval *m = json_get(in, "method"), *p = json_get(in, "params"), *v;
+        uint8_t d[SNODO_BINDING_LEN];
+        CHECK_OK(snodo_binding_digest((const uint8_t *)m->text, m->len, (const uint8_t *)p->text, p->len, d));
+        principal_of(json_get(in, "principal"), &pp, &pl);
+        /* ABI 1 takes round and flow start explicitly: absent fields get the
+         * core's documented defaults (round 1, the flow starting now). */
+        uint32_t round = (v = json_get(in, "round")) ? (uint32_t)json_u64(v) : 1;
+        uint64_t flow = (v = json_get(in, "flowStart")) ? json_u64(v) : now;
+        char *q = json_get(in, "questions") ? arg_text(json_get(in, "questions")) : NULL;
+        char *sj = json_get(in, "state") ? arg_text(json_get(in, "state")) : NULL;
+        char *tok = NULL, *opened = NULL;
+        size_t tn = 0;
+        CHECK_OK(snodo_engine_seal(e, pp, pl, d, round, flow, (const uint8_t *)q, q ? strlen(q) : 0,
+                                   (const uint8_t *)sj, sj ? strlen(sj) : 0, &tok, &tn));
+        const jval *as = json_get(in, "openAs");
+        principal_of(as ? as : json_get(in, "principal"), &pp, &pl);
+        st = snodo_engine_open(e, (const uint8_t *)tok, tn, pp, pl, d, &opened, NULL);
+        if (st == SNODO_STATUS_OK) {
+            sb_str(&out, "{\"opened\":");
+            sb_str(&out, opened);
+            sb_str(&out, "}");
+        } else {
+            /* The message ends with "(<reason>)": the reason is read from it. */
+            const char *detail = last_error_text(), *open_paren = strrchr(detail, '(');
+            size_t dl = strlen(detail);
+            sb_str(&out, "{\"error\":\"TOKEN\",\"reason\":");
+            json_write_string(open_paren ? open_paren + 1 : "", open_paren ? (size_t)(detail + dl - 1 - open_paren - 1) : 0, &out);
+            sb_str(&out, ",\"message\":");
+            json_write_string(detail + 7, dl > 7 ? dl - 7 : 0, &out);
+            sb_str(&out, "}");
+        }
+        snodo_string_free(tok);
+        snodo_string_free(opened);
+        free(q);
+        free(sj);
+    } else if (json_is(op, "config")) {
+        if (!json_is(json_get(in, "spelling"), "snake")) {
+            snodo_engine_free(e);
+            return 0; /* C spells limits in snake_case only; the camel cases are Node's. */
+        }
+        const jval *name = json_get(in, "name");
+        uint64_t value = json_u64(json_get(in, "value"));
+        snodo_config *c = NULL;
+        snodo_engine *built = NULL;
+        uint8_t key[32];
+        memset(key, 7, sizeof key);
+        CHECK_OK(snodo_config_new(&c));
+        CHECK_OK(snodo_config_add_key(c, (const uint8_t *)"k1", 2, key, sizeof key));
+        if (json_is(name, "ttl_secs")) snodo_config_set_ttl_secs(c, value);
+        else if (json_is(name, "max_rounds")) snodo_config_set_max_rounds(c, (uint32_t)value);
+        else if (json_is(name, "max_flow_age_secs")) snodo_config_set_max_flow_age_secs(c, value);
+        else CHECK(0, "unknown config name %s", name->text);
+        st = snodo_engine_new(c, &built);
+        if (st == SNODO_STATUS_OK) sb_str(&out, "{\"ok\":true}");
+        else error_message_out(&out, st);
+        snodo_engine_free(built);
+        snodo_config_free(c);
+    } else {
+        st = SNODO_STATUS_ARGUMENT;
+        CHECK(0, "unknown op");
+        sb_str(&out, "null");
+    }
+    CHECK((st != SNODO_STATUS_OK) == json_is(json_get(t, "result"), "invalid"), "result");
+    CHECK(matches(out.p, json_get(t, "expected")), "expected output: %s", out.p);
+    sb_free(&out);
+    snodo_engine_free(e);
+    return 1;
+}
+
 static void run_file(const char *dir, const char *name) {
     char path[4096], label[256];
     snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -450,6 +628,7 @@ static void run_file(const char *dir, const char *name) {
                : strcmp(name, "tokens.json") == 0   ? 2
                : strcmp(name, "builders.json") == 0 ? 3
                : strcmp(name, "canonical.json") == 0 ? 4
+               : strcmp(name, "consistency.json") == 0 ? 5
                                                      : 0;
     if (!doc || !json_is(json_get(doc, "schema"), "snodo-vectors-v1") || !tests || kind == 0) {
         /* An unreadable or unknown vector file is a failure, never a skip. */
@@ -468,6 +647,7 @@ static void run_file(const char *dir, const char *name) {
         if (kind == 1) run_flow(cfg, t);
         else if (kind == 2) run_token(cfg, t, sealed, &n_sealed);
         else if (kind == 3) run_builder(t);
+        else if (kind == 5) run_consistency(cfg, t);
         else run_canonical(t);
         if (g_case_failures) fprintf(stderr, "  in %s\n", label);
         case_end(label);
