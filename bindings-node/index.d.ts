@@ -225,10 +225,10 @@ export interface ErrorCodeInfo {
 export declare function errorCodes(): Array<ErrorCodeInfo>
 
 /**
- * Keeps only the requests the client can receive, in order: an object by
- * key gives an object, an array gives an array.
+ * Keeps only the requests the client can receive, in order, as an object
+ * by key (anything but an object throws ARGUMENT).
  */
-export declare function filterSupported(requests: Record<string, object> | object[] | string, capabilities: object | string): Record<string, object> | object[]
+export declare function filterSupported(requests: Record<string, object> | string, capabilities: object | string): Record<string, object>
 
 /**
  * Outcome: ask the client for input. `inputRequests` maps keys to requests
@@ -245,10 +245,10 @@ export declare function listRoots(): Record<string, any>
 
 /**
  * The capabilities the client must add to receive every request in
- * `requests` (an object by key, or an array), shaped like
+ * `requests` (an object by key; anything else throws ARGUMENT), shaped like
  * ClientCapabilities; `{}` when all can be sent.
  */
-export declare function missingCapabilities(requests: Record<string, object> | object[] | string, capabilities: object | string): Record<string, any>
+export declare function missingCapabilities(requests: Record<string, object> | string, capabilities: object | string): Record<string, any>
 
 /** What an opened token says (`Engine.open`). */
 export interface Opened {
