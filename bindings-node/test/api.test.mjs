@@ -131,7 +131,10 @@ test('ready responses and diagnostics', () => {
   assert.equal(bad.body.error.code, -32603);
   assert.match(bad.diagnostic, /not allowed on tools\/list/);
   assert.ok(!bad.json.includes('not allowed'), 'the diagnostic never reaches the wire');
-  const err = e.decide(list, snodo.error(-32601, 'Method not found'));
+  // One request, one response: a second decide of the same call is refused.
+  assert.equal(codeOf(() => e.decide(list, snodo.error(-32601, 'Method not found'))), 'ALREADY_DECIDED');
+  const list2 = e.begin({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: { _meta: META } }, null);
+  const err = e.decide(list2, snodo.error(-32601, 'Method not found'));
   assert.equal(err.httpStatus, 404);
   const te = e.decide(e.begin(request(4), null), snodo.toolError('boom'));
   assert.equal(te.body.result.isError, true);
@@ -144,7 +147,8 @@ test('builders and capability helpers take objects or text', () => {
   const caps = { elicitation: { form: {} } };
   assert.deepEqual(snodo.missingCapabilities({ form, url }, caps), { elicitation: { url: {} } });
   assert.deepEqual(Object.keys(snodo.filterSupported({ form, url }, caps)), ['form']);
-  assert.deepEqual(snodo.filterSupported([form, url], caps), [form]);
+  // Requests are an object by key in every language: an array is ARGUMENT.
+  assert.throws(() => snodo.filterSupported([form, url], caps), (e) => e.code === 'ARGUMENT');
   assert.equal(snodo.listRoots().method, 'roots/list');
   assert.equal(snodo.canonicalize({ b: 1, a: [true, null] }), '{"a":[true,null],"b":1}');
   assert.equal(snodo.bindingDigest('tools/call', { _meta: { x: 1 } }).length, 32);

@@ -185,7 +185,80 @@ function runCanonical(doc) {
   return doc.tests.length;
 }
 
-const RUNNERS = { flows: runFlows, tokens: runTokens, builders: runBuilders, canonical: runCanonical };
+// consistency.json: one core call per case; errors compared with their exact
+// message. Node passes JSON arguments as text, so values are stringified.
+function consistencyOut(doc, t, raw) {
+  const inp = t.input;
+  const e = engine(doc.config, t.now);
+  const caught = (fn) => {
+    try {
+      return fn();
+    } catch (err) {
+      assert.equal(typeof err.code, 'string', `thrown error without err.code: ${err}`);
+      return err.reason ? { error: err.code, reason: err.reason, message: err.message } : { error: err.code, message: err.message };
+    }
+  };
+  switch (t.op) {
+    case 'decide_twice': {
+      const call = e.begin(inp.request, inp.principal);
+      assert.ok(call instanceof Call, 'begin gave a call');
+      e.decide(call, raw(inp.outcome));
+      return caught(() => ({ second: e.decide(call, raw(inp.outcome)).body }));
+    }
+    case 'principal': {
+      if (!Object.hasOwn(inp, 'principal')) {
+        assert.throws(() => e.begin(inp.request), (err) => err.code === 'ARGUMENT');
+        return { error: 'OMITTED' };
+      }
+      return caught(() => ({ principal: e.begin(inp.request, inp.principal).principal }));
+    }
+    case 'missing_capabilities':
+      return caught(() => ({ result: snodo.missingCapabilities(raw(inp.requests), raw(inp.capabilities)) }));
+    case 'filter_supported':
+      return caught(() => ({ result: snodo.filterSupported(raw(inp.requests), raw(inp.capabilities)) }));
+    case 'binding_digest':
+      return caught(() => ({ digestHex: bindingDigest(inp.method, inp.params).toString('hex') }));
+    case 'canonicalize': {
+      const bytes = Object.hasOwn(inp, 'hex')
+        ? Buffer.from(inp.hex, 'hex')
+        : Buffer.concat([Buffer.alloc(Number(inp.padSpaces ?? 0), 0x20), Buffer.from(inp.text, 'utf8')]);
+      return caught(() => ({ canonical: canonicalize(bytes) }));
+    }
+    case 'opened': {
+      const binding = bindingDigest(inp.method, inp.params).toString('hex');
+      const input = { principal: inp.principal, binding };
+      for (const k of ['round', 'flowStart', 'questions', 'state']) {
+        if (Object.hasOwn(inp, k)) input[k] = JSON.parse(raw(inp[k]));
+      }
+      const token = e.seal(input);
+      const who = Object.hasOwn(inp, 'openAs') ? inp.openAs : inp.principal;
+      return caught(() => ({ opened: e.open(token, who, Buffer.from(binding, 'hex')) }));
+    }
+    case 'config': {
+      if (inp.spelling !== 'camel') return null; // Node spells limits in camelCase only.
+      const keys = [{ id: 'k1', secret: Buffer.alloc(32, 7) }];
+      return caught(() => (new Engine({ keys, [inp.name]: Number(inp.value) }), { ok: true }));
+    }
+    default:
+      assert.fail(`consistency tc${t.tcId}: unknown op ${t.op}`);
+  }
+}
+
+function runConsistency(doc, raw) {
+  for (const t of doc.tests) {
+    const ctx = `consistency tc${t.tcId} (${t.comment})`;
+    const out = consistencyOut(doc, t, raw);
+    if (out === null) {
+      assert.ok(t.op === 'config' && t.input.spelling === 'snake', ctx);
+      continue;
+    }
+    sameJson(JSON.stringify(out), raw(t.expected), ctx);
+    assert.equal(Boolean(out.error), t.result === 'invalid', `${ctx}: result`);
+  }
+  return doc.tests.length;
+}
+
+const RUNNERS = { flows: runFlows, tokens: runTokens, builders: runBuilders, canonical: runCanonical, consistency: runConsistency };
 const files = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
 
 test('the vector directory has files', () => {
