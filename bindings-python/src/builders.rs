@@ -5,7 +5,7 @@ use pyo3::exceptions::PyDeprecationWarning;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
-use crate::convert::{object_arg, parse_text, text_bytes, to_py, to_value};
+use crate::convert::{object_arg, text_bytes, to_py, to_value};
 use crate::errors::to_py_err;
 
 /// A form elicitation request (`elicitation/create`, `"mode": "form"`).

@@ -61,7 +61,7 @@ pub mod internal {
     pub mod json {
         pub use crate::json::{canonical, parse, parse_str};
     }
-    pub use crate::elicitation::validate_input_request;
+    pub use crate::elicitation::{RequestKind, read_answer, validate_input_request};
     pub use crate::schema::{validate_content, validate_form_schema};
     pub use crate::token::binding_digest_map;
 }

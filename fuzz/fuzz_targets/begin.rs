@@ -10,7 +10,7 @@ fn engine() -> &'static Engine {
     static E: OnceLock<Engine> = OnceLock::new();
     E.get_or_init(|| {
         let key = Key::new("k1", (0u8..32).collect::<Vec<_>>()).unwrap_or_else(|_| std::process::abort());
-        Engine::new(Config::new(vec![key]).with_fixed_time(1_800_000_000)).unwrap_or_else(|_| std::process::abort())
+        Engine::new(Config::new(vec![key]).fixed_time(1_800_000_000)).unwrap_or_else(|_| std::process::abort())
     })
 }
 
@@ -22,9 +22,17 @@ fuzz_target!(|data: &[u8]| {
                 "requestedSchema":{"type":"object","properties":{"color":{"type":"string","enum":["red","green"]}}}}});
             let _ = call.response("color", &q);
             let _ = call.raw_response("color");
-            let _ = e.decide(&call, Outcome::InputRequired { requests: vec![("color".into(), q)], state: call.state().cloned() });
-            let _ = e.decide(&call, Outcome::Complete(json!({"content": []})));
-            let _ = e.decide(&call, Outcome::ToolError("x".into()));
+            let first = e.decide(&call, Outcome::InputRequired { requests: vec![("color".into(), q)], state: call.state().cloned() });
+            // A call is decided once: the second decide must be refused.
+            if first.is_err() || e.decide(&call, Outcome::Complete(json!({"content": []}))).is_ok() {
+                std::process::abort();
+            }
+        }
+        // The other outcomes, each on a fresh call.
+        for outcome in [Outcome::Complete(json!({"content": []})), Outcome::ToolError("x".into())] {
+            if let Ok(Begin::Call(call)) = e.begin(data, &who) {
+                let _ = e.decide(&call, outcome);
+            }
         }
     }
 });
