@@ -180,18 +180,6 @@ fn envelope(id: Value, kind: &str, payload: Value) -> Value {
     Value::Object(m)
 }
 
-/// Codes in the range the MCP spec reserves (-32099..=-32000) that it
-/// defines for servers to send. -32000..=-32019 are legacy codes the spec
-/// discourages but does not forbid.
-fn code_allowed(code: i64) -> bool {
-    match code {
-        -32002 | -32042 => false,
-        -32022..=-32020 => true,
-        -32099..=-32023 => false,
-        _ => true,
-    }
-}
-
 fn status_for(code: i64) -> u16 {
     match code {
         -32700 | -32600 | -32020 | -32021 | -32022 => 400,
@@ -206,9 +194,16 @@ pub(crate) fn decide(engine: &Engine, call: &Call, outcome: Outcome) -> Response
         Outcome::Complete(result) | Outcome::Raw(result) => raw(engine, call, result),
         Outcome::InputRequired { requests, state } => input_required(engine, call, requests, state, None),
         Outcome::Error { code, message, data } => {
-            if !code_allowed(code) {
-                return Response::internal(id, format!("error code {code} is reserved or forbidden by MCP"));
-            }
+            // Issue 13: code and data per the spec's error-code rules.
+            let (code, data) = match crate::error_policy::check_error(
+                code,
+                data,
+                &engine.versions,
+                &call.protocol_version,
+            ) {
+                Ok(checked) => checked,
+                Err(why) => return Response::internal(id, why),
+            };
             let message = if message.is_empty() { "Server error".to_owned() } else { message };
             Response::error(id, code, &message, data, status_for(code))
         }

@@ -579,11 +579,11 @@ fn check_messages(messages: Option<&Value>) -> Result<(), String> {
                 ));
             }
         }
-        // A conversation may end on the assistant's tool_use: the client
-        // runs the tools. Otherwise the very next message must answer them.
-        if let Some(next) = parsed.get(i + 1)
-            && let Some(id) = m.tool_uses.iter().find(|id| !next.tool_results.contains(id))
-        {
+        // Every tool_use must be answered by the very next message; a
+        // conversation ending on an assistant tool_use has no tool_result
+        // for it, which the sampling spec forbids (issue 13).
+        let answered: &[&str] = parsed.get(i + 1).map(|n| n.tool_results.as_slice()).unwrap_or(&[]);
+        if let Some(id) = m.tool_uses.iter().find(|id| !answered.contains(id)) {
             return Err(format!(
                 "params.messages[{i}]: tool_use {id:?} is not answered by a tool_result in the next message"
             ));

@@ -285,6 +285,19 @@ pub(crate) fn begin_value(engine: &Engine, value: Value, principal: &Principal) 
             ));
         }
     };
+    // Issue 13: the version is checked before anything else in _meta, so a
+    // client on an unknown version always learns which versions to use
+    // (-32022 with supported/requested), even if its other _meta fields
+    // follow a different revision's rules.
+    if !engine.versions.iter().any(|v| v == &version) {
+        return Ok(Begin::Respond(jsonrpc_error(
+            id,
+            -32022,
+            "Unsupported protocol version",
+            Some(json!({"supported": engine.versions, "requested": version})),
+            400,
+        )));
+    }
     let capabilities = match meta.remove(META_CLIENT_CAPABILITIES) {
         Some(c @ Value::Object(_)) => c,
         None => {
@@ -302,15 +315,6 @@ pub(crate) fn begin_value(engine: &Engine, value: Value, principal: &Principal) 
             ));
         }
     };
-    if !engine.versions.iter().any(|v| v == &version) {
-        return Ok(Begin::Respond(jsonrpc_error(
-            id,
-            -32022,
-            "Unsupported protocol version",
-            Some(json!({"supported": engine.versions, "requested": version})),
-            400,
-        )));
-    }
     for cap in ["elicitation", "sampling", "roots"] {
         if capabilities.get(cap).is_some_and(|c| !c.is_object()) {
             return Ok(invalid_params(

@@ -21,6 +21,7 @@ pub mod elicitation;
 pub mod engine;
 pub mod envelope;
 pub mod error;
+pub mod error_policy;
 pub mod json;
 pub mod schema;
 pub mod token;

@@ -327,6 +327,18 @@ fn flows() {
     run("flows.json", run_flows);
 }
 
+// Issue 13 (wire correctness): flows and builders in their own files so they
+// merge without renumbering the older vectors.
+#[test]
+fn wire() {
+    run("wire.json", run_flows);
+}
+
+#[test]
+fn wire_builders() {
+    run("wire-builders.json", run_builders);
+}
+
 #[test]
 fn tokens() {
     run("tokens.json", run_tokens);
@@ -350,6 +362,9 @@ fn every_vector_file_is_run() {
         .filter(|n| n.ends_with(".json"))
         .collect();
     names.sort();
-    assert_eq!(names, ["builders.json", "canonical.json", "flows.json", "tokens.json"]);
+    assert_eq!(
+        names,
+        ["builders.json", "canonical.json", "flows.json", "tokens.json", "wire-builders.json", "wire.json"]
+    );
     let _ = Map::<String, Value>::new();
 }

@@ -164,7 +164,7 @@ flow("app error -32602 passes through with HTTP 200", ["error"],
      [step(req(), {"type": "error", "code": -32602, "message": "Unknown tool: nope"}, err(-32602, 200))], result="invalid")
 flow("app error -32601 gets HTTP 404", ["error"],
      [step(req(), {"type": "error", "code": -32601, "message": "Method not found"}, err(-32601, 404))], result="invalid")
-for code in [-32042, -32002, -32050]:
+for code in [-32042, -32001, -32050]:  # -32002 now maps to -32602: see wire.json
     flow(f"forbidden or undefined reserved code {code} becomes -32603", ["error"],
          [step(req(), {"type": "error", "code": code, "message": "x"}, err(-32603))], result="invalid")
 flow("app -32021 keeps HTTP 400", ["error", "capabilities"],

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Writes the inputs and hand-written checks of the issue-13 wire-correctness
+vectors: `wire.json` (begin + decide, same format as flows.json) and
+`wire-builders.json` (builders, same format as builders.json).
+
+Kept apart from generate.py so the issue-13 work merges without renumbering
+existing vectors. Run from the repository root, then fill in the outputs:
+
+    python3 tests/vectors/generate_wire.py && SNODO_REGEN_VECTORS=1 cargo test -p snodo --test vectors
+"""
+import importlib.util
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# Reuse the helpers of generate.py without re-running it: load only its
+# definitions (everything above the first vector) into a namespace.
+with open(os.path.join(HERE, "generate.py"), encoding="utf-8") as f:
+    src = f.read()
+helpers, _, _ = src.partition("flows = []")
+writer = src[src.index("def write("):src.index('write("flows.json"')]
+g = {"__file__": os.path.join(HERE, "generate.py")}
+exec(compile(helpers + writer, "generate.py (helpers)", "exec"), g)
+req, step, err, ir, done, meta, dumps = (g[k] for k in ("req", "step", "err", "ir", "done", "meta", "dumps"))
+COLOR, URLQ, CONFIG, NOW, V, write = g["COLOR"], g["URLQ"], g["CONFIG"], g["NOW"], g["V"], g["write"]
+
+flows = []
+
+
+def flow(comment, flags, steps, result="valid", principal="alice", config=None):
+    t = {"tcId": len(flows) + 1, "comment": comment, "flags": flags, "result": result, "now": NOW,
+         "principal": principal, "steps": steps}
+    if config:
+        t["config"] = config
+    flows.append(t)
+
+
+def app_error(code, data=None, message="x"):
+    o = {"type": "error", "code": code, "message": message}
+    if data is not None:
+        o["data"] = data
+    return o
+
+
+# --- item 5: version first
+flow("unknown version and no clientCapabilities: -32022 first (version checked before anything else)",
+     ["meta", "version"],
+     [step(req(version="2099-01-01", drop=["io.modelcontextprotocol/clientCapabilities"]),
+           check={**err(-32022, 400), "/error/data/requested": "2099-01-01", "/error/data/supported/0": V})],
+     result="invalid")
+flow("unknown version with malformed clientCapabilities: still -32022", ["meta", "version"],
+     [step(req(version="2099-01-01", caps={"elicitation": True}),
+           check={**err(-32022, 400), "/error/data/requested": "2099-01-01"})], result="invalid")
+
+# --- item 5: requiredCapabilities admits every request once declared
+flow("form + url on bare elicitation: form made explicit beside url", ["capabilities"],
+     [step(req(caps={"elicitation": {}}), ir({"c": COLOR, "u": URLQ}),
+           {**err(-32021, 400), "/error/data/requiredCapabilities": {"elicitation": {"form": {}, "url": {}}}})],
+     result="invalid")
+flow("declaring exactly the listed set admits both", ["capabilities"],
+     [step(req(caps={"elicitation": {"form": {}, "url": {}}}), ir({"c": COLOR, "u": URLQ}),
+           {"/result/resultType": "input_required"})])
+
+# --- item 5: handler error codes
+flow("-32002 (retired resource not found) is sent as -32602", ["error"],
+     [step(req("resources/read", {"uri": "x://none"}), app_error(-32002, {"uri": "x://none"}, "Resource not found"),
+           {**err(-32602, 200), "/error/data/uri": "x://none", "/error/message": "Resource not found"})],
+     result="invalid")
+for code in [-32000, -32019, -32100, -32099]:
+    flow(f"legacy or reserved code {code} becomes -32603", ["error"],
+         [step(req(), app_error(code), err(-32603, 200))], result="invalid")
+flow("-32021 without data.requiredCapabilities: -32603", ["error", "capabilities"],
+     [step(req(), app_error(-32021), err(-32603, 200))], result="invalid")
+flow("-32021 with requiredCapabilities a string: -32603", ["error", "capabilities"],
+     [step(req(), app_error(-32021, {"requiredCapabilities": "elicitation"}), err(-32603, 200))], result="invalid")
+flow("-32022 without data: snodo fills supported and requested", ["error", "version"],
+     [step(req(), app_error(-32022, message="Unsupported protocol version"),
+           {**err(-32022, 400), "/error/data/supported/0": V, "/error/data/requested": V})], result="invalid")
+flow("-32022 with malformed data: -32603", ["error", "version"],
+     [step(req(), app_error(-32022, {"supported": V}), err(-32603, 200))], result="invalid")
+flow("application code outside the reserved range passes", ["error"],
+     [step(req(), app_error(-31000, {"k": 1}), {**err(-31000, 200), "/error/data/k": 1})], result="invalid")
+
+# --- item 5: uniqueItems only when present
+MULTI = {"method": "elicitation/create", "params": {"mode": "form", "message": "Pick", "requestedSchema": {
+    "type": "object", "properties": {"m": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}}}}}}
+MULTI_U = {"method": "elicitation/create", "params": {"mode": "form", "message": "Pick", "requestedSchema": {
+    "type": "object", "properties": {"m": {"type": "array", "uniqueItems": True,
+                                           "items": {"type": "string", "enum": ["a", "b"]}}}}}}
+flow("repeated multi-select value: valid without uniqueItems, invalid with it", ["answers", "schema"],
+     [step(req(), ir({"m": MULTI, "u": MULTI_U}), {"/result/resultType": "input_required"}),
+      step(req(id=2, retry={"inputResponses": {"m": {"action": "accept", "content": {"m": ["a", "a"]}},
+                                               "u": {"action": "accept", "content": {"m": ["a", "a"]}}},
+                            "requestState": "{{state:1}}"}), done(), {"/result/resultType": "complete"},
+           answers=[{"key": "m", "request": MULTI, "expected": {"kind": "accepted", "value": {"m": ["a", "a"]}}},
+                    {"key": "u", "request": MULTI_U, "expected": {"kind": "invalid"}}])])
+
+# --- builders
+builders = []
+
+
+def b(op, expected_kind, comment, **kw):
+    t = {"tcId": len(builders) + 1, "comment": comment, "op": op, **kw}
+    t["result"] = "valid" if expected_kind == "ok" else "invalid"
+    if expected_kind != "ok":
+        t["expected"] = {"error": expected_kind}
+    builders.append(t)
+
+
+PROP = {"x": {"type": "string"}}
+b("elicit_form", "SCHEMA", "$schema draft-07 is an unsupported dialect", message="m",
+  schema={"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "properties": PROP})
+b("elicit_form", "SCHEMA", "$schema of an unknown dialect", message="m",
+  schema={"$schema": "https://example.com/my-dialect", "type": "object", "properties": PROP})
+b("elicit_form", "ok", "$schema 2020-12 with a trailing #", message="m",
+  schema={"$schema": "https://json-schema.org/draft/2020-12/schema#", "type": "object", "properties": PROP})
+b("elicit_form", "ok", "multi-select with uniqueItems", message="m",
+  schema={"type": "object", "properties": {"m": {"type": "array", "uniqueItems": True,
+                                                 "items": {"type": "string", "enum": ["a"]}}}})
+b("elicit_form", "SCHEMA", "uniqueItems not a boolean", message="m",
+  schema={"type": "object", "properties": {"m": {"type": "array", "uniqueItems": 1,
+                                                 "items": {"type": "string", "enum": ["a"]}}}})
+b("sampling", "SAMPLING", "conversation ending on an assistant tool_use without tool_result", params={"messages": [
+    {"role": "user", "content": {"type": "text", "text": "Weather?"}},
+    {"role": "assistant", "content": [{"type": "tool_use", "id": "call_1", "name": "w", "input": {}}]}],
+    "maxTokens": 10, "tools": [{"name": "w", "inputSchema": {"type": "object"}}]})
+for comment, reqs, caps in [
+    ("form + url on bare elicitation lists both explicitly", {"c": COLOR, "u": URLQ}, {"elicitation": {}}),
+    ("form + url with form declared lists both", {"c": COLOR, "u": URLQ}, {"elicitation": {"form": {}}}),
+]:
+    builders.append({"tcId": len(builders) + 1, "comment": comment, "op": "missing_capabilities", "requests": reqs,
+                     "capabilities": caps, "result": "valid"})
+
+write("wire.json", "issue 13 wire correctness: begin + decide on whole request messages", flows)
+write("wire-builders.json", "issue 13 wire correctness: builders and capability admission", builders)
+print(f"{len(flows)} wire flows, {len(builders)} wire builders")
