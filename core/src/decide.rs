@@ -270,6 +270,11 @@ fn complete(engine: &Engine, call: &Call, result: Value) -> Response {
         Some(Value::String(t)) if t == "complete" => {}
         Some(_) => return raw(engine, call, Value::Object(obj)),
     }
+    // Issue 13: the final result is checked against the 2026-07-28 schema
+    // for its method before it can reach the wire.
+    if let Err(why) = crate::result_check::check_result(&call.method, &obj, call.mrtr) {
+        return Response::internal(call.id.clone(), format!("invalid {} result: {why}", call.method));
+    }
     stamp_server_info(engine, &mut obj);
     Response::result(call.id.clone(), Value::Object(obj))
 }

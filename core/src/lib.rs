@@ -23,6 +23,7 @@ pub mod envelope;
 pub mod error;
 pub mod error_policy;
 pub mod json;
+pub mod result_check;
 pub mod schema;
 pub mod token;
 

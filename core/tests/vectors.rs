@@ -137,6 +137,12 @@ fn run_flows(doc: &mut Value) {
                     }
                     let outcome = Outcome::from_value(s["outcome"].clone()).unwrap();
                     let r = e.decide(&call, outcome);
+                    // Optional: the start of the -32603 diagnostic, which
+                    // names the field (never on the wire, so not in `expected`).
+                    if let Some(want) = s.get("diagnostic").and_then(Value::as_str) {
+                        let got = r.diagnostic().unwrap_or_default();
+                        assert!(got.starts_with(want), "{ctx}: diagnostic {got:?}, want {want:?}");
+                    }
                     json!({"httpStatus": r.http_status(), "body": r.body()})
                 }
             };

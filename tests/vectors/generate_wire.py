@@ -95,6 +95,64 @@ flow("repeated multi-select value: valid without uniqueItems, invalid with it", 
            answers=[{"key": "m", "request": MULTI, "expected": {"kind": "accepted", "value": {"m": ["a", "a"]}}},
                     {"key": "u", "request": MULTI_U, "expected": {"kind": "invalid"}}])])
 
+# --- item 1: final results checked per method (diagnostic names the field)
+def bad_result(comment, method, params, result, diag, raw=False):
+    outcome = {"type": "raw" if raw else "complete", "result": result}
+    flow(comment, ["result"], [step(req(method, params), outcome, err(-32603, 200), diagnostic=diag)],
+         result="invalid")
+
+
+TOOL = ("tools/call", {"name": "pick", "arguments": {}})
+RES = ("resources/read", {"uri": "prefs://color"})
+PROMPT = ("prompts/get", {"name": "p", "arguments": {}})
+bad_result("complete result carrying requestState and inputRequests", *TOOL,
+           {"content": [], "requestState": "forged", "inputRequests": {}}, "invalid tools/call result: /inputRequests")
+bad_result("tools/call content not an array", *TOOL, {"content": 5}, "invalid tools/call result: /content: must be an array")
+bad_result("tools/call without content", *TOOL, {}, "invalid tools/call result: /content: required")
+bad_result("text block whose text is an object", *TOOL, {"content": [{"type": "text", "text": {"a": 1}}]},
+           "invalid tools/call result: /content/0/text")
+bad_result("unknown content block type", *TOOL, {"content": [{"type": "video", "url": "x"}]},
+           "invalid tools/call result: /content/0/type")
+bad_result("isError not a boolean", *TOOL, {"content": [], "isError": "true"}, "invalid tools/call result: /isError")
+bad_result("image block without mimeType", *TOOL, {"content": [{"type": "image", "data": "AA=="}]},
+           "invalid tools/call result: /content/0/mimeType")
+bad_result("resource_link without name", *TOOL, {"content": [{"type": "resource_link", "uri": "file:///a"}]},
+           "invalid tools/call result: /content/0/name")
+bad_result("raw complete result is checked the same way", *TOOL, {"resultType": "complete", "content": "x"},
+           "invalid tools/call result: /content", raw=True)
+bad_result("resources/read without ttlMs", *RES, {"contents": [], "cacheScope": "private"},
+           "invalid resources/read result: /ttlMs")
+bad_result("resources/read ttlMs negative", *RES, {"contents": [], "ttlMs": -1, "cacheScope": "private"},
+           "invalid resources/read result: /ttlMs")
+bad_result("resources/read cacheScope shared", *RES, {"contents": [], "ttlMs": 0, "cacheScope": "shared"},
+           "invalid resources/read result: /cacheScope")
+bad_result("resources/read item with both text and blob", *RES,
+           {"contents": [{"uri": "a://b", "text": "x", "blob": "AA=="}], "ttlMs": 0, "cacheScope": "private"},
+           "invalid resources/read result: /contents/0")
+bad_result("resources/read item without uri", *RES,
+           {"contents": [{"text": "x"}], "ttlMs": 0, "cacheScope": "private"}, "invalid resources/read result: /contents/0/uri")
+bad_result("prompts/get message with role system", *PROMPT,
+           {"messages": [{"role": "system", "content": {"type": "text", "text": "x"}}]},
+           "invalid prompts/get result: /messages/0/role")
+bad_result("prompts/get without messages", *PROMPT, {"description": "d"}, "invalid prompts/get result: /messages")
+flow("valid results of each method pass, every content block kind", ["result"],
+     [step(req(*TOOL), {"type": "complete", "result": {"content": [
+         {"type": "text", "text": "t", "annotations": {"audience": ["user"], "priority": 1}},
+         {"type": "image", "data": "AA==", "mimeType": "image/png"},
+         {"type": "audio", "data": "AA==", "mimeType": "audio/wav"},
+         {"type": "resource_link", "uri": "file:///a", "name": "a"},
+         {"type": "resource", "resource": {"uri": "file:///a", "text": "x"}}],
+         "structuredContent": ["any", "JSON", "value"], "isError": False}}, {"/result/resultType": "complete"}),
+      step(req(*RES, id=2), {"type": "complete", "result": {
+          "contents": [{"uri": "prefs://color", "blob": "AA=="}], "ttlMs": 0, "cacheScope": "public"}},
+          {"/result/resultType": "complete"}),
+      step(req(*PROMPT, id=3), {"type": "complete", "result": {
+          "messages": [{"role": "assistant", "content": {"type": "text", "text": "x"}}]}},
+          {"/result/resultType": "complete"})])
+flow("cache hints are not required before 2026-07-28", ["result", "version"],
+     [step(req(*RES, version="2025-11-25"), {"type": "complete", "result": {"contents": []}},
+           {"/result/resultType": "complete"})], config={**CONFIG, "supportedVersions": [V, "2025-11-25"]})
+
 # --- builders
 builders = []
 
