@@ -22,6 +22,7 @@ pub mod engine;
 pub mod envelope;
 pub mod error;
 pub mod error_policy;
+pub mod http_headers;
 pub mod json;
 pub mod result_check;
 pub mod schema;
@@ -35,6 +36,7 @@ pub use elicitation::{elicit_form, elicit_url, list_roots, sampling};
 pub use engine::{Config, Engine, Key};
 pub use envelope::{Begin, Call, Principal};
 pub use error::{Error, ErrorCode, Result};
+pub use http_headers::{check_http_headers, check_http_headers_text};
 pub use json::canonicalize;
 pub use token::{Opened, SealInput, TokenError, TokenReason, binding_digest};
 

@@ -345,6 +345,41 @@ fn wire_builders() {
     run("wire-builders.json", run_builders);
 }
 
+// The request-metadata header rules (issue 13): `expected` is the -32020
+// response or null when the request may go on to begin.
+fn run_headers(doc: &mut Value) {
+    for t in doc["tests"].as_array_mut().unwrap().iter_mut() {
+        let ctx = format!("headers tc{}", t["tcId"]);
+        let pairs: Vec<(String, String)> = t["headers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p[0].as_str().unwrap().to_owned(), p[1].as_str().unwrap().to_owned()))
+            .collect();
+        let borrowed: Vec<(&str, &str)> = pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+        let out = match snodo::check_http_headers_text(&borrowed, t["request"].as_str().unwrap()) {
+            None => Value::Null,
+            Some(r) => json!({"httpStatus": r.http_status(), "body": r.body()}),
+        };
+        assert_eq!(out.is_null(), t["result"] == "valid", "{ctx}: result {out}");
+        assert_checks(&ctx, t.get("check"), &out);
+        if let Some(prefix) = t.get("messageStartsWith").and_then(Value::as_str) {
+            let msg = out["body"]["error"]["message"].as_str().unwrap_or_default();
+            assert!(msg.starts_with(prefix), "{ctx}: message {msg:?}, want {prefix:?}");
+        }
+        if regen() {
+            t["expected"] = out;
+        } else {
+            assert_eq!(t.get("expected"), Some(&out), "{ctx}: expected output");
+        }
+    }
+}
+
+#[test]
+fn headers() {
+    run("headers.json", run_headers);
+}
+
 #[test]
 fn tokens() {
     run("tokens.json", run_tokens);
@@ -370,7 +405,15 @@ fn every_vector_file_is_run() {
     names.sort();
     assert_eq!(
         names,
-        ["builders.json", "canonical.json", "flows.json", "tokens.json", "wire-builders.json", "wire.json"]
+        [
+            "builders.json",
+            "canonical.json",
+            "flows.json",
+            "headers.json",
+            "tokens.json",
+            "wire-builders.json",
+            "wire.json"
+        ]
     );
     let _ = Map::<String, Value>::new();
 }

@@ -189,6 +189,57 @@ for comment, reqs, caps in [
     builders.append({"tcId": len(builders) + 1, "comment": comment, "op": "missing_capabilities", "requests": reqs,
                      "capabilities": caps, "result": "valid"})
 
+# --- item 3: Streamable HTTP request-metadata headers (headers.json)
+headers = []
+PV, MM, MN = "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"
+
+
+def hv(comment, hdrs, request, mismatch=None):
+    """mismatch: None (passes) or the start of the -32020 message after 'Header mismatch: '."""
+    t = {"tcId": len(headers) + 1, "comment": comment, "op": "check_http_headers", "headers": hdrs,
+         "request": request, "result": "invalid" if mismatch else "valid"}
+    if mismatch:
+        t["check"] = {"#httpStatus": 400, "/error/code": -32020}
+        t["messageStartsWith"] = "Header mismatch: " + mismatch
+    headers.append(t)
+
+
+TC = req("tools/call", {"name": "get_weather", "arguments": {}})
+GOOD = [[PV, V], [MM, "tools/call"], [MN, "get_weather"]]
+hv("all three headers match", GOOD, TC)
+hv("header names in any case, optional whitespace around values",
+   [["mcp-protocol-version", " " + V], ["MCP-METHOD", "tools/call\t"], ["mcp-name", "get_weather"]], TC)
+hv("protocol version header missing", GOOD[1:], TC, "MCP-Protocol-Version header missing")
+hv("protocol version header differs from _meta", [[PV, "2025-11-25"], GOOD[1], GOOD[2]], TC,
+   "MCP-Protocol-Version header value")
+hv("method header missing", [GOOD[0], GOOD[2]], TC, "Mcp-Method header missing")
+hv("method header differs (values are case-sensitive)", [GOOD[0], [MM, "Tools/Call"], GOOD[2]], TC,
+   "Mcp-Method header value")
+hv("name header missing on tools/call", GOOD[:2], TC, "Mcp-Name header missing")
+hv("name header differs", [GOOD[0], GOOD[1], [MN, "other"]], TC, "Mcp-Name header value")
+hv("name header sent twice", GOOD + [[MN.lower(), "get_weather"]], TC, "Mcp-Name header sent more than once")
+hv("non-ASCII name in base64 form", [GOOD[0], GOOD[1], [MN, "=?base64?SGVsbG8sIOS4lueVjA==?="]],
+   req("tools/call", {"name": "Hello, 世界"}))
+hv("invalid base64 form", [GOOD[0], GOOD[1], [MN, "=?base64?***?="]], TC, "Mcp-Name header is not valid")
+hv("upper-case markers are not the base64 form", [GOOD[0], GOOD[1], [MN, "=?BASE64?Z2V0X3dlYXRoZXI=?="]], TC,
+   "Mcp-Name header value")
+hv("a name that looks like the sentinel travels encoded", [GOOD[0], GOOD[1], [MN, "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="]],
+   req("tools/call", {"name": "=?base64?literal?="}))
+hv("raw non-ASCII in a header value", [GOOD[0], GOOD[1], [MN, "Hello, 世界"]], req("tools/call", {"name": "Hello, 世界"}),
+   "Mcp-Name header contains invalid characters")
+hv("resources/read compares the uri", [[PV, V], [MM, "resources/read"], [MN, "file:///projects/a.json"]],
+   req("resources/read", {"uri": "file:///projects/a.json"}))
+hv("prompts/get compares the name", [[PV, V], [MM, "prompts/get"], [MN, "other"]],
+   req("prompts/get", {"name": "p"}), "Mcp-Name header value")
+hv("tools/list needs no Mcp-Name", [[PV, V], [MM, "tools/list"]], req("tools/list", {}))
+hv("no name in the body: Mcp-Name not expected", GOOD[:2], req("tools/call", {}))
+hv("_meta protocolVersion missing: comparison skipped (begin answers -32602)", GOOD, req("tools/call", {"name": "get_weather"},
+   drop=["io.modelcontextprotocol/protocolVersion"]))
+hv("not JSON: left to begin (-32700)", [], '{"jsonrpc":')
+hv("a notification: left to the application (no response)", [], dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+hv("a string id is echoed", GOOD[:2], req("tools/call", {"name": "get_weather"}, id="abc"), "Mcp-Name header missing")
+
 write("wire.json", "issue 13 wire correctness: begin + decide on whole request messages", flows)
 write("wire-builders.json", "issue 13 wire correctness: builders and capability admission", builders)
-print(f"{len(flows)} wire flows, {len(builders)} wire builders")
+write("headers.json", "issue 13: Streamable HTTP request-metadata headers (-32020, HTTP 400)", headers)
+print(f"{len(headers)} headers, {len(flows)} wire flows, {len(builders)} wire builders")
