@@ -103,9 +103,8 @@ pub fn header_mismatch(headers: &[(&str, &str)], request: &Value) -> Option<(Val
         "resources/read" => "uri",
         _ => return None,
     };
-    let Some(body) = params.and_then(|p| p.get(field)).and_then(Value::as_str) else {
-        return None;
-    };
+    // Absent or not a string in the body: the header is not expected.
+    let body = params.and_then(|p| p.get(field)).and_then(Value::as_str)?;
     let raw = match header(headers, HEADER_NAME) {
         Err(why) => return fail(why),
         Ok(None) => return fail(format!("{HEADER_NAME} header missing")),
