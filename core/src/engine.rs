@@ -58,6 +58,12 @@ pub struct Config {
     pub clock_skew_secs: u64,
     /// Optional `io.modelcontextprotocol/serverInfo` stamped on every result's `_meta`.
     pub server_info: Option<Value>,
+    /// Issue 13: when `false` (the default) an answer sent *without* a
+    /// `requestState` counts for the question the handler passes to
+    /// `Call::response`, validated against it. `true` restores the strict
+    /// rule: only questions pinned by a verified token count.
+    /// (camelCase: `strictAnswers`.)
+    pub strict_answers: bool,
     /// The clock; `None` means system time.
     pub clock: Option<Clock>,
 }
@@ -76,6 +82,7 @@ impl Config {
             supported_versions: vec![crate::MRTR_VERSION.to_owned()],
             clock_skew_secs: DEFAULT_CLOCK_SKEW_SECS,
             server_info: None,
+            strict_answers: false,
             clock: None,
         }
     }
@@ -99,6 +106,7 @@ impl fmt::Debug for Config {
             .field("max_input_responses", &self.max_input_responses)
             .field("supported_versions", &self.supported_versions)
             .field("clock_skew_secs", &self.clock_skew_secs)
+            .field("strict_answers", &self.strict_answers)
             .field("clock", &self.clock.as_ref().map(|_| "custom"))
             .finish_non_exhaustive()
     }
@@ -123,6 +131,7 @@ pub struct Engine {
     pub(crate) max_input_responses: usize,
     pub(crate) versions: Vec<String>,
     pub(crate) server_info: Option<Value>,
+    pub(crate) strict_answers: bool,
     clock: Option<Clock>,
 }
 
@@ -187,6 +196,7 @@ impl Engine {
             max_input_responses: config.max_input_responses,
             versions: config.supported_versions,
             server_info: config.server_info,
+            strict_answers: config.strict_answers,
             clock: config.clock,
         })
     }

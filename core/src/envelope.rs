@@ -56,6 +56,8 @@ pub struct Call {
     /// opening the token, and many handlers never read it).
     pub(crate) state_cache: OnceLock<Option<Value>>,
     pub(crate) responses: Map<String, Value>,
+    /// Issue 13: the engine's `strict_answers` (answers without a token ignored).
+    pub(crate) strict_answers: bool,
 }
 
 impl Call {
@@ -134,15 +136,27 @@ impl Call {
     }
 
     /// The answer to input request `key`, which the handler would ask as
-    /// `request`. It counts only if that exact request was asked under that
-    /// key in the previous round (its digest is pinned in the token);
-    /// otherwise it is [`Answer::Missing`] and the handler simply asks again.
-    /// Accepted form content is validated against the request's schema.
+    /// `request`. On a call with a verified token it counts only if that
+    /// exact request was asked under that key in the previous round (its
+    /// digest is pinned in the token); otherwise it is [`Answer::Missing`]
+    /// and the handler simply asks again. On a call *without* a token
+    /// (issue 13) an answer sent under `key` counts for `request`, unless the
+    /// engine is configured with `strict_answers`. Either way accepted
+    /// content is validated against the request's schema.
     pub fn response(&self, key: &str, request: &Value) -> Answer {
-        let Some(opened) = &self.opened else { return Answer::Missing };
-        let Some(pinned) = opened.questions.get(key) else { return Answer::Missing };
-        if *pinned != token::question_digest(request) {
-            return Answer::Missing;
+        match &self.opened {
+            Some(opened) => {
+                let Some(pinned) = opened.questions.get(key) else { return Answer::Missing };
+                if *pinned != token::question_digest(request) {
+                    return Answer::Missing;
+                }
+            }
+            // No token: nothing pins the question, so the handler's own
+            // question is the one answered (the client answers what it
+            // likes in any case; pinning guards only against an answer to a
+            // *different* question across rounds). Strict mode ignores it.
+            None if self.strict_answers => return Answer::Missing,
+            None => {}
         }
         let Some(answer) = self.responses.get(key) else { return Answer::Missing };
         match elicitation::validate_input_request(request) {
@@ -346,6 +360,7 @@ pub(crate) fn begin_value(engine: &Engine, value: Value, principal: &Principal) 
         opened: None,
         state_cache: OnceLock::new(),
         responses: Map::new(),
+        strict_answers: engine.strict_answers,
     };
     let now = call.flow_start;
     if !call.mrtr_allowed() {

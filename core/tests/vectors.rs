@@ -61,6 +61,9 @@ fn engine(config: &Value, now: u64) -> Engine {
     if let Some(v) = config.get("serverInfo") {
         c.server_info = Some(v.clone());
     }
+    if let Some(v) = config.get("strictAnswers").and_then(Value::as_bool) {
+        c.strict_answers = v;
+    }
     Engine::new(c).unwrap()
 }
 

@@ -260,7 +260,7 @@ flow("inputResponses entry not an object: -32602", ["envelope"],
      [step(req(retry={"inputResponses": {"user_name": 12345}}), check=err(-32602, 200))], result="invalid")
 flow("a requestState the server never issued: -32602", ["envelope", "token"],
      [step(req(retry={"requestState": "foo"}), check=bad_state("malformed"))], result="invalid")
-flow("answers without state on a first call are ignored (the handler asks)", ["envelope", "answers"],
+flow("answers without state to keys the handler does not ask are ignored (the handler asks)", ["envelope", "answers"],
      [step(req(retry={"inputResponses": {"wrong_key": {"action": "accept", "content": {}}}}), ir({"color": COLOR}),
            irr_check("color"), answers=[{"key": "color", "request": COLOR, "expected": {"kind": "missing"}}],
            rawAnswers=[{"key": "wrong_key", "expected": None}])])

@@ -153,6 +153,33 @@ flow("cache hints are not required before 2026-07-28", ["result", "version"],
      [step(req(*RES, version="2025-11-25"), {"type": "complete", "result": {"contents": []}},
            {"/result/resultType": "complete"})], config={**CONFIG, "supportedVersions": [V, "2025-11-25"]})
 
+# --- item 4: answers on a call without state
+ANS = {"color": {"action": "accept", "content": {"color": "green"}}}
+flow("answer without requestState counts for the question the handler asks", ["answers", "stateless"],
+     [step(req(retry={"inputResponses": {**ANS, "unknown_extra_key": {"action": "accept"}}}), done("green"),
+           {"/result/resultType": "complete"},
+           answers=[{"key": "color", "request": COLOR, "expected": {"kind": "accepted", "value": {"color": "green"}}},
+                    {"key": "unknown_extra_key", "request": COLOR, "expected": {"kind": "invalid"}}],
+           rawAnswers=[{"key": "color", "expected": None}])])
+flow("answer without requestState is validated against the question's schema", ["answers", "stateless"],
+     [step(req(retry={"inputResponses": {"color": {"action": "accept", "content": {"color": "purple"}}}}),
+           ir({"color": COLOR}), {"/result/resultType": "input_required"},
+           answers=[{"key": "color", "request": COLOR, "expected": {"kind": "invalid"}}])])
+flow("decline without requestState reaches the handler", ["answers", "stateless"],
+     [step(req(retry={"inputResponses": {"color": {"action": "decline"}}}), done("declined"),
+           {"/result/resultType": "complete"},
+           answers=[{"key": "color", "request": COLOR, "expected": {"kind": "declined"}}])])
+flow("strictAnswers: an answer without requestState is ignored", ["answers", "stateless", "config"],
+     [step(req(retry={"inputResponses": ANS}), ir({"color": COLOR}), {"/result/resultType": "input_required"},
+           answers=[{"key": "color", "request": COLOR, "expected": {"kind": "missing"}}])],
+     config={**CONFIG, "strictAnswers": True})
+flow("with a verified token only pinned questions count, even for keys answered without asking", ["answers", "pinning"],
+     [step(req(), ir({"name": g["NAME"]}), {"/result/resultType": "input_required"}),
+      step(req(id=2, retry={"inputResponses": {**ANS, "name": {"action": "accept", "content": {"name": "Ada"}}},
+                            "requestState": "{{state:1}}"}), done(), {"/result/resultType": "complete"},
+           answers=[{"key": "color", "request": COLOR, "expected": {"kind": "missing"}},
+                    {"key": "name", "request": g["NAME"], "expected": {"kind": "accepted", "value": {"name": "Ada"}}}])])
+
 # --- builders
 builders = []
 
