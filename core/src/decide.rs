@@ -245,10 +245,34 @@ fn raw(engine: &Engine, call: &Call, result: Value) -> Response {
             let meta = obj.remove("_meta").filter(Value::is_object);
             input_required(engine, call, requests, None, meta)
         }
+        // Issue 13: the Tasks extension's CreateTaskResult.
+        Some(Value::String(t)) if t == "task" => task(engine, call, obj),
         Some(other) => {
             Response::internal(call.id.clone(), format!("unsupported resultType {}", json::to_wire(other)))
         }
     }
+}
+
+/// A `CreateTaskResult` (Tasks extension, issue 13): only on `tools/call` in
+/// the 2026-07-28 dialect, only to a client declaring the extension on this
+/// request (else `-32021` naming it), and only a well-formed task.
+fn task(engine: &Engine, call: &Call, mut obj: Map<String, Value>) -> Response {
+    let id = call.id.clone();
+    if !call.mrtr || !crate::tasks::TASK_METHODS.contains(&call.method.as_str()) {
+        return Response::internal(
+            id,
+            format!("a task result is not allowed on {} ({})", call.method, call.protocol_version),
+        );
+    }
+    if !crate::tasks::declares_tasks(&call.capabilities) {
+        let data = json!({"requiredCapabilities": crate::tasks::task_required_capabilities()});
+        return Response::error(id, -32021, "Missing required client capability", Some(data), 400);
+    }
+    if let Err(why) = crate::tasks::check_create_task_result(&obj) {
+        return Response::internal(id, format!("invalid task result: {why}"));
+    }
+    stamp_server_info(engine, &mut obj);
+    Response::result(id, Value::Object(obj))
 }
 
 fn stamp_server_info(engine: &Engine, obj: &mut Map<String, Value>) {

@@ -155,7 +155,10 @@ impl Call {
             // question is the one answered (the client answers what it
             // likes in any case; pinning guards only against an answer to a
             // *different* question across rounds). Strict mode ignores it.
-            None if self.strict_answers => return Answer::Missing,
+            // tasks/update never has a token: strict mode does not apply.
+            None if self.strict_answers && self.method != crate::tasks::TASKS_UPDATE => {
+                return Answer::Missing;
+            }
             None => {}
         }
         let Some(answer) = self.responses.get(key) else { return Answer::Missing };
@@ -164,6 +167,14 @@ impl Call {
             // The question itself is invalid: decide would never have sent it.
             Err(e) => Answer::Invalid(format!("request: {}", e.message())),
         }
+    }
+
+    /// Every entry of the request's `inputResponses`, exactly as received
+    /// and unvalidated (issue 13): for logging, or for handlers that need
+    /// to see keys they did not ask. Prefer [`Call::response`], which
+    /// validates. Empty when the request had none or its method ignores them.
+    pub fn input_responses(&self) -> &Map<String, Value> {
+        &self.responses
     }
 
     /// The raw answer for `key`, without pinning the question: only for keys
@@ -363,6 +374,19 @@ pub(crate) fn begin_value(engine: &Engine, value: Value, principal: &Principal) 
         strict_answers: engine.strict_answers,
     };
     let now = call.flow_start;
+    if call.mrtr && call.method == crate::tasks::TASKS_UPDATE {
+        // Issue 13: tasks/update carries answers to a task's input requests;
+        // the envelope is read as on a retry (no token: the task's unique
+        // keys pin the questions), so Call::response reaches them.
+        let mut call = Box::new(call);
+        return match read_input_responses(engine, &call.id, input_responses) {
+            Ok(entries) => {
+                call.responses = entries;
+                Ok(Begin::Call(call))
+            }
+            Err(respond) => Ok(respond),
+        };
+    }
     if !call.mrtr_allowed() {
         // inputResponses / requestState mean nothing here: never honoured.
         return Ok(Begin::Call(Box::new(call)));
@@ -372,19 +396,19 @@ pub(crate) fn begin_value(engine: &Engine, value: Value, principal: &Principal) 
     finish_retry(engine, call, input_responses, request_state, now)
 }
 
-fn finish_retry(
+/// The `inputResponses` envelope: absent, or an object of at most
+/// `max_input_responses` objects; anything else is the ready `-32602`.
+fn read_input_responses(
     engine: &Engine,
-    mut call: Box<Call>,
+    id: &Value,
     input_responses: Option<Value>,
-    request_state: Option<Value>,
-    now: u64,
-) -> Result<Begin> {
+) -> std::result::Result<Map<String, Value>, Begin> {
     match input_responses {
-        None => {}
+        None => Ok(Map::new()),
         Some(Value::Object(entries)) => {
             if entries.len() > engine.max_input_responses {
-                return Ok(invalid_params(
-                    call.id.clone(),
+                return Err(invalid_params(
+                    id.clone(),
                     "Invalid params: too many inputResponses entries",
                     200,
                 ));
@@ -394,17 +418,24 @@ fn finish_retry(
                     "Invalid params: inputResponses[{}] must be an object",
                     json::to_wire(&Value::String(k.clone()))
                 );
-                return Ok(invalid_params(call.id.clone(), &msg, 200));
+                return Err(invalid_params(id.clone(), &msg, 200));
             }
-            call.responses = entries;
+            Ok(entries)
         }
-        Some(_) => {
-            return Ok(invalid_params(
-                call.id.clone(),
-                "Invalid params: inputResponses must be an object",
-                200,
-            ));
-        }
+        Some(_) => Err(invalid_params(id.clone(), "Invalid params: inputResponses must be an object", 200)),
+    }
+}
+
+fn finish_retry(
+    engine: &Engine,
+    mut call: Box<Call>,
+    input_responses: Option<Value>,
+    request_state: Option<Value>,
+    now: u64,
+) -> Result<Begin> {
+    match read_input_responses(engine, &call.id, input_responses) {
+        Ok(entries) => call.responses = entries,
+        Err(respond) => return Ok(respond),
     }
     match request_state {
         None => {}

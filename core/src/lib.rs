@@ -26,6 +26,7 @@ pub mod http_headers;
 pub mod json;
 pub mod result_check;
 pub mod schema;
+pub mod tasks;
 pub mod token;
 
 pub use answer::Answer;
@@ -38,6 +39,7 @@ pub use envelope::{Begin, Call, Principal};
 pub use error::{Error, ErrorCode, Result};
 pub use http_headers::{check_http_headers, check_http_headers_text};
 pub use json::canonicalize;
+pub use tasks::{TaskInputCheck, check_task_input_requests};
 pub use token::{Opened, SealInput, TokenError, TokenReason, binding_digest};
 
 /// The protocol revision that introduced MRTR.

@@ -280,6 +280,14 @@ fn run_builders(doc: &mut Value) {
                 let kept = snodo::filter_supported(reqs, &t["capabilities"]);
                 Ok(json!({"keys": kept.iter().map(|(k, _)| k).collect::<Vec<_>>()}))
             }
+            // Issue 13: the tasks/get input-request helper.
+            "task_input_requests" => {
+                Ok(match snodo::check_task_input_requests(&t["task"], &t["capabilities"]) {
+                    Ok(()) => json!({"missing": {}}),
+                    Err(snodo::TaskInputCheck::MissingCapabilities(m)) => json!({"missing": m}),
+                    Err(snodo::TaskInputCheck::Invalid(_)) => json!({"error": "INVALID_TASK"}),
+                })
+            }
             op => panic!("{ctx}: unknown op {op}"),
         };
         let out = match res {

@@ -137,7 +137,7 @@ flow("raw input_required drops cache hints", ["raw", "cache"],
            {"type": "raw", "result": {"resultType": "input_required", "inputRequests": {"color": COLOR}, "ttlMs": 60000, "cacheScope": "public"}},
            irr_check("color"))])
 flow("unknown resultType: -32603", ["raw"],
-     [step(req(), {"type": "raw", "result": {"resultType": "task"}}, err(-32603))], result="invalid")
+     [step(req(), {"type": "raw", "result": {"resultType": "partial"}}, err(-32603))], result="invalid")
 flow("input request with a method that is not an input request: -32603", ["input-request"],
      [step(req(), ir({"p": {"method": "ping"}}), err(-32603))], result="invalid")
 flow("input request key empty: -32603", ["input-request"],

@@ -180,6 +180,51 @@ flow("with a verified token only pinned questions count, even for keys answered 
            answers=[{"key": "color", "request": COLOR, "expected": {"kind": "missing"}},
                     {"key": "name", "request": g["NAME"], "expected": {"kind": "accepted", "value": {"name": "Ada"}}}])])
 
+# --- item 6: Tasks extension
+TASKS_CAPS = {"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}
+TASK = {"resultType": "task", "taskId": "786512e2-9e0d-44bd-8f29-789f320fe840", "status": "working",
+        "statusMessage": "The operation is now in progress.", "createdAt": "2025-11-25T10:30:00Z",
+        "lastUpdatedAt": "2025-11-25T10:40:00Z", "ttlMs": 60000, "pollIntervalMs": 5000}
+flow("task result on tools/call to a client declaring the tasks extension", ["tasks"],
+     [step(req(caps=TASKS_CAPS), {"type": "raw", "result": TASK},
+           {"/result/resultType": "task", "/result/taskId": TASK["taskId"], "#httpStatus": 200})])
+flow("task result through complete() is routed the same way", ["tasks"],
+     [step(req(caps=TASKS_CAPS), {"type": "complete", "result": TASK}, {"/result/resultType": "task"})])
+flow("task result without the extension declared: -32021 naming it", ["tasks", "capabilities"],
+     [step(req(), {"type": "raw", "result": TASK},
+           {**err(-32021, 400), "/error/data/requiredCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}})],
+     result="invalid")
+flow("task result on prompts/get: -32603 (tools/call only)", ["tasks", "placement"],
+     [step(req("prompts/get", {"name": "p"}, caps=TASKS_CAPS), {"type": "raw", "result": TASK}, err(-32603, 200),
+           diagnostic="a task result is not allowed on prompts/get")], result="invalid")
+flow("malformed task (bad status): -32603 naming the field", ["tasks", "result"],
+     [step(req(caps=TASKS_CAPS), {"type": "raw", "result": {**TASK, "status": "done"}}, err(-32603, 200),
+           diagnostic="invalid task result: /status")], result="invalid")
+flow("task result carrying requestState: -32603", ["tasks", "result"],
+     [step(req(caps=TASKS_CAPS), {"type": "raw", "result": {**TASK, "requestState": "x"}}, err(-32603, 200),
+           diagnostic="invalid task result: /requestState")], result="invalid")
+flow("a task as the outcome of the last MRTR round", ["tasks", "flow"],
+     [step(req(caps=TASKS_CAPS), ir({"color": COLOR}), {"/result/resultType": "input_required"}),
+      step(req(id=2, caps=TASKS_CAPS, retry={"inputResponses": ANS, "requestState": "{{state:1}}"}),
+           {"type": "raw", "result": TASK}, {"/result/resultType": "task"},
+           answers=[{"key": "color", "request": COLOR, "expected": {"kind": "accepted", "value": {"color": "green"}}}])])
+flow("tasks/update: inputResponses reach the handler, validated against the question", ["tasks", "answers"],
+     [step(req("tasks/update", {"taskId": "t1", "inputResponses": {
+         "color": {"action": "accept", "content": {"color": "green"}},
+         "bad": {"action": "accept", "content": {"color": "purple"}}}}, caps=TASKS_CAPS),
+           {"type": "complete", "result": {}}, {"/result/resultType": "complete"},
+           answers=[{"key": "color", "request": COLOR, "expected": {"kind": "accepted", "value": {"color": "green"}}},
+                    {"key": "bad", "request": COLOR, "expected": {"kind": "invalid"}},
+                    {"key": "other", "request": COLOR, "expected": {"kind": "missing"}}])])
+flow("tasks/update answers count under strictAnswers too (no token exists for a task)", ["tasks", "answers", "config"],
+     [step(req("tasks/update", {"taskId": "t1", "inputResponses": ANS}, caps=TASKS_CAPS),
+           {"type": "complete", "result": {}}, {"/result/resultType": "complete"},
+           answers=[{"key": "color", "request": COLOR, "expected": {"kind": "accepted", "value": {"color": "green"}}}])],
+     config={**CONFIG, "strictAnswers": True})
+flow("tasks/update with a malformed inputResponses: -32602", ["tasks", "envelope"],
+     [step(req("tasks/update", {"taskId": "t1", "inputResponses": {"color": 5}}, caps=TASKS_CAPS),
+           check=err(-32602, 200))], result="invalid")
+
 # --- builders
 builders = []
 
@@ -265,6 +310,22 @@ hv("_meta protocolVersion missing: comparison skipped (begin answers -32602)", G
 hv("not JSON: left to begin (-32700)", [], '{"jsonrpc":')
 hv("a notification: left to the application (no response)", [], dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
 hv("a string id is echoed", GOOD[:2], req("tools/call", {"name": "get_weather"}, id="abc"), "Mcp-Name header missing")
+
+WAITING = {**{k: v for k, v in TASK.items() if k != "resultType"}, "status": "input_required",
+           "inputRequests": {"color": COLOR, "u": URLQ}}
+for comment, task, caps, kind in [
+    ("input_required task whose requests the client can receive", WAITING, {"elicitation": {"form": {}, "url": {}}}, "ok"),
+    ("input_required task asking url of a form-only client", WAITING, {"elicitation": {}}, "ok"),
+    ("working task carries no input requests", {k: v for k, v in TASK.items() if k != "resultType"}, {}, "ok"),
+    ("input_required task without inputRequests", {**WAITING, "inputRequests": {}}, {}, "INVALID_TASK"),
+    ("working task with inputRequests", {**WAITING, "status": "working"}, {}, "INVALID_TASK"),
+    ("input request that is not one", {**WAITING, "inputRequests": {"p": {"method": "ping"}}}, {}, "INVALID_TASK"),
+]:
+    t = {"tcId": len(builders) + 1, "comment": comment, "op": "task_input_requests", "task": task,
+         "capabilities": caps, "result": "valid" if kind == "ok" else "invalid"}
+    if kind != "ok":
+        t["expected"] = {"error": kind}
+    builders.append(t)
 
 write("wire.json", "issue 13 wire correctness: begin + decide on whole request messages", flows)
 write("wire-builders.json", "issue 13 wire correctness: builders and capability admission", builders)
