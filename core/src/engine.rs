@@ -64,6 +64,10 @@ pub struct Config {
     /// rule: only questions pinned by a verified token count.
     /// (camelCase: `strictAnswers`.)
     pub strict_answers: bool,
+    /// Issue 13: an optional audience (this service's name) bound into every
+    /// token, so tokens never open at another service sharing a key. `None`
+    /// (the default) leaves every token byte as before. (camelCase: `audience`.)
+    pub audience: Option<String>,
     /// The clock; `None` means system time.
     pub clock: Option<Clock>,
 }
@@ -83,6 +87,7 @@ impl Config {
             clock_skew_secs: DEFAULT_CLOCK_SKEW_SECS,
             server_info: None,
             strict_answers: false,
+            audience: None,
             clock: None,
         }
     }
@@ -107,6 +112,7 @@ impl fmt::Debug for Config {
             .field("supported_versions", &self.supported_versions)
             .field("clock_skew_secs", &self.clock_skew_secs)
             .field("strict_answers", &self.strict_answers)
+            .field("audience", &self.audience)
             .field("clock", &self.clock.as_ref().map(|_| "custom"))
             .finish_non_exhaustive()
     }
@@ -132,6 +138,7 @@ pub struct Engine {
     pub(crate) versions: Vec<String>,
     pub(crate) server_info: Option<Value>,
     pub(crate) strict_answers: bool,
+    pub(crate) audience: Option<String>,
     clock: Option<Clock>,
 }
 
@@ -180,6 +187,11 @@ impl Engine {
                 format!("supported_versions[{i}]: duplicate {v:?}")
             })?;
         }
+        if let Some(a) = &config.audience {
+            check(crate::audience::valid_audience(a), || {
+                "audience: must be 1 to 256 bytes without control characters".into()
+            })?;
+        }
         if let Some(info) = &config.server_info {
             check(info.is_object(), || "server_info: must be an object".into())?;
         }
@@ -197,6 +209,7 @@ impl Engine {
             versions: config.supported_versions,
             server_info: config.server_info,
             strict_answers: config.strict_answers,
+            audience: config.audience,
             clock: config.clock,
         })
     }

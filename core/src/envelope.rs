@@ -148,7 +148,9 @@ impl Call {
             Some(opened) => {
                 let Some(pinned) = opened.questions.get(key) else { return Answer::Missing };
                 if *pinned != token::question_digest(request) {
-                    return Answer::Missing;
+                    // Issue 13: an answer to a question that changed since
+                    // sealing is its own state, not silently missing.
+                    return if self.responses.contains_key(key) { Answer::Changed } else { Answer::Missing };
                 }
             }
             // No token: nothing pins the question, so the handler's own
@@ -393,6 +395,8 @@ pub(crate) fn begin_value(engine: &Engine, value: Value, principal: &Principal) 
     }
     let mut call = Box::new(call);
     call.binding = token::binding_digest_map(&call.method, &call.params);
+    // Issue 13: the configured audience, if any, is bound into every token.
+    call.binding = crate::audience::audience_binding(&call.binding, engine.audience.as_deref());
     finish_retry(engine, call, input_responses, request_state, now)
 }
 

@@ -15,6 +15,7 @@
 #![forbid(unsafe_code)]
 
 pub mod answer;
+pub mod audience;
 pub mod capabilities;
 pub mod decide;
 pub mod elicitation;

@@ -64,6 +64,9 @@ fn engine(config: &Value, now: u64) -> Engine {
     if let Some(v) = config.get("strictAnswers").and_then(Value::as_bool) {
         c.strict_answers = v;
     }
+    if let Some(v) = config.get("audience").and_then(Value::as_str) {
+        c.audience = Some(v.to_owned());
+    }
     Engine::new(c).unwrap()
 }
 

@@ -396,6 +396,9 @@ pub unsafe extern "C" fn snodo_call_response(
             Answer::Declined => (snodo_answer_kind::Declined, Value::Null),
             Answer::Cancelled => (snodo_answer_kind::Cancelled, Value::Null),
             Answer::Invalid(why) => (snodo_answer_kind::Invalid, Value::String(why)),
+            // Issue 13 added Answer::Changed in the core; until the C ABI
+            // gains its own kind it reads as before (missing).
+            Answer::Changed => (snodo_answer_kind::Missing, Value::Null),
         };
         // SAFETY: caller contract.
         unsafe {

@@ -298,10 +298,10 @@ flow("invalid answers: enum miss, missing required, wrong kind, bad action", ["a
           "c": {"role": "assistant", "content": {"type": "text", "text": "x"}, "model": "m"},
           "d": {"action": "reject"}}, "requestState": "{{state:1}}"}), ir({"a": COLOR}), irr_check("a"),
            answers=[{"key": k, "request": COLOR, "expected": {"kind": "invalid"}} for k in "abcd"])])
-flow("answer pinned to the question: a changed question reads as missing", ["answers", "pinning"],
+flow("answer pinned to the question: a changed question reads as changed", ["answers", "pinning"],
      [step(req(), ir({"color": COLOR}), irr_check("color")),
       step(req(id=2, retry=A1), ir({"color": NAME}), irr_check("color"),
-           answers=[{"key": "color", "request": NAME, "expected": {"kind": "missing"}}])])
+           answers=[{"key": "color", "request": NAME, "expected": {"kind": "changed"}}])])
 flow("extra unknown answers are ignored", ["answers"],
      [step(req(), ir({"color": COLOR}), irr_check("color")),
       step(req(id=2, retry={"inputResponses": {"color": {"action": "accept", "content": {"color": "red", "extra": 1}},

@@ -225,6 +225,25 @@ flow("tasks/update with a malformed inputResponses: -32602", ["tasks", "envelope
      [step(req("tasks/update", {"taskId": "t1", "inputResponses": {"color": 5}}, caps=TASKS_CAPS),
            check=err(-32602, 200))], result="invalid")
 
+# --- item 7: audience and changed questions
+A1 = {"inputResponses": {"color": {"action": "accept", "content": {"color": "green"}}}, "requestState": "{{state:1}}"}
+AUD_A = {**CONFIG, "audience": "https://a.example/mcp"}
+AUD_B = {**CONFIG, "audience": "https://b.example/mcp"}
+flow("audience: a token opens at the same audience", ["token", "audience"],
+     [step(req(), ir({"color": COLOR}), {"/result/resultType": "input_required"}, config=AUD_A),
+      step(req(id=2, retry=A1), done("green"), {"/result/resultType": "complete"}, config=AUD_A,
+           answers=[{"key": "color", "request": COLOR, "expected": {"kind": "accepted", "value": {"color": "green"}}}])])
+flow("audience: a token from another audience sharing the key is refused (reason request)", ["token", "audience"],
+     [step(req(), ir({"color": COLOR}), {"/result/resultType": "input_required"}, config=AUD_A),
+      step(req(id=2, retry=A1), check=g["bad_state"]("request"), config=AUD_B)], result="invalid")
+flow("audience: a token sealed without audience does not open where one is set", ["token", "audience"],
+     [step(req(), ir({"color": COLOR}), {"/result/resultType": "input_required"}),
+      step(req(id=2, retry=A1), check=g["bad_state"]("request"), config=AUD_A)], result="invalid")
+flow("changed question with no answer sent reads as missing", ["answers", "pinning"],
+     [step(req(), ir({"color": COLOR}), {"/result/resultType": "input_required"}),
+      step(req(id=2, retry={"requestState": "{{state:1}}"}), ir({"color": g["NAME"]}), {"/result/resultType": "input_required"},
+           answers=[{"key": "color", "request": g["NAME"], "expected": {"kind": "missing"}}])])
+
 # --- builders
 builders = []
 
