@@ -19,6 +19,7 @@ pub mod audience;
 pub mod capabilities;
 pub mod decide;
 pub mod elicitation;
+pub mod elicitation_lint;
 pub mod engine;
 pub mod envelope;
 pub mod error;
@@ -34,7 +35,9 @@ pub use answer::Answer;
 pub use capabilities::{filter_supported, missing_capabilities};
 pub use decide::{Outcome, Response};
 #[allow(deprecated)]
-pub use elicitation::{elicit_form, elicit_url, list_roots, sampling};
+pub use elicitation::{
+    elicit_form, elicit_form_without_lint, elicit_url, elicit_url_without_lint, list_roots, sampling,
+};
 pub use engine::{Config, Engine, Key};
 pub use envelope::{Begin, Call, Principal};
 pub use error::{Error, ErrorCode, Result};

@@ -283,6 +283,11 @@ fn run_builders(doc: &mut Value) {
                 let kept = snodo::filter_supported(reqs, &t["capabilities"]);
                 Ok(json!({"keys": kept.iter().map(|(k, _)| k).collect::<Vec<_>>()}))
             }
+            // Issue 13: the opt-outs of the elicitation safety heuristics.
+            "elicit_form_without_lint" => snodo::elicit_form_without_lint(&str_of("message"), &t["schema"])
+                .map(|r| json!({"request": r})),
+            "elicit_url_without_lint" => snodo::elicit_url_without_lint(&str_of("message"), &str_of("url"))
+                .map(|r| json!({"request": r})),
             // Issue 13: the tasks/get input-request helper.
             "task_input_requests" => {
                 Ok(match snodo::check_task_input_requests(&t["task"], &t["capabilities"]) {

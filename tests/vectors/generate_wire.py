@@ -330,6 +330,24 @@ hv("not JSON: left to begin (-32700)", [], '{"jsonrpc":')
 hv("a notification: left to the application (no response)", [], dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
 hv("a string id is echoed", GOOD[:2], req("tools/call", {"name": "get_weather"}, id="abc"), "Mcp-Name header missing")
 
+# --- item 7: elicitation safety heuristics in the builders, with opt-outs
+for name in ["password", "api_key", "accessToken", "card_number", "cvv"]:
+    b("elicit_form", "SCHEMA", f"form field {name!r} looks like a secret: use URL mode", message="m",
+      schema={"type": "object", "properties": {name: {"type": "string"}}})
+b("elicit_form", "SCHEMA", "form field titled Password", message="m",
+  schema={"type": "object", "properties": {"x": {"type": "string", "title": "Password"}}})
+b("elicit_form", "SCHEMA", "clickable URL in a form message", message="Details at https://evil.example/",
+  schema={"type": "object", "properties": {"x": {"type": "string"}}})
+b("elicit_form_without_lint", "ok", "opt-out: a field named token that is not a secret", message="m",
+  schema={"type": "object", "properties": {"token": {"type": "string", "title": "Word to tokenize"}}})
+b("elicit_url", "URL", "URL with an access token in the query",
+  message="m", url="https://auth.example.com/cb?access_token=abc")
+b("elicit_url", "URL", "URL with an e-mail address in the query",
+  message="m", url="https://auth.example.com/cb?user=alice%40example.com")
+b("elicit_url", "ok", "URL with an opaque id in the query", message="m", url="https://auth.example.com/cb?flow=7f3a")
+b("elicit_url_without_lint", "ok", "opt-out: a parameter named session that is public", message="m",
+  url="https://talks.example.com/?session=keynote")
+
 WAITING = {**{k: v for k, v in TASK.items() if k != "resultType"}, "status": "input_required",
            "inputRequests": {"color": COLOR, "u": URLQ}}
 for comment, task, caps, kind in [
