@@ -119,7 +119,7 @@ export declare class Engine {
 /** The answer to one input request (`call.response`). */
 export interface Answer {
   /** What the client did. */
-  kind: 'missing' | 'accepted' | 'declined' | 'cancelled' | 'invalid'
+  kind: 'missing' | 'accepted' | 'declined' | 'cancelled' | 'invalid' | 'changed'
   /**
    * For `accepted`: the validated content (`null` for URL elicitation,
    * where accept means consent, not completion).

@@ -88,6 +88,9 @@ typedef enum {
   // An answer was sent but is invalid for the question. Value: the reason,
   // a JSON string naming the offending field.
   SNODO_ANSWER_KIND_INVALID = 4,
+  // An answer was sent, but the question changed since it was asked
+  // (issue 13): ask the new question. Value: `null`.
+  SNODO_ANSWER_KIND_CHANGED = 5,
 } snodo_answer_kind;
 
 // One request as the handler sees it, from `snodo_engine_begin`. Free it

@@ -258,7 +258,56 @@ function runConsistency(doc, raw) {
   return doc.tests.length;
 }
 
-const RUNNERS = { flows: runFlows, tokens: runTokens, builders: runBuilders, canonical: runCanonical, consistency: runConsistency };
+// Issue 13 vectors the Node API cannot run yet: the engine options
+// strictAnswers / audience, the ops task_input_requests and
+// elicit*WithoutLint, and headers.json (checkHttpHeaders). They are printed
+// as NOT RUN, never counted as passed; the Node binding work for issue 13
+// removes this.
+const NOT_YET_OPS = ['task_input_requests', 'elicit_form_without_lint', 'elicit_url_without_lint'];
+const NOT_YET_CONFIG = ['strictAnswers', 'audience'];
+
+function notYet(file, t, why) {
+  console.log(`NOT RUN yet in Node (issue 13): ${file} tc${t.tcId}: ${why}`);
+}
+
+function runWire(doc, raw) {
+  const tests = doc.tests.filter((t) => {
+    const configs = [t.config ?? {}, ...t.steps.map((s) => s.config ?? {})];
+    const used = NOT_YET_CONFIG.filter((f) => configs.some((c) => Object.hasOwn(c, f)));
+    if (used.length) notYet('wire.json', t, `engine option(s) ${used.join(', ')}`);
+    return used.length === 0;
+  });
+  return runFlows({ ...doc, tests }, raw);
+}
+
+function runWireBuilders(doc, raw) {
+  const tests = doc.tests.filter((t) => {
+    const skip = NOT_YET_OPS.includes(t.op);
+    if (skip) notYet('wire-builders.json', t, `op ${t.op}`);
+    return !skip;
+  });
+  return runBuilders({ ...doc, tests }, raw);
+}
+
+function runHeaders(doc) {
+  for (const t of doc.tests) {
+    assert.equal(t.op, 'check_http_headers', `headers tc${t.tcId}: unknown op ${t.op}`);
+    notYet('headers.json', t, 'checkHttpHeaders');
+  }
+  // Known file, nothing run yet: the file's test is reported as skipped.
+  return null;
+}
+
+const RUNNERS = {
+  flows: runFlows,
+  tokens: runTokens,
+  builders: runBuilders,
+  canonical: runCanonical,
+  consistency: runConsistency,
+  wire: runWire,
+  'wire-builders': runWireBuilders,
+  headers: runHeaders,
+};
 const files = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
 
 test('the vector directory has files', () => {
@@ -266,12 +315,16 @@ test('the vector directory has files', () => {
 });
 
 for (const file of files) {
-  test(`vectors: ${file}`, () => {
+  test(`vectors: ${file}`, (tc) => {
     const { root, raw } = parseLossless(readFileSync(path.join(DIR, file), 'utf8'));
     assert.equal(root.schema, 'snodo-vectors-v1', `${file}: schema`);
     const run = RUNNERS[path.basename(file, '.json')];
     assert.ok(run, `${file}: no runner for this file; add one`);
     const n = run(root, raw);
+    if (n === null) {
+      tc.skip(`NOT RUN yet in Node (issue 13): ${file}`);
+      return;
+    }
     assert.ok(n > 0, `${file}: no vectors ran`);
   });
 }

@@ -258,5 +258,38 @@ def run_consistency(doc: Dict[str, Any], test: Dict[str, Any]) -> None:
     assert same(got, plain(test["expected"])), (got, test["expected"])
 
 
+# Issue 13 vectors the Python API cannot run yet: the engine options
+# strictAnswers / audience, the ops task_input_requests and
+# elicit_*_without_lint, and headers.json (check_http_headers). They are
+# reported as skipped with this reason, never as passed; the Python binding
+# work for issue 13 removes this.
+NOT_YET_OPS = ("task_input_requests", "elicit_form_without_lint", "elicit_url_without_lint")
+NOT_YET_CONFIG = ("strictAnswers", "audience")
+
+
+def not_yet(reason: str) -> None:
+    pytest.skip(f"NOT RUN yet in Python (issue 13): {reason}")
+
+
+def run_wire(doc: Dict[str, Any], test: Dict[str, Any]) -> None:
+    configs = [test.get("config") or {}] + [step.get("config") or {} for step in test["steps"]]
+    used = sorted({f for c in configs for f in c if f in NOT_YET_CONFIG})
+    if used:
+        not_yet(f"engine option(s) {', '.join(used)}")
+    run_flow(doc, test)
+
+
+def run_wire_builder(doc: Dict[str, Any], test: Dict[str, Any]) -> None:
+    if test["op"] in NOT_YET_OPS:
+        not_yet(f"op {test['op']}")
+    run_builder(doc, test)
+
+
+def run_headers(doc: Dict[str, Any], test: Dict[str, Any]) -> None:
+    assert test["op"] == "check_http_headers", f"unknown headers op {test['op']!r}"
+    not_yet("check_http_headers")
+
+
 RUNNERS = {"flows": run_flow, "tokens": run_token, "builders": run_builder, "canonical": run_canonical,
-           "consistency": run_consistency}
+           "consistency": run_consistency, "wire": run_wire, "wire-builders": run_wire_builder,
+           "headers": run_headers}

@@ -25,11 +25,17 @@ pub enum Answer {
     /// An answer was sent but is not valid for the question asked; carries
     /// a reason naming the offending field.
     Invalid(String),
+    /// An answer was sent under this key, but the previous round asked a
+    /// *different* question under it (its text or schema changed since the
+    /// token was sealed). The answer is not read; the handler can tell this
+    /// apart from "no answer" (issue 13), e.g. to log a non-deterministic
+    /// question, and asks again.
+    Changed,
 }
 
 impl Answer {
     /// The answer's kind as a stable lowercase word, as the bindings spell it:
-    /// `missing`, `accepted`, `declined`, `cancelled` or `invalid`.
+    /// `missing`, `accepted`, `declined`, `cancelled`, `invalid` or `changed`.
     pub fn kind(&self) -> &'static str {
         match self {
             Answer::Missing => "missing",
@@ -37,6 +43,7 @@ impl Answer {
             Answer::Declined => "declined",
             Answer::Cancelled => "cancelled",
             Answer::Invalid(_) => "invalid",
+            Answer::Changed => "changed",
         }
     }
 }

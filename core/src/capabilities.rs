@@ -107,7 +107,10 @@ pub fn input_requests(requests: &Value) -> Result<&Map<String, Value>> {
 ///
 /// When the client has no `elicitation` capability at all and only form mode
 /// is missing, the answer is `{"elicitation":{}}`, which the spec defines as
-/// form-only.
+/// form-only. When URL mode is missing and form is also needed (even if the
+/// client's `{}` implies it today), both are listed explicitly
+/// (`{"form":{},"url":{}}`), because declaring `url` alone would drop the
+/// implied form: the listed set, once declared, admits every request.
 ///
 /// `requests` is an object mapping key → input request; anything else is
 /// `ARGUMENT` ([`INPUT_REQUESTS_MESSAGE`]).
@@ -117,8 +120,9 @@ pub fn missing_capabilities(requests: &Value, caps: &Value) -> Result<Value> {
 
 /// [`missing_capabilities`] over any list of input requests (used by `decide`).
 pub(crate) fn missing_of<'a>(requests: impl IntoIterator<Item = &'a Value>, caps: &Value) -> Value {
-    let mut missing: Vec<Need> =
-        requests.into_iter().flat_map(needs).filter(|n| !satisfied(*n, caps)).collect();
+    let all: Vec<Need> = requests.into_iter().flat_map(needs).collect();
+    let wants_form = all.contains(&Need::ElicitForm);
+    let mut missing: Vec<Need> = all.into_iter().filter(|n| !satisfied(*n, caps)).collect();
     missing.sort();
     missing.dedup();
 
@@ -129,7 +133,11 @@ pub(crate) fn missing_of<'a>(requests: impl IntoIterator<Item = &'a Value>, caps
         let mut e = Map::new();
         // `{}` already means "form" when the client declared no elicitation.
         let bare_form_ok = !has(caps, &["elicitation"]) && !url;
-        if form && !bare_form_ok {
+        // Issue 13: form that was only *implied* (by `{}`) stops being implied
+        // once the client declares `url`, so whenever form is needed at all
+        // and something else is listed, form is listed explicitly: declaring
+        // exactly what we list then admits every request.
+        if (form || wants_form) && !bare_form_ok {
             e.insert("form".into(), json!({}));
         }
         if url {
@@ -202,6 +210,18 @@ mod tests {
         assert_eq!(miss(&[form()], json!({"elicitation":{"url":{}}})), json!({"elicitation":{"form":{}}}));
         assert_eq!(miss(&[form(), url()], json!({"elicitation":{"form":{},"url":{}}})), json!({}));
         assert_eq!(miss(&[form(), url()], json!({})), json!({"elicitation":{"form":{},"url":{}}}));
+        // Implied form made explicit once url is listed (issue 13).
+        assert_eq!(
+            miss(&[form(), url()], json!({"elicitation":{}})),
+            json!({"elicitation":{"form":{},"url":{}}})
+        );
+        assert_eq!(miss(&[form(), url()], json!({"elicitation":{"form":{},"url":{}}})), json!({}));
+        // Form declared explicitly: only url is missing, and declaring the
+        // listed set still keeps form.
+        assert_eq!(
+            miss(&[form(), url()], json!({"elicitation":{"form":{}}})),
+            json!({"elicitation":{"form":{},"url":{}}})
+        );
     }
 
     #[test]

@@ -161,12 +161,14 @@ impl Config {
     }
 
     /// The name of a configuration field in this config's spelling (for
-    /// the non-numeric fields: `keys`, `supported_versions`, `server_info`).
+    /// the non-numeric fields: `keys`, `supported_versions`, `server_info`,
+    /// `strict_answers`, `audience`).
     pub fn field_name(&self, snake: &'static str) -> &'static str {
         match (self.spelling, snake) {
             (Spelling::Camel, "supported_versions") => "supportedVersions",
             (Spelling::Camel, "server_info") => "serverInfo",
             (Spelling::Camel, "fixed_time") => "fixedTime",
+            (Spelling::Camel, "strict_answers") => "strictAnswers",
             _ => find_limit(snake).map_or(snake, |l| l.name(self.spelling)),
         }
     }
@@ -238,5 +240,17 @@ mod tests {
             check_limits(&camel).unwrap_err().message(),
             "maxFlowAgeSecs: 10 must be at least ttlSecs (300)"
         );
+    }
+
+    #[test]
+    fn issue_13_fields_are_named_in_the_callers_spelling() {
+        assert_eq!(config(Spelling::Snake).field_name("strict_answers"), "strict_answers");
+        assert_eq!(config(Spelling::Camel).field_name("strict_answers"), "strictAnswers");
+        assert_eq!(config(Spelling::Camel).field_name("audience"), "audience");
+        let mut camel = config(Spelling::Camel);
+        camel.audience = Some(String::new());
+        let err = crate::Engine::new(camel).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::Config);
+        assert!(err.message().starts_with("audience: must be 1 to 256 bytes"), "{}", err.message());
     }
 }

@@ -180,18 +180,6 @@ fn envelope(id: Value, kind: &str, payload: Value) -> Value {
     Value::Object(m)
 }
 
-/// Codes in the range the MCP spec reserves (-32099..=-32000) that it
-/// defines for servers to send. -32000..=-32019 are legacy codes the spec
-/// discourages but does not forbid.
-fn code_allowed(code: i64) -> bool {
-    match code {
-        -32002 | -32042 => false,
-        -32022..=-32020 => true,
-        -32099..=-32023 => false,
-        _ => true,
-    }
-}
-
 fn status_for(code: i64) -> u16 {
     match code {
         -32700 | -32600 | -32020 | -32021 | -32022 => 400,
@@ -206,9 +194,16 @@ pub(crate) fn decide(engine: &Engine, call: &Call, outcome: Outcome) -> Response
         Outcome::Complete(result) | Outcome::Raw(result) => raw(engine, call, result),
         Outcome::InputRequired { requests, state } => input_required(engine, call, requests, state, None),
         Outcome::Error { code, message, data } => {
-            if !code_allowed(code) {
-                return Response::internal(id, format!("error code {code} is reserved or forbidden by MCP"));
-            }
+            // Issue 13: code and data per the spec's error-code rules.
+            let (code, data) = match crate::error_policy::check_error(
+                code,
+                data,
+                &engine.versions,
+                &call.protocol_version,
+            ) {
+                Ok(checked) => checked,
+                Err(why) => return Response::internal(id, why),
+            };
             let message = if message.is_empty() { "Server error".to_owned() } else { message };
             Response::error(id, code, &message, data, status_for(code))
         }
@@ -250,10 +245,34 @@ fn raw(engine: &Engine, call: &Call, result: Value) -> Response {
             let meta = obj.remove("_meta").filter(Value::is_object);
             input_required(engine, call, requests, None, meta)
         }
+        // Issue 13: the Tasks extension's CreateTaskResult.
+        Some(Value::String(t)) if t == "task" => task(engine, call, obj),
         Some(other) => {
             Response::internal(call.id.clone(), format!("unsupported resultType {}", json::to_wire(other)))
         }
     }
+}
+
+/// A `CreateTaskResult` (Tasks extension, issue 13): only on `tools/call` in
+/// the 2026-07-28 dialect, only to a client declaring the extension on this
+/// request (else `-32021` naming it), and only a well-formed task.
+fn task(engine: &Engine, call: &Call, mut obj: Map<String, Value>) -> Response {
+    let id = call.id.clone();
+    if !call.mrtr || !crate::tasks::TASK_METHODS.contains(&call.method.as_str()) {
+        return Response::internal(
+            id,
+            format!("a task result is not allowed on {} ({})", call.method, call.protocol_version),
+        );
+    }
+    if !crate::tasks::declares_tasks(&call.capabilities) {
+        let data = json!({"requiredCapabilities": crate::tasks::task_required_capabilities()});
+        return Response::error(id, -32021, "Missing required client capability", Some(data), 400);
+    }
+    if let Err(why) = crate::tasks::check_create_task_result(&obj) {
+        return Response::internal(id, format!("invalid task result: {why}"));
+    }
+    stamp_server_info(engine, &mut obj);
+    Response::result(id, Value::Object(obj))
 }
 
 fn stamp_server_info(engine: &Engine, obj: &mut Map<String, Value>) {
@@ -274,6 +293,11 @@ fn complete(engine: &Engine, call: &Call, result: Value) -> Response {
         }
         Some(Value::String(t)) if t == "complete" => {}
         Some(_) => return raw(engine, call, Value::Object(obj)),
+    }
+    // Issue 13: the final result is checked against the 2026-07-28 schema
+    // for its method before it can reach the wire.
+    if let Err(why) = crate::result_check::check_result(&call.method, &obj, call.mrtr) {
+        return Response::internal(call.id.clone(), format!("invalid {} result: {why}", call.method));
     }
     stamp_server_info(engine, &mut obj);
     Response::result(call.id.clone(), Value::Object(obj))

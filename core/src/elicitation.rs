@@ -33,6 +33,19 @@ const MAX_KEY_BYTES: usize = 64;
 /// The result always carries `"mode":"form"`, although the spec lets form
 /// mode omit it, so that clients never have to guess.
 pub fn elicit_form(message: &str, schema: &Value) -> crate::Result<Value> {
+    let request = elicit_form_without_lint(message, schema)?;
+    // Issue 13: the safety heuristics (secrets by form, clickable URLs).
+    if let Some(why) = crate::elicitation_lint::form_problem(message, schema) {
+        return Err(Error::new(ErrorCode::Schema, why));
+    }
+    Ok(request)
+}
+
+/// [`elicit_form`] without the safety heuristics of `elicitation_lint`
+/// (fields that look like secrets, URLs in the form): the explicit opt-out
+/// for a false positive. The spec's rules still hold; the application owns
+/// them for this request.
+pub fn elicit_form_without_lint(message: &str, schema: &Value) -> crate::Result<Value> {
     check_message(message, "message")?;
     schema::validate_form_schema(schema)?;
     Ok(json!({
@@ -48,6 +61,17 @@ pub fn elicit_form(message: &str, schema: &Value) -> crate::Result<Value> {
 /// was removed in 2026-07-28, and a server that needs to correlate the
 /// out-of-band flow keeps its own identifier in the sealed state.
 pub fn elicit_url(message: &str, url: &str) -> crate::Result<Value> {
+    let request = elicit_url_without_lint(message, url)?;
+    // Issue 13: no credentials or personal data in the URL's query/fragment.
+    if let Some(why) = crate::elicitation_lint::url_problem(url) {
+        return Err(Error::new(ErrorCode::Url, why));
+    }
+    Ok(request)
+}
+
+/// [`elicit_url`] without the credential/PII heuristic of
+/// `elicitation_lint`: the explicit opt-out for a false positive.
+pub fn elicit_url_without_lint(message: &str, url: &str) -> crate::Result<Value> {
     check_message(message, "message")?;
     validate_url(url)?;
     Ok(json!({
@@ -579,11 +603,11 @@ fn check_messages(messages: Option<&Value>) -> Result<(), String> {
                 ));
             }
         }
-        // A conversation may end on the assistant's tool_use: the client
-        // runs the tools. Otherwise the very next message must answer them.
-        if let Some(next) = parsed.get(i + 1)
-            && let Some(id) = m.tool_uses.iter().find(|id| !next.tool_results.contains(id))
-        {
+        // Every tool_use must be answered by the very next message; a
+        // conversation ending on an assistant tool_use has no tool_result
+        // for it, which the sampling spec forbids (issue 13).
+        let answered: &[&str] = parsed.get(i + 1).map(|n| n.tool_results.as_slice()).unwrap_or(&[]);
+        if let Some(id) = m.tool_uses.iter().find(|id| !answered.contains(id)) {
             return Err(format!(
                 "params.messages[{i}]: tool_use {id:?} is not answered by a tool_result in the next message"
             ));

@@ -67,6 +67,16 @@ pub struct Config {
     pub clock_skew_secs: u64,
     /// Optional `io.modelcontextprotocol/serverInfo` stamped on every result's `_meta`.
     pub server_info: Option<Value>,
+    /// Issue 13: when `false` (the default) an answer sent *without* a
+    /// `requestState` counts for the question the handler passes to
+    /// `Call::response`, validated against it. `true` restores the strict
+    /// rule: only questions pinned by a verified token count.
+    /// (camelCase: `strictAnswers`.)
+    pub strict_answers: bool,
+    /// Issue 13: an optional audience (this service's name) bound into every
+    /// token, so tokens never open at another service sharing a key. `None`
+    /// (the default) leaves every token byte as before. (camelCase: `audience`.)
+    pub audience: Option<String>,
     /// The clock; `None` means system time.
     pub clock: Option<Clock>,
     /// How error messages spell field names (the binding sets it: Node
@@ -88,6 +98,8 @@ impl Config {
             supported_versions: vec![crate::MRTR_VERSION.to_owned()],
             clock_skew_secs: DEFAULT_CLOCK_SKEW_SECS,
             server_info: None,
+            strict_answers: false,
+            audience: None,
             clock: None,
             spelling: Spelling::Snake,
         }
@@ -114,6 +126,8 @@ impl fmt::Debug for Config {
             .field("max_input_responses", &self.max_input_responses)
             .field("supported_versions", &self.supported_versions)
             .field("clock_skew_secs", &self.clock_skew_secs)
+            .field("strict_answers", &self.strict_answers)
+            .field("audience", &self.audience)
             .field("clock", &self.clock.as_ref().map(|_| "custom"))
             .finish_non_exhaustive()
     }
@@ -138,6 +152,8 @@ pub struct Engine {
     pub(crate) max_input_responses: usize,
     pub(crate) versions: Vec<String>,
     pub(crate) server_info: Option<Value>,
+    pub(crate) strict_answers: bool,
+    pub(crate) audience: Option<String>,
     clock: Option<Clock>,
 }
 
@@ -164,6 +180,15 @@ impl Engine {
                 format!("{versions}[{i}]: duplicate {v:?}")
             })?;
         }
+        if let Some(a) = &config.audience {
+            check(crate::audience::valid_audience(a), || {
+                format!(
+                    "{}: must be 1 to {} bytes without control characters",
+                    config.field_name("audience"),
+                    crate::audience::MAX_AUDIENCE_BYTES
+                )
+            })?;
+        }
         if let Some(info) = &config.server_info {
             check(info.is_object(), || format!("{}: must be an object", config.field_name("server_info")))?;
         }
@@ -180,6 +205,8 @@ impl Engine {
             max_input_responses: config.max_input_responses,
             versions: config.supported_versions,
             server_info: config.server_info,
+            strict_answers: config.strict_answers,
+            audience: config.audience,
             clock: config.clock,
         })
     }

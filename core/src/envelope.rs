@@ -60,6 +60,8 @@ pub struct Call {
     /// Set by the first `decide`: one request gets one response. Shared by
     /// clones, because a clone is the same request (same id, same token).
     pub(crate) decided: Arc<AtomicBool>,
+    /// Issue 13: the engine's `strict_answers` (answers without a token ignored).
+    pub(crate) strict_answers: bool,
 }
 
 impl Call {
@@ -141,15 +143,32 @@ impl Call {
     }
 
     /// The answer to input request `key`, which the handler would ask as
-    /// `request`. It counts only if that exact request was asked under that
-    /// key in the previous round (its digest is pinned in the token);
-    /// otherwise it is [`Answer::Missing`] and the handler simply asks again.
-    /// Accepted form content is validated against the request's schema.
+    /// `request`. On a call with a verified token it counts only if that
+    /// exact request was asked under that key in the previous round (its
+    /// digest is pinned in the token); otherwise it is [`Answer::Missing`]
+    /// and the handler simply asks again. On a call *without* a token
+    /// (issue 13) an answer sent under `key` counts for `request`, unless the
+    /// engine is configured with `strict_answers`. Either way accepted
+    /// content is validated against the request's schema.
     pub fn response(&self, key: &str, request: &Value) -> Answer {
-        let Some(opened) = &self.opened else { return Answer::Missing };
-        let Some(pinned) = opened.question_digests.get(key) else { return Answer::Missing };
-        if *pinned != token::question_digest(request) {
-            return Answer::Missing;
+        match &self.opened {
+            Some(opened) => {
+                let Some(pinned) = opened.question_digests.get(key) else { return Answer::Missing };
+                if *pinned != token::question_digest(request) {
+                    // Issue 13: an answer to a question that changed since
+                    // sealing is its own state, not silently missing.
+                    return if self.responses.contains_key(key) { Answer::Changed } else { Answer::Missing };
+                }
+            }
+            // No token: nothing pins the question, so the handler's own
+            // question is the one answered (the client answers what it
+            // likes in any case; pinning guards only against an answer to a
+            // *different* question across rounds). Strict mode ignores it.
+            // tasks/update never has a token: strict mode does not apply.
+            None if self.strict_answers && self.method != crate::tasks::TASKS_UPDATE => {
+                return Answer::Missing;
+            }
+            None => {}
         }
         let Some(answer) = self.responses.get(key) else { return Answer::Missing };
         match elicitation::validate_input_request(request) {
@@ -157,6 +176,14 @@ impl Call {
             // The question itself is invalid: decide would never have sent it.
             Err(e) => Answer::Invalid(format!("request: {}", e.message())),
         }
+    }
+
+    /// Every entry of the request's `inputResponses`, exactly as received
+    /// and unvalidated (issue 13): for logging, or for handlers that need
+    /// to see keys they did not ask. Prefer [`Call::response`], which
+    /// validates. Empty when the request had none or its method ignores them.
+    pub fn input_responses(&self) -> &Map<String, Value> {
+        &self.responses
     }
 
     /// The raw answer for `key`, without pinning the question: only for keys
@@ -287,6 +314,19 @@ pub(crate) fn begin_value(engine: &Engine, value: Value, principal: &Principal) 
             ));
         }
     };
+    // Issue 13: the version is checked before anything else in _meta, so a
+    // client on an unknown version always learns which versions to use
+    // (-32022 with supported/requested), even if its other _meta fields
+    // follow a different revision's rules.
+    if !engine.versions.iter().any(|v| v == &version) {
+        return Ok(Begin::Respond(jsonrpc_error(
+            id,
+            -32022,
+            "Unsupported protocol version",
+            Some(json!({"supported": engine.versions, "requested": version})),
+            400,
+        )));
+    }
     let capabilities = match meta.remove(META_CLIENT_CAPABILITIES) {
         Some(c @ Value::Object(_)) => c,
         None => {
@@ -304,15 +344,6 @@ pub(crate) fn begin_value(engine: &Engine, value: Value, principal: &Principal) 
             ));
         }
     };
-    if !engine.versions.iter().any(|v| v == &version) {
-        return Ok(Begin::Respond(jsonrpc_error(
-            id,
-            -32022,
-            "Unsupported protocol version",
-            Some(json!({"supported": engine.versions, "requested": version})),
-            400,
-        )));
-    }
     for cap in ["elicitation", "sampling", "roots"] {
         if capabilities.get(cap).is_some_and(|c| !c.is_object()) {
             return Ok(invalid_params(
@@ -345,30 +376,46 @@ pub(crate) fn begin_value(engine: &Engine, value: Value, principal: &Principal) 
         state_cache: OnceLock::new(),
         responses: Map::new(),
         decided: Arc::new(AtomicBool::new(false)),
+        strict_answers: engine.strict_answers,
     };
     let now = call.flow_start;
+    if call.mrtr && call.method == crate::tasks::TASKS_UPDATE {
+        // Issue 13: tasks/update carries answers to a task's input requests;
+        // the envelope is read as on a retry (no token: the task's unique
+        // keys pin the questions), so Call::response reaches them.
+        let mut call = Box::new(call);
+        return match read_input_responses(engine, &call.id, input_responses) {
+            Ok(entries) => {
+                call.responses = entries;
+                Ok(Begin::Call(call))
+            }
+            Err(respond) => Ok(respond),
+        };
+    }
     if !call.mrtr_allowed() {
         // inputResponses / requestState mean nothing here: never honoured.
         return Ok(Begin::Call(Box::new(call)));
     }
     let mut call = Box::new(call);
     call.binding = token::binding_digest_map(&call.method, &call.params);
+    // Issue 13: the configured audience, if any, is bound into every token.
+    call.binding = crate::audience::audience_binding(&call.binding, engine.audience.as_deref());
     finish_retry(engine, call, input_responses, request_state, now)
 }
 
-fn finish_retry(
+/// The `inputResponses` envelope: absent, or an object of at most
+/// `max_input_responses` objects; anything else is the ready `-32602`.
+fn read_input_responses(
     engine: &Engine,
-    mut call: Box<Call>,
+    id: &Value,
     input_responses: Option<Value>,
-    request_state: Option<Value>,
-    now: u64,
-) -> Result<Begin> {
+) -> std::result::Result<Map<String, Value>, Begin> {
     match input_responses {
-        None => {}
+        None => Ok(Map::new()),
         Some(Value::Object(entries)) => {
             if entries.len() > engine.max_input_responses {
-                return Ok(invalid_params(
-                    call.id.clone(),
+                return Err(invalid_params(
+                    id.clone(),
                     "Invalid params: too many inputResponses entries",
                     200,
                 ));
@@ -378,17 +425,24 @@ fn finish_retry(
                     "Invalid params: inputResponses[{}] must be an object",
                     json::to_wire(&Value::String(k.clone()))
                 );
-                return Ok(invalid_params(call.id.clone(), &msg, 200));
+                return Err(invalid_params(id.clone(), &msg, 200));
             }
-            call.responses = entries;
+            Ok(entries)
         }
-        Some(_) => {
-            return Ok(invalid_params(
-                call.id.clone(),
-                "Invalid params: inputResponses must be an object",
-                200,
-            ));
-        }
+        Some(_) => Err(invalid_params(id.clone(), "Invalid params: inputResponses must be an object", 200)),
+    }
+}
+
+fn finish_retry(
+    engine: &Engine,
+    mut call: Box<Call>,
+    input_responses: Option<Value>,
+    request_state: Option<Value>,
+    now: u64,
+) -> Result<Begin> {
+    match read_input_responses(engine, &call.id, input_responses) {
+        Ok(entries) => call.responses = entries,
+        Err(respond) => return Ok(respond),
     }
     match request_state {
         None => {}

@@ -13,6 +13,12 @@
 //! * `token.rs`: sealed continuation tokens (`requestState`) and [`Principal`].
 //! * `json.rs`: strict parsing and the canonical form.
 //! * `error.rs`: the one misuse error type.
+//! * `error_policy.rs`, `result_check.rs`: the wire checks `decide` applies
+//!   to handler errors and final results (issue 13).
+//! * `http_headers.rs`: [`check_http_headers`], the Streamable HTTP headers.
+//! * `tasks.rs`: the Tasks extension hooks ([`check_task_input_requests`]).
+//! * `audience.rs`: the token audience folded into the request binding.
+//! * `elicitation_lint.rs`: the builders' safety heuristics.
 //!
 //! Every public item is re-exported here, at one path; the modules are
 //! private.
@@ -22,23 +28,32 @@
 // Modules are private: every public item has exactly one path, at the crate
 // root, so files can move without breaking callers (docs/api.md lists it).
 mod answer;
+mod audience;
 mod capabilities;
 mod config;
 mod decide;
 mod elicitation;
+mod elicitation_lint;
 mod engine;
 mod envelope;
 mod error;
+mod error_policy;
+mod http_headers;
 mod json;
+mod result_check;
 mod schema;
+mod tasks;
 mod token;
 
 pub use answer::Answer;
+pub use audience::{MAX_AUDIENCE_BYTES, audience_binding};
 pub use capabilities::{INPUT_REQUESTS_MESSAGE, filter_supported, input_requests, missing_capabilities};
 pub use config::{LIMITS, Limit, Spelling, find_limit};
 pub use decide::{Outcome, Response};
 #[allow(deprecated)]
-pub use elicitation::{elicit_form, elicit_url, list_roots, sampling};
+pub use elicitation::{
+    elicit_form, elicit_form_without_lint, elicit_url, elicit_url_without_lint, list_roots, sampling,
+};
 pub use engine::{
     ALREADY_DECIDED_MESSAGE, Clock, Config, DEFAULT_CLOCK_SKEW_SECS, DEFAULT_MAX_FLOW_AGE_SECS,
     DEFAULT_MAX_INPUT_RESPONSES, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_ROUNDS, DEFAULT_MAX_TOKEN_BYTES,
@@ -46,7 +61,14 @@ pub use engine::{
 };
 pub use envelope::{Begin, Call, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION};
 pub use error::{Error, ErrorCode, Result};
+pub use http_headers::{
+    HEADER_METHOD, HEADER_NAME, HEADER_PROTOCOL_VERSION, check_http_headers, check_http_headers_text,
+};
 pub use json::{MAX_ARGUMENT_BYTES, MAX_DEPTH, canonicalize, parse_json, to_wire};
+pub use tasks::{
+    TASK_METHODS, TASKS_EXTENSION, TASKS_UPDATE, TaskInputCheck, check_create_task_result,
+    check_task_input_requests, declares_tasks, task_required_capabilities,
+};
 pub use token::{
     BINDING_PARAMS_MESSAGE, EMPTY_PRINCIPAL_MESSAGE, FORMAT_VERSION, Key, MAX_KEY_BYTES, MAX_KEY_ID_BYTES,
     MAX_KEYS, MIN_KEY_BYTES, Opened, Principal, SealInput, TokenError, TokenReason, binding_digest,

@@ -70,11 +70,28 @@ struct Parsed<'a> {
 /// What one property accepts. The titled/untitled and legacy enum variants
 /// differ only in presentation, so they share a kind.
 enum Kind<'a> {
-    String { min_length: Option<u64>, max_length: Option<u64>, format: Option<Format> },
-    Number { integer: bool, minimum: Option<&'a Number>, maximum: Option<&'a Number> },
+    String {
+        min_length: Option<u64>,
+        max_length: Option<u64>,
+        format: Option<Format>,
+    },
+    Number {
+        integer: bool,
+        minimum: Option<&'a Number>,
+        maximum: Option<&'a Number>,
+    },
     Boolean,
-    SingleSelect { options: Vec<&'a str> },
-    MultiSelect { options: Vec<&'a str>, min_items: Option<u64>, max_items: Option<u64> },
+    SingleSelect {
+        options: Vec<&'a str>,
+    },
+    /// `unique`: the schema says `uniqueItems: true`; without it a repeated
+    /// selection is valid, as JSON Schema says (issue 13).
+    MultiSelect {
+        options: Vec<&'a str>,
+        min_items: Option<u64>,
+        max_items: Option<u64>,
+        unique: bool,
+    },
 }
 
 const ROOT_KEYWORDS: &[&str] = &["$schema", "type", "properties", "required"];
@@ -84,7 +101,13 @@ const NUMBER_KEYWORDS: &[&str] = &["type", "title", "description", "minimum", "m
 const BOOLEAN_KEYWORDS: &[&str] = &["type", "title", "description", "default"];
 const ENUM_KEYWORDS: &[&str] = &["type", "title", "description", "enum", "enumNames", "default"];
 const ONE_OF_KEYWORDS: &[&str] = &["type", "title", "description", "oneOf", "default"];
-const ARRAY_KEYWORDS: &[&str] = &["type", "title", "description", "items", "minItems", "maxItems", "default"];
+const ARRAY_KEYWORDS: &[&str] =
+    &["type", "title", "description", "items", "minItems", "maxItems", "uniqueItems", "default"];
+
+/// The one dialect snodo validates form schemas in: the spec's default,
+/// JSON Schema 2020-12. Any other `$schema` is refused at build, as the spec
+/// requires for an unsupported dialect (issue 13).
+pub const SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 const UNTITLED_ITEMS_KEYWORDS: &[&str] = &["type", "enum"];
 const TITLED_ITEMS_KEYWORDS: &[&str] = &["anyOf"];
 const OPTION_KEYWORDS: &[&str] = &["const", "title"];
@@ -94,8 +117,13 @@ fn parse_schema(schema: &Value) -> Result<Parsed<'_>, String> {
         return Err("schema: must be an object".to_owned());
     };
     only_keywords(root, ROOT_KEYWORDS, "")?;
-    if root.get("$schema").is_some_and(|v| !v.is_string()) {
-        return Err("$schema: must be a string".to_owned());
+    match root.get("$schema") {
+        None => {}
+        Some(Value::String(d)) if d.strip_suffix('#').unwrap_or(d) == SCHEMA_DIALECT => {}
+        Some(Value::String(d)) => {
+            return Err(format!("$schema: unsupported dialect {d:?}; only {SCHEMA_DIALECT} is supported"));
+        }
+        Some(_) => return Err("$schema: must be a string".to_owned()),
     }
     match root.get("type") {
         Some(Value::String(t)) if t == "object" => {}
@@ -192,7 +220,12 @@ fn parse_property<'a>(path: &str, prop: &'a Value) -> Result<Kind<'a>, String> {
                 Some(items) => multi_select_options(items, &format!("{path}.items"))?,
             };
             let (min_items, max_items) = count_bounds(p, path, "minItems", "maxItems")?;
-            Kind::MultiSelect { options, min_items, max_items }
+            let unique = match p.get("uniqueItems") {
+                None => false,
+                Some(Value::Bool(b)) => *b,
+                Some(_) => return Err(format!("{path}.uniqueItems: must be a boolean")),
+            };
+            Kind::MultiSelect { options, min_items, max_items, unique }
         }
         other => {
             return Err(format!(
@@ -381,7 +414,7 @@ fn check_value(kind: &Kind<'_>, v: &Value) -> Result<(), String> {
             Value::String(_) => Err("not one of the allowed values".to_owned()),
             _ => Err("expected a string".to_owned()),
         },
-        Kind::MultiSelect { options, min_items, max_items } => {
+        Kind::MultiSelect { options, min_items, max_items, unique } => {
             let Value::Array(items) = v else {
                 return Err("expected an array of strings".to_owned());
             };
@@ -393,7 +426,7 @@ fn check_value(kind: &Kind<'_>, v: &Value) -> Result<(), String> {
                 if !options.contains(&s.as_str()) {
                     return Err(format!("item {i}: not one of the allowed values"));
                 }
-                if !seen.insert(s.as_str()) {
+                if !seen.insert(s.as_str()) && *unique {
                     return Err(format!("item {i}: duplicate selection"));
                 }
             }

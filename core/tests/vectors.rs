@@ -45,6 +45,12 @@ fn engine(config: &Value, now: u64) -> Engine {
     if let Some(v) = config.get("serverInfo") {
         c.server_info = Some(v.clone());
     }
+    if let Some(v) = config.get("strictAnswers").and_then(Value::as_bool) {
+        c.strict_answers = v;
+    }
+    if let Some(v) = config.get("audience").and_then(Value::as_str) {
+        c.audience = Some(v.to_owned());
+    }
     Engine::new(c).unwrap()
 }
 
@@ -121,6 +127,12 @@ fn run_flows(doc: &mut Value) {
                     }
                     let outcome = Outcome::from_value(s["outcome"].clone()).unwrap();
                     let r = e.decide(&call, outcome).unwrap();
+                    // Optional: the start of the -32603 diagnostic, which
+                    // names the field (never on the wire, so not in `expected`).
+                    if let Some(want) = s.get("diagnostic").and_then(Value::as_str) {
+                        let got = r.diagnostic().unwrap_or_default();
+                        assert!(got.starts_with(want), "{ctx}: diagnostic {got:?}, want {want:?}");
+                    }
                     json!({"httpStatus": r.http_status(), "body": r.body()})
                 }
             };
@@ -250,6 +262,19 @@ fn run_builders(doc: &mut Value) {
             }
             "filter_supported" => snodo::filter_supported(&t["requests"], &t["capabilities"])
                 .map(|kept| json!({"keys": kept.as_object().map(|m| m.keys().collect::<Vec<_>>())})),
+            // Issue 13: the opt-outs of the elicitation safety heuristics.
+            "elicit_form_without_lint" => snodo::elicit_form_without_lint(&str_of("message"), &t["schema"])
+                .map(|r| json!({"request": r})),
+            "elicit_url_without_lint" => snodo::elicit_url_without_lint(&str_of("message"), &str_of("url"))
+                .map(|r| json!({"request": r})),
+            // Issue 13: the tasks/get input-request helper.
+            "task_input_requests" => {
+                Ok(match snodo::check_task_input_requests(&t["task"], &t["capabilities"]) {
+                    Ok(()) => json!({"missing": {}}),
+                    Err(snodo::TaskInputCheck::MissingCapabilities(m)) => json!({"missing": m}),
+                    Err(snodo::TaskInputCheck::Invalid(_)) => json!({"error": "INVALID_TASK"}),
+                })
+            }
             op => panic!("{ctx}: unknown op {op}"),
         };
         let out = match res {
@@ -305,6 +330,53 @@ fn run(name: &str, f: fn(&mut Value)) {
 #[test]
 fn flows() {
     run("flows.json", run_flows);
+}
+
+// Issue 13 (wire correctness): flows and builders in their own files so they
+// merge without renumbering the older vectors.
+#[test]
+fn wire() {
+    run("wire.json", run_flows);
+}
+
+#[test]
+fn wire_builders() {
+    run("wire-builders.json", run_builders);
+}
+
+// The request-metadata header rules (issue 13): `expected` is the -32020
+// response or null when the request may go on to begin.
+fn run_headers(doc: &mut Value) {
+    for t in doc["tests"].as_array_mut().unwrap().iter_mut() {
+        let ctx = format!("headers tc{}", t["tcId"]);
+        let pairs: Vec<(String, String)> = t["headers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p[0].as_str().unwrap().to_owned(), p[1].as_str().unwrap().to_owned()))
+            .collect();
+        let borrowed: Vec<(&str, &str)> = pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+        let out = match snodo::check_http_headers_text(&borrowed, t["request"].as_str().unwrap()) {
+            None => Value::Null,
+            Some(r) => json!({"httpStatus": r.http_status(), "body": r.body()}),
+        };
+        assert_eq!(out.is_null(), t["result"] == "valid", "{ctx}: result {out}");
+        assert_checks(&ctx, t.get("check"), &out);
+        if let Some(prefix) = t.get("messageStartsWith").and_then(Value::as_str) {
+            let msg = out["body"]["error"]["message"].as_str().unwrap_or_default();
+            assert!(msg.starts_with(prefix), "{ctx}: message {msg:?}, want {prefix:?}");
+        }
+        if regen() {
+            t["expected"] = out;
+        } else {
+            assert_eq!(t.get("expected"), Some(&out), "{ctx}: expected output");
+        }
+    }
+}
+
+#[test]
+fn headers() {
+    run("headers.json", run_headers);
 }
 
 #[test]
@@ -470,6 +542,18 @@ fn every_vector_file_is_run() {
         .filter(|n| n.ends_with(".json"))
         .collect();
     names.sort();
-    assert_eq!(names, ["builders.json", "canonical.json", "consistency.json", "flows.json", "tokens.json"]);
+    assert_eq!(
+        names,
+        [
+            "builders.json",
+            "canonical.json",
+            "consistency.json",
+            "flows.json",
+            "headers.json",
+            "tokens.json",
+            "wire-builders.json",
+            "wire.json"
+        ]
+    );
     let _ = Map::<String, Value>::new();
 }

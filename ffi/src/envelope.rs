@@ -45,6 +45,9 @@ pub enum snodo_answer_kind {
     /// An answer was sent but is invalid for the question. Value: the reason,
     /// a JSON string naming the offending field.
     Invalid = 4,
+    /// An answer was sent, but the question changed since it was asked
+    /// (issue 13): ask the new question. Value: `null`.
+    Changed = 5,
 }
 
 /// Frees a call. NULL is a no-op.
@@ -394,6 +397,7 @@ pub unsafe extern "C" fn snodo_call_response(
             Answer::Declined => (snodo_answer_kind::Declined, Value::Null),
             Answer::Cancelled => (snodo_answer_kind::Cancelled, Value::Null),
             Answer::Invalid(why) => (snodo_answer_kind::Invalid, Value::String(why)),
+            Answer::Changed => (snodo_answer_kind::Changed, Value::Null),
         };
         // SAFETY: caller contract.
         unsafe {

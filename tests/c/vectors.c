@@ -103,7 +103,7 @@ static char *replace_all(const char *text, const char *pat, const char *with) {
 }
 
 static void answers_and_readers(const snodo_call *call, const jval *s) {
-    static const char *kinds[] = {"missing", "accepted", "declined", "cancelled", "invalid"};
+    static const char *kinds[] = {"missing", "accepted", "declined", "cancelled", "invalid", "changed"};
     const jval *answers = json_get(s, "answers");
     for (size_t k = 0; answers && k < answers->n; k++) {
         const jval *a = answers->items[k], *key = json_get(a, "key"), *want = json_get(a, "expected");
@@ -113,7 +113,7 @@ static void answers_and_readers(const snodo_call *call, const jval *s) {
         CHECK_OK(snodo_call_response(call, (const uint8_t *)key->text, key->len, SZ(req), &kind, &value, NULL));
         free(req);
         if (!value) continue;
-        if ((unsigned)kind > 4) { CHECK(0, "answer kind %d", (int)kind); snodo_string_free(value); continue; }
+        if ((unsigned)kind > 5) { CHECK(0, "answer kind %d", (int)kind); snodo_string_free(value); continue; }
         if (json_is(json_get(want, "kind"), "invalid")) {
             CHECK(kind == SNODO_ANSWER_KIND_INVALID, "answer %s: kind %s", key->text, kinds[kind]);
         } else {
@@ -616,6 +616,33 @@ static int run_consistency(const jval *cfg, const jval *t) {
     return 1;
 }
 
+/* Issue 13 vectors the C API cannot run yet (no C function for them): the
+ * engine options strictAnswers and audience, the ops task_input_requests and
+ * elicit_*_without_lint, and headers.json (check_http_headers). They are
+ * listed on stderr as NOT RUN, never counted as passed; the C binding work
+ * for issue 13 removes this. */
+static size_t g_not_run = 0;
+
+static int cfg_unsupported(const jval *cfg) {
+    return json_get(cfg, "strictAnswers") != NULL || json_get(cfg, "audience") != NULL;
+}
+
+static int c_cannot_run(const char *name, const jval *t) {
+    if (strcmp(name, "headers.json") == 0) return 1;
+    if (strcmp(name, "wire-builders.json") == 0) {
+        const jval *op = json_get(t, "op");
+        return json_is(op, "task_input_requests") || json_is(op, "elicit_form_without_lint") ||
+               json_is(op, "elicit_url_without_lint");
+    }
+    if (strcmp(name, "wire.json") == 0) {
+        if (cfg_unsupported(json_get(t, "config"))) return 1;
+        const jval *steps = json_get(t, "steps");
+        for (size_t k = 0; steps && k < steps->n; k++)
+            if (cfg_unsupported(json_get(steps->items[k], "config"))) return 1;
+    }
+    return 0;
+}
+
 static void run_file(const char *dir, const char *name) {
     char path[4096], label[256];
     snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -629,6 +656,9 @@ static void run_file(const char *dir, const char *name) {
                : strcmp(name, "builders.json") == 0 ? 3
                : strcmp(name, "canonical.json") == 0 ? 4
                : strcmp(name, "consistency.json") == 0 ? 5
+               : strcmp(name, "wire.json") == 0 ? 1
+               : strcmp(name, "wire-builders.json") == 0 ? 3
+               : strcmp(name, "headers.json") == 0 ? 6
                                                      : 0;
     if (!doc || !json_is(json_get(doc, "schema"), "snodo-vectors-v1") || !tests || kind == 0) {
         /* An unreadable or unknown vector file is a failure, never a skip. */
@@ -643,6 +673,11 @@ static void run_file(const char *dir, const char *name) {
     for (size_t k = 0; k < tests->n; k++) {
         const jval *t = tests->items[k];
         snprintf(label, sizeof label, "%s tc%llu", name, (unsigned long long)json_u64(json_get(t, "tcId")));
+        if (c_cannot_run(name, t)) {
+            fprintf(stderr, "NOT RUN (no C API yet): %s\n", label);
+            g_not_run++;
+            continue;
+        }
         case_begin();
         if (kind == 1) run_flow(cfg, t);
         else if (kind == 2) run_token(cfg, t, sealed, &n_sealed);
@@ -680,4 +715,5 @@ void run_vectors(const char *dir) {
         run_file(dir, names[k]);
         free(names[k]);
     }
+    if (g_not_run) fprintf(stderr, "%zu issue-13 vector cases NOT RUN in C yet (listed above)\n", g_not_run);
 }

@@ -137,7 +137,7 @@ flow("raw input_required drops cache hints", ["raw", "cache"],
            {"type": "raw", "result": {"resultType": "input_required", "inputRequests": {"color": COLOR}, "ttlMs": 60000, "cacheScope": "public"}},
            irr_check("color"))])
 flow("unknown resultType: -32603", ["raw"],
-     [step(req(), {"type": "raw", "result": {"resultType": "task"}}, err(-32603))], result="invalid")
+     [step(req(), {"type": "raw", "result": {"resultType": "partial"}}, err(-32603))], result="invalid")
 flow("input request with a method that is not an input request: -32603", ["input-request"],
      [step(req(), ir({"p": {"method": "ping"}}), err(-32603))], result="invalid")
 flow("input request key empty: -32603", ["input-request"],
@@ -164,7 +164,7 @@ flow("app error -32602 passes through with HTTP 200", ["error"],
      [step(req(), {"type": "error", "code": -32602, "message": "Unknown tool: nope"}, err(-32602, 200))], result="invalid")
 flow("app error -32601 gets HTTP 404", ["error"],
      [step(req(), {"type": "error", "code": -32601, "message": "Method not found"}, err(-32601, 404))], result="invalid")
-for code in [-32042, -32002, -32050]:
+for code in [-32042, -32001, -32050]:  # -32002 now maps to -32602: see wire.json
     flow(f"forbidden or undefined reserved code {code} becomes -32603", ["error"],
          [step(req(), {"type": "error", "code": code, "message": "x"}, err(-32603))], result="invalid")
 flow("app -32021 keeps HTTP 400", ["error", "capabilities"],
@@ -260,7 +260,7 @@ flow("inputResponses entry not an object: -32602", ["envelope"],
      [step(req(retry={"inputResponses": {"user_name": 12345}}), check=err(-32602, 200))], result="invalid")
 flow("a requestState the server never issued: -32602", ["envelope", "token"],
      [step(req(retry={"requestState": "foo"}), check=bad_state("malformed"))], result="invalid")
-flow("answers without state on a first call are ignored (the handler asks)", ["envelope", "answers"],
+flow("answers without state to keys the handler does not ask are ignored (the handler asks)", ["envelope", "answers"],
      [step(req(retry={"inputResponses": {"wrong_key": {"action": "accept", "content": {}}}}), ir({"color": COLOR}),
            irr_check("color"), answers=[{"key": "color", "request": COLOR, "expected": {"kind": "missing"}}],
            rawAnswers=[{"key": "wrong_key", "expected": None}])])
@@ -298,10 +298,10 @@ flow("invalid answers: enum miss, missing required, wrong kind, bad action", ["a
           "c": {"role": "assistant", "content": {"type": "text", "text": "x"}, "model": "m"},
           "d": {"action": "reject"}}, "requestState": "{{state:1}}"}), ir({"a": COLOR}), irr_check("a"),
            answers=[{"key": k, "request": COLOR, "expected": {"kind": "invalid"}} for k in "abcd"])])
-flow("answer pinned to the question: a changed question reads as missing", ["answers", "pinning"],
+flow("answer pinned to the question: a changed question reads as changed", ["answers", "pinning"],
      [step(req(), ir({"color": COLOR}), irr_check("color")),
       step(req(id=2, retry=A1), ir({"color": NAME}), irr_check("color"),
-           answers=[{"key": "color", "request": NAME, "expected": {"kind": "missing"}}])])
+           answers=[{"key": "color", "request": NAME, "expected": {"kind": "changed"}}])])
 flow("extra unknown answers are ignored", ["answers"],
      [step(req(), ir({"color": COLOR}), irr_check("color")),
       step(req(id=2, retry={"inputResponses": {"color": {"action": "accept", "content": {"color": "red", "extra": 1}},

@@ -297,12 +297,14 @@ fn sampling_requests() {
         let req = json!({"method":"sampling/createMessage","params":bad});
         assert_eq!(code(validate_input_request(&req)), ErrorCode::Sampling, "{req}");
     }
-    // Vector 92: the follow-up example with every tool_use answered is fine,
-    // as is a conversation that ends on the assistant's tool_use.
+    // Vector 92: the follow-up example with every tool_use answered is fine;
+    // a conversation that ends on the assistant's tool_use is not (issue 13:
+    // every tool_use needs its tool_result).
     sampling(&tool_exchange(&["call_def456", "call_abc123"])).unwrap();
     let pending = sampling_with(json!([text("user"),
         {"role":"assistant","content":[{"type":"tool_use","id":"a","name":"n","input":{}}]}]));
-    sampling(&pending).unwrap();
+    let why = sampling(&pending).unwrap_err();
+    assert!(why.message().contains("tool_use \"a\" is not answered"), "{why}");
     for p in [0.0, 1.0, 0.5] {
         sampling(&json!({"messages":[text("user")],"maxTokens":1,"modelPreferences":{"costPriority":p,"hints":[{}]}})).unwrap();
     }

@@ -86,6 +86,17 @@ fn root_rules() {
     );
     assert!(schema_err(&json!({"type":"object","properties":{},"title":"t"})).starts_with("title:"));
     assert!(schema_err(&json!({"type":"object","properties":{},"$schema":1})).starts_with("$schema:"));
+    // Issue 13: an unsupported dialect is refused; 2020-12 with or without '#'.
+    assert!(
+        schema_err(
+            &json!({"type":"object","properties":{},"$schema":"http://json-schema.org/draft-07/schema#"})
+        )
+        .starts_with("$schema: unsupported dialect")
+    );
+    validate_form_schema(
+        &json!({"$schema":"https://json-schema.org/draft/2020-12/schema#","type":"object","properties":{}}),
+    )
+    .unwrap();
     assert!(
         schema_err(&json!({"type":"object","properties":{"":{"type":"string"}}})).starts_with("properties:")
     );
@@ -138,7 +149,7 @@ fn only_the_flat_subset() {
         ),
         (json!({"type":"string","enum":["a"],"oneOf":titled_colors()}), "properties.p:"),
         (
-            json!({"type":"array","items":{"type":"string","enum":["a"]},"uniqueItems":true}),
+            json!({"type":"array","items":{"type":"string","enum":["a"]},"uniqueItems":1}),
             "properties.p.uniqueItems:",
         ),
         (
@@ -235,7 +246,11 @@ fn defaults_must_satisfy_their_own_schema() {
         (json!({"type":"string","enum":["A","B"],"default":"C"}), false),
         (json!({"type":"string","oneOf":titled_colors(),"default":"Red"}), false),
         (json!({"type":"array","items":{"type":"string","enum":["A","B"]},"default":["A","Z"]}), false),
-        (json!({"type":"array","items":{"type":"string","enum":["A","B"]},"default":["A","A"]}), false),
+        (json!({"type":"array","items":{"type":"string","enum":["A","B"]},"default":["A","A"]}), true),
+        (
+            json!({"type":"array","uniqueItems":true,"items":{"type":"string","enum":["A","B"]},"default":["A","A"]}),
+            false,
+        ),
         (json!({"type":"array","items":{"type":"string","enum":["A","B"]},"default":"A"}), false),
         (json!({"type":"array","items":{"type":"string","enum":["A","B"]},"minItems":1,"default":[]}), false),
         (json!({"type":"array","items":{"type":"string","enum":["A","B"]},"default":[]}), true),
@@ -381,16 +396,14 @@ fn multi_selects() {
     let untitled = json!({"type":"array","minItems":1,"maxItems":2,"items":{"type":"string","enum":["Red","Green","Blue"]}});
     assert!(accepts(&untitled, r#"["Red"]"#));
     assert!(accepts(&untitled, r#"["Blue","Red"]"#));
-    for bad in [
-        r#"[]"#,
-        r#"["Red","Green","Blue"]"#,
-        r#"["Red","Purple"]"#,
-        r#""Red""#,
-        r#"["Red","Red"]"#,
-        r#"["Red",1]"#,
-    ] {
+    for bad in [r#"[]"#, r#"["Red","Green","Blue"]"#, r#"["Red","Purple"]"#, r#""Red""#, r#"["Red",1]"#] {
         assert!(!accepts(&untitled, bad), "{bad}");
     }
+    // Issue 13: repeats are refused only when the schema says uniqueItems.
+    assert!(accepts(&untitled, r#"["Red","Red"]"#));
+    let unique = json!({"type":"array","uniqueItems":true,"items":{"type":"string","enum":["Red","Green"]}});
+    assert!(!accepts(&unique, r#"["Red","Red"]"#));
+    assert!(accepts(&unique, r#"["Red","Green"]"#));
     let titled = json!({"type":"array","items":{"anyOf":titled_colors()}});
     assert!(accepts(&titled, r##"["#FF0000","#00FF00"]"##));
     assert!(accepts(&titled, "[]"));
