@@ -108,7 +108,7 @@ pub(crate) fn response_object<'e>(
 #[allow(missing_debug_implementations)]
 pub struct Answer<'a> {
     /// What the client did.
-    #[napi(ts_type = "'missing' | 'accepted' | 'declined' | 'cancelled' | 'invalid'")]
+    #[napi(ts_type = "'missing' | 'accepted' | 'declined' | 'cancelled' | 'invalid' | 'changed'")]
     pub kind: String,
     /// For `accepted`: the validated content (`null` for URL elicitation,
     /// where accept means consent, not completion).

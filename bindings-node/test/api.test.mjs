@@ -145,7 +145,9 @@ test('builders and capability helpers take objects or text', () => {
   assert.equal(form.params.mode, 'form');
   const url = snodo.elicitUrl('Sign in', 'https://example.com/login');
   const caps = { elicitation: { form: {} } };
-  assert.deepEqual(snodo.missingCapabilities({ form, url }, caps), { elicitation: { url: {} } });
+  // Form stays listed next to url (issue 13): the listed set, once declared,
+  // admits every request.
+  assert.deepEqual(snodo.missingCapabilities({ form, url }, caps), { elicitation: { form: {}, url: {} } });
   assert.deepEqual(Object.keys(snodo.filterSupported({ form, url }, caps)), ['form']);
   // Requests are an object by key in every language: an array is ARGUMENT.
   assert.throws(() => snodo.filterSupported([form, url], caps), (e) => e.code === 'ARGUMENT');

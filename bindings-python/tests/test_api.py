@@ -97,9 +97,11 @@ def test_call_readers_and_two_rounds(engine: Engine) -> None:
     assert ans.kind == "accepted" and ans.is_accepted and ans.value == {"color": "red"}
     assert ans.to_dict() == {"kind": "accepted", "value": {"color": "red"}} and repr(ans) == 'Answer(kind="accepted")'
     assert call2.raw_response("color") == {"action": "accept", "content": {"color": "red", "extra": 1}}
-    # A different question under the same key does not count.
+    # A different question under the same key does not count: it reads as
+    # "changed" (issue 13), so the handler asks the new question.
     other = s.elicit_form("Another", {"type": "object", "properties": {"color": {"type": "string"}}})
-    assert call2.response("color", other).is_missing
+    changed = call2.response("color", other)
+    assert changed.kind == "changed" and not changed.is_missing and not changed.is_accepted
     done = engine.decide(call2, s.complete({"content": [{"type": "text", "text": "red"}]}))
     assert done.to_dict() == done.body == json.loads(done.to_json())
     assert done.body == {"jsonrpc": "2.0", "id": 7, "result": {"content": [{"type": "text", "text": "red"}], "resultType": "complete"}}
@@ -167,7 +169,10 @@ def test_builders() -> None:
         roots = s.list_roots()
     assert roots == {"method": "roots/list"} or roots["method"] == "roots/list"
     reqs = {"a": form, "b": url, "c": samp, "d": roots}
-    assert s.missing_capabilities(reqs, {"elicitation": {}}) == {"elicitation": {"url": {}}, "sampling": {}, "roots": {}}
+    # Form is listed explicitly next to url (issue 13): declaring url alone
+    # would drop the form that `{}` implied.
+    want = {"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}
+    assert s.missing_capabilities(reqs, {"elicitation": {}}) == want
     assert s.missing_capabilities(reqs, '{"elicitation":{"form":{},"url":{}},"sampling":{},"roots":{}}') == {}
     # A list is not a request map, in every language.
     with pytest.raises(s.ArgumentError):
