@@ -57,4 +57,7 @@ echo "== python: mypy.stubtest"
 echo "== python: example server smoke test (stdio and HTTP on 127.0.0.1)"
 run_pytest "$ROOT/bindings-python/tests/server_smoke.py"
 
+echo "== python: README handler examples as copied, docs/wire.md bytes"
+(cd "$WORK" && "$PY" "$ROOT/scripts/readme-examples.py" && "$PY" "$ROOT/scripts/wire-doc.py")
+
 bash "$ROOT/scripts/test-python-package.sh" "$WHEEL"
