@@ -93,6 +93,8 @@ JS
 node smoke.cjs
 node smoke.mjs
 echo "tarball: $(stat -c %s "$TARBALL") bytes"
+# The READMEs' handlers, copied as they are, against the installed package.
+node "$ROOT/scripts/readme-examples.mjs" "$ROOT"
 
 step "npm install ./bindings-node (a folder, as the README says) into a fresh project"
 mkdir "$WORK/app-dir"
