@@ -32,4 +32,20 @@ if grep -q '^warning' target/snodo-package.log; then
 fi
 echo "== rust: cargo doc -p snodo (-D warnings), doctests"
 RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps -p snodo
-cargo test --locked -p snodo --doc
+cargo test --locked -p snodo --doc 2>&1 | tee target/snodo-doctest.log
+grep -qE '^test result: ok\. [1-9][0-9]* passed' target/snodo-doctest.log ||
+  { echo "FAIL: the crate-root doc example did not run" >&2; exit 1; }
+# The README's Rust handler is the doctest's `handle`, word for word, so the
+# doctest is what keeps the README example compiling and correct.
+python3 - <<'PY'
+import re, sys
+readme = open("README.md", encoding="utf-8").read()
+block = re.search(r"^```rust\n(.*?)^```", readme, re.S | re.M).group(1)
+fn = block[block.index("fn handle("):].rstrip("\n").splitlines()
+doc = [re.sub(r"^//! ?(# ?)?", "", l) for l in open("core/src/lib.rs", encoding="utf-8") if l.startswith("//!")]
+doc = [l.rstrip("\n") for l in doc]
+starts = [i for i, l in enumerate(doc) if l == fn[0]]
+if not any(doc[i:i + len(fn)] == fn for i in starts):
+    sys.exit("FAIL: README.md's Rust `fn handle` differs from the crate-root doctest in core/src/lib.rs")
+print(f"README Rust handler ({len(fn)} lines) = the crate-root doctest's")
+PY
