@@ -14,7 +14,9 @@ export CARGO_TERM_COLOR=never
 step() { printf '\n== node: %s (%ss)\n' "$1" "$SECONDS"; }
 
 step "npm ci"
-(cd "$NODE_DIR" && npm ci --no-audit --no-fund --loglevel=error)
+# --ignore-scripts: the package's own install script (install.cjs) would
+# build the addon with cargo; napi builds it next, with the typings.
+(cd "$NODE_DIR" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
 
 step "build the addon"
 WORK=$(mktemp -d)
