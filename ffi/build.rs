@@ -1,5 +1,6 @@
-//! Exports only `snodo_*` from libsnodo.so (linker version script) and, with
-//! the `header` feature, regenerates the committed `include/snodo.h`.
+//! Exports only `snodo_*` from libsnodo.so (linker version script), names it
+//! `libsnodo.so.MAJOR` (SONAME) and, with the `header` feature, regenerates
+//! the committed `include/snodo.h`.
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
@@ -7,6 +8,11 @@ fn main() {
     let dir = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into());
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
         println!("cargo:rustc-cdylib-link-arg=-Wl,--version-script={dir}/snodo.map");
+        // A program linked with -lsnodo records this name, not libsnodo.so,
+        // so it keeps loading the same major after a minor upgrade and never
+        // loads a different major (scripts/install.sh makes the symlinks).
+        let major = std::env::var("CARGO_PKG_VERSION_MAJOR").unwrap_or_else(|_| "0".into());
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libsnodo.so.{major}");
     }
     #[cfg(feature = "header")]
     header(&dir);

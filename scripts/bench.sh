@@ -77,6 +77,8 @@ node bindings-node/benches/bench.mjs "$PAYLOADS" "$OUT/node.json"
 
 step "c: libsnodo, run"
 cargo build --release --locked -p snodo-ffi 2>&1 | tail -n 1
+# The program needs the SONAME libsnodo.so.MAJOR, which cargo does not create.
+ln -sfn libsnodo.so "target/release/libsnodo.so.$(sed -n 's/^version = "\([0-9]*\)\..*"$/\1/p' Cargo.toml | head -n 1)"
 gcc -std=c11 -O2 -Wall -Wextra -Werror -pthread -Iinclude ffi/benches/bench.c \
   -Ltarget/release -lsnodo -Wl,-rpath,"$ROOT/target/release" -o "$OUT/cbench"
 "$OUT/cbench" "$PAYLOADS" "$OUT/c.json"

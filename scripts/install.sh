@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs libsnodo into PREFIX (argument 1, else $PREFIX, else /usr/local):
-#   lib/libsnodo.so  lib/libsnodo.a  include/snodo.h  lib/pkgconfig/snodo.pc
+#   lib/libsnodo.so.MAJOR.MINOR.PATCH   the library (SONAME libsnodo.so.MAJOR)
+#   lib/libsnodo.so.MAJOR -> .so.MAJOR.MINOR.PATCH   what programs load
+#   lib/libsnodo.so -> .so.MAJOR        what -lsnodo finds at link time
+#   lib/libsnodo.a  include/snodo.h  lib/pkgconfig/snodo.pc
 # DESTDIR is honoured for staged installs. SNODO_SKIP_BUILD=1 installs the
 # libraries already built in target/release instead of building them.
 set -euo pipefail
@@ -19,12 +22,30 @@ if [ "${SNODO_SKIP_BUILD:-0}" != 1 ]; then
   cargo build --release --locked -p snodo-ffi
 fi
 
+major="${version%%.*}"
+soname="libsnodo.so.$major"
+# The SONAME comes from ffi/build.rs; a mismatch would leave programs
+# needing a file this script does not create.
+if command -v readelf >/dev/null &&
+  ! grep -q "Library soname: \[$soname\]" <<<"$(readelf -d "$release/libsnodo.so")"; then
+  echo "install: $release/libsnodo.so has no SONAME $soname (stale build?)" >&2
+  exit 1
+fi
+
 install -d "$dest$prefix/lib/pkgconfig" "$dest$prefix/include"
-install -m 0755 "$release/libsnodo.so" "$dest$prefix/lib/libsnodo.so"
+# Remove an older install's plain file or links first, so that ln never
+# writes through a symlink into a previous version's library.
+rm -f "$dest$prefix/lib/libsnodo.so" "$dest$prefix/lib/$soname"
+install -m 0755 "$release/libsnodo.so" "$dest$prefix/lib/libsnodo.so.$version"
+# Relative links: the tree still works after DESTDIR staging or a move.
+ln -s "libsnodo.so.$version" "$dest$prefix/lib/$soname"
+ln -s "$soname" "$dest$prefix/lib/libsnodo.so"
 install -m 0644 "$release/libsnodo.a" "$dest$prefix/lib/libsnodo.a"
 install -m 0644 include/snodo.h "$dest$prefix/include/snodo.h"
 # Libs.private: what the static library needs from the system, as printed by
-# `cargo rustc --crate-type staticlib -- --print native-static-libs`.
+# `cargo rustc --crate-type staticlib -- --print native-static-libs`;
+# `pkg-config --static --libs snodo` adds it. No rpath in Libs: that is the
+# program's choice (ffi/README.md, "Run time").
 cat >"$dest$prefix/lib/pkgconfig/snodo.pc" <<PC
 prefix=$prefix
 libdir=\${prefix}/lib

@@ -70,11 +70,16 @@ grep -q "$prefix/lib/libsnodo.so" <<<"$(ldd "$out/hello")"
 diff -u examples/c/hello.expected "$out/hello.out"
 echo "example: output matches examples/c/hello.expected"
 
+echo "== c: ffi/README.md as written (install block, complete program, rpath, --static)"
+bash scripts/test-c-readme.sh
+
 echo "== c: tests"
 cflags=(-std=c11 -Wall -Wextra -Werror -Iinclude "-DCARGO_VERSION=\"$version\"" -pthread)
 srcs=(tests/c/*.c)
 static_libs=(-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc)
-gcc "${cflags[@]}" "${srcs[@]}" -L"$release" -lsnodo -Wl,-rpath,"$(cd "$release" && pwd)" -o "$out/test_shared"
+# Linked against the installed copy: programs need the SONAME
+# (libsnodo.so.MAJOR), which only the install's symlinks provide.
+gcc "${cflags[@]}" "${srcs[@]}" -L"$prefix/lib" -lsnodo -Wl,-rpath,"$prefix/lib" -o "$out/test_shared"
 gcc "${cflags[@]}" "${srcs[@]}" "$release/libsnodo.a" "${static_libs[@]}" -o "$out/test_static"
 gcc "${cflags[@]}" -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
   "${srcs[@]}" "$release/libsnodo.a" "${static_libs[@]}" -o "$out/test_asan"

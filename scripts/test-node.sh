@@ -2,7 +2,8 @@
 # The Node suite: builds the snodo-mrtr addon with the napi CLI pinned in
 # bindings-node/package-lock.json, checks the committed index.d.ts for drift,
 # runs `node --test` (every vector, the Node tests, the example server smoke
-# test), then packs the package and installs the tarball into a fresh project
+# test), checks the npm pack file lists, then installs the tarball, the folder
+# and the prebuilt layout (main + platform package) into fresh projects
 # outside the repository.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +14,9 @@ export CARGO_TERM_COLOR=never
 step() { printf '\n== node: %s (%ss)\n' "$1" "$SECONDS"; }
 
 step "npm ci"
-(cd "$NODE_DIR" && npm ci --no-audit --no-fund --loglevel=error)
+# --ignore-scripts: the package's own install script (install.cjs) would
+# build the addon with cargo; napi builds it next, with the typings.
+(cd "$NODE_DIR" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
 
 step "build the addon"
 WORK=$(mktemp -d)
@@ -31,6 +34,36 @@ if ! diff -u "$WORK/index.d.ts.committed" "$NODE_DIR/index.d.ts"; then
   echo "bindings-node/index.d.ts drifted from the Rust sources: commit the regenerated file" >&2
   exit 1
 fi
+
+step "index.js drift check, ESM entry, npm pack file list"
+# index.js is napi's generated loader (local .node first, then the
+# snodo-mrtr-linux-x64-gnu package); committed so that a checkout without the
+# napi CLI (npm install ./bindings-node) has it.
+if ! git diff --exit-code -- "$NODE_DIR/index.js"; then
+  echo "bindings-node/index.js drifted from what napi generates: commit the regenerated file" >&2
+  exit 1
+fi
+(cd "$NODE_DIR" && node -e '
+  const cjs = Object.keys(require("./index.js")).filter((k) => !k.startsWith("__")).sort();
+  import("./index.mjs").then((esm) => {
+    const names = Object.keys(esm).filter((k) => k !== "default").sort();
+    if (JSON.stringify(names) !== JSON.stringify(cjs)) {
+      console.error("index.mjs exports", names, "but index.js exports", cjs); process.exit(1);
+    }
+    if (esm.Engine !== require("./index.js").Engine) { console.error("ESM and CJS differ"); process.exit(1); }
+    console.log(`index.mjs re-exports all ${names.length} names of index.js`);
+  });')
+pack_files() { (cd "$1" && npm pack --dry-run --json --loglevel=error) | node -e '
+  let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () =>
+    console.log(JSON.parse(s)[0].files.map((f) => f.path).sort().join(" ")));'; }
+got="$(pack_files "$NODE_DIR")"
+want="README.md index.d.ts index.js index.mjs install.cjs package.json snodo.linux-x64-gnu.node"
+if [ "$got" != "$want" ]; then
+  echo "npm pack would ship: $got" >&2
+  echo "expected:            $want" >&2
+  exit 1
+fi
+echo "npm pack: $got"
 
 step "node --test"
 (cd "$NODE_DIR" && node --test test/*.test.mjs)
@@ -61,5 +94,57 @@ console.log(`import: ok (snodo-mrtr ${version()})`);
 JS
 node smoke.cjs
 node smoke.mjs
+echo "tarball: $(stat -c %s "$TARBALL") bytes"
+# The READMEs' handlers, copied as they are, against the installed package.
+node "$ROOT/scripts/readme-examples.mjs" "$ROOT"
+
+step "npm install ./bindings-node (a folder, as the README says) into a fresh project"
+mkdir "$WORK/app-dir"
+cp smoke.cjs smoke.mjs "$WORK/app-dir/"
+cd "$WORK/app-dir"
+npm init -y >/dev/null
+npm install --no-audit --no-fund --loglevel=error "$ROOT/$NODE_DIR"
+node smoke.cjs
+node smoke.mjs
+
+step "platform package snodo-mrtr-linux-x64-gnu (napi-rs prebuilt layout)"
+cp -r "$ROOT/$NODE_DIR/npm/linux-x64-gnu" "$WORK/platform"
+cp "$ROOT/$NODE_DIR/snodo.linux-x64-gnu.node" "$WORK/platform/"
+got="$(pack_files "$WORK/platform")"
+want="README.md package.json snodo.linux-x64-gnu.node"
+[ "$got" = "$want" ] || { echo "platform package would ship: $got (expected $want)" >&2; exit 1; }
+(cd "$WORK/platform" && npm pack --silent --pack-destination "$WORK" >/dev/null)
+mkdir "$WORK/pub"
+mkdir "$WORK/app-prebuilt"
+cp smoke.cjs smoke.mjs "$WORK/app-prebuilt/"
+cd "$WORK/app-prebuilt"
+npm init -y >/dev/null
+# What a user gets once both are published: the main package lists the
+# platform package in optionalDependencies (stamped at publish, as
+# `napi prepublish` does: the source package.json cannot name an unpublished
+# package, or `npm ci` fails to lock it) and the binary comes from there.
+cp -r "$ROOT/$NODE_DIR" "$WORK/main-pub"
+rm -rf "$WORK/main-pub/node_modules" "$WORK/main-pub/target"
+(cd "$WORK/main-pub" && node -e '
+  const fs = require("fs"); const p = JSON.parse(fs.readFileSync("package.json"));
+  p.optionalDependencies = { "snodo-mrtr-linux-x64-gnu": p.version };
+  fs.writeFileSync("package.json", JSON.stringify(p, null, 2) + "\n");' &&
+  rm snodo.linux-x64-gnu.node && npm pack --silent --pack-destination "$WORK/pub" >/dev/null)
+npm install --no-audit --no-fund --loglevel=error "$WORK"/snodo-mrtr-linux-x64-gnu-*.tgz "$WORK"/pub/snodo-mrtr-*.tgz
+[ ! -e node_modules/snodo-mrtr/snodo.linux-x64-gnu.node ]
+node smoke.cjs
+node smoke.mjs
+node -e 'require("snodo-mrtr"); const p = Object.keys(require.cache).find((k) => k.endsWith(".node"));
+  if (!p.includes("snodo-mrtr-linux-x64-gnu")) { console.error("loaded", p); process.exit(1); }
+  console.log("loaded from the platform package");'
+
+step "no binary and no toolchain: a clear message"
+mkdir -p "$WORK/bare/snodo-mrtr"
+cp "$ROOT/$NODE_DIR/install.cjs" "$WORK/bare/snodo-mrtr/"
+rc=0
+(cd "$WORK/bare/snodo-mrtr" && node install.cjs) 2>"$WORK/bare/err.txt" || rc=$?
+cat "$WORK/bare/err.txt"
+[ "$rc" -ne 0 ] && grep -q "snodo-mrtr-linux-x64-gnu" "$WORK/bare/err.txt" ||
+  { echo "install.cjs did not fail naming the missing package" >&2; exit 1; }
 cd "$ROOT"
 echo "node: all green (${SECONDS}s)"

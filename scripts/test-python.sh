@@ -16,6 +16,11 @@ echo "== python: tools"
 export PYO3_PYTHON="$VENV/bin/python"
 
 echo "== python: maturin build (release)"
+# maturin stamps the wheel's SBOM with the build time and a random serial
+# unless SOURCE_DATE_EPOCH is set: fixed to the last commit, a rebuild of the
+# same tree gives the same bytes (checked below).
+SOURCE_DATE_EPOCH="$(git log -1 --format=%ct 2>/dev/null || echo 315532800)"
+export SOURCE_DATE_EPOCH
 rm -rf target/wheels
 "$VENV/bin/maturin" build --release --locked -m bindings-python/Cargo.toml -i "$VENV/bin/python" --out target/wheels
 WHEEL=$(ls target/wheels/snodo_mrtr-*.whl)
@@ -51,3 +56,8 @@ echo "== python: mypy.stubtest"
 
 echo "== python: example server smoke test (stdio and HTTP on 127.0.0.1)"
 run_pytest "$ROOT/bindings-python/tests/server_smoke.py"
+
+echo "== python: README handler examples as copied, docs/wire.md bytes"
+(cd "$WORK" && "$PY" "$ROOT/scripts/readme-examples.py" && "$PY" "$ROOT/scripts/wire-doc.py")
+
+bash "$ROOT/scripts/test-python-package.sh" "$WHEEL"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Rust suites: unit tests, vectors, property tests, clippy and rustfmt.
+# Rust suites: unit tests, vectors, property tests, clippy and rustfmt; the
+# crate packages cleanly and its docs build without warnings.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
@@ -9,3 +10,42 @@ echo "== rust: clippy (-D warnings)"
 cargo clippy --locked --workspace --all-targets -- -D warnings
 echo "== rust: rustfmt"
 cargo fmt --all -- --check
+echo "== rust: cargo package -p snodo (list, then build the packaged crate)"
+# The file list a crates.io upload would carry: sources only, no vectors,
+# fuzz corpora or machine files. --allow-dirty: a developer's local edits
+# must not fail this; CI runs on a clean clone.
+cargo package --locked --allow-dirty -p snodo --list >target/snodo-package.list
+cat target/snodo-package.list | tr '\n' ' '
+echo
+for f in Cargo.toml src/lib.rs Cargo.lock; do
+  grep -qx "$f" target/snodo-package.list || { echo "FAIL: the packaged crate lacks $f" >&2; exit 1; }
+done
+if grep -vE '^(\.cargo_vcs_info\.json|Cargo\.(toml|toml\.orig|lock)|(src|tests|benches|examples)/.*)$' target/snodo-package.list; then
+  echo "FAIL: unexpected files in the packaged crate (above)" >&2
+  exit 1
+fi
+# Verification builds the .crate unpacked, from the registry cache.
+cargo package --locked --allow-dirty -p snodo 2>&1 | tee target/snodo-package.log
+if grep -q '^warning' target/snodo-package.log; then
+  echo "FAIL: cargo package warned" >&2
+  exit 1
+fi
+echo "== rust: cargo doc -p snodo (-D warnings), doctests"
+RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps -p snodo
+cargo test --locked -p snodo --doc 2>&1 | tee target/snodo-doctest.log
+grep -qE '^test result: ok\. [1-9][0-9]* passed' target/snodo-doctest.log ||
+  { echo "FAIL: the crate-root doc example did not run" >&2; exit 1; }
+# The README's Rust handler is the doctest's `handle`, word for word, so the
+# doctest is what keeps the README example compiling and correct.
+python3 - <<'PY'
+import re, sys
+readme = open("README.md", encoding="utf-8").read()
+block = re.search(r"^```rust\n(.*?)^```", readme, re.S | re.M).group(1)
+fn = block[block.index("fn handle("):].rstrip("\n").splitlines()
+doc = [re.sub(r"^//! ?(# ?)?", "", l) for l in open("core/src/lib.rs", encoding="utf-8") if l.startswith("//!")]
+doc = [l.rstrip("\n") for l in doc]
+starts = [i for i, l in enumerate(doc) if l == fn[0]]
+if not any(doc[i:i + len(fn)] == fn for i in starts):
+    sys.exit("FAIL: README.md's Rust `fn handle` differs from the crate-root doctest in core/src/lib.rs")
+print(f"README Rust handler ({len(fn)} lines) = the crate-root doctest's")
+PY

@@ -57,7 +57,7 @@ pub fn elicit_form_without_lint(message: &str, schema: &Value) -> crate::Result<
 /// Builds a URL-mode `elicitation/create` request.
 ///
 /// `message` must not be empty ([`ErrorCode::InputRequest`]); `url` must pass
-/// [`validate_url`] ([`ErrorCode::Url`]). No `elicitationId` is emitted: it
+/// the crate's URL checks ([`ErrorCode::Url`]). No `elicitationId` is emitted: it
 /// was removed in 2026-07-28, and a server that needs to correlate the
 /// out-of-band flow keeps its own identifier in the sealed state.
 pub fn elicit_url(message: &str, url: &str) -> crate::Result<Value> {

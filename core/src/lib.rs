@@ -22,6 +22,60 @@
 //!
 //! Every public item is re-exported here, at one path; the modules are
 //! private.
+//!
+//! # Example
+//!
+//! A tool handler asks one question, completes on an accepted answer and
+//! ends the flow on a declined one (`handle` is the README's handler, word
+//! for word; `make test` checks they agree). Below, a client's first call
+//! gets `input_required`, and its retry with the user's decline gets a tool
+//! error: a final result, not the same question again.
+//!
+//! ```
+//! use serde_json::{Value, json};
+//! use snodo::{Config, Key};
+//! # use snodo::{elicit_form, Answer, Begin, Engine, Outcome, Principal, Response};
+//! #
+//! # fn handle(engine: &Engine, body: &[u8], user: Option<&str>) -> snodo::Result<Response> {
+//! #     let principal = match user {
+//! #         Some(name) => Principal::user(name)?,   // the verified subject
+//! #         None => Principal::anonymous(),         // explicit, never a default
+//! #     };
+//! #     let call = match engine.begin(body, &principal)? { // Err(NOT_A_REQUEST): a notification, send nothing
+//! #         Begin::Call(call) => call,
+//! #         Begin::Respond(ready) => return Ok(ready),    // -32700, -32600, -32602, -32022
+//! #     };
+//! #     let question = elicit_form("Which colour?", &json!({"type": "object",
+//! #         "properties": {"color": {"type": "string", "enum": ["red", "green"]}}, "required": ["color"]}))?;
+//! #     let outcome = match call.response("color", &question) {
+//! #         Answer::Accepted(c) => Outcome::Complete(json!({"content": [{"type": "text", "text": c["color"]}]})),
+//! #         Answer::Declined | Answer::Cancelled => Outcome::ToolError("No colour chosen".into()),
+//! #         _ => Outcome::InputRequired { requests: vec![("color".into(), question)], state: None },
+//! #     };
+//! #     engine.decide(&call, outcome) // send response.to_json() with response.http_status()
+//! # }
+//! #
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // Once at start-up: keys come from your secret store (32+ random bytes).
+//! let engine = Engine::new(Config::new(vec![Key::new("2026-11", vec![7u8; 32])?]))?;
+//! let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+//!     "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}});
+//! let first = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+//!     "params": {"name": "paint", "_meta": meta}});
+//! let response = handle(&engine, first.to_string().as_bytes(), Some("alice"))?;
+//! let body: Value = serde_json::from_str(&response.to_json())?;
+//! assert_eq!(body["result"]["resultType"], "input_required");
+//!
+//! // The client echoes requestState with the user's answer: declined.
+//! let retry = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "paint",
+//!     "_meta": meta, "inputResponses": {"color": {"action": "decline"}},
+//!     "requestState": body["result"]["requestState"]}});
+//! let response = handle(&engine, retry.to_string().as_bytes(), Some("alice"))?;
+//! assert_eq!(response.http_status(), 200);
+//! assert!(response.to_json().contains(r#""isError":true"#));
+//! # Ok(())
+//! # }
+//! ```
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

@@ -1,0 +1,27 @@
+// ESM entry of snodo-mrtr: the same objects as the CommonJS entry (one
+// native module, so no dual-package hazard: `instanceof Call` holds across
+// both). scripts/test-node.sh checks this list against index.js's exports.
+import binding from './index.js'
+
+export const {
+  Call,
+  Engine,
+  SnodoErrorCode,
+  bindingDigest,
+  canonicalize,
+  complete,
+  elicitForm,
+  elicitUrl,
+  error,
+  errorCodes,
+  filterSupported,
+  inputRequired,
+  listRoots,
+  missingCapabilities,
+  raw,
+  sampling,
+  tokenReasons,
+  toolError,
+  version,
+} = binding
+export default binding
