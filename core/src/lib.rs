@@ -135,7 +135,13 @@ pub use token::{
 pub mod internal {
     /// The strict parser and the canonical writer.
     pub mod json {
-        pub use crate::json::{canonical, parse, parse_str};
+        pub use crate::json::{parse, parse_str};
+
+        /// The canonical form of `value` (a function: the writer's module
+        /// shares its name and stays private).
+        pub fn canonical(value: &serde_json::Value) -> Vec<u8> {
+            crate::json::canonical(value)
+        }
     }
     pub use crate::elicitation::{RequestKind, read_answer, validate_input_request};
     pub use crate::schema::{validate_content, validate_form_schema};
