@@ -87,7 +87,6 @@ mod capabilities;
 mod config;
 mod decide;
 mod elicitation;
-mod elicitation_lint;
 mod engine;
 mod envelope;
 mod error;

@@ -14,8 +14,7 @@ fn numbers_keep_their_lexical_form() {
     }
     // The exponent marker is the one normalisation: lowercase `e` and an
     // explicit sign (docs/canonical-json.md).
-    for (s, c) in
-        [("1e2", "1e+2"), ("1E2", "1e+2"), ("1E+2", "1e+2"), ("1E-2", "1e-2"), ("1e400", "1e+400")]
+    for (s, c) in [("1e2", "1e+2"), ("1E2", "1e+2"), ("1E+2", "1e+2"), ("1E-2", "1e-2"), ("1e400", "1e+400")]
     {
         assert_eq!(String::from_utf8(canonical(&p(s).unwrap())).unwrap(), c, "number {s}");
     }
@@ -76,7 +75,10 @@ fn bad_text_rejected() {
 
 #[test]
 fn canonical_sorts_keys_and_escapes_once() {
-    let v = p(r#"{ "b" : [1, 2.50, "x"], "a": {"z": null, "é": true, "A": false}, "s": "q\"\\\/\u0001\u00e9\n" }"#).unwrap();
+    let v = p(
+        r#"{ "b" : [1, 2.50, "x"], "a": {"z": null, "é": true, "A": false}, "s": "q\"\\\/\u0001\u00e9\n" }"#,
+    )
+    .unwrap();
     let c = String::from_utf8(canonical(&v)).unwrap();
     assert_eq!(
         c,
