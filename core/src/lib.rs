@@ -81,43 +81,62 @@
 
 // Modules are private: every public item has exactly one path, at the crate
 // root, so files can move without breaking callers (docs/api.md lists it).
+// Layers, bottom up; a module imports only from layers below its own
+// (tests/layers.rs checks it).
+
+// 1. Foundations: strict JSON and the canonical form; the one error type.
+mod error;
+mod json;
+// 2. Leaf rules, each on its own: answers, the form-schema subset, the
+//    token audience, and the wire checks on handler errors and results.
 mod answer;
 mod audience;
-mod capabilities;
-mod config;
-mod decide;
-mod elicitation;
-mod engine;
-mod envelope;
-mod error;
 mod error_policy;
-mod http_headers;
-mod json;
 mod result_check;
 mod schema;
-mod tasks;
+// 3. Protocol objects: sealed tokens, input requests, client capabilities.
+mod capabilities;
+mod elicitation;
 mod token;
+// 4. Rules built on those: the Tasks extension.
+mod tasks;
+// 5. The request and the reply: the handler's call, outcome and response,
+//    and the configuration.
+mod call;
+mod config;
+mod response;
+// 6. The validated configuration: policy, token sealer, clock.
+mod policy;
+// 7. The two steps, as functions of policy + sealer + clock, and the HTTP
+//    header check on a request.
+mod begin;
+mod decide;
+mod http_headers;
+// 8. The thin front.
+mod engine;
 
 pub use answer::Answer;
 pub use audience::{MAX_AUDIENCE_BYTES, audience_binding};
+pub use begin::{Begin, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION};
+pub use call::Call;
 pub use capabilities::{INPUT_REQUESTS_MESSAGE, filter_supported, input_requests, missing_capabilities};
-pub use config::{LIMITS, Limit, Spelling, find_limit};
-pub use decide::{Outcome, Response};
+pub use config::{
+    Clock, Config, DEFAULT_CLOCK_SKEW_SECS, DEFAULT_MAX_FLOW_AGE_SECS, DEFAULT_MAX_INPUT_RESPONSES,
+    DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_ROUNDS, DEFAULT_MAX_TOKEN_BYTES, DEFAULT_TTL_SECS, LIMITS, Limit,
+    MAX_TTL_SECS, Spelling, find_limit,
+};
+pub use decide::ALREADY_DECIDED_MESSAGE;
 #[allow(deprecated)]
 pub use elicitation::{
     elicit_form, elicit_form_without_lint, elicit_url, elicit_url_without_lint, list_roots, sampling,
 };
-pub use engine::{
-    ALREADY_DECIDED_MESSAGE, Clock, Config, DEFAULT_CLOCK_SKEW_SECS, DEFAULT_MAX_FLOW_AGE_SECS,
-    DEFAULT_MAX_INPUT_RESPONSES, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_ROUNDS, DEFAULT_MAX_TOKEN_BYTES,
-    DEFAULT_TTL_SECS, Engine, MAX_TTL_SECS,
-};
-pub use envelope::{Begin, Call, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION};
+pub use engine::Engine;
 pub use error::{Error, ErrorCode, Result};
 pub use http_headers::{
     HEADER_METHOD, HEADER_NAME, HEADER_PROTOCOL_VERSION, check_http_headers, check_http_headers_text,
 };
 pub use json::{MAX_ARGUMENT_BYTES, MAX_DEPTH, canonicalize, parse_json, to_wire};
+pub use response::{Outcome, Response};
 pub use tasks::{
     TASK_METHODS, TASKS_EXTENSION, TASKS_UPDATE, TaskInputCheck, check_create_task_result,
     check_task_input_requests, declares_tasks, task_required_capabilities,

@@ -22,6 +22,33 @@ pub(crate) struct Limits {
     pub skew: u64,
 }
 
+/// The token sealer: the key ring and the limits, everything sealing and
+/// opening need besides the time (which the caller passes, so `begin` and
+/// `decide` read one clock).
+#[derive(Clone)]
+pub(crate) struct Sealer {
+    pub(crate) ring: KeyRing,
+    pub(crate) limits: Limits,
+}
+
+impl Sealer {
+    /// Seals `input` at `now` with the signing key.
+    pub(crate) fn seal(&self, now: u64, input: &SealInput<'_>) -> Result<String> {
+        seal(&self.ring, &self.limits, now, input)
+    }
+
+    /// Opens `token` at `now` for `principal` and the request `binding`.
+    pub(crate) fn open(
+        &self,
+        now: u64,
+        token: &str,
+        principal: &Principal,
+        binding: &[u8; 32],
+    ) -> Result<Opened, TokenError> {
+        open(&self.ring, &self.limits, now, token, principal, binding)
+    }
+}
+
 /// Seals a token at time `now`.
 pub(crate) fn seal(ring: &KeyRing, limits: &Limits, now: u64, input: &SealInput<'_>) -> Result<String> {
     let Some((kid, mac)) = ring.signer() else {
