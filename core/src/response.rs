@@ -7,7 +7,11 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::json;
 
 /// What the handler decided.
+///
+/// `#[non_exhaustive]`: a new kind of outcome is not a breaking change;
+/// code outside snodo builds outcomes but never needs to match on them.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Outcome {
     /// A final result object (`resultType` is stamped `"complete"`).
     Complete(Value),
