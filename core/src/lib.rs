@@ -1,24 +1,27 @@
 //! snodo: MCP multi round-trip requests (MRTR, protocol revision 2026-07-28)
 //! done right, once, for servers in any language.
 //!
-//! Table of contents:
+//! Table of contents, bottom up (a module uses only the layers above it in
+//! this list; `core/tests/layers.rs` checks it):
 //!
-//! * [`Engine`] (file `engine.rs`): configuration, `begin` and `decide`.
-//! * `envelope.rs`: reading a request that may be a retry, into a [`Call`].
-//! * `decide.rs`: turning a handler's [`Outcome`] into the JSON-RPC [`Response`].
-//! * `capabilities.rs`: what a client can receive, `-32021`.
-//! * `elicitation.rs`: builders for input requests (the object a server
-//!   asks the client; its map key is the "key").
-//! * `schema.rs`: the restricted form-schema subset and answer validation.
-//! * `token.rs`: sealed continuation tokens (`requestState`) and [`Principal`].
-//! * `json.rs`: strict parsing and the canonical form.
-//! * `error.rs`: the one misuse error type.
-//! * `error_policy.rs`, `result_check.rs`: the wire checks `decide` applies
-//!   to handler errors and final results (issue 13).
-//! * `http_headers.rs`: [`check_http_headers`], the Streamable HTTP headers.
-//! * `tasks.rs`: the Tasks extension hooks ([`check_task_input_requests`]).
-//! * `audience.rs`: the token audience folded into the request binding.
-//! * `elicitation_lint.rs`: the builders' safety heuristics.
+//! 1. `error.rs`: the one misuse error type. `json/`: `strict.rs` (parsing
+//!    attacker-controlled JSON) and `canonical.rs` (the canonical form).
+//! 2. Leaf rules: `answer.rs` ([`Answer`]), `schema/` (the form-schema
+//!    subset and answer validation), `audience.rs` (the token audience),
+//!    `error_policy.rs` and `result_check.rs` (the wire checks on handler
+//!    errors and final results).
+//! 3. Protocol objects: `token/` (`keys`, `principal`, `reason`, `payload`,
+//!    `binding`, `seal`: sealed `requestState` tokens), `elicitation/`
+//!    (`build`, `url`, `validate`, `read`, `sampling`, `lint`: input
+//!    requests, the object a server asks; its map key is the "key"),
+//!    `capabilities.rs` (what a client can receive, `-32021`).
+//! 4. `tasks.rs`: the Tasks extension hooks.
+//! 5. `call.rs` ([`Call`]), `response.rs` ([`Outcome`], [`Response`]),
+//!    `config/` ([`Config`] and the one table of limits, [`LIMITS`]).
+//! 6. `policy.rs`: a validated config as policy + token sealer + clock.
+//! 7. `begin.rs` and `decide.rs`: the two steps, functions of policy,
+//!    sealer and clock; `http_headers.rs` ([`check_http_headers`]).
+//! 8. `engine.rs`: [`Engine`], the thin front that holds them.
 //!
 //! Every public item is re-exported here, at one path; the modules are
 //! private.
