@@ -34,7 +34,7 @@ pub const DEFAULT_CLOCK_SKEW_SECS: u64 = 60;
 
 /// Engine configuration. Build with [`Config::new`], adjust fields (or set
 /// limits by name with [`Config::set_limit`], the schema in
-/// [`LIMITS`](crate::LIMITS)), then [`Engine::new`] validates it.
+/// [`LIMITS`](crate::LIMITS)), then [`Engine::new`](crate::Engine::new) validates it.
 ///
 /// `#[non_exhaustive]`: build it with [`Config::new`], so that a new limit
 /// is not a breaking change.
