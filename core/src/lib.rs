@@ -19,6 +19,9 @@
 //! * `tasks.rs`: the Tasks extension hooks ([`check_task_input_requests`]).
 //! * `audience.rs`: the token audience folded into the request binding.
 //! * `elicitation_lint.rs`: the builders' safety heuristics.
+//! * `inspect.rs`: the `snodo-mrtr` command line ([`run_cli`]): a token
+//!   inspector ([`inspect_token`]) and key generator ([`keygen`]), and the
+//!   `SNODO_KEYS` parser ([`parse_keys`]).
 //!
 //! Every public item is re-exported here, at one path; the modules are
 //! private.
@@ -93,6 +96,7 @@ mod envelope;
 mod error;
 mod error_policy;
 mod http_headers;
+mod inspect;
 mod json;
 mod result_check;
 mod schema;
@@ -117,6 +121,10 @@ pub use envelope::{Begin, Call, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META
 pub use error::{Error, ErrorCode, Result};
 pub use http_headers::{
     HEADER_METHOD, HEADER_NAME, HEADER_PROTOCOL_VERSION, check_http_headers, check_http_headers_text,
+};
+pub use inspect::{
+    BindingCheck, CliOutput, InspectOptions, InspectReport, TokenFields, Verdict, decode_token,
+    default_key_id, inspect_token, keygen, parse_keys, run_cli,
 };
 pub use json::{MAX_ARGUMENT_BYTES, MAX_DEPTH, canonicalize, parse_json, to_wire};
 pub use tasks::{
