@@ -35,7 +35,7 @@ fn usage_error(message: &str, help: &str) -> CliOutput {
 
 fn help_main() -> String {
     format!(
-        "{NAME} {version}: inspect snodo continuation tokens (requestState) and make keys.
+        "{NAME}: inspect snodo continuation tokens (requestState) and make keys.
 
 Usage:
   {NAME} keygen [--id ID]
@@ -47,8 +47,7 @@ Commands:
   inspect   print a token's fields; with SNODO_KEYS set, verify it
 
 '{NAME} COMMAND --help' tells more. Key bytes are never printed.
-",
-        version = crate::VERSION
+"
     )
 }
 
