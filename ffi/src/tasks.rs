@@ -1,0 +1,53 @@
+//! The Tasks extension helper: `snodo_check_task_input_requests`.
+
+use std::ffi::c_char;
+
+use snodo::TaskInputCheck;
+
+use crate::error::{Fail, snodo_status};
+use crate::ffi::{OutStr, guard, json};
+
+/// Checks the input requests a `tasks/get` result carries: `task` is the
+/// Task object (JSON text), `capabilities` the ClientCapabilities the
+/// `tasks/get` request declared. An `input_required` task must carry a
+/// non-empty `inputRequests` object of valid input requests under valid
+/// keys; any other status none.
+///
+/// On OK `*out` is a new JSON string owned by the caller (free with
+/// `snodo_string_free`): `{}` when the client can receive them all, else
+/// the capabilities it lacks (shaped as `snodo_missing_capabilities`
+/// returns them). A malformed task is ARGUMENT, the last error naming the
+/// field. `out_len` may be NULL.
+///
+/// Statuses: OK, ARGUMENT (malformed task), JSON, INVALID_UTF8,
+/// NULL_ARGUMENT, PANIC. Thread-safe.
+///
+/// # Safety
+///
+/// `task` and `capabilities` valid for their lengths; `out` valid for one
+/// pointer write; `out_len` NULL or valid for one `size_t` write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn snodo_check_task_input_requests(
+    task: *const u8,
+    task_len: usize,
+    capabilities: *const u8,
+    capabilities_len: usize,
+    out: *mut *mut c_char,
+    out_len: *mut usize,
+) -> snodo_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let task = unsafe { json(task, task_len, "task") }?;
+        // SAFETY: caller contract.
+        let caps = unsafe { json(capabilities, capabilities_len, "capabilities") }?;
+        let out = OutStr::new(out, out_len)?;
+        let missing = match snodo::check_task_input_requests(&task, &caps) {
+            Ok(()) => serde_json::Value::Object(serde_json::Map::new()),
+            Err(TaskInputCheck::MissingCapabilities(m)) => m,
+            Err(TaskInputCheck::Invalid(why)) => return Err(Fail::new(snodo_status::Argument, why)),
+        };
+        // SAFETY: caller contract.
+        unsafe { out.write_json(&missing) };
+        Ok(())
+    })
+}
