@@ -12,6 +12,7 @@ mod builders;
 mod convert;
 mod engine;
 mod errors;
+mod inspect;
 
 #[pymodule]
 #[pyo3(name = "_native")]
@@ -30,6 +31,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(builders::missing_capabilities, m)?)?;
     m.add_function(wrap_pyfunction!(builders::filter_supported, m)?)?;
     m.add_function(wrap_pyfunction!(builders::canonicalize, m)?)?;
+    m.add_function(wrap_pyfunction!(inspect::run_cli, m)?)?;
     m.add_function(wrap_pyfunction!(builders::binding_digest, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_register_errors, m)?)?;
     m.add("ERROR_CODES", errors::error_codes(py)?)?;
