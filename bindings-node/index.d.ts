@@ -166,6 +166,16 @@ export declare function checkHttpHeaders(headers: Array<[string, string]> | stri
  */
 export declare function checkTaskInputRequests(task: Record<string, any> | string | Buffer, capabilities: Record<string, any> | string | Buffer): Record<string, any>
 
+/** What the `snodo-mrtr` command prints and how it exits. */
+export interface CliOutput {
+  /** Text for standard output. */
+  stdout: string
+  /** Text for standard error. */
+  stderr: string
+  /** 0 ok, 1 token refused or undecodable, 2 usage or configuration error. */
+  exitCode: number
+}
+
 /** Outcome: a final result (`resultType` is stamped `"complete"`). */
 export declare function complete(result: Record<string, any>): Outcome
 
@@ -364,6 +374,13 @@ export interface Response {
   /** The message as compact JSON text, exact: this is what to send. */
   json: string
 }
+
+/**
+ * Runs the `snodo-mrtr` command line `args` (without the program name)
+ * with `keys` (the value of `SNODO_KEYS`, or null) at `now` (Unix seconds;
+ * absent = the system clock). Throws `ARGUMENT` on a negative `now`.
+ */
+export declare function runCli(args: Array<string>, keys?: string | undefined | null, now?: number | undefined | null): CliOutput
 
 /**
  * A sampling (`sampling/createMessage`) input request. Throws `SAMPLING`.

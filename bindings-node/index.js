@@ -853,6 +853,7 @@ module.exports.inputRequired = nativeBinding.inputRequired
 module.exports.listRoots = nativeBinding.listRoots
 module.exports.missingCapabilities = nativeBinding.missingCapabilities
 module.exports.raw = nativeBinding.raw
+module.exports.runCli = nativeBinding.runCli
 module.exports.sampling = nativeBinding.sampling
 module.exports.SnodoErrorCode = nativeBinding.SnodoErrorCode
 module.exports.TOKEN_REASONS = nativeBinding.TOKEN_REASONS

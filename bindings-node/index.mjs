@@ -24,6 +24,7 @@ export const {
   listRoots,
   missingCapabilities,
   raw,
+  runCli,
   sampling,
   toolError,
   version,

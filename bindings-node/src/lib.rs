@@ -29,6 +29,7 @@ pub mod config;
 pub mod elicitation;
 pub mod engine;
 pub mod error;
+pub mod inspect;
 pub mod http_headers;
 pub mod json;
 pub mod response;
