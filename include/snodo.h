@@ -833,6 +833,23 @@ const char *snodo_status_name(int status);
 // valid for one `size_t` write.
 snodo_status snodo_last_error(char **out, size_t *out_len);
 
+// Copies the reason of the last failure on this thread into `*out` when it
+// was a token that failed to open (TOKEN from `snodo_engine_open`): the
+// core's stable reason name, e.g. `"expired"` or `"signature"` (the same
+// names as Python's `.reason` and Node's `err.reason`). `""` otherwise.
+//
+// The same rules as `snodo_last_error`: read it on the same thread, right
+// after the failing call; reading does not clear it. The string is owned
+// by the caller (free with `snodo_string_free`); `out_len` may be NULL.
+//
+// Statuses: OK; NULL_ARGUMENT if `out` is NULL; PANIC. Thread-safe.
+//
+// # Safety
+//
+// `out` must be NULL or valid for one pointer write; `out_len` NULL or
+// valid for one `size_t` write.
+snodo_status snodo_last_token_reason(char **out, size_t *out_len);
+
 // Frees a string that snodo returned (any `char **out` of this API).
 //
 // NULL is a no-op. Passing any other pointer (a string not from snodo, or
@@ -948,10 +965,10 @@ snodo_status snodo_response_diagnostic(const snodo_response *response, char **ou
 // On OK `*out` is a new JSON string owned by the caller (free with
 // `snodo_string_free`): `{}` when the client can receive them all, else
 // the capabilities it lacks (shaped as `snodo_missing_capabilities`
-// returns them). A malformed task is ARGUMENT, the last error naming the
-// field. `out_len` may be NULL.
+// returns them). A malformed task is INPUT_REQUEST (as in Python), the
+// last error naming the field. `out_len` may be NULL.
 //
-// Statuses: OK, ARGUMENT (malformed task), JSON, INVALID_UTF8,
+// Statuses: OK, INPUT_REQUEST (malformed task), JSON, INVALID_UTF8,
 // NULL_ARGUMENT, PANIC. Thread-safe.
 //
 // # Safety
@@ -964,6 +981,18 @@ snodo_status snodo_check_task_input_requests(const uint8_t *task,
                                              size_t capabilities_len,
                                              char **out,
                                              size_t *out_len);
+
+// Whether `capabilities` (a ClientCapabilities JSON object) declares the
+// Tasks extension (`extensions["io.modelcontextprotocol/tasks"]`, an
+// object): only then may a `tools/call` outcome be a `CreateTaskResult`.
+//
+// Statuses: OK, JSON, INVALID_UTF8, NULL_ARGUMENT, PANIC. Thread-safe.
+//
+// # Safety
+//
+// `capabilities` valid for `capabilities_len` bytes; `out` valid for one
+// `bool` write.
+snodo_status snodo_declares_tasks(const uint8_t *capabilities, size_t capabilities_len, bool *out);
 
 // Computes the request binding digest: SHA-256 over a domain label, the
 // method, and the canonical form of `params` (a JSON object; its top-level

@@ -13,7 +13,7 @@ use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char, c_int};
 use std::sync::LazyLock;
 
-use snodo::{Error, ErrorCode};
+use snodo::{Error, ErrorCode, TokenError, TokenReason};
 
 /// The status every fallible libsnodo function returns.
 ///
@@ -185,20 +185,28 @@ impl snodo_status {
     }
 }
 
-/// A failure on its way to the C caller: a status and a detail message.
+/// A failure on its way to the C caller: a status, a detail message, and
+/// for a token that failed to open, the core's reason.
 #[derive(Debug)]
 pub(crate) struct Fail {
     pub status: snodo_status,
     pub detail: String,
+    pub reason: Option<TokenReason>,
 }
 
 impl Fail {
     pub(crate) fn new(status: snodo_status, detail: impl Into<String>) -> Fail {
-        Fail { status, detail: detail.into() }
+        Fail { status, detail: detail.into(), reason: None }
     }
 
     pub(crate) fn null(what: &str) -> Fail {
         Fail::new(snodo_status::NullArgument, format!("{what}: NULL"))
+    }
+
+    /// TOKEN with the core's one message, keeping the reason for
+    /// `snodo_last_token_reason`.
+    pub(crate) fn from_token(e: TokenError) -> Fail {
+        Fail { reason: Some(e.reason), ..Fail::from(Error::from(e)) }
     }
 }
 
@@ -219,6 +227,15 @@ pub(crate) fn set_last_error(fail: Option<Fail>) {
             *slot = fail;
         }
     });
+}
+
+fn last_token_reason() -> Option<&'static str> {
+    LAST_ERROR
+        .try_with(|slot| {
+            slot.try_borrow().ok().and_then(|f| f.as_ref().and_then(|f| f.reason)).map(TokenReason::name)
+        })
+        .ok()
+        .flatten()
 }
 
 pub(crate) fn last_error_detail() -> String {
@@ -276,6 +293,32 @@ pub unsafe extern "C" fn snodo_last_error(out: *mut *mut c_char, out_len: *mut u
         let detail = last_error_detail();
         // SAFETY: the caller passed valid out-pointers (see # Safety).
         unsafe { out.write(detail.as_bytes()) };
+        Ok(())
+    })
+}
+
+/// Copies the reason of the last failure on this thread into `*out` when it
+/// was a token that failed to open (TOKEN from `snodo_engine_open`): the
+/// core's stable reason name, e.g. `"expired"` or `"signature"` (the same
+/// names as Python's `.reason` and Node's `err.reason`). `""` otherwise.
+///
+/// The same rules as `snodo_last_error`: read it on the same thread, right
+/// after the failing call; reading does not clear it. The string is owned
+/// by the caller (free with `snodo_string_free`); `out_len` may be NULL.
+///
+/// Statuses: OK; NULL_ARGUMENT if `out` is NULL; PANIC. Thread-safe.
+///
+/// # Safety
+///
+/// `out` must be NULL or valid for one pointer write; `out_len` NULL or
+/// valid for one `size_t` write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn snodo_last_token_reason(out: *mut *mut c_char, out_len: *mut usize) -> snodo_status {
+    crate::ffi::guard_keep_error(|| {
+        let out = crate::ffi::OutStr::new(out, out_len)?;
+        let reason = last_token_reason().unwrap_or("");
+        // SAFETY: the caller passed valid out-pointers (see # Safety).
+        unsafe { out.write(reason.as_bytes()) };
         Ok(())
     })
 }

@@ -1,11 +1,12 @@
-//! The Tasks extension helper: `snodo_check_task_input_requests`.
+//! The Tasks extension helpers: `snodo_check_task_input_requests`,
+//! `snodo_declares_tasks`.
 
 use std::ffi::c_char;
 
 use snodo::TaskInputCheck;
 
 use crate::error::{Fail, snodo_status};
-use crate::ffi::{OutStr, guard, json};
+use crate::ffi::{Out, OutStr, guard, json};
 
 /// Checks the input requests a `tasks/get` result carries: `task` is the
 /// Task object (JSON text), `capabilities` the ClientCapabilities the
@@ -16,10 +17,10 @@ use crate::ffi::{OutStr, guard, json};
 /// On OK `*out` is a new JSON string owned by the caller (free with
 /// `snodo_string_free`): `{}` when the client can receive them all, else
 /// the capabilities it lacks (shaped as `snodo_missing_capabilities`
-/// returns them). A malformed task is ARGUMENT, the last error naming the
-/// field. `out_len` may be NULL.
+/// returns them). A malformed task is INPUT_REQUEST (as in Python), the
+/// last error naming the field. `out_len` may be NULL.
 ///
-/// Statuses: OK, ARGUMENT (malformed task), JSON, INVALID_UTF8,
+/// Statuses: OK, INPUT_REQUEST (malformed task), JSON, INVALID_UTF8,
 /// NULL_ARGUMENT, PANIC. Thread-safe.
 ///
 /// # Safety
@@ -44,10 +45,36 @@ pub unsafe extern "C" fn snodo_check_task_input_requests(
         let missing = match snodo::check_task_input_requests(&task, &caps) {
             Ok(()) => serde_json::Value::Object(serde_json::Map::new()),
             Err(TaskInputCheck::MissingCapabilities(m)) => m,
-            Err(TaskInputCheck::Invalid(why)) => return Err(Fail::new(snodo_status::Argument, why)),
+            Err(TaskInputCheck::Invalid(why)) => return Err(Fail::new(snodo_status::InputRequest, why)),
         };
         // SAFETY: caller contract.
         unsafe { out.write_json(&missing) };
+        Ok(())
+    })
+}
+
+/// Whether `capabilities` (a ClientCapabilities JSON object) declares the
+/// Tasks extension (`extensions["io.modelcontextprotocol/tasks"]`, an
+/// object): only then may a `tools/call` outcome be a `CreateTaskResult`.
+///
+/// Statuses: OK, JSON, INVALID_UTF8, NULL_ARGUMENT, PANIC. Thread-safe.
+///
+/// # Safety
+///
+/// `capabilities` valid for `capabilities_len` bytes; `out` valid for one
+/// `bool` write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn snodo_declares_tasks(
+    capabilities: *const u8,
+    capabilities_len: usize,
+    out: *mut bool,
+) -> snodo_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let caps = unsafe { json(capabilities, capabilities_len, "capabilities") }?;
+        let out = Out::new(out, "out")?;
+        // SAFETY: caller contract.
+        unsafe { out.write(snodo::declares_tasks(&caps)) };
         Ok(())
     })
 }

@@ -255,9 +255,22 @@ static void test_issue_13_api(void) {
     CHECK_OK(snodo_check_http_headers(&pv, 1, S("{not json"), &r));
     CHECK(r == NULL, "non-JSON body left to begin");
 
-    /* A malformed task is ARGUMENT naming the field. */
-    CHECK(snodo_check_task_input_requests(S("[]"), S("{}"), &text, NULL) == SNODO_STATUS_ARGUMENT, "task array");
-    CHECK(strcmp(last_error_text(), "ARGUMENT: task: must be an object") == 0, "%s", last_error_text());
+    /* The token reason accessor is empty unless the last failure was a
+     * token that failed to open. */
+    char *reason = NULL;
+    CHECK_OK(snodo_last_token_reason(&reason, NULL));
+    CHECK(reason && strcmp(reason, "") == 0, "no token reason after a header failure");
+    snodo_string_free(reason);
+    CHECK(snodo_last_token_reason(NULL, NULL) == SNODO_STATUS_NULL_ARGUMENT, "reason out NULL");
+
+    /* A malformed task is INPUT_REQUEST naming the field. */
+    CHECK(snodo_check_task_input_requests(S("[]"), S("{}"), &text, NULL) == SNODO_STATUS_INPUT_REQUEST, "task array");
+    CHECK(strcmp(last_error_text(), "INPUT_REQUEST: task: must be an object") == 0, "%s", last_error_text());
+    bool declared = true;
+    CHECK_OK(snodo_declares_tasks(S("{\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}}"), &declared));
+    CHECK(declared, "tasks declared");
+    CHECK_OK(snodo_declares_tasks(S("{\"extensions\":{\"io.modelcontextprotocol/tasks\":true}}"), &declared));
+    CHECK(!declared, "tasks: true is not a declaration");
     case_end("issue 13 C API: limits by name, audience, strict answers, input_responses, headers, tasks");
 }
 

@@ -317,9 +317,17 @@ static void run_token(const jval *file_cfg, const jval *t, sealed_t *sealed, siz
             CHECK(st == SNODO_STATUS_TOKEN && strncmp(detail, prefix, plen) == 0 && dlen > plen &&
                       detail[dlen - 1] == ')',
                   "open: %s", detail);
+            /* The reason comes from its accessor and must be the one the
+             * message names. */
+            char *reason = NULL;
+            CHECK_OK(snodo_last_token_reason(&reason, NULL));
+            CHECK(reason && dlen > plen && strlen(reason) == dlen - plen - 1 &&
+                      strncmp(reason, detail + plen, dlen - plen - 1) == 0,
+                  "reason %s vs %s", reason ? reason : "NULL", detail);
             sb_str(&out, "{\"reason\":");
-            json_write_string(detail + plen, dlen > plen ? dlen - plen - 1 : 0, &out);
+            json_write_string(reason ? reason : "", reason ? strlen(reason) : 0, &out);
             sb_str(&out, "}");
+            snodo_string_free(reason);
         }
         snodo_string_free(opened);
         free(tok);
@@ -380,11 +388,11 @@ static void run_builder(const jval *t) {
     else if (json_is(op, "elicit_url_without_lint")) st = snodo_elicit_url_without_lint(msg, ml, url, ul, &res, NULL);
     else if (json_is(op, "sampling") || json_is(op, "list_roots")) st = deprecated_builder(op, params, &res);
     else if (json_is(op, "task_input_requests")) {
-        /* C has no INVALID_TASK status: a malformed task is ARGUMENT
-         * (docs/api.md), which the vectors spell INVALID_TASK. */
+        /* A malformed task is INPUT_REQUEST in C and Python (docs/api.md);
+         * the vectors spell that verdict INVALID_TASK. */
         field = "missing";
         st = snodo_check_task_input_requests(SZ(task), SZ(caps), &res, NULL);
-        if (st == SNODO_STATUS_ARGUMENT) {
+        if (st == SNODO_STATUS_INPUT_REQUEST) {
             sbuf e = {0};
             sb_str(&e, "{\"error\":\"INVALID_TASK\"}");
             CHECK(json_is(json_get(t, "result"), "invalid"), "result");
@@ -634,11 +642,14 @@ static int run_consistency(const jval *cfg, const jval *t) {
             sb_str(&out, opened);
             sb_str(&out, "}");
         } else {
-            /* The message ends with "(<reason>)": the reason is read from it. */
-            const char *detail = last_error_text(), *open_paren = strrchr(detail, '(');
+            /* The reason from its accessor; the message from the last error. */
+            const char *detail = last_error_text();
             size_t dl = strlen(detail);
+            char *reason = NULL;
+            CHECK_OK(snodo_last_token_reason(&reason, NULL));
             sb_str(&out, "{\"error\":\"TOKEN\",\"reason\":");
-            json_write_string(open_paren ? open_paren + 1 : "", open_paren ? (size_t)(detail + dl - 1 - open_paren - 1) : 0, &out);
+            json_write_string(reason ? reason : "", reason ? strlen(reason) : 0, &out);
+            snodo_string_free(reason);
             sb_str(&out, ",\"message\":");
             json_write_string(detail + 7, dl > 7 ? dl - 7 : 0, &out);
             sb_str(&out, "}");
