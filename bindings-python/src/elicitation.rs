@@ -1,12 +1,11 @@
-//! Free functions: input-request builders, capability helpers, and the
-//! canonical-JSON and binding primitives used by the vectors.
+//! Input-request builders: form and URL elicitation (with and without the
+//! core's safety lint), and the deprecated sampling and roots requests.
 
 use pyo3::exceptions::PyDeprecationWarning;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
 
-use crate::convert::{object_arg, text_bytes, to_py, to_value};
-use crate::errors::to_py_err;
+use crate::error::to_py_err;
+use crate::json::{object_arg, to_py};
 
 /// A form elicitation request (`elicitation/create`, `"mode": "form"`).
 #[pyfunction]
@@ -24,6 +23,30 @@ pub fn elicit_form<'py>(
 #[pyfunction]
 pub fn elicit_url<'py>(py: Python<'py>, message: &str, url: &str) -> PyResult<Bound<'py, PyAny>> {
     let request = snodo::elicit_url(message, url).map_err(|e| to_py_err(py, &e))?;
+    to_py(py, &request)
+}
+
+/// `elicit_form` without the secret-field and URL-in-message heuristics:
+/// for a field the lint misreads (docs/policies.md). The schema checks stay.
+#[pyfunction]
+pub fn elicit_form_without_lint<'py>(
+    py: Python<'py>,
+    message: &str,
+    schema: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let schema = object_arg(schema, "schema")?;
+    let request = snodo::elicit_form_without_lint(message, &schema).map_err(|e| to_py_err(py, &e))?;
+    to_py(py, &request)
+}
+
+/// `elicit_url` without the credential/PII query-parameter heuristic.
+#[pyfunction]
+pub fn elicit_url_without_lint<'py>(
+    py: Python<'py>,
+    message: &str,
+    url: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let request = snodo::elicit_url_without_lint(message, url).map_err(|e| to_py_err(py, &e))?;
     to_py(py, &request)
 }
 
@@ -49,53 +72,4 @@ pub fn list_roots(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
     #[allow(deprecated)]
     let request = snodo::list_roots();
     to_py(py, &request)
-}
-
-/// The capabilities the client must add to receive every request, shaped
-/// like `ClientCapabilities`; `{}` when all can be sent.
-#[pyfunction]
-pub fn missing_capabilities<'py>(
-    py: Python<'py>,
-    requests: &Bound<'py, PyAny>,
-    capabilities: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyAny>> {
-    let requests = to_value(requests)?;
-    let caps = object_arg(capabilities, "capabilities")?;
-    to_py(py, &snodo::missing_capabilities(&requests, &caps).map_err(|e| to_py_err(py, &e))?)
-}
-
-/// Keeps, in order, only the requests the client can receive.
-#[pyfunction]
-pub fn filter_supported<'py>(
-    py: Python<'py>,
-    requests: &Bound<'py, PyAny>,
-    capabilities: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyAny>> {
-    // The core reads the requests: an object (dict) by key, else ARGUMENT.
-    let requests = to_value(requests)?;
-    let caps = object_arg(capabilities, "capabilities")?;
-    to_py(py, &snodo::filter_supported(&requests, &caps).map_err(|e| to_py_err(py, &e))?)
-}
-
-/// The canonical form of a JSON text (docs/canonical-json.md).
-#[pyfunction]
-pub fn canonicalize(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<String> {
-    let bytes = text_bytes(text)?;
-    py.detach(|| snodo::canonicalize(&bytes)).map_err(|e| to_py_err(py, &e))
-}
-
-/// The 32-byte request binding of `method` and `params` (JSON text or dict).
-#[pyfunction]
-pub fn binding_digest<'py>(
-    py: Python<'py>,
-    method: &str,
-    params: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyBytes>> {
-    let digest = if params.is_instance_of::<PyString>() || params.is_instance_of::<PyBytes>() {
-        snodo::binding_digest_text(method, text_bytes(params)?)
-    } else {
-        snodo::binding_digest(method, &to_value(params)?)
-    };
-    let digest = digest.map_err(|e| to_py_err(py, &e))?;
-    Ok(PyBytes::new(py, &digest))
 }
