@@ -180,6 +180,13 @@ export interface CliOutput {
 export declare function complete(result: Record<string, any>): Outcome
 
 /**
+ * Whether client capabilities declare the Tasks extension
+ * (`extensions["io.modelcontextprotocol/tasks"]`, an object): when a
+ * `tools/call` may be answered with a task.
+ */
+export declare function declaresTasks(capabilities: Record<string, any> | string | Buffer): boolean
+
+/**
  * A form-elicitation input request: `message` and a flat
  * `requestedSchema` (JSON text or object). Throws `SCHEMA` if the schema is
  * outside the spec's subset.

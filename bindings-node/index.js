@@ -842,6 +842,7 @@ module.exports.canonicalize = nativeBinding.canonicalize
 module.exports.checkHttpHeaders = nativeBinding.checkHttpHeaders
 module.exports.checkTaskInputRequests = nativeBinding.checkTaskInputRequests
 module.exports.complete = nativeBinding.complete
+module.exports.declaresTasks = nativeBinding.declaresTasks
 module.exports.elicitForm = nativeBinding.elicitForm
 module.exports.elicitFormWithoutLint = nativeBinding.elicitFormWithoutLint
 module.exports.elicitUrl = nativeBinding.elicitUrl

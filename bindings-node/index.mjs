@@ -14,6 +14,7 @@ export const {
   checkTaskInputRequests,
   canonicalize,
   complete,
+  declaresTasks,
   elicitForm,
   elicitFormWithoutLint,
   elicitUrl,

@@ -27,3 +27,14 @@ pub fn check_task_input_requests<'e>(
         Err(TaskInputCheck::Invalid(why)) => Err(error(ErrorCode::InputRequest, why)),
     }
 }
+
+/// Whether client capabilities declare the Tasks extension
+/// (`extensions["io.modelcontextprotocol/tasks"]`, an object): when a
+/// `tools/call` may be answered with a task.
+#[napi(catch_unwind)]
+pub fn declares_tasks(
+    env: &Env,
+    #[napi(ts_arg_type = "Record<string, any> | string | Buffer")] capabilities: Unknown,
+) -> Result<bool> {
+    Ok(snodo::declares_tasks(&json::read(env, capabilities, "capabilities")?))
+}
