@@ -123,7 +123,7 @@ typedef struct snodo_engine snodo_engine;
 typedef struct snodo_response snodo_response;
 
 // One HTTP request header as received: name and value, each a pointer +
-// length of UTF-8 text (no NUL needed). Names compare case-insensitively;
+// length (no NUL needed): UTF-8, or else read as Latin-1. Names compare case-insensitively;
 // pass repeated headers as separate entries (a standard header sent twice
 // is a mismatch, so do not join them).
 typedef struct {
@@ -871,8 +871,8 @@ void snodo_string_free(char *s);
 // `snodo_engine_begin` (NULL here, `-32700` there). `headers` may be NULL
 // when `headers_len` is 0.
 //
-// Statuses: OK, INVALID_UTF8 (a header name or value), NULL_ARGUMENT,
-// ARGUMENT (a length too large), PANIC. Thread-safe.
+// Statuses: OK, NULL_ARGUMENT, ARGUMENT (a length too large), PANIC.
+// Thread-safe.
 //
 // # Safety
 //

@@ -7,8 +7,64 @@
 
 use std::ffi::c_char;
 
+use serde_json::Value;
+
 use crate::error::snodo_status;
 use crate::ffi::{OutStr, guard, json, text};
+
+/// The body of both form builders (with and without the lint).
+///
+/// # Safety
+///
+/// As `snodo_elicit_form`.
+unsafe fn form(
+    message: *const u8,
+    message_len: usize,
+    schema: *const u8,
+    schema_len: usize,
+    out: *mut *mut c_char,
+    out_len: *mut usize,
+    build: fn(&str, &Value) -> snodo::Result<Value>,
+) -> snodo_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let message = unsafe { text(message, message_len, "message") }?;
+        // SAFETY: caller contract.
+        let schema = unsafe { json(schema, schema_len, "schema") }?;
+        let out = OutStr::new(out, out_len)?;
+        let request = build(message, &schema)?;
+        // SAFETY: caller contract.
+        unsafe { out.write_json(&request) };
+        Ok(())
+    })
+}
+
+/// The body of both URL builders (with and without the lint).
+///
+/// # Safety
+///
+/// As `snodo_elicit_url`.
+unsafe fn url_request(
+    message: *const u8,
+    message_len: usize,
+    url: *const u8,
+    url_len: usize,
+    out: *mut *mut c_char,
+    out_len: *mut usize,
+    build: fn(&str, &str) -> snodo::Result<Value>,
+) -> snodo_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let message = unsafe { text(message, message_len, "message") }?;
+        // SAFETY: caller contract.
+        let url = unsafe { text(url, url_len, "url") }?;
+        let out = OutStr::new(out, out_len)?;
+        let request = build(message, url)?;
+        // SAFETY: caller contract.
+        unsafe { out.write_json(&request) };
+        Ok(())
+    })
+}
 
 /// Builds a form-mode `elicitation/create` request from a message and a
 /// `requestedSchema` (JSON text; the spec's flat subset, strict keyword
@@ -33,17 +89,8 @@ pub unsafe extern "C" fn snodo_elicit_form(
     out: *mut *mut c_char,
     out_len: *mut usize,
 ) -> snodo_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let message = unsafe { text(message, message_len, "message") }?;
-        // SAFETY: caller contract.
-        let schema = unsafe { json(schema, schema_len, "schema") }?;
-        let out = OutStr::new(out, out_len)?;
-        let request = snodo::elicit_form(message, &schema)?;
-        // SAFETY: caller contract.
-        unsafe { out.write_json(&request) };
-        Ok(())
-    })
+    // SAFETY: caller contract.
+    unsafe { form(message, message_len, schema, schema_len, out, out_len, snodo::elicit_form) }
 }
 
 /// Builds a URL-mode `elicitation/create` request. The URL must be http or
@@ -67,17 +114,8 @@ pub unsafe extern "C" fn snodo_elicit_url(
     out: *mut *mut c_char,
     out_len: *mut usize,
 ) -> snodo_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let message = unsafe { text(message, message_len, "message") }?;
-        // SAFETY: caller contract.
-        let url = unsafe { text(url, url_len, "url") }?;
-        let out = OutStr::new(out, out_len)?;
-        let request = snodo::elicit_url(message, url)?;
-        // SAFETY: caller contract.
-        unsafe { out.write_json(&request) };
-        Ok(())
-    })
+    // SAFETY: caller contract.
+    unsafe { url_request(message, message_len, url, url_len, out, out_len, snodo::elicit_url) }
 }
 
 /// `snodo_elicit_form` without the safety lint (issue 13): for a field the
@@ -102,17 +140,8 @@ pub unsafe extern "C" fn snodo_elicit_form_without_lint(
     out: *mut *mut c_char,
     out_len: *mut usize,
 ) -> snodo_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let message = unsafe { text(message, message_len, "message") }?;
-        // SAFETY: caller contract.
-        let schema = unsafe { json(schema, schema_len, "schema") }?;
-        let out = OutStr::new(out, out_len)?;
-        let request = snodo::elicit_form_without_lint(message, &schema)?;
-        // SAFETY: caller contract.
-        unsafe { out.write_json(&request) };
-        Ok(())
-    })
+    // SAFETY: caller contract.
+    unsafe { form(message, message_len, schema, schema_len, out, out_len, snodo::elicit_form_without_lint) }
 }
 
 /// `snodo_elicit_url` without the safety lint (issue 13): for a query
@@ -136,17 +165,8 @@ pub unsafe extern "C" fn snodo_elicit_url_without_lint(
     out: *mut *mut c_char,
     out_len: *mut usize,
 ) -> snodo_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let message = unsafe { text(message, message_len, "message") }?;
-        // SAFETY: caller contract.
-        let url = unsafe { text(url, url_len, "url") }?;
-        let out = OutStr::new(out, out_len)?;
-        let request = snodo::elicit_url_without_lint(message, url)?;
-        // SAFETY: caller contract.
-        unsafe { out.write_json(&request) };
-        Ok(())
-    })
+    // SAFETY: caller contract.
+    unsafe { url_request(message, message_len, url, url_len, out, out_len, snodo::elicit_url_without_lint) }
 }
 
 /// Deprecated in MCP 2026-07-28 (prefer elicitation): builds a

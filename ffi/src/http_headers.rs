@@ -3,11 +3,13 @@
 //! core's `check_http_headers_text`.
 
 use crate::error::{Fail, snodo_status};
-use crate::ffi::{Out, bytes, guard, into_handle, text};
+use std::borrow::Cow;
+
+use crate::ffi::{Out, bytes, guard, into_handle};
 use crate::response::snodo_response;
 
 /// One HTTP request header as received: name and value, each a pointer +
-/// length of UTF-8 text (no NUL needed). Names compare case-insensitively;
+/// length (no NUL needed): UTF-8, or else read as Latin-1. Names compare case-insensitively;
 /// pass repeated headers as separate entries (a standard header sent twice
 /// is a mismatch, so do not join them).
 #[allow(non_camel_case_types)]
@@ -24,6 +26,18 @@ pub struct snodo_header {
     pub value_len: usize,
 }
 
+/// Header bytes as text: UTF-8 when they are UTF-8, else each byte as its
+/// Latin-1 character (HTTP's obs-text; what Python's binding does with
+/// `bytes`). Such a value never equals the request's field unless the
+/// field holds the same characters, so bad bytes end as a mismatch
+/// (-32020), never as a C-only status.
+fn header_text(b: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(b) {
+        Ok(t) => Cow::Borrowed(t),
+        Err(_) => Cow::Owned(b.iter().map(|&c| char::from(c)).collect()),
+    }
+}
+
 /// Checks the headers of an HTTP POST against the JSON-RPC request it
 /// carries (the body text as received), before `snodo_engine_begin`.
 ///
@@ -34,8 +48,8 @@ pub struct snodo_header {
 /// `snodo_engine_begin` (NULL here, `-32700` there). `headers` may be NULL
 /// when `headers_len` is 0.
 ///
-/// Statuses: OK, INVALID_UTF8 (a header name or value), NULL_ARGUMENT,
-/// ARGUMENT (a length too large), PANIC. Thread-safe.
+/// Statuses: OK, NULL_ARGUMENT, ARGUMENT (a length too large), PANIC.
+/// Thread-safe.
 ///
 /// # Safety
 ///
@@ -64,14 +78,15 @@ pub unsafe extern "C" fn snodo_check_http_headers(
             // SAFETY: non-NULL and valid for headers_len entries (caller contract).
             unsafe { std::slice::from_raw_parts(headers, headers_len) }
         };
-        let mut pairs = Vec::with_capacity(entries.len());
+        let mut owned = Vec::with_capacity(entries.len());
         for h in entries {
             // SAFETY: each entry points to its stated lengths (caller contract).
-            let name = unsafe { text(h.name, h.name_len, "header name") }?;
+            let name = unsafe { bytes(h.name, h.name_len, "header name") }?;
             // SAFETY: as above.
-            let value = unsafe { text(h.value, h.value_len, "header value") }?;
-            pairs.push((name, value));
+            let value = unsafe { bytes(h.value, h.value_len, "header value") }?;
+            owned.push((header_text(name), header_text(value)));
         }
+        let pairs: Vec<(&str, &str)> = owned.iter().map(|(n, v)| (n.as_ref(), v.as_ref())).collect();
         // SAFETY: caller contract.
         let request = unsafe { bytes(request, request_len, "request") }?;
         let out = Out::new(out_response, "out_response")?;

@@ -3,10 +3,11 @@
 
 use std::ffi::c_char;
 
+use serde_json::{Map, Value};
 use snodo::TaskInputCheck;
 
 use crate::error::{Fail, snodo_status};
-use crate::ffi::{Out, OutStr, guard, json};
+use crate::ffi::{Out, guard, json, json_pair_to_json};
 
 /// Checks the input requests a `tasks/get` result carries: `task` is the
 /// Task object (JSON text), `capabilities` the ClientCapabilities the
@@ -36,21 +37,20 @@ pub unsafe extern "C" fn snodo_check_task_input_requests(
     out: *mut *mut c_char,
     out_len: *mut usize,
 ) -> snodo_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let task = unsafe { json(task, task_len, "task") }?;
-        // SAFETY: caller contract.
-        let caps = unsafe { json(capabilities, capabilities_len, "capabilities") }?;
-        let out = OutStr::new(out, out_len)?;
-        let missing = match snodo::check_task_input_requests(&task, &caps) {
-            Ok(()) => serde_json::Value::Object(serde_json::Map::new()),
-            Err(TaskInputCheck::MissingCapabilities(m)) => m,
-            Err(TaskInputCheck::Invalid(why)) => return Err(Fail::new(snodo_status::InputRequest, why)),
-        };
-        // SAFETY: caller contract.
-        unsafe { out.write_json(&missing) };
-        Ok(())
-    })
+    // SAFETY: caller contract.
+    unsafe {
+        json_pair_to_json(
+            (task, task_len, "task"),
+            (capabilities, capabilities_len, "capabilities"),
+            out,
+            out_len,
+            |t, c| match snodo::check_task_input_requests(t, c) {
+                Ok(()) => Ok(Value::Object(Map::new())),
+                Err(TaskInputCheck::MissingCapabilities(m)) => Ok(m),
+                Err(TaskInputCheck::Invalid(why)) => Err(Fail::new(snodo_status::InputRequest, why)),
+            },
+        )
+    }
 }
 
 /// Whether `capabilities` (a ClientCapabilities JSON object) declares the

@@ -247,9 +247,20 @@ static void test_issue_13_api(void) {
     snodo_response_free(r);
     r = NULL;
     CHECK(snodo_check_http_headers(NULL, 1, SZ(req), &r) == SNODO_STATUS_NULL_ARGUMENT, "NULL headers");
-    snodo_header bad = {(const uint8_t *)"Mcp-Method", 10, (const uint8_t *)"\xff", 1};
-    CHECK(snodo_check_http_headers(&bad, 1, SZ(req), &r) == SNODO_STATUS_INVALID_UTF8, "non-UTF-8 value");
-    CHECK(r == NULL, "no response on failure");
+    /* A value that is not UTF-8 is read as Latin-1: here a mismatch. */
+    snodo_header bad[] = {{(const uint8_t *)"MCP-Protocol-Version", 20, (const uint8_t *)"2026-07-28", 10},
+                          {(const uint8_t *)"Mcp-Method", 10, (const uint8_t *)"tools/call\xff", 11},
+                          {(const uint8_t *)"Mcp-Name", 8, (const uint8_t *)"t", 1}};
+    CHECK_OK(snodo_check_http_headers(bad, 3, SZ(req), &r));
+    char *body = NULL;
+    if (r) CHECK_OK(snodo_response_body(r, &body, NULL));
+    CHECK(body && strstr(body, "-32020") && strstr(body, "Mcp-Method"), "Latin-1 value mismatch: %s", body ? body : "NULL");
+    snodo_string_free(body);
+    snodo_response_free(r);
+    r = NULL;
+    bad[1].value_len = 10; /* the same headers without the stray byte pass */
+    CHECK_OK(snodo_check_http_headers(bad, 3, SZ(req), &r));
+    CHECK(r == NULL, "matching headers");
     /* A body that is not JSON is left to begin (-32700 there). */
     snodo_header pv = {(const uint8_t *)"MCP-Protocol-Version", 20, (const uint8_t *)"2026-07-28", 10};
     CHECK_OK(snodo_check_http_headers(&pv, 1, S("{not json"), &r));
