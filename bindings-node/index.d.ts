@@ -55,6 +55,12 @@ export declare class Call {
    */
   response(key: string, request: object | string | Buffer): Answer
   /**
+   * The whole `inputResponses` map of this request, read-only and
+   * unvalidated (`{}` when none); `response(key, request)` is the
+   * validated reading.
+   */
+  get inputResponses(): Record<string, any>
+  /**
    * The raw answer for `key`, unvalidated, only for keys asked in the
    * previous round; `null` otherwise. Validate it yourself.
    */
@@ -70,7 +76,7 @@ export declare class Call {
 export declare class Engine {
   /**
    * Validates `config` and builds the engine. Throws `CONFIG` on any
-   * invalid field (the message names it).
+   * invalid field (the message names it as written, e.g. `ttlSecs`).
    */
   constructor(config: EngineConfig)
   /**
@@ -92,25 +98,26 @@ export declare class Engine {
    */
   begin(request: string | Buffer | object, principal: string | null): Call | Response
   /**
-   * Turns the handler's outcome into the response to send. `outcome` is
-   * the JSON spelling (`complete(result)`, `inputRequired(requests,
-   * state)`, `error(code, message, data)`, `toolError(message)`,
-   * `raw(result)`), as an object or as JSON text.
+   * Turns the handler's outcome into the response to send, once per call
+   * (a second decide throws `ALREADY_DECIDED`). `outcome` is the JSON
+   * spelling (`complete(result)`, `inputRequired(requests, state)`,
+   * `error(code, message, data)`, `toolError(message)`, `raw(result)`),
+   * as an object or as JSON text.
    */
   decide(call: Call, outcome: Outcome | string | Buffer): Response
   /**
    * Low-level: seals a token at the engine's time. `input` (object or
-   * JSON text): `{principal, binding | method+params, round, flowStart,
-   * questions, state?}`; `binding` is 64 hex characters.
+   * JSON text): `{principal, binding | method+params, round?, flowStart?,
+   * questions?, state?}`; `binding` is 64 hex characters.
    */
   seal(input: SealInput | string | Buffer): string
   /**
    * Low-level: opens `token` for `principal` and the request `binding`
    * (`bindingDigest(method, params)`, a Buffer or hex) at the engine's
-   * time. Throws `TOKEN` with `err.reason` (see `tokenReasons()`).
+   * time. Throws `TOKEN` with `err.reason` (one of `TOKEN_REASONS`).
    */
   open(token: string, principal: string | null, binding: Buffer | string): Opened
-  /** Unix seconds from the engine's clock (fixed when `now` was given). */
+  /** Unix seconds from the engine's clock (fixed when `fixedTime` was given). */
   now(): number
   /** The configuration without secrets (also what `JSON.stringify` shows). */
   toJSON(): EngineSummary
@@ -141,8 +148,43 @@ export declare function bindingDigest(method: string, params: string | Buffer | 
  */
 export declare function canonicalize(value: string | Buffer | object): string
 
+/**
+ * Checks the Streamable HTTP request-metadata headers (`MCP-Protocol-Version`,
+ * `Mcp-Method`, `Mcp-Name`) against the request (JSON text, Buffer or
+ * object). Returns `null` when the request may go on to `engine.begin`, or
+ * the ready `-32020` response (HTTP 400) to send instead. Text that is not
+ * JSON is left to `begin` (`null`). Pass `req.rawHeaders`: `req.headers`
+ * joins a repeated header, which the check must see twice.
+ */
+export declare function checkHttpHeaders(headers: Array<[string, string]> | string[] | Headers | Map<string, string> | Record<string, string | string[] | undefined>, request: string | Buffer | object): Response | null
+
+/**
+ * The capabilities the client must add to receive the task's input
+ * requests (`{}` when it can receive them all, or the task carries none).
+ * A malformed task or input request throws `INPUT_REQUEST` naming the
+ * field.
+ */
+export declare function checkTaskInputRequests(task: Record<string, any> | string | Buffer, capabilities: Record<string, any> | string | Buffer): Record<string, any>
+
+/** What the `snodo-mrtr` command prints and how it exits. */
+export interface CliOutput {
+  /** Text for standard output. */
+  stdout: string
+  /** Text for standard error. */
+  stderr: string
+  /** 0 ok, 1 token refused or undecodable, 2 usage or configuration error. */
+  exitCode: number
+}
+
 /** Outcome: a final result (`resultType` is stamped `"complete"`). */
 export declare function complete(result: Record<string, any>): Outcome
+
+/**
+ * Whether client capabilities declare the Tasks extension
+ * (`extensions["io.modelcontextprotocol/tasks"]`, an object): when a
+ * `tools/call` may be answered with a task.
+ */
+export declare function declaresTasks(capabilities: Record<string, any> | string | Buffer): boolean
 
 /**
  * A form-elicitation input request: `message` and a flat
@@ -152,35 +194,58 @@ export declare function complete(result: Record<string, any>): Outcome
 export declare function elicitForm(message: string, schema: object | string | Buffer): Record<string, any>
 
 /**
- * A URL-elicitation input request (http/https, host required, no userinfo).
- * Throws `URL`. Accept means consent, not completion.
+ * `elicitForm` without the secret/URL lint on field names and formats:
+ * for a field the heuristic flags wrongly (docs/policies.md). The schema
+ * rules still apply.
+ */
+export declare function elicitFormWithoutLint(message: string, schema: object | string | Buffer): Record<string, any>
+
+/**
+ * A URL-elicitation input request (http/https, host required, no userinfo, no
+ * credential-looking parameters). Throws `URL`. Accept means consent, not completion.
  */
 export declare function elicitUrl(message: string, url: string): Record<string, any>
 
-/** `new Engine(config)`. Every field but `keys` is optional. */
+/**
+ * `elicitUrl` without the credential/PII lint on query and fragment
+ * parameters (docs/policies.md). The URL rules still apply.
+ */
+export declare function elicitUrlWithoutLint(message: string, url: string): Record<string, any>
+
+/**
+ * `new Engine(config)`. Every field but `keys` is optional; the limits'
+ * ranges and defaults are the core's `LIMITS` table (docs/api.md).
+ */
 export interface EngineConfig {
   /** 1 to 8 keys: the first signs, all verify (rotation). */
   keys: Array<EngineKey>
-  /** Token lifetime, 1 to 900 s (default 300). */
+  /** Token lifetime, seconds. */
   ttlSecs?: number
-  /** Most rounds per flow, 1 to 1000 (default 16). */
+  /** Most rounds per flow. */
   maxRounds?: number
-  /** Oldest a flow may get, seconds (default 3600). */
+  /** Oldest a flow may get, seconds. */
   maxFlowAgeSecs?: number
-  /** Largest `requestState`, bytes (default 16384). */
+  /** Largest `requestState`, bytes. */
   maxTokenBytes?: number
-  /** Largest request message `begin` reads, bytes (default 4 MiB). */
+  /** Largest request message `begin` reads, bytes. */
   maxRequestBytes?: number
-  /** Most `inputResponses` entries (default 64). */
+  /** Most `inputResponses` entries. */
   maxInputResponses?: number
+  /** Tolerated clock skew, seconds. */
+  clockSkewSecs?: number
   /** Accepted protocol versions (default `["2026-07-28"]`). */
   supportedVersions?: Array<string>
-  /** Tolerated clock skew, 0 to 300 s (default 60). */
-  clockSkewSecs?: number
   /** `io.modelcontextprotocol/serverInfo` stamped on every result's `_meta`. */
   serverInfo?: Record<string, any>
   /** A fixed clock (Unix seconds), for tests. Absent: system time. */
-  now?: number
+  fixedTime?: number
+  /**
+   * `true`: answers sent without `requestState` are never read (the
+   * pre-issue-13 rule). Default `false`.
+   */
+  strictAnswers?: boolean
+  /** This service's name, bound into every token (1 to 256 bytes). */
+  audience?: string
 }
 
 /** One key of the ring. */
@@ -205,10 +270,13 @@ export interface EngineSummary {
   development: boolean
 }
 
-/** Outcome: a JSON-RPC error (reserved codes become `-32603`). */
+/** Outcome: a JSON-RPC error (the core's error policy applies). */
 export declare function error(code: number, message: string, data?: any): Outcome
 
-/** One entry of [`error_codes`]. */
+/** The core's error codes, in number order (`err.code` is one `name`). */
+export declare const ERROR_CODES: ErrorCodeInfo[]
+
+/** One entry of [`ERROR_CODES`]. */
 export interface ErrorCodeInfo {
   /** The stable name, e.g. `SCHEMA`. */
   name: string
@@ -219,20 +287,15 @@ export interface ErrorCodeInfo {
 }
 
 /**
- * The core's error codes, in number order, read from the Rust enum itself
- * (so a test can prove `SnodoErrorCode` lists exactly these).
- */
-export declare function errorCodes(): Array<ErrorCodeInfo>
-
-/**
  * Keeps only the requests the client can receive, in order, as an object
  * by key (anything but an object throws ARGUMENT).
  */
 export declare function filterSupported(requests: Record<string, object> | string, capabilities: object | string): Record<string, object>
 
 /**
- * Outcome: ask the client for input. `inputRequests` maps keys to requests
- * (from the builders); `state` is carried, readable and sealed, to the retry.
+ * Outcome: ask the client for input. `inputRequests` maps keys to input
+ * requests (from the builders); `state` is carried, readable and sealed, to
+ * the retry.
  */
 export declare function inputRequired(inputRequests: Record<string, object>, state?: any): Outcome
 
@@ -250,7 +313,10 @@ export declare function listRoots(): Record<string, any>
  */
 export declare function missingCapabilities(requests: Record<string, object> | string, capabilities: object | string): Record<string, any>
 
-/** What an opened token says (`Engine.open`). */
+/**
+ * What an opened token says (`engine.open`): the core's `Opened::to_json()`
+ * shape, the same names as C's JSON text and Python's `to_dict()`.
+ */
 export interface Opened {
   /** Key id that signed it. */
   keyId: string
@@ -262,7 +328,7 @@ export interface Opened {
   flowStart: number
   /** The round that produced the token. */
   round: number
-  /** The keys of the questions asked that round, sorted. */
+  /** The keys of the input requests asked that round, sorted. */
   questionKeys: Array<string>
   /** The application state, or `null`. */
   state: unknown
@@ -277,7 +343,7 @@ export interface Outcome {
   type: 'complete' | 'input_required' | 'error' | 'tool_error' | 'raw'
   /** complete / raw: the result object. */
   result?: Record<string, any>
-  /** input_required: the requests by key. */
+  /** input_required: the input requests by key. */
   inputRequests?: Record<string, object>
   /** input_required: application state for the next round. */
   state?: any
@@ -289,7 +355,10 @@ export interface Outcome {
   data?: any
 }
 
-/** Outcome: a raw result object (the escape hatch; the same checks apply). */
+/**
+ * Outcome: a raw result object (the escape hatch; the same checks apply,
+ * and a `CreateTaskResult` goes this way).
+ */
 export declare function raw(result: Record<string, any>): Outcome
 
 /** A JSON-RPC response ready for the wire. */
@@ -301,7 +370,7 @@ export interface Response {
   body: { jsonrpc: '2.0'; id: string | number | null; result?: Record<string, any>; error?: { code: number; message: string; data?: any } }
   /**
    * The HTTP status for Streamable HTTP (400 for `_meta`-level errors,
-   * `-32021`, `-32022`; 404 for `-32601`; 200 otherwise).
+   * `-32020`, `-32021`, `-32022`; 404 for `-32601`; 200 otherwise).
    */
   httpStatus: number
   /**
@@ -314,13 +383,23 @@ export interface Response {
 }
 
 /**
+ * Runs the `snodo-mrtr` command line `args` (without the program name)
+ * with `keys` (the value of `SNODO_KEYS`, or null) at `now` (Unix seconds;
+ * absent = the system clock). Throws `ARGUMENT` on a negative `now`.
+ */
+export declare function runCli(args: Array<string>, keys?: string | undefined | null, now?: number | undefined | null): CliOutput
+
+/**
  * A sampling (`sampling/createMessage`) input request. Throws `SAMPLING`.
  *
  * @deprecated Sampling is deprecated in MCP 2026-07-28.
  */
 export declare function sampling(params: object | string | Buffer): Record<string, any>
 
-/** `engine.seal(input)`. */
+/**
+ * `engine.seal(input)`. Omitted `round`/`flowStart`/`questions`/`state`
+ * take the core's defaults (`Engine::seal_input`).
+ */
 export interface SealInput {
   /** The principal, or `null` for anonymous. */
   principal?: string | null
@@ -334,7 +413,7 @@ export interface SealInput {
   round?: number
   /** Flow start, Unix seconds (default: now). */
   flowStart?: number
-  /** The questions asked, by key. */
+  /** The input requests asked, by key. */
   questions?: Record<string, object>
   /** Application state (readable: never put secrets here). */
   state?: any
@@ -371,9 +450,9 @@ export declare enum SnodoErrorCode {
 
 /**
  * The reasons a continuation token can be refused (`data.reason` on the
- * wire, `err.reason` from `Engine.open`).
+ * wire, `err.reason` from `engine.open`).
  */
-export declare function tokenReasons(): Array<string>
+export declare const TOKEN_REASONS: string[]
 
 /** Outcome: a tool execution error (`isError: true`), tools/call only. */
 export declare function toolError(message: string): Outcome

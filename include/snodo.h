@@ -9,6 +9,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#if defined(__GNUC__) || defined(__clang__)
+#define SNODO_DEPRECATED(note) __attribute__((deprecated(note)))
+#elif defined(_MSC_VER)
+#define SNODO_DEPRECATED(note) __declspec(deprecated(note))
+#else
+#define SNODO_DEPRECATED(note)
+#endif
+
 
 // Major version of libsnodo (the `version` of the workspace Cargo.toml).
 #define SNODO_VERSION_MAJOR 0
@@ -30,7 +38,7 @@
 
 // The status every fallible libsnodo function returns.
 //
-// 0 is success. 1 to 10 mirror the core error codes with the same numbers
+// 0 is success. 1 to 99 are the core's error codes with the same numbers
 // and names (the same list as Python's exception classes and Node's
 // `err.code`). 100 and up are statuses of the C binding only. Numbers are
 // stable and never reused; new statuses may be added, so treat unknown
@@ -53,7 +61,7 @@ typedef enum {
   // The state to seal would exceed the configured token size.
   SNODO_STATUS_STATE_TOO_LARGE = 7,
   // A continuation token failed to open (`snodo_engine_open` only); the
-  // last error is the reason name, e.g. `signature`.
+  // last error is `TOKEN: Invalid or expired requestState (<reason>)`.
   SNODO_STATUS_TOKEN = 8,
   // The message given to `snodo_engine_begin` is not a JSON-RPC request
   // (a notification or a response): send nothing back.
@@ -114,6 +122,21 @@ typedef struct snodo_engine snodo_engine;
 // `snodo_response_free`. Not thread-safe: use from one thread at a time.
 typedef struct snodo_response snodo_response;
 
+// One HTTP request header as received: name and value, each a pointer +
+// length (no NUL needed): UTF-8, or else read as Latin-1. Names compare case-insensitively;
+// pass repeated headers as separate entries (a standard header sent twice
+// is a mismatch, so do not join them).
+typedef struct {
+  // The header name, e.g. `Mcp-Method`.
+  const uint8_t *name;
+  // Length of `name` in bytes.
+  size_t name_len;
+  // The header value as received.
+  const uint8_t *value;
+  // Length of `value` in bytes.
+  size_t value_len;
+} snodo_header;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -126,386 +149,6 @@ const char *snodo_version(void);
 // The ABI version of the loaded library (compare with `SNODO_ABI_VERSION`).
 // Thread-safe.
 uint32_t snodo_abi_version(void);
-
-// The capabilities a client declaring `capabilities` (a ClientCapabilities
-// JSON object) must add to receive every request in `requests` (a JSON
-// object of key → input request; anything else is ARGUMENT), as a
-// ClientCapabilities-shaped JSON object: `{}` when all can be sent.
-//
-// On OK `*out` is a new JSON string owned by the caller (free with
-// `snodo_string_free`); `out_len` may be NULL. Statuses: OK, ARGUMENT
-// (`requests` not an object), JSON, INVALID_UTF8, NULL_ARGUMENT,
-// PANIC. Thread-safe.
-//
-// # Safety
-//
-// `requests` and `capabilities` valid for their lengths; `out` valid for
-// one pointer write; `out_len` NULL or valid for one write.
-snodo_status snodo_missing_capabilities(const uint8_t *requests,
-                                        size_t requests_len,
-                                        const uint8_t *capabilities,
-                                        size_t capabilities_len,
-                                        char **out,
-                                        size_t *out_len);
-
-// Keeps only the requests (a JSON object of key → input request) that a
-// client declaring `capabilities` can receive, as a JSON object. Use it for
-// optional questions; for required ones let `snodo_engine_decide` answer
-// `-32021`.
-//
-// On OK `*out` is a new JSON string owned by the caller (free with
-// `snodo_string_free`); `out_len` may be NULL. Statuses: OK, ARGUMENT
-// (`requests` not an object), JSON, INVALID_UTF8, NULL_ARGUMENT, PANIC.
-// Thread-safe.
-//
-// # Safety
-//
-// As `snodo_missing_capabilities`.
-snodo_status snodo_filter_supported(const uint8_t *requests,
-                                    size_t requests_len,
-                                    const uint8_t *capabilities,
-                                    size_t capabilities_len,
-                                    char **out,
-                                    size_t *out_len);
-
-// Frees a response. NULL is a no-op.
-//
-// # Safety
-//
-// `response` must be NULL or a response from snodo, not yet freed.
-void snodo_response_free(snodo_response *response);
-
-// The whole JSON-RPC message as compact JSON text, to send as is.
-//
-// On OK `*out` is a new NUL-terminated string owned by the caller (free
-// with `snodo_string_free`); `out_len` may be NULL. Statuses: OK,
-// NULL_ARGUMENT (`response` or `out` NULL), PANIC. Not thread-safe for one response.
-//
-// # Safety
-//
-// `response` NULL or live; `out` NULL or valid for one pointer write;
-// `out_len` NULL or valid for one `size_t` write.
-snodo_status snodo_response_body(const snodo_response *response, char **out, size_t *out_len);
-
-// The HTTP status a Streamable HTTP server should use: 400 for `-32700`,
-// `-32600`, `-32020`, `-32021`, `-32022` and `_meta`-level `-32602`; 404
-// for `-32601`; 200 otherwise.
-//
-// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one response.
-//
-// # Safety
-//
-// `response` NULL or live; `out` NULL or valid for one write.
-snodo_status snodo_response_http_status(const snodo_response *response, uint16_t *out);
-
-// Whether the response is a JSON-RPC error.
-//
-// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one response.
-//
-// # Safety
-//
-// `response` NULL or live; `out` NULL or valid for one write.
-snodo_status snodo_response_is_error(const snodo_response *response, bool *out);
-
-// Why snodo replaced the handler's outcome with `-32603`, for the server's
-// log (never sent on the wire).
-//
-// On OK `*out` is either a new string owned by the caller (free with
-// `snodo_string_free`) or NULL (with length 0) when there is no
-// diagnostic. Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one response.
-//
-// # Safety
-//
-// `response` NULL or live; `out` NULL or valid for one pointer write;
-// `out_len` NULL or valid for one `size_t` write.
-snodo_status snodo_response_diagnostic(const snodo_response *response, char **out, size_t *out_len);
-
-// Builds a form-mode `elicitation/create` request from a message and a
-// `requestedSchema` (JSON text; the spec's flat subset, strict keyword
-// allowlist). The result always carries `"mode":"form"`.
-//
-// Statuses: OK, INPUT_REQUEST (empty message), SCHEMA (the last error
-// names the offending path), JSON, INVALID_UTF8, NULL_ARGUMENT, PANIC.
-//
-// # Safety
-//
-// `message` valid for `message_len` bytes; `schema` valid for `schema_len`
-// bytes; `out` valid for one pointer write; `out_len` NULL or valid.
-snodo_status snodo_elicit_form(const uint8_t *message,
-                               size_t message_len,
-                               const uint8_t *schema,
-                               size_t schema_len,
-                               char **out,
-                               size_t *out_len);
-
-// Builds a URL-mode `elicitation/create` request. The URL must be http or
-// https with a host, and no userinfo, whitespace, control characters or
-// backslashes. Accepting means consent, not completion.
-//
-// Statuses: OK, INPUT_REQUEST (empty message), URL, INVALID_UTF8,
-// NULL_ARGUMENT, PANIC.
-//
-// # Safety
-//
-// `message` and `url` valid for their lengths; outs as for every builder.
-snodo_status snodo_elicit_url(const uint8_t *message,
-                              size_t message_len,
-                              const uint8_t *url,
-                              size_t url_len,
-                              char **out,
-                              size_t *out_len);
-
-// Deprecated in MCP 2026-07-28 (prefer elicitation): builds a
-// `sampling/createMessage` request from its params (JSON text).
-//
-// Statuses: OK, SAMPLING, JSON, INVALID_UTF8, NULL_ARGUMENT, PANIC.
-//
-// # Safety
-//
-// `params` valid for `params_len` bytes; outs as for every builder.
-snodo_status snodo_sampling(const uint8_t *params, size_t params_len, char **out, size_t *out_len);
-
-// Deprecated in MCP 2026-07-28: builds a `roots/list` request.
-//
-// Statuses: OK, NULL_ARGUMENT (`out` NULL), PANIC.
-//
-// # Safety
-//
-// Outs as for every builder.
-snodo_status snodo_list_roots(char **out, size_t *out_len);
-
-// Creates a configuration with no keys and every default (ttl 300 s, 16
-// rounds, flow age 3600 s, 16 KiB tokens, 4 MiB requests, 64 input
-// responses, versions `["2026-07-28"]`, skew 60 s, system clock).
-//
-// On OK `*out` owns a new config: free it with `snodo_config_free`.
-// Statuses: OK, NULL_ARGUMENT (`out` NULL), PANIC. Thread-safe.
-//
-// # Safety
-//
-// `out` must be NULL or valid for one pointer write.
-snodo_status snodo_config_new(snodo_config **out);
-
-// Frees a configuration. NULL is a no-op. Engines built from it stay valid.
-//
-// # Safety
-//
-// `config` must be NULL or a config from `snodo_config_new`, not yet freed.
-void snodo_config_free(snodo_config *config);
-
-// Adds a key to the ring: `id` (1 to 32 bytes of `A-Z a-z 0-9 _ -`) and
-// `secret` (32 to 1024 random bytes). The first key added signs; all
-// verify. The bytes are copied (and zeroized when the engine is freed).
-//
-// Statuses: OK, CONFIG (bad id or secret length), NULL_ARGUMENT,
-// INVALID_UTF8 (`id`), PANIC. Not thread-safe for one config.
-//
-// # Safety
-//
-// `config` a live config; `id` valid for `id_len` bytes; `secret` valid
-// for `secret_len` bytes.
-snodo_status snodo_config_add_key(snodo_config *config,
-                                  const uint8_t *id,
-                                  size_t id_len,
-                                  const uint8_t *secret,
-                                  size_t secret_len);
-
-// Sets the token lifetime in seconds (1 to 900, default 300).
-// Checked by `snodo_engine_new` (CONFIG when out of range).
-//
-// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one config.
-//
-// # Safety
-//
-// `config` must be NULL or a live config.
-snodo_status snodo_config_set_ttl_secs(snodo_config *config, uint64_t value);
-
-// Sets the most rounds per flow (1 to 1000, default 16).
-// Checked by `snodo_engine_new` (CONFIG when out of range).
-//
-// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one config.
-//
-// # Safety
-//
-// `config` must be NULL or a live config.
-snodo_status snodo_config_set_max_rounds(snodo_config *config, uint32_t value);
-
-// Sets the oldest a flow may get in seconds (at least the ttl, at most
-// 604800; default 3600).
-// Checked by `snodo_engine_new` (CONFIG when out of range).
-//
-// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one config.
-//
-// # Safety
-//
-// `config` must be NULL or a live config.
-snodo_status snodo_config_set_max_flow_age_secs(snodo_config *config, uint64_t value);
-
-// Sets the largest token issued or accepted (256 to 1048576 bytes,
-// default 16384).
-// Checked by `snodo_engine_new` (CONFIG when out of range).
-//
-// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one config.
-//
-// # Safety
-//
-// `config` must be NULL or a live config.
-snodo_status snodo_config_set_max_token_bytes(snodo_config *config, size_t value);
-
-// Sets the largest request `snodo_engine_begin` reads (1024 to 67108864
-// bytes, default 4194304).
-// Checked by `snodo_engine_new` (CONFIG when out of range).
-//
-// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one config.
-//
-// # Safety
-//
-// `config` must be NULL or a live config.
-snodo_status snodo_config_set_max_request_bytes(snodo_config *config, size_t value);
-
-// Sets the most `inputResponses` entries accepted (1 to 4096, default 64).
-// Checked by `snodo_engine_new` (CONFIG when out of range).
-//
-// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one config.
-//
-// # Safety
-//
-// `config` must be NULL or a live config.
-snodo_status snodo_config_set_max_input_responses(snodo_config *config, size_t value);
-
-// Sets the tolerated clock skew for tokens issued in the future (0 to
-// 300 s, default 60).
-// Checked by `snodo_engine_new` (CONFIG when out of range).
-//
-// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one config.
-//
-// # Safety
-//
-// `config` must be NULL or a live config.
-snodo_status snodo_config_set_clock_skew_secs(snodo_config *config, uint64_t value);
-
-// Adds a supported protocol version (`YYYY-MM-DD`). The first call replaces
-// the default list `["2026-07-28"]`; later calls append. MRTR is on for
-// versions from 2026-07-28 on and off for earlier ones.
-//
-// Statuses: OK, NULL_ARGUMENT, INVALID_UTF8, PANIC (the format is checked
-// by `snodo_engine_new`: CONFIG). Not thread-safe for one config.
-//
-// # Safety
-//
-// `config` a live config; `version` valid for `version_len` bytes.
-snodo_status snodo_config_add_supported_version(snodo_config *config,
-                                                const uint8_t *version,
-                                                size_t version_len);
-
-// Sets `io.modelcontextprotocol/serverInfo`, a JSON object stamped on every
-// result's `_meta`. NULL removes it.
-//
-// Statuses: OK, NULL_ARGUMENT (`config` NULL), INVALID_UTF8, JSON, PANIC
-// (not an object: CONFIG from `snodo_engine_new`). Not thread-safe for one config.
-//
-// # Safety
-//
-// `config` a live config; `info` NULL or valid for `info_len` bytes.
-snodo_status snodo_config_set_server_info(snodo_config *config,
-                                          const uint8_t *info,
-                                          size_t info_len);
-
-// Fixes the engine clock at `now` Unix seconds, for tests and vectors.
-//
-// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one config.
-//
-// # Safety
-//
-// `config` must be NULL or a live config.
-snodo_status snodo_config_set_fixed_time(snodo_config *config, uint64_t now);
-
-// Validates `config` and builds an engine. The config is not consumed.
-//
-// On OK `*out` owns a new engine: free it with `snodo_engine_free`.
-// Statuses: OK, CONFIG (the last error names the field), NULL_ARGUMENT,
-// PANIC. Thread-safe as long as no thread modifies `config` meanwhile.
-//
-// # Safety
-//
-// `config` NULL or a live config; `out` NULL or valid for one pointer write.
-snodo_status snodo_engine_new(const snodo_config *config, snodo_engine **out);
-
-// Builds a development engine with one random key that lives as long as the
-// process. **Single process only**: its tokens cannot be opened by another
-// process or after a restart. Real deployments use `snodo_engine_new`.
-//
-// On OK `*out` owns a new engine (free with `snodo_engine_free`).
-// Statuses: OK, CONFIG (no OS randomness), NULL_ARGUMENT, PANIC. Thread-safe.
-//
-// # Safety
-//
-// `out` must be NULL or valid for one pointer write.
-snodo_status snodo_engine_development(snodo_engine **out);
-
-// Frees an engine. NULL is a no-op. Calls and responses it produced stay
-// valid. No other thread may be using the engine.
-//
-// # Safety
-//
-// `engine` must be NULL or an engine from snodo, not yet freed.
-void snodo_engine_free(snodo_engine *engine);
-
-// Reads a JSON-RPC request message (the bytes as received) that may be an
-// MRTR retry, for the verified `principal` (NULL = explicit anonymous; an
-// empty name is ARGUMENT).
-//
-// On OK exactly one of `*out_call` (run the handler, then
-// `snodo_engine_decide`) and `*out_response` (a ready error response: send
-// it as is) is set to a new handle owned by the caller, and the other to
-// NULL. Protocol errors (parse error, bad `_meta`, bad token, ...) are
-// responses, not statuses.
-//
-// Statuses: OK, NOT_A_REQUEST (a notification or a response: send
-// nothing), ARGUMENT (empty principal, length too large), INVALID_UTF8
-// (principal), NULL_ARGUMENT, PANIC. Thread-safe (the engine is shared).
-//
-// # Safety
-//
-// `engine` a live engine; `request` valid for `request_len` bytes;
-// `principal` NULL or valid for `principal_len` bytes; both outs valid
-// for one pointer write.
-snodo_status snodo_engine_begin(const snodo_engine *engine,
-                                const uint8_t *request,
-                                size_t request_len,
-                                const uint8_t *principal,
-                                size_t principal_len,
-                                snodo_call **out_call,
-                                snodo_response **out_response);
-
-// Turns the handler's outcome for `call` into the response to send.
-// `outcome` is JSON text in the spelling of the core's `Outcome::from_value`:
-// `{"type":"complete","result":{...}}`,
-// `{"type":"input_required","inputRequests":{...},"state":...}`,
-// `{"type":"error","code":-32602,"message":"...","data":...}`,
-// `{"type":"tool_error","message":"..."}` or `{"type":"raw","result":{...}}`.
-//
-// A call is decided at most once: after a successful decide, the call's
-// readers still work but deciding it again is ALREADY_DECIDED (one request,
-// one response, one fresh token). The call is not freed: free it with
-// `snodo_call_free`. A handler bug (e.g. `input_required` on
-// `tools/list`) is not a status: it is a `-32603` response whose
-// `snodo_response_diagnostic` says why.
-//
-// On OK `*out_response` owns a new response (free with `snodo_response_free`).
-// Statuses: OK, ARGUMENT (bad outcome shape), JSON, INVALID_UTF8,
-// ALREADY_DECIDED, NULL_ARGUMENT, PANIC. Thread-safe for the engine; the
-// call must not be used by two threads at once.
-//
-// # Safety
-//
-// `engine` and `call` live handles; `outcome` valid for `outcome_len`
-// bytes; `out_response` valid for one pointer write.
-snodo_status snodo_engine_decide(const snodo_engine *engine,
-                                 const snodo_call *call,
-                                 const uint8_t *outcome,
-                                 size_t outcome_len,
-                                 snodo_response **out_response);
 
 // Frees a call. NULL is a no-op.
 //
@@ -623,6 +266,18 @@ snodo_status snodo_call_client_capabilities(const snodo_call *call, char **out, 
 // `out_len` NULL or valid for one `size_t` write.
 snodo_status snodo_call_client_info(const snodo_call *call, char **out, size_t *out_len);
 
+// The whole `inputResponses` map the request carried (a JSON object,
+// `{}` when none; on `tasks/update` too), read-only and unvalidated:
+// `snodo_call_response` is the validated reader. On OK `*out` is a new
+// string owned by the caller (free with `snodo_string_free`); `out_len`
+// may be NULL. Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one call.
+//
+// # Safety
+//
+// `call` NULL or live; `out` NULL or valid for one pointer write;
+// `out_len` NULL or valid for one `size_t` write.
+snodo_status snodo_call_input_responses(const snodo_call *call, char **out, size_t *out_len);
+
 // The keys asked in the previous round, as a JSON array of strings
 // (`[]` on round 1).
 //
@@ -721,6 +376,431 @@ snodo_status snodo_call_raw_response(const snodo_call *call,
                                      char **out,
                                      size_t *out_len);
 
+// The capabilities a client declaring `capabilities` (a ClientCapabilities
+// JSON object) must add to receive every request in `requests` (a JSON
+// object of key → input request; anything else is ARGUMENT), as a
+// ClientCapabilities-shaped JSON object: `{}` when all can be sent.
+//
+// On OK `*out` is a new JSON string owned by the caller (free with
+// `snodo_string_free`); `out_len` may be NULL. Statuses: OK, ARGUMENT
+// (`requests` not an object), JSON, INVALID_UTF8, NULL_ARGUMENT,
+// PANIC. Thread-safe.
+//
+// # Safety
+//
+// `requests` and `capabilities` valid for their lengths; `out` valid for
+// one pointer write; `out_len` NULL or valid for one write.
+snodo_status snodo_missing_capabilities(const uint8_t *requests,
+                                        size_t requests_len,
+                                        const uint8_t *capabilities,
+                                        size_t capabilities_len,
+                                        char **out,
+                                        size_t *out_len);
+
+// Keeps only the requests (a JSON object of key → input request) that a
+// client declaring `capabilities` can receive, as a JSON object. Use it for
+// optional questions; for required ones let `snodo_engine_decide` answer
+// `-32021`.
+//
+// On OK `*out` is a new JSON string owned by the caller (free with
+// `snodo_string_free`); `out_len` may be NULL. Statuses: OK, ARGUMENT
+// (`requests` not an object), JSON, INVALID_UTF8, NULL_ARGUMENT, PANIC.
+// Thread-safe.
+//
+// # Safety
+//
+// As `snodo_missing_capabilities`.
+snodo_status snodo_filter_supported(const uint8_t *requests,
+                                    size_t requests_len,
+                                    const uint8_t *capabilities,
+                                    size_t capabilities_len,
+                                    char **out,
+                                    size_t *out_len);
+
+// Creates a configuration with no keys and every default (ttl 300 s, 16
+// rounds, flow age 3600 s, 16 KiB tokens, 4 MiB requests, 64 input
+// responses, versions `["2026-07-28"]`, skew 60 s, lenient answers, no
+// audience, system clock).
+//
+// On OK `*out` owns a new config: free it with `snodo_config_free`.
+// Statuses: OK, NULL_ARGUMENT (`out` NULL), PANIC. Thread-safe.
+//
+// # Safety
+//
+// `out` must be NULL or valid for one pointer write.
+snodo_status snodo_config_new(snodo_config **out);
+
+// Frees a configuration. NULL is a no-op. Engines built from it stay valid.
+//
+// # Safety
+//
+// `config` must be NULL or a config from `snodo_config_new`, not yet freed.
+void snodo_config_free(snodo_config *config);
+
+// Adds a key to the ring: `id` (1 to 32 bytes of `A-Z a-z 0-9 _ -`) and
+// `secret` (32 to 1024 random bytes). The first key added signs; all
+// verify; at most 8 keys (a ninth is CONFIG from `snodo_engine_new`). The
+// bytes are copied (and zeroized when the engine is freed).
+//
+// Statuses: OK, CONFIG (bad id or secret length), NULL_ARGUMENT,
+// INVALID_UTF8 (`id`), PANIC. Not thread-safe for one config.
+//
+// # Safety
+//
+// `config` a live config; `id` valid for `id_len` bytes; `secret` valid
+// for `secret_len` bytes.
+snodo_status snodo_config_add_key(snodo_config *config,
+                                  const uint8_t *id,
+                                  size_t id_len,
+                                  const uint8_t *secret,
+                                  size_t secret_len);
+
+// Sets the numeric limit `name` (its snake_case name in the core's
+// `LIMITS` table: `ttl_secs`, `max_rounds`, `max_flow_age_secs`,
+// `max_token_bytes`, `max_request_bytes`, `max_input_responses`,
+// `clock_skew_secs`) to `value`. The typed setters below are this call.
+// The range is checked by `snodo_engine_new` (CONFIG naming the field).
+//
+// Statuses: OK, CONFIG (unknown name, or a value too large for the
+// field), INVALID_UTF8, NULL_ARGUMENT, PANIC. Not thread-safe for one config.
+//
+// # Safety
+//
+// `config` a live config; `name` valid for `name_len` bytes.
+snodo_status snodo_config_set_limit(snodo_config *config,
+                                    const uint8_t *name,
+                                    size_t name_len,
+                                    uint64_t value);
+
+// Sets the token lifetime in seconds (`ttl_secs`: 1 to 900, default 300).
+// Checked by `snodo_engine_new` (CONFIG when out of range).
+//
+// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one config.
+//
+// # Safety
+//
+// `config` must be NULL or a live config.
+snodo_status snodo_config_set_ttl_secs(snodo_config *config, uint64_t value);
+
+// Sets the most rounds per flow (`max_rounds`: 1 to 1000, default 16).
+// Checked by `snodo_engine_new` (CONFIG when out of range).
+//
+// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one config.
+//
+// # Safety
+//
+// `config` must be NULL or a live config.
+snodo_status snodo_config_set_max_rounds(snodo_config *config, uint32_t value);
+
+// Sets the oldest a flow may get in seconds (`max_flow_age_secs`: at
+// least the ttl, at most 604800; default 3600).
+// Checked by `snodo_engine_new` (CONFIG when out of range).
+//
+// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one config.
+//
+// # Safety
+//
+// `config` must be NULL or a live config.
+snodo_status snodo_config_set_max_flow_age_secs(snodo_config *config, uint64_t value);
+
+// Sets the largest token issued or accepted (`max_token_bytes`: 256 to
+// 1048576 bytes, default 16384).
+// Checked by `snodo_engine_new` (CONFIG when out of range).
+//
+// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one config.
+//
+// # Safety
+//
+// `config` must be NULL or a live config.
+snodo_status snodo_config_set_max_token_bytes(snodo_config *config, size_t value);
+
+// Sets the largest request `snodo_engine_begin` reads
+// (`max_request_bytes`: 1024 to 67108864 bytes, default 4194304).
+// Checked by `snodo_engine_new` (CONFIG when out of range).
+//
+// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one config.
+//
+// # Safety
+//
+// `config` must be NULL or a live config.
+snodo_status snodo_config_set_max_request_bytes(snodo_config *config, size_t value);
+
+// Sets the most `inputResponses` entries accepted
+// (`max_input_responses`: 1 to 4096, default 64).
+// Checked by `snodo_engine_new` (CONFIG when out of range).
+//
+// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one config.
+//
+// # Safety
+//
+// `config` must be NULL or a live config.
+snodo_status snodo_config_set_max_input_responses(snodo_config *config, size_t value);
+
+// Sets the tolerated clock skew for tokens issued in the future
+// (`clock_skew_secs`: 0 to 300 s, default 60).
+// Checked by `snodo_engine_new` (CONFIG when out of range).
+//
+// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one config.
+//
+// # Safety
+//
+// `config` must be NULL or a live config.
+snodo_status snodo_config_set_clock_skew_secs(snodo_config *config, uint64_t value);
+
+// Adds a supported protocol version (`YYYY-MM-DD`). The first call replaces
+// the default list `["2026-07-28"]`; later calls append. MRTR is on for
+// versions from 2026-07-28 on and off for earlier ones.
+//
+// Statuses: OK, NULL_ARGUMENT, INVALID_UTF8, PANIC (the format is checked
+// by `snodo_engine_new`: CONFIG). Not thread-safe for one config.
+//
+// # Safety
+//
+// `config` a live config; `version` valid for `version_len` bytes.
+snodo_status snodo_config_add_supported_version(snodo_config *config,
+                                                const uint8_t *version,
+                                                size_t version_len);
+
+// Sets `io.modelcontextprotocol/serverInfo`, a JSON object stamped on every
+// result's `_meta`. NULL removes it.
+//
+// Statuses: OK, NULL_ARGUMENT (`config` NULL), INVALID_UTF8, JSON, PANIC
+// (not an object: CONFIG from `snodo_engine_new`). Not thread-safe for one config.
+//
+// # Safety
+//
+// `config` a live config; `info` NULL or valid for `info_len` bytes.
+snodo_status snodo_config_set_server_info(snodo_config *config,
+                                          const uint8_t *info,
+                                          size_t info_len);
+
+// `strict_answers` (issue 13; default false). False: an answer sent
+// without a `requestState` counts for the question the handler passes to
+// `snodo_call_response`, validated against it. True: only questions pinned
+// by a verified token count (the behaviour before issue 13).
+//
+// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one config.
+//
+// # Safety
+//
+// `config` must be NULL or a live config.
+snodo_status snodo_config_set_strict_answers(snodo_config *config, bool value);
+
+// `audience` (issue 13): this service's name, bound into every token so
+// that a token never opens at another service sharing a key by mistake.
+// NULL removes it (the default: tokens as before). Checked by
+// `snodo_engine_new` (1 to 256 bytes, no control characters: CONFIG).
+//
+// Statuses: OK, NULL_ARGUMENT (`config` NULL), INVALID_UTF8, PANIC. Not
+// thread-safe for one config.
+//
+// # Safety
+//
+// `config` a live config; `audience` NULL or valid for `audience_len` bytes.
+snodo_status snodo_config_set_audience(snodo_config *config,
+                                       const uint8_t *audience,
+                                       size_t audience_len);
+
+// Fixes the engine clock at `now` Unix seconds, for tests and vectors.
+//
+// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one config.
+//
+// # Safety
+//
+// `config` must be NULL or a live config.
+snodo_status snodo_config_set_fixed_time(snodo_config *config, uint64_t now);
+
+// Builds a form-mode `elicitation/create` request from a message and a
+// `requestedSchema` (JSON text; the spec's flat subset, strict keyword
+// allowlist). The result always carries `"mode":"form"`. Fields that look
+// like secrets (passwords, API keys, tokens, card numbers) or URLs in the
+// form are SCHEMA (the core's lint, docs/policies.md): ask by URL instead,
+// or use `snodo_elicit_form_without_lint` for a false positive.
+//
+// Statuses: OK, INPUT_REQUEST (empty message), SCHEMA (the last error
+// names the offending path), JSON, INVALID_UTF8, NULL_ARGUMENT, PANIC.
+//
+// # Safety
+//
+// `message` valid for `message_len` bytes; `schema` valid for `schema_len`
+// bytes; `out` valid for one pointer write; `out_len` NULL or valid.
+snodo_status snodo_elicit_form(const uint8_t *message,
+                               size_t message_len,
+                               const uint8_t *schema,
+                               size_t schema_len,
+                               char **out,
+                               size_t *out_len);
+
+// Builds a URL-mode `elicitation/create` request. The URL must be http or
+// https with a host, and no userinfo, whitespace, control characters or
+// backslashes, and no credential- or PII-looking query or fragment
+// parameters (the core's lint; `snodo_elicit_url_without_lint` for a
+// false positive). Accepting means consent, not completion.
+//
+// Statuses: OK, INPUT_REQUEST (empty message), URL, INVALID_UTF8,
+// NULL_ARGUMENT, PANIC.
+//
+// # Safety
+//
+// `message` and `url` valid for their lengths; outs as for every builder.
+snodo_status snodo_elicit_url(const uint8_t *message,
+                              size_t message_len,
+                              const uint8_t *url,
+                              size_t url_len,
+                              char **out,
+                              size_t *out_len);
+
+// `snodo_elicit_form` without the safety lint (issue 13): for a field the
+// lint takes for a secret but that is not one (e.g. `token` meaning a word).
+// Builds a form-mode `elicitation/create` request from a message and a
+// `requestedSchema` (JSON text; the spec's flat subset, strict keyword
+// allowlist). The result always carries `"mode":"form"`.
+//
+// Statuses: OK, INPUT_REQUEST (empty message), SCHEMA (the last error
+// names the offending path), JSON, INVALID_UTF8, NULL_ARGUMENT, PANIC.
+//
+// # Safety
+//
+// `message` valid for `message_len` bytes; `schema` valid for `schema_len`
+// bytes; `out` valid for one pointer write; `out_len` NULL or valid.
+snodo_status snodo_elicit_form_without_lint(const uint8_t *message,
+                                            size_t message_len,
+                                            const uint8_t *schema,
+                                            size_t schema_len,
+                                            char **out,
+                                            size_t *out_len);
+
+// `snodo_elicit_url` without the safety lint (issue 13): for a query
+// parameter the lint takes for a credential or PII but that is not one.
+// Builds a URL-mode `elicitation/create` request. The URL must be http or
+// https with a host, and no userinfo, whitespace, control characters or
+// backslashes. Accepting means consent, not completion.
+//
+// Statuses: OK, INPUT_REQUEST (empty message), URL, INVALID_UTF8,
+// NULL_ARGUMENT, PANIC.
+//
+// # Safety
+//
+// `message` and `url` valid for their lengths; outs as for every builder.
+snodo_status snodo_elicit_url_without_lint(const uint8_t *message,
+                                           size_t message_len,
+                                           const uint8_t *url,
+                                           size_t url_len,
+                                           char **out,
+                                           size_t *out_len);
+
+// Deprecated in MCP 2026-07-28 (prefer elicitation): builds a
+// `sampling/createMessage` request from its params (JSON text).
+//
+// Statuses: OK, SAMPLING, JSON, INVALID_UTF8, NULL_ARGUMENT, PANIC.
+//
+// # Safety
+//
+// `params` valid for `params_len` bytes; outs as for every builder.
+SNODO_DEPRECATED("sampling is deprecated in MCP 2026-07-28: prefer elicitation")
+snodo_status snodo_sampling(const uint8_t *params,
+                            size_t params_len,
+                            char **out,
+                            size_t *out_len);
+
+// Deprecated in MCP 2026-07-28: builds a `roots/list` request.
+//
+// Statuses: OK, NULL_ARGUMENT (`out` NULL), PANIC.
+//
+// # Safety
+//
+// Outs as for every builder.
+SNODO_DEPRECATED("roots are deprecated in MCP 2026-07-28")
+snodo_status snodo_list_roots(char **out,
+                              size_t *out_len);
+
+// Validates `config` and builds an engine. The config is not consumed.
+//
+// On OK `*out` owns a new engine: free it with `snodo_engine_free`.
+// Statuses: OK, CONFIG (the last error names the field), NULL_ARGUMENT,
+// PANIC. Thread-safe as long as no thread modifies `config` meanwhile.
+//
+// # Safety
+//
+// `config` NULL or a live config; `out` NULL or valid for one pointer write.
+snodo_status snodo_engine_new(const snodo_config *config, snodo_engine **out);
+
+// Builds a development engine with one random key that lives as long as the
+// process. **Single process only**: its tokens cannot be opened by another
+// process or after a restart. Real deployments use `snodo_engine_new`.
+//
+// On OK `*out` owns a new engine (free with `snodo_engine_free`).
+// Statuses: OK, CONFIG (no OS randomness), NULL_ARGUMENT, PANIC. Thread-safe.
+//
+// # Safety
+//
+// `out` must be NULL or valid for one pointer write.
+snodo_status snodo_engine_development(snodo_engine **out);
+
+// Frees an engine. NULL is a no-op. Calls and responses it produced stay
+// valid. No other thread may be using the engine.
+//
+// # Safety
+//
+// `engine` must be NULL or an engine from snodo, not yet freed.
+void snodo_engine_free(snodo_engine *engine);
+
+// Reads a JSON-RPC request message (the bytes as received) that may be an
+// MRTR retry, for the verified `principal` (NULL = explicit anonymous; an
+// empty name is ARGUMENT).
+//
+// On OK exactly one of `*out_call` (run the handler, then
+// `snodo_engine_decide`) and `*out_response` (a ready error response: send
+// it as is) is set to a new handle owned by the caller, and the other to
+// NULL. Protocol errors (parse error, bad `_meta`, bad token, ...) are
+// responses, not statuses.
+//
+// Statuses: OK, NOT_A_REQUEST (a notification or a response: send
+// nothing), ARGUMENT (empty principal, length too large), INVALID_UTF8
+// (principal), NULL_ARGUMENT, PANIC. Thread-safe (the engine is shared).
+//
+// # Safety
+//
+// `engine` a live engine; `request` valid for `request_len` bytes;
+// `principal` NULL or valid for `principal_len` bytes; both outs valid
+// for one pointer write.
+snodo_status snodo_engine_begin(const snodo_engine *engine,
+                                const uint8_t *request,
+                                size_t request_len,
+                                const uint8_t *principal,
+                                size_t principal_len,
+                                snodo_call **out_call,
+                                snodo_response **out_response);
+
+// Turns the handler's outcome for `call` into the response to send.
+// `outcome` is JSON text in the spelling of the core's `Outcome::from_value`:
+// `{"type":"complete","result":{...}}`,
+// `{"type":"input_required","inputRequests":{...},"state":...}`,
+// `{"type":"error","code":-32602,"message":"...","data":...}`,
+// `{"type":"tool_error","message":"..."}` or `{"type":"raw","result":{...}}`.
+//
+// A call is decided at most once: after a successful decide, the call's
+// readers still work but deciding it again is ALREADY_DECIDED (one request,
+// one response, one fresh token). The call is not freed: free it with
+// `snodo_call_free`. A handler bug (e.g. `input_required` on
+// `tools/list`) is not a status: it is a `-32603` response whose
+// `snodo_response_diagnostic` says why.
+//
+// On OK `*out_response` owns a new response (free with `snodo_response_free`).
+// Statuses: OK, ARGUMENT (bad outcome shape), JSON, INVALID_UTF8,
+// ALREADY_DECIDED, NULL_ARGUMENT, PANIC. Thread-safe for the engine; the
+// call must not be used by two threads at once.
+//
+// # Safety
+//
+// `engine` and `call` live handles; `outcome` valid for `outcome_len`
+// bytes; `out_response` valid for one pointer write.
+snodo_status snodo_engine_decide(const snodo_engine *engine,
+                                 const snodo_call *call,
+                                 const uint8_t *outcome,
+                                 size_t outcome_len,
+                                 snodo_response **out_response);
+
 // The static, NUL-terminated message of `status`.
 //
 // Takes an `int` so that any value is safe to pass: unknown values give
@@ -753,6 +833,23 @@ const char *snodo_status_name(int status);
 // valid for one `size_t` write.
 snodo_status snodo_last_error(char **out, size_t *out_len);
 
+// Copies the reason of the last failure on this thread into `*out` when it
+// was a token that failed to open (TOKEN from `snodo_engine_open`): the
+// core's stable reason name, e.g. `"expired"` or `"signature"` (the same
+// names as Python's `.reason` and Node's `err.reason`). `""` otherwise.
+//
+// The same rules as `snodo_last_error`: read it on the same thread, right
+// after the failing call; reading does not clear it. The string is owned
+// by the caller (free with `snodo_string_free`); `out_len` may be NULL.
+//
+// Statuses: OK; NULL_ARGUMENT if `out` is NULL; PANIC. Thread-safe.
+//
+// # Safety
+//
+// `out` must be NULL or valid for one pointer write; `out_len` NULL or
+// valid for one `size_t` write.
+snodo_status snodo_last_token_reason(char **out, size_t *out_len);
+
 // Frees a string that snodo returned (any `char **out` of this API).
 //
 // NULL is a no-op. Passing any other pointer (a string not from snodo, or
@@ -763,6 +860,30 @@ snodo_status snodo_last_error(char **out, size_t *out_len);
 //
 // `s` must be NULL or a string returned by snodo and not yet freed.
 void snodo_string_free(char *s);
+
+// Checks the headers of an HTTP POST against the JSON-RPC request it
+// carries (the body text as received), before `snodo_engine_begin`.
+//
+// On OK `*out_response` is NULL when the request may go on to
+// `snodo_engine_begin`, or a new response to send as is (`-32020`
+// `Header mismatch: …`, `snodo_response_http_status` 400; free it with
+// `snodo_response_free`). A body that is not UTF-8 JSON is left to
+// `snodo_engine_begin` (NULL here, `-32700` there). `headers` may be NULL
+// when `headers_len` is 0.
+//
+// Statuses: OK, NULL_ARGUMENT, ARGUMENT (a length too large), PANIC.
+// Thread-safe.
+//
+// # Safety
+//
+// `headers` NULL or valid for `headers_len` entries, each pointing to its
+// stated lengths; `request` valid for `request_len` bytes; `out_response`
+// valid for one pointer write.
+snodo_status snodo_check_http_headers(const snodo_header *headers,
+                                      size_t headers_len,
+                                      const uint8_t *request,
+                                      size_t request_len,
+                                      snodo_response **out_response);
 
 // The canonical form of a JSON text (docs/canonical-json.md): object keys
 // sorted, no insignificant whitespace, one string escaping, numbers by
@@ -782,6 +903,96 @@ snodo_status snodo_canonicalize(const uint8_t *input,
                                 size_t input_len,
                                 char **out,
                                 size_t *out_len);
+
+// Frees a response. NULL is a no-op.
+//
+// # Safety
+//
+// `response` must be NULL or a response from snodo, not yet freed.
+void snodo_response_free(snodo_response *response);
+
+// The whole JSON-RPC message as compact JSON text, to send as is.
+//
+// On OK `*out` is a new NUL-terminated string owned by the caller (free
+// with `snodo_string_free`); `out_len` may be NULL. Statuses: OK,
+// NULL_ARGUMENT (`response` or `out` NULL), PANIC. Not thread-safe for one response.
+//
+// # Safety
+//
+// `response` NULL or live; `out` NULL or valid for one pointer write;
+// `out_len` NULL or valid for one `size_t` write.
+snodo_status snodo_response_body(const snodo_response *response, char **out, size_t *out_len);
+
+// The HTTP status a Streamable HTTP server should use: 400 for `-32700`,
+// `-32600`, `-32020`, `-32021`, `-32022` and `_meta`-level `-32602`; 404
+// for `-32601`; 200 otherwise.
+//
+// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one response.
+//
+// # Safety
+//
+// `response` NULL or live; `out` NULL or valid for one write.
+snodo_status snodo_response_http_status(const snodo_response *response, uint16_t *out);
+
+// Whether the response is a JSON-RPC error.
+//
+// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one response.
+//
+// # Safety
+//
+// `response` NULL or live; `out` NULL or valid for one write.
+snodo_status snodo_response_is_error(const snodo_response *response, bool *out);
+
+// Why snodo replaced the handler's outcome with `-32603`, for the server's
+// log (never sent on the wire).
+//
+// On OK `*out` is either a new string owned by the caller (free with
+// `snodo_string_free`) or NULL (with length 0) when there is no
+// diagnostic. Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one response.
+//
+// # Safety
+//
+// `response` NULL or live; `out` NULL or valid for one pointer write;
+// `out_len` NULL or valid for one `size_t` write.
+snodo_status snodo_response_diagnostic(const snodo_response *response, char **out, size_t *out_len);
+
+// Checks the input requests a `tasks/get` result carries: `task` is the
+// Task object (JSON text), `capabilities` the ClientCapabilities the
+// `tasks/get` request declared. An `input_required` task must carry a
+// non-empty `inputRequests` object of valid input requests under valid
+// keys; any other status none.
+//
+// On OK `*out` is a new JSON string owned by the caller (free with
+// `snodo_string_free`): `{}` when the client can receive them all, else
+// the capabilities it lacks (shaped as `snodo_missing_capabilities`
+// returns them). A malformed task is INPUT_REQUEST (as in Python), the
+// last error naming the field. `out_len` may be NULL.
+//
+// Statuses: OK, INPUT_REQUEST (malformed task), JSON, INVALID_UTF8,
+// NULL_ARGUMENT, PANIC. Thread-safe.
+//
+// # Safety
+//
+// `task` and `capabilities` valid for their lengths; `out` valid for one
+// pointer write; `out_len` NULL or valid for one `size_t` write.
+snodo_status snodo_check_task_input_requests(const uint8_t *task,
+                                             size_t task_len,
+                                             const uint8_t *capabilities,
+                                             size_t capabilities_len,
+                                             char **out,
+                                             size_t *out_len);
+
+// Whether `capabilities` (a ClientCapabilities JSON object) declares the
+// Tasks extension (`extensions["io.modelcontextprotocol/tasks"]`, an
+// object): only then may a `tools/call` outcome be a `CreateTaskResult`.
+//
+// Statuses: OK, JSON, INVALID_UTF8, NULL_ARGUMENT, PANIC. Thread-safe.
+//
+// # Safety
+//
+// `capabilities` valid for `capabilities_len` bytes; `out` valid for one
+// `bool` write.
+snodo_status snodo_declares_tasks(const uint8_t *capabilities, size_t capabilities_len, bool *out);
 
 // Computes the request binding digest: SHA-256 over a domain label, the
 // method, and the canonical form of `params` (a JSON object; its top-level

@@ -29,6 +29,16 @@ if command -v g++ >/dev/null; then
   g++ -fsyntax-only -Wall -Wextra -Werror -x c++ include/snodo.h # the header is C++-clean too
 fi
 
+# The deprecated builders warn at compile time (SNODO_DEPRECATED): a call
+# must fail under -Werror, and compile with the warning silenced.
+printf '#include "snodo.h"\nint f(char **o) { return (int)snodo_list_roots(o, 0) + (int)snodo_sampling(0, 0, o, 0); }\n' >"$out/deprecated.c"
+if gcc -std=c11 -Werror -Iinclude -c "$out/deprecated.c" -o "$out/deprecated.o" 2>"$out/deprecated.err"; then
+  echo "FAIL: calling snodo_sampling/snodo_list_roots compiled without a deprecation warning" >&2
+  exit 1
+fi
+grep -q "snodo_list_roots.*deprecated\|deprecated.*snodo_list_roots" "$out/deprecated.err"
+gcc -std=c11 -Werror -Wno-deprecated-declarations -Iinclude -c "$out/deprecated.c" -o "$out/deprecated.o"
+
 echo "== c: exported symbols"
 nm -D --defined-only "$release/libsnodo.so" | awk '{print $3}' | sort >"$out/exported.txt"
 if grep -v '^snodo_' "$out/exported.txt"; then

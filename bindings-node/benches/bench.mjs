@@ -29,7 +29,7 @@ const META = {
 
 const [payloadDir, outPath] = process.argv.slice(2);
 const engine = new mrtr.Engine({ keys: [{ id: 'k1', secret: KEY }] });
-const fixed = new mrtr.Engine({ keys: [{ id: 'k1', secret: KEY }], now: NOW });
+const fixed = new mrtr.Engine({ keys: [{ id: 'k1', secret: KEY }], fixedTime: NOW });
 const binding = mrtr.bindingDigest('tools/call', { name: 'book_flight', arguments: ARGS });
 const bindingHex = binding.toString('hex');
 const codec = createRequestStateCodec({ key: KEY });

@@ -12,9 +12,11 @@
 // is used and tokens die with the process.
 import http from 'node:http';
 import readline from 'node:readline';
+import { randomUUID } from 'node:crypto';
 import {
   Engine, Call, elicitForm, sampling, listRoots, filterSupported, version,
   complete, inputRequired, error, toolError,
+  checkHttpHeaders, declaresTasks, checkTaskInputRequests,
 } from 'snodo-mrtr';
 
 // --- keys and engine
@@ -71,7 +73,7 @@ function engineFromEnv() {
         keys,
         serverInfo: { name: 'snodo-node-example', version: version() },
         ...(ttlSecs === null ? {} : { ttlSecs }),
-        ...(now === undefined ? {} : { now }),
+        ...(now === undefined ? {} : { fixedTime: now }),
       });
     } catch (e) {
       return fail(e.message); // CONFIG: short secret, bad or duplicate id, too many keys, bad ttl
@@ -81,7 +83,7 @@ function engineFromEnv() {
     const engine = build();
     return () => engine;
   }
-  // TEST ONLY (SNODO_CLOCK_OFFSET_SECS): engines take a fixed clock (`now`),
+  // TEST ONLY (SNODO_CLOCK_OFFSET_SECS): engines take a fixed clock (`fixedTime`),
   // not a clock function, so one is built per second of the shifted clock.
   const shifted = () => Math.floor(Date.now() / 1000) + offset;
   let second = shifted();
@@ -174,6 +176,48 @@ function multiRound(call) {
   return inputRequired({ step1: STEP1 }, { step: 1 });
 }
 
+// --- a task-backed tool (Tasks extension, io.modelcontextprotocol/tasks)
+//
+// DEMO ONLY: tasks live in this process's memory, so tasks/get and
+// tasks/update must reach the process that created the task. A real server
+// keeps them in a shared store (and expires them after ttlMs).
+const TASKS = new Map();
+const TASK_TTL_MS = 60_000;
+const utcNow = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+// Asks the color by MRTR; the last round answers with a task when the client
+// declared the Tasks extension (a finished one: painting is instant here),
+// else with the result itself.
+function paintTask(call) {
+  const a = call.response('color', COLOR);
+  if (a.kind === 'declined' || a.kind === 'cancelled') return toolError('No color chosen: nothing painted.');
+  if (a.kind !== 'accepted') return inputRequired({ color: COLOR });
+  const result = text(`Painted it ${a.value.color}.`);
+  if (!declaresTasks(call.clientCapabilities)) return complete(result);
+  const now = utcNow();
+  const task = { taskId: randomUUID(), status: 'completed', createdAt: now, lastUpdatedAt: now,
+    ttlMs: TASK_TTL_MS, pollIntervalMs: 1000 };
+  TASKS.set(task.taskId, { task, result });
+  return complete({ resultType: 'task', ...task });
+}
+
+function tasksGet(call) {
+  const entry = TASKS.get(String(call.params.taskId));
+  if (!entry) return error(-32602, `Unknown task: ${call.params.taskId}`);
+  // The input requests a task carries must be receivable by this client
+  // (none here once created; the check shows where it goes).
+  const missing = checkTaskInputRequests(entry.task, call.clientCapabilities);
+  if (Object.keys(missing).length) {
+    return error(-32021, 'Missing required client capability', { requiredCapabilities: missing });
+  }
+  return complete({ ...entry.task, result: entry.result });
+}
+
+// Answers (call.inputResponses, read with call.response) for keys the task
+// never asked are ignored: this task asks none once created.
+const tasksUpdate = (call) => (TASKS.has(String(call.params.taskId))
+  ? complete({}) : error(-32602, `Unknown task: ${call.params.taskId}`));
+
 const hello = (call) => askAll(call, { user_name: NAME }, undefined, (v) => text(`Hello, ${v.user_name.name}!`));
 const firstBlock = (content) => (Array.isArray(content) ? content[0] : content);
 
@@ -210,6 +254,7 @@ const TOOLS = {
   test_logging_tool: ['Conformance: logging', () => complete(text('No log level requested, so nothing was logged.'))],
   test_trigger_tool_change: ['Conformance: tool list change', () => complete(text('The tool list is static.'))],
   test_trigger_prompt_change: ['Conformance: prompt list change', () => complete(text('The prompt list is static.'))],
+  paint_task: ['Asks a color, then paints as a task (Tasks extension) or directly', paintTask],
 };
 
 // --- the resource and the prompts
@@ -261,6 +306,10 @@ function route(call) {
     case 'resources/read':
       return call.uri === 'prefs://color' ? readColor(call)
         : error(-32602, `Resource not found: ${call.uri}`, { uri: call.uri });
+    case 'tasks/get':
+      return tasksGet(call);
+    case 'tasks/update':
+      return tasksUpdate(call);
     case 'prompts/get':
       return (lookup(PROMPTS, call.name) ?? (() => error(-32602, `Unknown prompt: ${call.name}`)))(call);
     default: // includes the removed initialize, ping, logging/setLevel, subscriptions/listen, ...
@@ -306,31 +355,6 @@ function serveStdio(engine) {
 
 const MAX_BODY = 4 << 20; // 4 MiB, also snodo's default maxRequestBytes
 
-// Request-metadata headers must agree with the body (checked before `begin`,
-// only for requests). Returns what is wrong, or null.
-function headerMismatch(headers, msg) {
-  const version = headers['mcp-protocol-version'];
-  if (version === undefined) return 'MCP-Protocol-Version header missing';
-  const params = msg.params !== null && typeof msg.params === 'object' ? msg.params : {};
-  const metaVersion = params._meta?.['io.modelcontextprotocol/protocolVersion'];
-  // Not a string: skip; begin answers -32602 for it (the conformance suite requires that).
-  if (typeof metaVersion === 'string' && metaVersion !== version) {
-    return 'MCP-Protocol-Version header does not match _meta protocolVersion';
-  }
-  const method = headers['mcp-method'];
-  if (method === undefined) return 'Mcp-Method header missing';
-  if (method !== msg.method) return 'Mcp-Method header does not match method';
-  const field = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' }[msg.method];
-  if (field && typeof params[field] === 'string') {
-    let name = headers['mcp-name'];
-    if (name === undefined) return 'Mcp-Name header missing';
-    const b64 = /^=\?base64\?(.*)\?=$/.exec(name);
-    if (b64) name = Buffer.from(b64[1], 'base64').toString('utf8');
-    if (name !== params[field]) return `Mcp-Name header does not match params.${field}`;
-  }
-  return null;
-}
-
 // --- HTTP plumbing (docs/operations.md). Node's http server already keeps
 // connections alive and handles many clients on one thread; what it lacks for
 // a deployment are tight deadlines: by default a request may take 300 s to
@@ -363,15 +387,11 @@ function serveHttp(engines, port) {
       // Answer once the upload is read: closing mid-upload makes clients see a reset, not the 413.
       if (size > MAX_BODY) return send(413, { connection: 'close' });
       const body = Buffer.concat(chunks);
-      let msg = null;
-      try { msg = JSON.parse(body.toString('utf8')); } catch { /* begin answers -32700 */ }
-      if (msg && typeof msg === 'object' && !Array.isArray(msg) && 'method' in msg && 'id' in msg) {
-        const what = headerMismatch(req.headers, msg);
-        if (what) {
-          return send(400, { 'content-type': 'application/json' }, JSON.stringify({
-            jsonrpc: '2.0', id: msg.id, error: { code: -32020, message: `Header mismatch: ${what}` } }));
-        }
-      }
+      // Request-metadata headers must agree with the body (snodo's check,
+      // before begin). rawHeaders, not req.headers: Node joins a repeated
+      // header with ", ", and a standard header sent twice is a mismatch.
+      const mismatch = checkHttpHeaders(req.rawHeaders, body);
+      if (mismatch) return send(mismatch.httpStatus, { 'content-type': 'application/json' }, mismatch.json);
       // DEMO ONLY: the bearer token is taken as the user name, unverified. A
       // real server verifies the token first and passes the verified user.
       // Tokens are bound to the principal: a retry under another bearer fails.

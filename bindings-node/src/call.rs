@@ -1,10 +1,9 @@
-//! What a handler reads (`Call`), what it sends (`Response`), and the tiny
-//! outcome helpers that spell outcomes in the core's JSON form.
+//! What a handler reads: `Call` (the core's `Call`) and its `Answer`s.
 
 use napi::bindgen_prelude::*;
 use serde_json::Value;
 
-use crate::error::{Result, argument, napi_failure};
+use crate::error::Result;
 use crate::json;
 
 /// One request as the handler sees it (from `engine.begin`).
@@ -18,88 +17,6 @@ impl Call {
     pub(crate) fn new(inner: Box<snodo::Call>) -> Call {
         Call { inner }
     }
-}
-
-/// A JSON-RPC response ready for the wire.
-// The TypeScript shape only: responses are built by `make_response` below (a
-// JS object whose `body` is produced on first read), never from this struct.
-#[napi(object)]
-// Holds JS handles (or key bytes), which must not and cannot be Debug.
-#[allow(missing_debug_implementations, dead_code)]
-pub struct Response<'a> {
-    /// The whole JSON-RPC message as a plain object. Integers above 2^53
-    /// lose precision here: send `json`.
-    #[napi(
-        ts_type = "{ jsonrpc: '2.0'; id: string | number | null; result?: Record<string, any>; error?: { code: number; message: string; data?: any } }"
-    )]
-    pub body: Unknown<'a>,
-    /// The HTTP status for Streamable HTTP (400 for `_meta`-level errors,
-    /// `-32021`, `-32022`; 404 for `-32601`; 200 otherwise).
-    pub http_status: u32,
-    /// Why snodo replaced the handler's outcome with `-32603`: log it, never
-    /// send it. Absent otherwise.
-    pub diagnostic: Option<String>,
-    /// The message as compact JSON text, exact: this is what to send.
-    pub json: String,
-}
-
-/// The JS function that builds a response object: `(json, httpStatus,
-/// diagnostic) => response`.
-// `'static` only because a stored reference cannot name a scope: every call
-// site returns the result straight to JS within the current callback.
-pub(crate) type MakeResponse = FunctionRef<FnArgs<(String, u32, Option<String>)>, Unknown<'static>>;
-
-/// Source of [`MakeResponse`], compiled once per engine. `httpStatus`,
-/// `json` and `diagnostic` (only when present) are own data properties;
-/// `body` is a getter on a shared prototype that runs `JSON.parse(json)`
-/// (exactly what building it eagerly did: the wire text of the same
-/// message) on the first read and then replaces itself with an own data
-/// property, so `r.body === r.body` and later reads are plain reads. A server
-/// that only sends `json` never pays for the object. The setter keeps
-/// `r.body = x` working as it did on the eager object (in strict code a
-/// getter-only accessor would throw). `toJSON` keeps `JSON.stringify(response)`
-/// as it was for the eager object.
-const MAKE_RESPONSE_JS: &str = r#"(function () {
-  'use strict';
-  const proto = {
-    get body() {
-      const body = JSON.parse(this.json);
-      Object.defineProperty(this, 'body', { value: body, writable: true, enumerable: true, configurable: true });
-      return body;
-    },
-    set body(value) {
-      Object.defineProperty(this, 'body', { value, writable: true, enumerable: true, configurable: true });
-    },
-    toJSON() {
-      const out = { body: this.body, httpStatus: this.httpStatus };
-      if (this.diagnostic !== undefined) out.diagnostic = this.diagnostic;
-      out.json = this.json;
-      return out;
-    },
-  };
-  Object.defineProperty(proto, 'toJSON', { enumerable: false });
-  return function makeResponse(json, httpStatus, diagnostic) {
-    const r = { __proto__: proto, httpStatus, json };
-    if (diagnostic != null) r.diagnostic = diagnostic;
-    return r;
-  };
-})()"#;
-
-/// Compiles [`MAKE_RESPONSE_JS`] in `env` and keeps a reference to it.
-pub(crate) fn response_maker(env: &Env) -> Result<MakeResponse> {
-    let f: Function<FnArgs<(String, u32, Option<String>)>, Unknown<'static>> =
-        env.run_script(MAKE_RESPONSE_JS).map_err(napi_failure)?;
-    f.create_ref().map_err(napi_failure)
-}
-
-pub(crate) fn response_object<'e>(
-    env: &'e Env,
-    make: &MakeResponse,
-    r: &snodo::Response,
-) -> Result<Unknown<'e>> {
-    let f = make.borrow_back(env).map_err(napi_failure)?;
-    let args = (r.to_json(), u32::from(r.http_status()), r.diagnostic().map(str::to_owned));
-    f.call(args.into()).map_err(napi_failure)
 }
 
 /// The answer to one input request (`call.response`).
@@ -231,6 +148,14 @@ impl Call {
         })
     }
 
+    /// The whole `inputResponses` map of this request, read-only and
+    /// unvalidated (`{}` when none); `response(key, request)` is the
+    /// validated reading.
+    #[napi(getter, catch_unwind, ts_return_type = "Record<string, any>")]
+    pub fn input_responses<'e>(&self, env: &'e Env) -> Result<Unknown<'e>> {
+        json::to_js(env, &Value::Object(self.inner.input_responses().clone()))
+    }
+
     /// The raw answer for `key`, unvalidated, only for keys asked in the
     /// previous round; `null` otherwise. Validate it yourself.
     #[napi(catch_unwind, ts_return_type = "Record<string, any> | null")]
@@ -243,71 +168,4 @@ impl Call {
     pub fn to_json(&self) -> String {
         format!("Call({} round {})", self.inner.method(), self.inner.round())
     }
-}
-
-fn outcome<'e>(env: &'e Env, kind: &str, fields: Vec<(&str, Option<Unknown>)>) -> Result<Object<'e>> {
-    let mut o = Object::new(env).map_err(napi_failure)?;
-    o.set("type", kind).map_err(napi_failure)?;
-    for (name, value) in fields {
-        if let Some(v) = value
-            && !json::is_nullish(&v)?
-        {
-            o.set(name, v).map_err(napi_failure)?;
-        }
-    }
-    Ok(o)
-}
-
-/// Outcome: a final result (`resultType` is stamped `"complete"`).
-#[napi(catch_unwind, ts_return_type = "Outcome")]
-pub fn complete<'e>(
-    env: &'e Env,
-    #[napi(ts_arg_type = "Record<string, any>")] result: Unknown,
-) -> Result<Object<'e>> {
-    outcome(env, "complete", vec![("result", Some(result))])
-}
-
-/// Outcome: ask the client for input. `inputRequests` maps keys to requests
-/// (from the builders); `state` is carried, readable and sealed, to the retry.
-#[napi(catch_unwind, ts_return_type = "Outcome")]
-pub fn input_required<'e>(
-    env: &'e Env,
-    #[napi(ts_arg_type = "Record<string, object>")] input_requests: Unknown,
-    #[napi(ts_arg_type = "any")] state: Option<Unknown>,
-) -> Result<Object<'e>> {
-    outcome(env, "input_required", vec![("inputRequests", Some(input_requests)), ("state", state)])
-}
-
-/// Outcome: a JSON-RPC error (reserved codes become `-32603`).
-#[napi(catch_unwind, ts_return_type = "Outcome")]
-pub fn error<'e>(
-    env: &'e Env,
-    code: i64,
-    message: String,
-    #[napi(ts_arg_type = "any")] data: Option<Unknown>,
-) -> Result<Object<'e>> {
-    let mut o = outcome(env, "error", vec![("data", data)])?;
-    o.set("code", code).map_err(napi_failure)?;
-    o.set("message", message).map_err(napi_failure)?;
-    Ok(o)
-}
-
-/// Outcome: a tool execution error (`isError: true`), tools/call only.
-#[napi(catch_unwind, ts_return_type = "Outcome")]
-pub fn tool_error<'e>(env: &'e Env, message: String) -> Result<Object<'e>> {
-    let mut o = outcome(env, "tool_error", vec![])?;
-    o.set("message", message).map_err(napi_failure)?;
-    Ok(o)
-}
-
-/// Outcome: a raw result object (the escape hatch; the same checks apply).
-#[napi(catch_unwind, ts_return_type = "Outcome")]
-pub fn raw<'e>(
-    env: &'e Env,
-    #[napi(ts_arg_type = "Record<string, any>")] result: Unknown,
-) -> Result<Object<'e>> {
-    if json::is_nullish(&result)? {
-        return Err(argument("result: must be an object"));
-    }
-    outcome(env, "raw", vec![("result", Some(result))])
 }

@@ -85,38 +85,54 @@ pub enum SnodoErrorCode {
     AlreadyDecided,
 }
 
-/// One entry of [`error_codes`].
-#[napi(object)]
-#[derive(Debug)]
+/// One entry of [`ERROR_CODES`].
+#[napi(object, object_from_js = false)]
+#[derive(Debug, Clone, Copy)]
 pub struct ErrorCodeInfo {
     /// The stable name, e.g. `SCHEMA`.
-    pub name: String,
+    pub name: &'static str,
     /// The stable number (the C status value).
     pub number: u32,
     /// A short description.
-    pub description: String,
+    pub description: &'static str,
 }
 
-/// The core's error codes, in number order, read from the Rust enum itself
-/// (so a test can prove `SnodoErrorCode` lists exactly these).
-#[napi(catch_unwind)]
-pub fn error_codes() -> Vec<ErrorCodeInfo> {
-    ErrorCode::ALL
-        .iter()
-        .map(|c| ErrorCodeInfo {
-            name: c.name().to_owned(),
-            number: c.number(),
-            description: c.description().to_owned(),
-        })
-        .collect()
-}
+// napi-rs exports only constant expressions, and the core's names are not
+// `const fn`: these two lists are spelled here and a test below proves them
+// equal to `ErrorCode::ALL` and `TokenReason::ALL`, entry by entry.
+
+/// The core's error codes, in number order (`err.code` is one `name`).
+#[napi]
+pub const ERROR_CODES: [ErrorCodeInfo; 11] = [
+    ErrorCodeInfo { name: "CONFIG", number: 1, description: "invalid engine configuration" },
+    ErrorCodeInfo { name: "SCHEMA", number: 2, description: "invalid form elicitation schema" },
+    ErrorCodeInfo { name: "URL", number: 3, description: "invalid elicitation URL" },
+    ErrorCodeInfo { name: "SAMPLING", number: 4, description: "invalid sampling request" },
+    ErrorCodeInfo { name: "INPUT_REQUEST", number: 5, description: "invalid input request" },
+    ErrorCodeInfo { name: "JSON", number: 6, description: "invalid JSON argument" },
+    ErrorCodeInfo { name: "STATE_TOO_LARGE", number: 7, description: "state too large to seal" },
+    ErrorCodeInfo { name: "TOKEN", number: 8, description: "continuation token rejected" },
+    ErrorCodeInfo { name: "NOT_A_REQUEST", number: 9, description: "message is not a JSON-RPC request" },
+    ErrorCodeInfo { name: "ARGUMENT", number: 10, description: "invalid argument" },
+    ErrorCodeInfo { name: "ALREADY_DECIDED", number: 11, description: "the call was already decided" },
+];
 
 /// The reasons a continuation token can be refused (`data.reason` on the
-/// wire, `err.reason` from `Engine.open`).
-#[napi(catch_unwind)]
-pub fn token_reasons() -> Vec<String> {
-    snodo::TokenReason::ALL.iter().map(|r| r.name().to_owned()).collect()
-}
+/// wire, `err.reason` from `engine.open`).
+#[napi]
+pub const TOKEN_REASONS: [&str; 11] = [
+    "malformed",
+    "version",
+    "key",
+    "signature",
+    "expired",
+    "not_yet_valid",
+    "principal",
+    "request",
+    "rounds",
+    "flow_age",
+    "size",
+];
 
 /// Throws a `TOKEN` error carrying `err.reason`, and returns the marker that
 /// tells napi-rs an exception is already pending (it then throws nothing
@@ -176,6 +192,16 @@ mod tests {
         ]
         .into_iter()
         .find(|v| js_name(*v) == name)
+    }
+
+    #[test]
+    fn constant_lists_match_core() {
+        assert_eq!(ERROR_CODES.len(), ErrorCode::ALL.len());
+        for (info, c) in ERROR_CODES.iter().zip(ErrorCode::ALL) {
+            assert_eq!((info.name, info.number, info.description), (c.name(), c.number(), c.description()));
+        }
+        let reasons: Vec<&str> = snodo::TokenReason::ALL.iter().map(|r| r.name()).collect();
+        assert_eq!(TOKEN_REASONS.to_vec(), reasons);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use napi::bindgen_prelude::*;
 use napi::{JsValue, ValueType};
 use serde_json::Value;
 
-use crate::error::{Result, argument, napi_failure};
+use crate::error::{Result, argument, core, napi_failure};
 
 fn json_object<'e>(env: &'e Env) -> Result<Object<'e>> {
     let global = env.get_global().map_err(napi_failure)?;
@@ -125,4 +125,15 @@ pub fn u64_field(obj: &serde_json::Map<String, Value>, key: &str, what: &str) ->
             .ok_or_else(|| argument(format!("{what}.{key}: must be a non-negative integer"))),
         Some(_) => Err(argument(format!("{what}.{key}: must be a non-negative integer"))),
     }
+}
+
+/// The canonical form of a JSON value (docs/canonical-json.md): JSON text is
+/// read exactly; throws `JSON` on invalid text or duplicate keys.
+#[napi(catch_unwind)]
+pub fn canonicalize(
+    env: &Env,
+    #[napi(ts_arg_type = "string | Buffer | object")] value: Unknown,
+) -> Result<String> {
+    // The core's canonicalize: strict UTF-8, the core's one size cap.
+    snodo::canonicalize(text_of(env, value, "value")?).map_err(core)
 }

@@ -1,12 +1,21 @@
 //! Node bindings of snodo: npm package `snodo-mrtr`.
 //!
-//! Table of contents (mirrors the core's modules):
+//! Every export is argument conversion plus one core call; the rules live
+//! in the core. Files are named as the core's concepts (and as in `ffi/` and
+//! `bindings-python/`):
 //!
-//! * `engine`: the `Engine` class, its config, low-level `seal`/`open`.
-//! * `call`: `Call` (what a handler reads), `Response`, the outcome helpers.
-//! * `builders`: input-request builders, capability helpers, canonical form.
-//! * `json`: how JSON crosses (text exactly, values via `JSON.stringify`).
-//! * `error`: `err.code` on every thrown error (`SnodoErrorCode`).
+//! * `engine`: the `Engine` class (`begin`, `decide`, `seal`, `open`).
+//! * `config`: `new Engine(config)` read through the core's `LIMITS` table.
+//! * `call`: `Call` (what a handler reads) and its answers.
+//! * `response`: the outcome helpers and `Response` (`src/response.js`).
+//! * `elicitation`: input-request builders; `capabilities`: what a client
+//!   can receive; `tasks`: the Tasks extension helper.
+//! * `http_headers`: the Streamable HTTP header check.
+//! * `token`: low-level seal/open and the request binding.
+//! * `json`: how JSON crosses (text exactly, values via `JSON.stringify`),
+//!   `canonicalize`.
+//! * `error`: `err.code` on every thrown error (`SnodoErrorCode`,
+//!   `ERROR_CODES`, `TOKEN_REASONS`).
 //!
 //! Every export is `#[napi(catch_unwind)]`: a panic becomes a thrown JS
 //! error instead of aborting Node.
@@ -14,12 +23,18 @@
 #[macro_use]
 extern crate napi_derive;
 
-pub mod builders;
 pub mod call;
+pub mod capabilities;
+pub mod config;
+pub mod elicitation;
 pub mod engine;
 pub mod error;
+pub mod http_headers;
+pub mod inspect;
 pub mod json;
-pub mod types;
+pub mod response;
+pub mod tasks;
+pub mod token;
 
 /// The version of this addon (the Cargo workspace version, which
 /// `package.json` must equal: the test suite checks it).
@@ -38,10 +53,17 @@ mod tests {
     fn every_export_catches_unwind() {
         let sources = [
             ("lib.rs", include_str!("lib.rs")),
-            ("builders.rs", include_str!("builders.rs")),
             ("call.rs", include_str!("call.rs")),
+            ("capabilities.rs", include_str!("capabilities.rs")),
+            ("config.rs", include_str!("config.rs")),
+            ("elicitation.rs", include_str!("elicitation.rs")),
             ("engine.rs", include_str!("engine.rs")),
             ("error.rs", include_str!("error.rs")),
+            ("http_headers.rs", include_str!("http_headers.rs")),
+            ("json.rs", include_str!("json.rs")),
+            ("response.rs", include_str!("response.rs")),
+            ("tasks.rs", include_str!("tasks.rs")),
+            ("token.rs", include_str!("token.rs")),
         ];
         let mut exports = 0;
         for (file, src) in sources {

@@ -9,10 +9,10 @@ import * as snodo from '../index.js';
 import { runFlow, request, META } from './flow.mjs';
 
 const require = createRequire(import.meta.url);
-const { Engine, Call, SnodoErrorCode, errorCodes } = snodo;
+const { Engine, Call, SnodoErrorCode, ERROR_CODES, TOKEN_REASONS } = snodo;
 const SECRET = Buffer.alloc(32, 0x5a);
 const NOW = 1_800_000_000;
-const config = () => ({ keys: [{ id: 'k1', secret: SECRET }], now: NOW });
+const config = () => ({ keys: [{ id: 'k1', secret: SECRET }], fixedTime: NOW });
 
 function codeOf(fn) {
   try {
@@ -41,10 +41,12 @@ test('package.json version equals the Cargo workspace version', () => {
 });
 
 test('SnodoErrorCode lists exactly the core error enum', () => {
-  const core = errorCodes();
-  assert.deepEqual(Object.values(SnodoErrorCode).sort(), core.map((c) => c.name).sort());
-  assert.deepEqual(core.map((c) => c.number), core.map((_, i) => i + 1));
-  assert.ok(snodo.tokenReasons().includes('signature'));
+  assert.deepEqual(Object.values(SnodoErrorCode).sort(), ERROR_CODES.map((c) => c.name).sort());
+  assert.deepEqual(ERROR_CODES.map((c) => c.number), ERROR_CODES.map((_, i) => i + 1));
+  assert.equal(ERROR_CODES.find((c) => c.name === 'ALREADY_DECIDED').description, 'the call was already decided');
+  assert.ok(TOKEN_REASONS.includes('signature'));
+  assert.equal(snodo.errorCodes, undefined, 'errorCodes() was renamed ERROR_CODES');
+  assert.equal(snodo.tokenReasons, undefined, 'tokenReasons() was renamed TOKEN_REASONS');
 });
 
 test('every misuse throws an Error with err.code', () => {

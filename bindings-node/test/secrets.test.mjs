@@ -86,7 +86,7 @@ test('config errors never show the key bytes: err.message, err.stack, inspect', 
 });
 
 test('Engine, Call, Response, Opened and every error never show the key bytes; tokens hide the principal', () => {
-  const e = new Engine({ keys: [{ id: 'prod', secret: SECRET }, { id: 'old', secret: OLD }], now: NOW });
+  const e = new Engine({ keys: [{ id: 'prod', secret: SECRET }, { id: 'old', secret: OLD }], fixedTime: NOW });
   const shown = [...shows(e), JSON.stringify(e.toJSON()), Object.keys(e).join()];
   const question = snodo.elicitForm('Pick', { type: 'object', properties: { c: { type: 'string' } } });
   const call = e.begin(request(1), PRINCIPAL);

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import readline from 'node:readline';
+import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 
 const SERVER = fileURLToPath(new URL('../examples/server.mjs', import.meta.url));
@@ -15,9 +16,9 @@ const meta = (caps = { elicitation: {} }) => ({
   'io.modelcontextprotocol/clientCapabilities': caps,
 });
 const msg = (id, method, params = {}, caps) => ({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta(caps) } });
-const retry = (id, first, r1, inputResponses) => msg(id, first.method, {
+const retry = (id, first, r1, inputResponses, caps) => msg(id, first.method, {
   ...first.params, requestState: r1.result.requestState, inputResponses,
-});
+}, caps);
 
 function start(args, env = { SNODO_KEYS: KEY_A }) {
   const child = spawn(process.execPath, [SERVER, ...args], {
@@ -120,7 +121,7 @@ async function startHttp(env) {
     const text = await res.text();
     return { status: res.status, headers: res.headers, text, body: text ? JSON.parse(text) : null };
   };
-  return { child, post };
+  return { child, post, port };
 }
 
 test('HTTP: headers (-32020), principal, scale-out, 404/405/413/202', { timeout: 30_000 }, async () => {
@@ -150,13 +151,30 @@ test('HTTP: headers (-32020), principal, scale-out, 404/405/413/202', { timeout:
     const call = msg(7, 'tools/call', { name: 'preferred_color' });
     const noVersion = await a.post(call, { 'mcp-protocol-version': undefined });
     assert.equal(noVersion.status, 400);
-    assert.match(noVersion.text, /^\{"jsonrpc":"2\.0","id":7,"error":\{"code":-32020,"message":"Header mismatch: [^"]+"\}\}$/);
+    assert.deepEqual(JSON.parse(noVersion.text),
+      { jsonrpc: '2.0', id: 7, error: { code: -32020, message: 'Header mismatch: MCP-Protocol-Version header missing' } });
     for (const headers of [{ 'mcp-protocol-version': '2025-11-25' }, { 'mcp-method': 'tools/list' },
       { 'mcp-name': undefined }, { 'mcp-name': 'book_table' }]) {
       const r = await a.post(call, headers);
       assert.equal(r.status, 400, JSON.stringify(headers));
       assert.equal(r.body.error.code, -32020);
     }
+    // A standard header sent twice is a mismatch (the server passes
+    // req.rawHeaders; req.headers would have joined the two values).
+    const twice = await new Promise((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port: a.port, path: '/mcp', method: 'POST', timeout: 5000 }, (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d) => { text += d; }).on('end', () => resolve({ status: res.statusCode, text }));
+      });
+      req.on('error', reject);
+      req.setHeader('content-type', 'application/json');
+      req.setHeader('mcp-protocol-version', '2026-07-28');
+      req.setHeader('mcp-method', 'tools/call');
+      req.setHeader('mcp-name', ['preferred_color', 'preferred_color']);
+      req.end(JSON.stringify(call));
+    });
+    assert.equal(twice.status, 400);
+    assert.equal(JSON.parse(twice.text).error.message, 'Header mismatch: Mcp-Name header sent more than once');
     const encoded = `=?base64?${Buffer.from('preferred_color').toString('base64')}?=`;
     assert.equal((await a.post(call, { 'mcp-name': encoded })).status, 200);
     const noMeta = await a.post({ jsonrpc: '2.0', id: 8, method: 'tools/list', params: {} });
@@ -180,4 +198,46 @@ test('HTTP: headers (-32020), principal, scale-out, 404/405/413/202', { timeout:
     a.child.kill();
     b.child.kill();
   }
+});
+
+test('stdio: paint_task answers with a task when the client declares the Tasks extension', { timeout: 20_000 }, async () => {
+  const child = start(['--stdio']);
+  const lines = readline.createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const ask = async (m) => {
+    child.stdin.write(`${JSON.stringify(m)}\n`);
+    return JSON.parse((await lines.next()).value);
+  };
+  const tasksCaps = { elicitation: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } };
+  const first = msg(0, 'tools/call', { name: 'paint_task' }, tasksCaps);
+  const r1 = await ask(first);
+  assert.deepEqual(Object.keys(r1.result.inputRequests), ['color']);
+  const r2 = await ask(retry(1, first, r1, { color: { action: 'accept', content: { color: 'red' } } }, tasksCaps));
+  assert.equal(r2.result.resultType, 'task');
+  assert.equal(r2.result.status, 'completed');
+  assert.match(r2.result.taskId, /^[0-9a-f-]{36}$/);
+  assert.match(r2.result.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  assert.equal(r2.result.ttlMs, 60000);
+  assert.equal(r2.result.inputRequests, undefined);
+  assert.equal(r2.result.requestState, undefined);
+
+  const got = await ask(msg(2, 'tasks/get', { taskId: r2.result.taskId }, tasksCaps));
+  assert.equal(got.result.taskId, r2.result.taskId);
+  assert.equal(got.result.status, 'completed');
+  assert.deepEqual(got.result.result.content, [{ type: 'text', text: 'Painted it red.' }]);
+  const upd = await ask(msg(3, 'tasks/update', {
+    taskId: r2.result.taskId, inputResponses: { unasked: { action: 'accept', content: { x: 1 } } } }, tasksCaps));
+  assert.equal(upd.result.resultType, 'complete');
+  const unknown = await ask(msg(4, 'tasks/get', { taskId: 'nope' }, tasksCaps));
+  assert.deepEqual(unknown.error, { code: -32602, message: 'Unknown task: nope' });
+
+  // Without the extension the same flow ends with the plain result.
+  const plain = msg(5, 'tools/call', { name: 'paint_task' });
+  const p1 = await ask(plain);
+  const p2 = await ask(retry(6, plain, p1, { color: { action: 'accept', content: { color: 'blue' } } }));
+  assert.equal(p2.result.resultType, 'complete');
+  assert.equal(p2.result.content[0].text, 'Painted it blue.');
+  const declined = await ask(retry(7, plain, p1, { color: { action: 'decline' } }));
+  assert.equal(declined.result.isError, true);
+  assert.equal(declined.result.content[0].text, 'No color chosen: nothing painted.');
+  assert.equal((await finish(child)).code, 0);
 });

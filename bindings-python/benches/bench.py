@@ -93,7 +93,7 @@ def main() -> None:
     # snodo: a real clock for seal+open (as the SDK), a fixed one for the
     # begin+decide flow so its prepared retry never expires mid-run.
     engine = mrtr.Engine([("k1", KEY)])
-    fixed = mrtr.Engine([("k1", KEY)], now=NOW)
+    fixed = mrtr.Engine([("k1", KEY)], fixed_time=NOW)
     binding = mrtr.binding_digest("tools/call", {"name": "book_flight", "arguments": ARGS})
 
     g: dict = {

@@ -24,6 +24,7 @@ import socket
 import sys
 import threading
 import time
+import uuid
 import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Dict, List, NoReturn, Optional, Tuple
@@ -65,9 +66,21 @@ def text(t: str) -> Outcome:
     return mrtr.complete({"content": [{"type": "text", "text": t}]})
 
 
+def ended(call: Call, key: str) -> Outcome:
+    """The user declined or cancelled `key`: the flow ends here, it is never asked again."""
+    why = f"No answer to {key}: the user declined or cancelled."
+    if call.method == "tools/call":
+        return mrtr.tool_error(why)
+    return mrtr.error(-32602, why)  # prompts/get, resources/read have no tool error
+
+
 def ask_all(call: Call, asks: Dict[str, Any], state: Any, done: Callable[[Dict[str, Any]], Outcome]) -> Outcome:
-    """Until every question in `asks` has an accepted answer, ask all of them again (same state)."""
+    """Until every question in `asks` has an accepted answer, ask all of them again (same state).
+    A declined or cancelled question ends the flow."""
     answers = {k: call.response(k, q) for k, q in asks.items()}
+    for k, a in answers.items():
+        if a.is_declined or a.is_cancelled:
+            return ended(call, k)
     if all(a.is_accepted for a in answers.values()):
         return done({k: a.value for k, a in answers.items()})
     return mrtr.input_required(asks, state)
@@ -127,6 +140,62 @@ def book_table(call: Call) -> Outcome:
     return mrtr.input_required(asks, state or None)
 
 
+# --- a task-backed tool (Tasks extension, io.modelcontextprotocol/tasks) ---
+#
+# DEMO ONLY: tasks live in this process's memory, so tasks/get and tasks/update must
+# reach the process that created the task. A real server keeps them in a shared store.
+TASKS: Dict[str, Dict[str, Any]] = {}
+TASKS_LOCK = threading.Lock()
+TASK_TTL_MS = 60_000
+
+
+def utc_now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def paint_task(call: Call) -> Outcome:
+    """Asks the color by MRTR; the last round answers with a task when the client declared
+    the Tasks extension (a finished one: painting is instant here), else with the result."""
+    a = call.response("color", COLOR)
+    if a.is_declined or a.is_cancelled:
+        return mrtr.tool_error("No color chosen: nothing painted.")
+    if not a.is_accepted:
+        return mrtr.input_required({"color": COLOR})
+    result = {"content": [{"type": "text", "text": f"Painted it {(a.value or {})['color']}."}]}
+    if not mrtr.declares_tasks(call.client_capabilities):
+        return mrtr.complete(result)
+    now = utc_now()
+    task: Dict[str, Any] = {"taskId": str(uuid.uuid4()), "status": "completed", "createdAt": now, "lastUpdatedAt": now,
+            "ttlMs": TASK_TTL_MS, "pollIntervalMs": 1000}
+    with TASKS_LOCK:
+        TASKS[task["taskId"]] = {"task": task, "result": result}
+    return mrtr.complete({"resultType": "task", **task})
+
+
+def known_task(call: Call) -> Optional[Dict[str, Any]]:
+    with TASKS_LOCK:
+        return TASKS.get(str(call.params.get("taskId")))
+
+
+def tasks_get(call: Call) -> Outcome:
+    entry = known_task(call)
+    if entry is None:
+        return mrtr.error(-32602, f"Unknown task: {call.params.get('taskId')}")
+    task = entry["task"]
+    # The input requests a task carries must be receivable by this client (none here; the check shows where).
+    missing = mrtr.check_task_input_requests(task, call.client_capabilities)
+    if missing:
+        return mrtr.error(-32021, "Missing required client capability", {"requiredCapabilities": missing})
+    return mrtr.complete({**task, "result": entry["result"]})
+
+
+def tasks_update(call: Call) -> Outcome:
+    # Answers for keys the task never asked are ignored (this task asks none once created).
+    if known_task(call) is None:
+        return mrtr.error(-32602, f"Unknown task: {call.params.get('taskId')}")
+    return mrtr.complete({})
+
+
 # --- conformance fixtures (input-required-result-*, server-stateless) ---
 
 
@@ -143,11 +212,15 @@ def multi_round(call: Call) -> Outcome:
         a = call.response("step2", STEP2)
         if a.is_accepted:
             return text(f"Done after 3 rounds, {state['name']} likes {(a.value or {})['color']}.")
+        if a.is_declined or a.is_cancelled:
+            return ended(call, "step2")
         return mrtr.input_required({"step2": STEP2}, state)
     if state.get("step") == 1:
         a = call.response("step1", STEP1)
         if a.is_accepted:
             return mrtr.input_required({"step2": STEP2}, {"step": 2, "name": (a.value or {})["name"]})
+        if a.is_declined or a.is_cancelled:
+            return ended(call, "step1")
         return mrtr.input_required({"step1": STEP1}, state)
     return mrtr.input_required({"step1": STEP1}, {"step": 1})
 
@@ -196,6 +269,7 @@ TOOLS: Dict[str, Tuple[str, Handler]] = {
     "test_logging_tool": ("Conformance: logging", lambda c: text("No log level requested, so nothing was logged.")),
     "test_trigger_tool_change": ("Conformance: tool list change", lambda c: text("The tool list is static.")),
     "test_trigger_prompt_change": ("Conformance: prompt list change", lambda c: text("The prompt list is static.")),
+    "paint_task": ("Asks a color, then paints as a task (Tasks extension) or directly", paint_task),
 }
 RESOURCES: Dict[str, Handler] = {"prefs://color": preferred_color_resource}
 PROMPTS: Dict[str, Tuple[str, Handler]] = {
@@ -222,6 +296,10 @@ def route(call: Call) -> Outcome:
     if call.method == "resources/read":
         resource = RESOURCES.get(call.uri or "")
         return resource(call) if resource else mrtr.error(-32602, f"Resource not found: {call.uri}", {"uri": call.uri})
+    if call.method == "tasks/get":
+        return tasks_get(call)
+    if call.method == "tasks/update":
+        return tasks_update(call)
     if call.method == "prompts/get":
         prompt = PROMPTS.get(call.name or "")
         return prompt[1](call) if prompt else mrtr.error(-32602, f"Unknown prompt: {call.name}")
@@ -261,52 +339,6 @@ def serve_stdio(engine: Engine) -> None:
         if out is not None:
             sys.stdout.write(out[1] + "\n")
             sys.stdout.flush()
-
-
-def header_error(body: bytes, header: Callable[[str], Optional[str]]) -> Optional[str]:
-    """The request-metadata header checks, done before `begin`: a -32020 error body, or None."""
-    try:
-        msg = json.loads(body)
-    except (ValueError, RecursionError):
-        return None  # begin answers -32700
-    if not isinstance(msg, dict) or not isinstance(msg.get("method"), str) or "id" not in msg:
-        return None  # not a request (begin answers it): nothing to check
-    what = mismatch(msg, header)
-    if what is None:
-        return None
-    error = {"code": -32020, "message": f"Header mismatch: {what}"}
-    return json.dumps({"jsonrpc": "2.0", "id": msg["id"], "error": error}, separators=(",", ":"))
-
-
-def mismatch(msg: Dict[str, Any], header: Callable[[str], Optional[str]]) -> Optional[str]:
-    params: Dict[str, Any] = msg["params"] if isinstance(msg.get("params"), dict) else {}
-    meta: Dict[str, Any] = params["_meta"] if isinstance(params.get("_meta"), dict) else {}
-    version = header("MCP-Protocol-Version")
-    if version is None:
-        return "MCP-Protocol-Version header missing"
-    meta_version = meta.get("io.modelcontextprotocol/protocolVersion")
-    # Not a string: skip; begin answers -32602 for it (the conformance suite requires that).
-    if isinstance(meta_version, str) and meta_version != version:
-        return "MCP-Protocol-Version header does not match _meta protocolVersion"
-    method = header("Mcp-Method")
-    if method is None:
-        return "Mcp-Method header missing"
-    if method != msg["method"]:
-        return "Mcp-Method header does not match method"
-    field = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}.get(msg["method"])
-    if field and isinstance(params.get(field), str):
-        name = header("Mcp-Name")
-        if name is None:
-            return "Mcp-Name header missing"
-        b64 = re.fullmatch(r"=\?base64\?(.*)\?=", name)  # how non-ASCII names travel in a header
-        if b64:
-            try:
-                name = base64.b64decode(b64.group(1), validate=True).decode("utf-8")
-            except ValueError:  # binascii.Error and UnicodeDecodeError are ValueErrors
-                return "Mcp-Name header is not valid base64 UTF-8"
-        if name != params[field]:
-            return f"Mcp-Name header does not match params.{field}"
-    return None
 
 
 # --- HTTP plumbing (docs/operations.md): keep-alive, a deep listen backlog, bounded threads and deadlines ---
@@ -405,9 +437,11 @@ def serve_http(engines: Callable[[], Engine], port: int) -> None:
             body = self.read_body(int(length))
             if body is None:
                 return self.reply(408, close=True)  # slow drip past the deadline, or the client left
-            err = header_error(body, self.headers.get)
-            if err is not None:
-                return self.reply(400, err)
+            # The request-metadata header rules (-32020, HTTP 400) are snodo's: every
+            # occurrence of every header goes in, so a repeated one is caught.
+            mismatch = mrtr.check_http_headers(self.headers.items(), body)
+            if mismatch is not None:
+                return self.reply(mismatch.http_status, mismatch.to_json())
             # DEMO ONLY: the bearer token is trusted as the user id. A real server
             # verifies the token first and passes the verified user id instead.
             scheme, _, token = (self.headers.get("Authorization") or "").partition(" ")
@@ -518,7 +552,7 @@ def load_engine() -> Callable[[], Engine]:
 
     def build(now: Optional[int]) -> Engine:
         try:
-            return Engine(keys, server_info=SERVER_INFO, ttl_secs=ttl, now=now)
+            return Engine(keys, server_info=SERVER_INFO, ttl_secs=ttl, fixed_time=now)
         except (mrtr.SnodoError, ValueError, TypeError) as e:
             fail(f"SNODO_KEYS: {e}")
 
@@ -531,7 +565,7 @@ def load_engine() -> Callable[[], Engine]:
 def offset_clock(build: Callable[[Optional[int]], Engine], offset: int) -> Callable[[], Engine]:
     """TEST ONLY (SNODO_CLOCK_OFFSET_SECS): engines whose clock runs `offset` seconds off.
 
-    Engines take a fixed clock (`now=`), not a clock function, so one is built per
+    Engines take a fixed clock (`fixed_time=`), not a clock function, so one is built per
     second of the shifted clock and shared by every request in that second.
     """
     lock = threading.Lock()

@@ -1,14 +1,17 @@
-//! `Engine`, `Call`, `Answer`, `Response` and `Opened`: thin wrappers over
-//! the core types. The GIL is released around every piece of work that does
-//! not touch Python objects (parsing, token sealing and opening, deciding).
+//! `Engine`: the configuration keywords, `begin`, `decide`, `seal` and
+//! `open`, each one core call. The GIL is released around every piece of
+//! work that does not touch Python objects (parsing, sealing, deciding).
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyType};
 use serde_json::Value;
 use snodo::{Begin, Config, ErrorCode, Key, Outcome};
 
-use crate::convert::{self, object_arg, text_bytes, to_py, to_value};
-use crate::errors::{raise, to_py_err, token_err};
+use crate::call::Call;
+use crate::error::{raise, to_py_err, token_err};
+use crate::json::{self, object_arg, text_bytes, to_value};
+use crate::response::Response;
+use crate::token::{Opened, binding32};
 
 /// The MRTR engine: immutable and safe to share between threads.
 #[pyclass(frozen, module = "snodo_mrtr._native")]
@@ -72,8 +75,8 @@ fn summary(keys: &[Key], c: &Config) -> String {
 impl Engine {
     #[new]
     #[pyo3(signature = (keys, *, ttl_secs=None, max_rounds=None, max_flow_age_secs=None, max_token_bytes=None,
-        max_request_bytes=None, max_input_responses=None, supported_versions=None, clock_skew_secs=None,
-        server_info=None, now=None))]
+        max_request_bytes=None, max_input_responses=None, clock_skew_secs=None, supported_versions=None,
+        server_info=None, strict_answers=None, audience=None, fixed_time=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -84,14 +87,18 @@ impl Engine {
         max_token_bytes: Option<u64>,
         max_request_bytes: Option<u64>,
         max_input_responses: Option<u64>,
-        supported_versions: Option<Vec<String>>,
         clock_skew_secs: Option<u64>,
+        supported_versions: Option<Vec<String>>,
         server_info: Option<&Bound<'_, PyAny>>,
-        now: Option<u64>,
+        strict_answers: Option<bool>,
+        audience: Option<String>,
+        fixed_time: Option<u64>,
     ) -> PyResult<Self> {
         let keys = keys_arg(py, keys)?;
         let mut c = Config::new(keys.clone());
-        // Every numeric limit through the core's one schema (snake_case).
+        // Every numeric limit goes through the core's one table (snake_case
+        // names are the Python keywords); ranges and messages are the core's.
+        // Adding a limit: one keyword above and one entry here.
         let limits = [
             ("ttl_secs", ttl_secs),
             ("max_rounds", max_rounds),
@@ -112,7 +119,11 @@ impl Engine {
         if let Some(info) = server_info.filter(|i| !i.is_none()) {
             c.server_info = Some(to_value(info)?);
         }
-        if let Some(t) = now {
+        if let Some(strict) = strict_answers {
+            c.strict_answers = strict;
+        }
+        c.audience = audience;
+        if let Some(t) = fixed_time {
             c = c.fixed_time(t);
         }
         let summary = summary(&keys, &c);
@@ -153,7 +164,7 @@ impl Engine {
             let value = to_value(request)?;
             py.detach(|| self.inner.begin_value(value, &who))
         } else {
-            let what = convert::type_name(request);
+            let what = json::type_name(request);
             return Err(raise(
                 py,
                 ErrorCode::Argument,
@@ -195,7 +206,7 @@ impl Engine {
         questions: Option<&Bound<'_, PyDict>>,
         state: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<String> {
-        let who = convert::principal(py, principal)?;
+        let who = json::principal(py, principal)?;
         let binding = binding32(py, binding)?;
         let mut qs: Vec<(String, Value)> = Vec::new();
         if let Some(q) = questions {
@@ -225,7 +236,7 @@ impl Engine {
         principal: Option<String>,
         binding: &[u8],
     ) -> PyResult<Opened> {
-        let who = convert::principal(py, principal)?;
+        let who = json::principal(py, principal)?;
         let binding = binding32(py, binding)?;
         match py.detach(|| self.inner.open(token, &who, &binding)) {
             Ok(o) => Ok(Opened { inner: o }),
@@ -235,272 +246,5 @@ impl Engine {
 
     fn __repr__(&self) -> String {
         self.summary.clone()
-    }
-}
-
-fn binding32(py: Python<'_>, b: &[u8]) -> PyResult<[u8; 32]> {
-    b.try_into()
-        .map_err(|_| raise(py, ErrorCode::Argument, "binding: must be the 32 bytes of binding_digest()"))
-}
-
-/// One request as the handler sees it.
-#[pyclass(frozen, module = "snodo_mrtr._native")]
-#[derive(Debug)]
-pub struct Call {
-    pub(crate) inner: snodo::Call,
-}
-
-#[pymethods]
-impl Call {
-    #[getter]
-    fn id<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, self.inner.id())
-    }
-    #[getter]
-    fn method(&self) -> &str {
-        self.inner.method()
-    }
-    #[getter]
-    fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &Value::Object(self.inner.params().clone()))
-    }
-    #[getter]
-    fn name(&self) -> Option<&str> {
-        self.inner.name()
-    }
-    #[getter]
-    fn uri(&self) -> Option<&str> {
-        self.inner.uri()
-    }
-    #[getter]
-    fn arguments<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        self.inner.arguments().map(|a| to_py(py, a)).transpose()
-    }
-    #[getter]
-    fn principal(&self) -> Option<&str> {
-        self.inner.principal().name()
-    }
-    #[getter]
-    fn protocol_version(&self) -> &str {
-        self.inner.protocol_version()
-    }
-    #[getter]
-    fn mrtr_allowed(&self) -> bool {
-        self.inner.mrtr_allowed()
-    }
-    #[getter]
-    fn client_capabilities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, self.inner.client_capabilities())
-    }
-    #[getter]
-    fn client_info<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        self.inner.client_info().map(|a| to_py(py, a)).transpose()
-    }
-    #[getter]
-    fn meta<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &Value::Object(self.inner.meta().clone()))
-    }
-    #[getter]
-    fn round(&self) -> u32 {
-        self.inner.round()
-    }
-    #[getter]
-    fn is_retry(&self) -> bool {
-        self.inner.is_retry()
-    }
-    #[getter]
-    fn flow_start(&self) -> u64 {
-        self.inner.flow_start()
-    }
-    #[getter]
-    fn state<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        self.inner.state().map(|a| to_py(py, a)).transpose()
-    }
-    #[getter]
-    fn asked_keys(&self) -> Vec<String> {
-        self.inner.asked_keys().into_iter().map(str::to_owned).collect()
-    }
-
-    /// The answer to input request `key`, which this handler asks as `request`.
-    fn response(&self, py: Python<'_>, key: &str, request: &Bound<'_, PyAny>) -> PyResult<Answer> {
-        let request = object_arg(request, "request")?;
-        let inner = py.detach(|| self.inner.response(key, &request));
-        Ok(Answer { inner })
-    }
-
-    /// The raw answer for `key` (only for keys asked in the previous round),
-    /// unvalidated; `None` if there is none.
-    fn raw_response<'py>(&self, py: Python<'py>, key: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
-        self.inner.raw_response(key).map(|a| to_py(py, a)).transpose()
-    }
-
-    fn __repr__(&self) -> String {
-        // The principal is personal data: never in a repr.
-        format!("Call(method={:?}, round={})", self.inner.method(), self.inner.round())
-    }
-}
-
-/// The client's answer to one input request.
-#[pyclass(frozen, module = "snodo_mrtr._native")]
-#[derive(Debug)]
-pub struct Answer {
-    inner: snodo::Answer,
-}
-
-#[pymethods]
-impl Answer {
-    /// `missing`, `accepted`, `declined`, `cancelled` or `invalid`.
-    #[getter]
-    fn kind(&self) -> &'static str {
-        self.inner.kind()
-    }
-    /// The accepted content (`None` unless accepted; `None` too for URL mode).
-    #[getter]
-    fn value<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        match &self.inner {
-            snodo::Answer::Accepted(v) => to_py(py, v).map(Some),
-            _ => Ok(None),
-        }
-    }
-    /// Why the answer is invalid (`None` unless invalid).
-    #[getter]
-    fn reason(&self) -> Option<&str> {
-        match &self.inner {
-            snodo::Answer::Invalid(r) => Some(r),
-            _ => None,
-        }
-    }
-    #[getter]
-    fn is_missing(&self) -> bool {
-        matches!(self.inner, snodo::Answer::Missing)
-    }
-    #[getter]
-    fn is_accepted(&self) -> bool {
-        matches!(self.inner, snodo::Answer::Accepted(_))
-    }
-    #[getter]
-    fn is_declined(&self) -> bool {
-        matches!(self.inner, snodo::Answer::Declined)
-    }
-    #[getter]
-    fn is_cancelled(&self) -> bool {
-        matches!(self.inner, snodo::Answer::Cancelled)
-    }
-    #[getter]
-    fn is_invalid(&self) -> bool {
-        matches!(self.inner, snodo::Answer::Invalid(_))
-    }
-    /// `{"kind": ..., "value": ...}` (value for accepted), `{"kind": "invalid", "reason": ...}`.
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        d.set_item("kind", self.inner.kind())?;
-        match &self.inner {
-            snodo::Answer::Accepted(v) => d.set_item("value", to_py(py, v)?)?,
-            snodo::Answer::Invalid(r) => d.set_item("reason", r)?,
-            _ => {}
-        }
-        Ok(d)
-    }
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<Answer>().is_ok_and(|o| o.get().inner == self.inner)
-    }
-    fn __repr__(&self) -> String {
-        format!("Answer(kind={:?})", self.inner.kind())
-    }
-}
-
-/// A JSON-RPC response message ready for the wire, plus its HTTP status.
-#[pyclass(frozen, module = "snodo_mrtr._native")]
-#[derive(Debug)]
-pub struct Response {
-    inner: snodo::Response,
-}
-
-#[pymethods]
-impl Response {
-    /// The whole JSON-RPC message, as a dict (a new one on every access).
-    #[getter]
-    fn body<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, self.inner.body())
-    }
-    /// The HTTP status a Streamable HTTP server should answer with.
-    #[getter]
-    fn http_status(&self) -> u16 {
-        self.inner.http_status()
-    }
-    /// Why snodo replaced the handler's outcome with -32603 (log it; never send it).
-    #[getter]
-    fn diagnostic(&self) -> Option<&str> {
-        self.inner.diagnostic()
-    }
-    #[getter]
-    fn is_error(&self) -> bool {
-        self.inner.is_error()
-    }
-    /// The message as compact JSON text, numbers exactly as they were given.
-    fn to_json(&self) -> String {
-        self.inner.to_json()
-    }
-    /// The message as a dict (the same as `body`).
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, self.inner.body())
-    }
-    fn __repr__(&self) -> String {
-        let kind = if self.inner.is_error() { "error" } else { "result" };
-        format!("Response(http_status={}, {kind})", self.inner.http_status())
-    }
-}
-
-/// What an opened token says (low-level `Engine.open`).
-#[pyclass(frozen, module = "snodo_mrtr._native")]
-#[derive(Debug)]
-pub struct Opened {
-    inner: snodo::Opened,
-}
-
-#[pymethods]
-impl Opened {
-    #[getter]
-    fn key_id(&self) -> &str {
-        &self.inner.key_id
-    }
-    #[getter]
-    fn issued_at(&self) -> u64 {
-        self.inner.issued_at
-    }
-    #[getter]
-    fn expires_at(&self) -> u64 {
-        self.inner.expires_at
-    }
-    #[getter]
-    fn flow_start(&self) -> u64 {
-        self.inner.flow_start
-    }
-    #[getter]
-    fn round(&self) -> u32 {
-        self.inner.round
-    }
-    #[getter]
-    fn question_keys(&self) -> Vec<String> {
-        self.inner.question_keys().into_iter().map(str::to_owned).collect()
-    }
-    #[getter]
-    fn state<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        self.inner.state().as_ref().map(|s| to_py(py, s)).transpose()
-    }
-    /// Every field above, by its snake_case name.
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        d.set_item("key_id", self.key_id())?;
-        d.set_item("issued_at", self.issued_at())?;
-        d.set_item("expires_at", self.expires_at())?;
-        d.set_item("flow_start", self.flow_start())?;
-        d.set_item("round", self.round())?;
-        d.set_item("question_keys", self.question_keys())?;
-        d.set_item("state", self.state(py)?)?;
-        Ok(d)
-    }
-    fn __repr__(&self) -> String {
-        format!("Opened(key_id={:?}, round={})", self.inner.key_id, self.inner.round)
     }
 }

@@ -1,39 +1,55 @@
 //! Python bindings of snodo: the native module `snodo_mrtr._native`.
 //!
 //! The pure-Python package `snodo_mrtr` (in `python/`) re-exports this
-//! module, adds the exception classes and the outcome helpers. Module names
-//! mirror the core: `engine` (Engine, Call, Answer, Response, Opened),
-//! `builders` (input requests, capabilities, canonical JSON), `errors`,
-//! and `convert` (Python <-> JSON).
+//! module, adds the exception classes and the outcome helpers. One file per
+//! class or concept, named as in the core and the other bindings: `engine`,
+//! `call`, `answer`, `response`, `token` (Opened, binding digest),
+//! `elicitation` (builders), `capabilities`, `http_headers`, `tasks`,
+//! `error`, and `json` (Python <-> JSON, canonical form).
 
 use pyo3::prelude::*;
 
-mod builders;
-mod convert;
+mod answer;
+mod call;
+mod capabilities;
+mod elicitation;
 mod engine;
-mod errors;
+mod error;
+mod http_headers;
+mod inspect;
+mod json;
+mod response;
+mod tasks;
+mod token;
 
 #[pymodule]
 #[pyo3(name = "_native")]
 fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add_class::<engine::Engine>()?;
-    m.add_class::<engine::Call>()?;
-    m.add_class::<engine::Answer>()?;
-    m.add_class::<engine::Response>()?;
-    m.add_class::<engine::Opened>()?;
-    m.add_class::<convert::RawJson>()?;
-    m.add_function(wrap_pyfunction!(builders::elicit_form, m)?)?;
-    m.add_function(wrap_pyfunction!(builders::elicit_url, m)?)?;
-    m.add_function(wrap_pyfunction!(builders::sampling, m)?)?;
-    m.add_function(wrap_pyfunction!(builders::list_roots, m)?)?;
-    m.add_function(wrap_pyfunction!(builders::missing_capabilities, m)?)?;
-    m.add_function(wrap_pyfunction!(builders::filter_supported, m)?)?;
-    m.add_function(wrap_pyfunction!(builders::canonicalize, m)?)?;
-    m.add_function(wrap_pyfunction!(builders::binding_digest, m)?)?;
-    m.add_function(wrap_pyfunction!(errors::_register_errors, m)?)?;
-    m.add("ERROR_CODES", errors::error_codes(py)?)?;
-    m.add("TOKEN_REASONS", errors::token_reasons())?;
+    m.add_class::<call::Call>()?;
+    m.add_class::<answer::Answer>()?;
+    m.add_class::<response::Response>()?;
+    m.add_class::<token::Opened>()?;
+    m.add_class::<json::RawJson>()?;
+    m.add_function(wrap_pyfunction!(elicitation::elicit_form, m)?)?;
+    m.add_function(wrap_pyfunction!(elicitation::elicit_form_without_lint, m)?)?;
+    m.add_function(wrap_pyfunction!(elicitation::elicit_url, m)?)?;
+    m.add_function(wrap_pyfunction!(elicitation::elicit_url_without_lint, m)?)?;
+    m.add_function(wrap_pyfunction!(elicitation::sampling, m)?)?;
+    m.add_function(wrap_pyfunction!(elicitation::list_roots, m)?)?;
+    m.add_function(wrap_pyfunction!(capabilities::missing_capabilities, m)?)?;
+    m.add_function(wrap_pyfunction!(capabilities::filter_supported, m)?)?;
+    m.add_function(wrap_pyfunction!(http_headers::check_http_headers, m)?)?;
+    m.add_function(wrap_pyfunction!(tasks::check_task_input_requests, m)?)?;
+    m.add_function(wrap_pyfunction!(tasks::declares_tasks, m)?)?;
+    m.add("TASKS_EXTENSION", snodo::TASKS_EXTENSION)?;
+    m.add_function(wrap_pyfunction!(json::canonicalize, m)?)?;
+    m.add_function(wrap_pyfunction!(inspect::run_cli, m)?)?;
+    m.add_function(wrap_pyfunction!(token::binding_digest, m)?)?;
+    m.add_function(wrap_pyfunction!(error::_register_errors, m)?)?;
+    m.add("ERROR_CODES", error::error_codes(py)?)?;
+    m.add("TOKEN_REASONS", error::token_reasons())?;
     m.add("VERSION", snodo::VERSION)?;
     m.add("MRTR_VERSION", snodo::MRTR_VERSION)?;
     m.add("MRTR_METHODS", snodo::MRTR_METHODS.to_vec())?;
@@ -56,7 +72,7 @@ mod tests {
             let codes: Vec<(u32, String, String)> = m.getattr("ERROR_CODES").unwrap().extract().unwrap();
             assert_eq!(codes.len(), snodo::ErrorCode::ALL.len());
             let canon =
-                builders::canonicalize(py, &pyo3::types::PyString::new(py, "{\"b\":1.0,\"a\":[]}")).unwrap();
+                json::canonicalize(py, &pyo3::types::PyString::new(py, "{\"b\":1.0,\"a\":[]}")).unwrap();
             assert_eq!(canon, "{\"a\":[],\"b\":1.0}");
         });
     }

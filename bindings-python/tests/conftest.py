@@ -82,11 +82,15 @@ def engine_for(config: Dict[str, Any], now: Any) -> Engine:
             kwargs["supported_versions"] = list(value)
         elif field == "serverInfo":
             kwargs["server_info"] = value
+        elif field == "strictAnswers":
+            kwargs["strict_answers"] = value
+        elif field == "audience":
+            kwargs["audience"] = value
         elif field in names:
             kwargs[names[field]] = to_int(value)
         else:
             raise AssertionError(f"unknown config field {field!r} in a vector")
-    return Engine(keys, now=to_int(now), **kwargs)
+    return Engine(keys, fixed_time=to_int(now), **kwargs)
 
 
 def meta(caps: Optional[Dict[str, Any]] = None, version: str = V) -> Dict[str, Any]:
@@ -104,7 +108,7 @@ def request(method: str = "tools/call", id: Any = 1, **params: Any) -> Dict[str,
 
 @pytest.fixture
 def engine() -> Engine:
-    return Engine([("k1", KEY)], now=NOW)
+    return Engine([("k1", KEY)], fixed_time=NOW)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -56,7 +56,8 @@ def preference_flow(send: Any, keyed: bool = True) -> None:
         assert r["result"]["ttlMs"] == 0 and r["result"]["cacheScope"] == "private"
     names = [t["name"] for t in send(msg(1, "tools/list"))[1]["result"]["tools"]]
     assert names[:3] == ["preferred_color", "book_table", "test_input_required_result_elicitation"]
-    assert names[-1] == "test_trigger_prompt_change" and len(names) == 15
+    assert names[-2:] == ["test_trigger_prompt_change", "paint_task"] and len(names) == 16, names
+    task_flow(send)
     # The preference flow: one question `color`, then the exact texts.
     finals = [("tools/call", {"name": "preferred_color", "arguments": {}},
                {"content": [{"type": "text", "text": "Your preferred color is green."}]}),
@@ -113,6 +114,39 @@ def preference_flow(send: Any, keyed: bool = True) -> None:
     assert r["error"] == {"code": -32601, "message": "Method not found: initialize"} and st in (404, None)
     st, r = send(msg(11, "tools/call", name="nope", arguments={}))
     assert r["error"] == {"code": -32602, "message": "Unknown tool: nope"}
+
+
+TASKS = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+
+
+def task_flow(send: Any) -> None:
+    """paint_task: MRTR first, then a CreateTaskResult only for a client declaring the Tasks
+    extension, which tasks/get and tasks/update then reach; decline ends the flow."""
+    caps = {**META["io.modelcontextprotocol/clientCapabilities"], **TASKS}
+    meta = {**META, "io.modelcontextprotocol/clientCapabilities": caps}
+    params = {"name": "paint_task", "arguments": {}}
+    _, r1 = send(msg(1, "tools/call", **params, _meta=meta))
+    assert list(r1["result"]["inputRequests"]) == ["color"], r1
+    _, r2 = send(msg(2, "tools/call", **params, _meta=meta, inputResponses={"color": accept(color="red")},
+                     requestState=r1["result"]["requestState"]))
+    task = r2["result"]
+    assert task["resultType"] == "task" and task["status"] == "completed" and task["taskId"], r2
+    assert "content" not in task and "requestState" not in task
+    _, got = send(msg(3, "tasks/get", taskId=task["taskId"], _meta=meta))
+    assert got["result"]["taskId"] == task["taskId"] and got["result"]["status"] == "completed", got
+    assert got["result"]["result"]["content"] == [{"type": "text", "text": "Painted it red."}], got
+    _, upd = send(msg(4, "tasks/update", taskId=task["taskId"], _meta=meta, inputResponses={}))
+    assert "result" in upd, upd
+    _, unknown = send(msg(5, "tasks/get", taskId="nope", _meta=meta))
+    assert unknown["error"]["code"] == -32602, unknown
+    # Without the extension: the same flow ends with the plain result.
+    _, p1 = send(msg(1, "tools/call", **params))
+    plain = retry(send, "tools/call", p1, {"color": accept(color="blue")}, **params)
+    assert plain["result"]["resultType"] == "complete", plain
+    assert plain["result"]["content"] == [{"type": "text", "text": "Painted it blue."}]
+    # Decline ends the flow: a tool error, not the question again.
+    declined = retry(send, "tools/call", p1, {"color": {"action": "decline"}}, **params)
+    assert declined["result"]["isError"] is True and "inputRequests" not in declined["result"], declined
 
 
 def test_stdio() -> None:

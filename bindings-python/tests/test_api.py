@@ -9,7 +9,7 @@ from typing import Any, Dict
 import pytest
 
 import snodo_mrtr as s
-from conftest import KEY, NOW, meta, request
+from conftest import KEY, NOW, V, meta, request
 from snodo_mrtr import Call, Engine, RawJSON, Response
 
 ASK = s.elicit_form("Pick a color", {"type": "object", "properties": {"color": {"type": "string"}}, "required": ["color"]})
@@ -191,7 +191,7 @@ def test_low_level_seal_open_and_digests(engine: Engine) -> None:
     with pytest.raises(s.TokenError) as info:
         engine.open(t + "-TAMPERED", principal="alice", binding=b)
     assert info.value.reason == "malformed" and info.value.code == 8 and info.value.name == "TOKEN"
-    impostor = Engine([("k1", bytes(32))], now=NOW)
+    impostor = Engine([("k1", bytes(32))], fixed_time=NOW)
     with pytest.raises(s.TokenError) as info:
         impostor.open(t, principal="alice", binding=b)
     assert info.value.reason == "signature"
@@ -203,11 +203,11 @@ def test_low_level_seal_open_and_digests(engine: Engine) -> None:
 
 
 def test_engine_config_and_development() -> None:
-    assert Engine({"k1": KEY, "k0": bytearray(KEY)}, ttl_secs=60, now=5).now() == 5
+    assert Engine({"k1": KEY, "k0": bytearray(KEY)}, ttl_secs=60, fixed_time=5).now() == 5
     dev = Engine.development()
     call = dev.begin(request(), None)
     assert isinstance(call, Call) and call.principal is None
-    e = Engine([("k1", KEY)], server_info={"name": "x", "version": "1"}, supported_versions=["2025-11-25", "2026-07-28"], now=NOW)
+    e = Engine([("k1", KEY)], server_info={"name": "x", "version": "1"}, supported_versions=["2025-11-25", "2026-07-28"], fixed_time=NOW)
     r = e.decide(begin_call(e, request()), s.complete({"content": []}))
     assert r.body["result"]["_meta"]["io.modelcontextprotocol/serverInfo"] == {"name": "x", "version": "1"}
     old = begin_call(e, request(_meta=meta(version="2025-11-25")))
@@ -228,3 +228,73 @@ def test_version() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         s.elicit_form("ok", {"type": "object", "properties": {}})
+
+
+# --- issue 12 phase B / issue 13: the Python spellings of the core's surface ---
+
+
+def test_config_keywords_use_the_core_table_and_name_the_keyword() -> None:
+    with pytest.raises(s.ConfigError) as info:
+        Engine([("k1", KEY)], ttl_secs=901)
+    assert info.value.message == "ttl_secs: 901 is outside 1..=900"
+    with pytest.raises(s.ConfigError) as info:
+        Engine([("k1", KEY)], audience="")
+    assert info.value.message.startswith("audience: "), info.value.message
+    with pytest.raises(TypeError):
+        Engine([("k1", KEY)], now=NOW)  # type: ignore[call-arg]  # renamed fixed_time
+    assert Engine([("k1", KEY)], fixed_time=NOW).now() == NOW
+
+
+def test_strict_answers_keyword_restores_the_pinned_only_rule() -> None:
+    ask = s.elicit_form("Color?", {"type": "object", "properties": {"c": {"type": "string"}}, "required": ["c"]})
+    sent = request(inputResponses={"c": {"action": "accept", "content": {"c": "red"}}})
+    lenient = Engine([("k1", KEY)], fixed_time=NOW).begin(sent, None)
+    strict = Engine([("k1", KEY)], fixed_time=NOW, strict_answers=True).begin(sent, None)
+    assert isinstance(lenient, s.Call) and isinstance(strict, s.Call)
+    assert lenient.response("c", ask).kind == "accepted"
+    assert strict.response("c", ask).kind == "missing"
+    assert strict.input_responses == {"c": {"action": "accept", "content": {"c": "red"}}}
+
+
+def test_opened_to_dict_is_the_core_shape_in_snake_case(engine: Engine) -> None:
+    binding = s.binding_digest("tools/call", {"name": "x"})
+    token = engine.seal(principal="alice", binding=binding, state={"n": 1})
+    opened = engine.open(token, principal="alice", binding=binding)
+    assert opened.to_dict() == {"key_id": "k1", "issued_at": NOW, "expires_at": NOW + 300, "flow_start": NOW,
+                                "round": 1, "question_keys": [], "state": {"n": 1}}
+
+
+def test_check_http_headers_takes_pairs_mappings_and_http_messages() -> None:
+    import email.message
+
+    body = json.dumps(request())
+    good = {"MCP-Protocol-Version": V, "Mcp-Method": "tools/call", "Mcp-Name": "pick"}
+    assert s.check_http_headers(good, body) is None
+    assert s.check_http_headers(list(good.items()), body.encode()) is None
+    assert s.check_http_headers(good, request()) is None
+    msg = email.message.Message()
+    for k, v in good.items():
+        msg[k] = v
+    msg["Mcp-Name"] = "pick"  # sent twice: a mismatch even with equal values
+    r = s.check_http_headers(msg, body)
+    assert r is not None and r.http_status == 400 and r.body["error"]["code"] == -32020
+    assert r.body["error"]["message"] == "Header mismatch: Mcp-Name header sent more than once"
+    with pytest.raises(s.ArgumentError):
+        s.check_http_headers("MCP-Protocol-Version: x", body)
+    with pytest.raises(s.ArgumentError):
+        s.check_http_headers([("only-a-name",)], body)
+
+
+def test_task_helpers() -> None:
+    assert s.declares_tasks({"extensions": {s.TASKS_EXTENSION: {}}})
+    assert not s.declares_tasks({"extensions": {s.TASKS_EXTENSION: True}})
+    with pytest.raises(s.InputRequestError):
+        s.check_task_input_requests({"status": "working"}, {})
+
+
+def test_literal_types_match_the_core_lists() -> None:
+    from typing import get_args
+
+    assert list(get_args(s.ErrorName)) == [name for _, name, _ in s.ERROR_CODES]
+    assert list(get_args(s.TokenReason)) == list(s.TOKEN_REASONS)
+    assert "changed" in get_args(s.AnswerKind) and len(get_args(s.AnswerKind)) == 6

@@ -66,7 +66,7 @@ def test_json_errors() -> None:
 
 
 def test_state_too_large_and_token() -> None:
-    e = Engine([("k1", KEY)], now=NOW, max_token_bytes=1024)
+    e = Engine([("k1", KEY)], fixed_time=NOW, max_token_bytes=1024)
     b = s.binding_digest("tools/call", {})
     raises(s.StateTooLargeError, e.seal, principal=None, binding=b, round=1, flow_start=NOW, state="x" * 2000)
     err = raises(s.TokenError, e.open, "garbage", principal=None, binding=b)

@@ -32,7 +32,7 @@ def assert_clean(text: str, secret: bytes = SECRET) -> None:
 
 
 def test_engine_repr_and_str() -> None:
-    e = Engine([("k1", SECRET), ("old", SECRET[::-1])], now=1)
+    e = Engine([("k1", SECRET), ("old", SECRET[::-1])], fixed_time=1)
     for text in (repr(e), str(e), f"{e!r}", f"{e}"):
         assert "k1" in text and "old" in text
         assert_clean(text)
@@ -57,7 +57,7 @@ def test_error_messages() -> None:
 
 
 def test_tokens_and_responses_carry_no_key_or_principal() -> None:
-    e = Engine([("k1", SECRET)], now=1_800_000_000)
+    e = Engine([("k1", SECRET)], fixed_time=1_800_000_000)
     call = e.begin(request(), "alice@example.com")
     assert isinstance(call, s.Call)
     assert "alice" not in repr(call)
@@ -93,7 +93,7 @@ def test_every_output_of_a_flow_and_of_the_low_level_api(caplog: pytest.LogCaptu
     and the principal is in no token, raw or decoded."""
     caplog.set_level(logging.DEBUG)  # snodo logs nothing today; if it ever does, it is searched too
     principal = "octocat@example.com"
-    e = Engine([("prod", SECRET), ("old", SECRET[::-1])], now=1_800_000_000)
+    e = Engine([("prod", SECRET), ("old", SECRET[::-1])], fixed_time=1_800_000_000)
     shown: List[str] = texts_of(e)
     ask = s.elicit_form("Pick", {"type": "object", "properties": {"c": {"type": "string"}}})
     call = e.begin(request(), principal)

@@ -59,6 +59,8 @@ def check_response(resp: Response, step: Dict[str, Any]) -> Any:
     exp = step["expected"]
     assert resp.http_status == to_int(exp["httpStatus"]), resp.to_json()
     assert body == exp["body"], f"\n got: {resp.to_json()}\nwant: {json.dumps(plain(exp['body']))}"
+    if "diagnostic" in step:  # wire.json: the start of the -32603 diagnostic
+        assert (resp.diagnostic or "").startswith(step["diagnostic"]), (resp.diagnostic, step["diagnostic"])
     for ptr, want in step.get("check", {}).items():
         if ptr == "#httpStatus":
             assert resp.http_status == to_int(want)
@@ -258,38 +260,50 @@ def run_consistency(doc: Dict[str, Any], test: Dict[str, Any]) -> None:
     assert same(got, plain(test["expected"])), (got, test["expected"])
 
 
-# Issue 13 vectors the Python API cannot run yet: the engine options
-# strictAnswers / audience, the ops task_input_requests and
-# elicit_*_without_lint, and headers.json (check_http_headers). They are
-# reported as skipped with this reason, never as passed; the Python binding
-# work for issue 13 removes this.
-NOT_YET_OPS = ("task_input_requests", "elicit_form_without_lint", "elicit_url_without_lint")
-NOT_YET_CONFIG = ("strictAnswers", "audience")
-
-
-def not_yet(reason: str) -> None:
-    pytest.skip(f"NOT RUN yet in Python (issue 13): {reason}")
-
-
-def run_wire(doc: Dict[str, Any], test: Dict[str, Any]) -> None:
-    configs = [test.get("config") or {}] + [step.get("config") or {} for step in test["steps"]]
-    used = sorted({f for c in configs for f in c if f in NOT_YET_CONFIG})
-    if used:
-        not_yet(f"engine option(s) {', '.join(used)}")
-    run_flow(doc, test)
-
-
 def run_wire_builder(doc: Dict[str, Any], test: Dict[str, Any]) -> None:
-    if test["op"] in NOT_YET_OPS:
-        not_yet(f"op {test['op']}")
-    run_builder(doc, test)
+    op, exp = test["op"], test["expected"]
+    if op == "task_input_requests":
+        if "error" in exp:
+            # The core's TaskInputCheck::Invalid; Python raises it as INPUT_REQUEST.
+            assert exp == {"error": "INVALID_TASK"}, exp
+            with pytest.raises(s.InputRequestError):
+                s.check_task_input_requests(test["task"], test["capabilities"])
+            return
+        got = s.check_task_input_requests(test["task"], test["capabilities"])
+        assert same(got, plain(exp["missing"])), (got, exp)
+        return
+    lint_free = {
+        "elicit_form_without_lint": lambda: s.elicit_form_without_lint(test["message"], test["schema"]),
+        "elicit_url_without_lint": lambda: s.elicit_url_without_lint(test["message"], test["url"]),
+    }
+    if op not in lint_free:
+        run_builder(doc, test)
+        return
+    if "error" in exp:
+        with pytest.raises(SnodoError) as info:
+            lint_free[op]()
+        assert info.value.name == exp["error"], info.value
+        return
+    (field, want), = exp.items()
+    assert field == "request", field
+    assert same(lint_free[op](), plain(want))
 
 
 def run_headers(doc: Dict[str, Any], test: Dict[str, Any]) -> None:
     assert test["op"] == "check_http_headers", f"unknown headers op {test['op']!r}"
-    not_yet("check_http_headers")
+    pairs = [(name, value) for name, value in test["headers"]]
+    exp = test["expected"]
+    for request in (test["request"], test["request"].encode("utf-8")):
+        got = s.check_http_headers(pairs, request)
+        if exp is None:
+            assert got is None, got.to_json() if got else None
+            continue
+        assert got is not None, "headers accepted, want -32020"
+        body = check_response(got, test)
+        if "messageStartsWith" in test:
+            assert body["error"]["message"].startswith(test["messageStartsWith"]), body
 
 
 RUNNERS = {"flows": run_flow, "tokens": run_token, "builders": run_builder, "canonical": run_canonical,
-           "consistency": run_consistency, "wire": run_wire, "wire-builders": run_wire_builder,
+           "consistency": run_consistency, "wire": run_flow, "wire-builders": run_wire_builder,
            "headers": run_headers}

@@ -22,6 +22,9 @@
 //! 7. `begin.rs` and `decide.rs`: the two steps, functions of policy,
 //!    sealer and clock; `http_headers.rs` ([`check_http_headers`]).
 //! 8. `engine.rs`: [`Engine`], the thin front that holds them.
+//! 9. Tools on the engine: `inspect/`, the `snodo-mrtr` command line
+//!    ([`run_cli`]): a token inspector ([`inspect_token`]), a key generator
+//!    ([`keygen`]) and the `SNODO_KEYS` parser ([`parse_keys`]).
 //!
 //! Every public item is re-exported here, at one path; the modules are
 //! private.
@@ -117,6 +120,8 @@ mod decide;
 mod http_headers;
 // 8. The thin front.
 mod engine;
+// 9. Tools built on the engine: the snodo-mrtr command line.
+mod inspect;
 
 pub use answer::Answer;
 pub use audience::{MAX_AUDIENCE_BYTES, audience_binding};
@@ -137,6 +142,10 @@ pub use engine::Engine;
 pub use error::{Error, ErrorCode, Result};
 pub use http_headers::{
     HEADER_METHOD, HEADER_NAME, HEADER_PROTOCOL_VERSION, check_http_headers, check_http_headers_text,
+};
+pub use inspect::{
+    BindingCheck, CliOutput, InspectOptions, InspectReport, TokenFields, Verdict, decode_token,
+    default_key_id, inspect_token, keygen, parse_keys, run_cli,
 };
 pub use json::{MAX_ARGUMENT_BYTES, MAX_DEPTH, canonicalize, parse_json, to_wire};
 pub use response::{Outcome, Response};

@@ -27,6 +27,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("validated configuration", &["policy"]),
     ("the two steps", &["begin", "decide", "http_headers"]),
     ("the thin front", &["engine"]),
+    ("tools on the engine", &["inspect"]),
 ];
 
 /// Longest production file allowed, in lines (test files are exempt).

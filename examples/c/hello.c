@@ -1,5 +1,7 @@
 /* A minimal MCP tool handler on libsnodo: round 1 asks the user a form
- * question, round 2 reads the validated answer and completes.
+ * question, round 2 reads the validated answer and completes; a declined
+ * or cancelled answer ends the flow with a tool error (asking the same
+ * question again would loop until the round limit).
  *
  * Build against an installed libsnodo:
  *   cc -std=c11 hello.c $(pkg-config --cflags --libs snodo) -o hello
@@ -50,7 +52,11 @@ static snodo_response *handle(const snodo_engine *engine, const snodo_call *call
                  "{\"type\":\"complete\",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"Hello!\"}],"
                  "\"structuredContent\":%s}}",
                  value);
+    } else if (kind == SNODO_ANSWER_KIND_DECLINED || kind == SNODO_ANSWER_KIND_CANCELLED) {
+        /* The user said no: a final result, not the same question again. */
+        snprintf(outcome, sizeof outcome, "{\"type\":\"tool_error\",\"message\":\"No name given\"}");
     } else {
+        /* missing, invalid or changed: ask (again). */
         snprintf(outcome, sizeof outcome, "{\"type\":\"input_required\",\"inputRequests\":{\"who\":%s}}", question);
     }
     check(snodo_engine_decide(engine, call, (const uint8_t *)outcome, strlen(outcome), &response), "decide");
@@ -65,9 +71,19 @@ static char *serve(const snodo_engine *engine, const char *request) {
     snodo_response *response = NULL;
     char *body = NULL;
     uint16_t http = 0;
-    check(snodo_engine_begin(engine, (const uint8_t *)request, strlen(request), (const uint8_t *)"alice", 5, &call,
-                             &response),
-          "begin");
+    /* Over Streamable HTTP, check the request-metadata headers first (here
+     * the ones this example's client would send); a mismatch is a ready
+     * -32020 response with HTTP 400. Pass repeated headers separately. */
+    static const snodo_header headers[] = {
+        {(const uint8_t *)"MCP-Protocol-Version", 20, (const uint8_t *)"2026-07-28", 10},
+        {(const uint8_t *)"Mcp-Method", 10, (const uint8_t *)"tools/call", 10},
+        {(const uint8_t *)"Mcp-Name", 8, (const uint8_t *)"greet", 5},
+    };
+    check(snodo_check_http_headers(headers, 3, (const uint8_t *)request, strlen(request), &response), "headers");
+    if (!response)
+        check(snodo_engine_begin(engine, (const uint8_t *)request, strlen(request), (const uint8_t *)"alice", 5, &call,
+                                 &response),
+              "begin");
     if (call) response = handle(engine, call);
     check(snodo_response_http_status(response, &http), "http_status");
     check(snodo_response_body(response, &body, NULL), "body");
@@ -95,18 +111,22 @@ int main(void) {
                         META "}}";
     char *body = serve(engine, first);
 
-    /* The client answers and echoes requestState. */
+    /* The client retries with the user's answer and echoes requestState:
+     * once accepted (the flow completes), once declined (it ends). */
     const char *tok = strstr(body, "\"requestState\":\"");
     if (!tok) return 1;
     tok += strlen("\"requestState\":\"");
-    char retry[4096];
-    snprintf(retry, sizeof retry,
-             "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"greet\"," META
-             ",\"inputResponses\":{\"who\":{\"action\":\"accept\",\"content\":{\"name\":\"Ada\"}}},"
-             "\"requestState\":\"%.*s\"}}",
-             (int)(strchr(tok, '"') - tok), tok);
+    static const char *answers[] = {"{\"action\":\"accept\",\"content\":{\"name\":\"Ada\"}}",
+                                    "{\"action\":\"decline\"}"};
+    for (int i = 0; i < 2; i++) {
+        char retry[4096];
+        snprintf(retry, sizeof retry,
+                 "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"greet\"," META
+                 ",\"inputResponses\":{\"who\":%s},\"requestState\":\"%.*s\"}}",
+                 i + 2, answers[i], (int)(strchr(tok, '"') - tok), tok);
+        snodo_string_free(serve(engine, retry));
+    }
     snodo_string_free(body);
-    snodo_string_free(serve(engine, retry));
     snodo_engine_free(engine);
     return 0;
 }

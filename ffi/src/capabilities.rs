@@ -4,7 +4,7 @@
 use std::ffi::c_char;
 
 use crate::error::snodo_status;
-use crate::ffi::{OutStr, guard, json};
+use crate::ffi::json_pair_to_json;
 
 /// The capabilities a client declaring `capabilities` (a ClientCapabilities
 /// JSON object) must add to receive every request in `requests` (a JSON
@@ -29,17 +29,16 @@ pub unsafe extern "C" fn snodo_missing_capabilities(
     out: *mut *mut c_char,
     out_len: *mut usize,
 ) -> snodo_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let requests = unsafe { json(requests, requests_len, "requests") }?;
-        // SAFETY: caller contract.
-        let caps = unsafe { json(capabilities, capabilities_len, "capabilities") }?;
-        let out = OutStr::new(out, out_len)?;
-        let missing = snodo::missing_capabilities(&requests, &caps)?;
-        // SAFETY: caller contract.
-        unsafe { out.write_json(&missing) };
-        Ok(())
-    })
+    // SAFETY: caller contract.
+    unsafe {
+        json_pair_to_json(
+            (requests, requests_len, "requests"),
+            (capabilities, capabilities_len, "capabilities"),
+            out,
+            out_len,
+            |r, c| Ok(snodo::missing_capabilities(r, c)?),
+        )
+    }
 }
 
 /// Keeps only the requests (a JSON object of key → input request) that a
@@ -64,15 +63,14 @@ pub unsafe extern "C" fn snodo_filter_supported(
     out: *mut *mut c_char,
     out_len: *mut usize,
 ) -> snodo_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let requests = unsafe { json(requests, requests_len, "requests") }?;
-        // SAFETY: caller contract.
-        let caps = unsafe { json(capabilities, capabilities_len, "capabilities") }?;
-        let out = OutStr::new(out, out_len)?;
-        let kept = snodo::filter_supported(&requests, &caps)?;
-        // SAFETY: caller contract.
-        unsafe { out.write_json(&kept) };
-        Ok(())
-    })
+    // SAFETY: caller contract.
+    unsafe {
+        json_pair_to_json(
+            (requests, requests_len, "requests"),
+            (capabilities, capabilities_len, "capabilities"),
+            out,
+            out_len,
+            |r, c| Ok(snodo::filter_supported(r, c)?),
+        )
+    }
 }

@@ -10,17 +10,26 @@
 //! failing call.
 
 use std::cell::RefCell;
-use std::ffi::{CStr, c_char, c_int};
+use std::ffi::{CStr, CString, c_char, c_int};
+use std::sync::LazyLock;
 
-use snodo::{Error, ErrorCode};
+use snodo::{Error, ErrorCode, TokenError, TokenReason};
 
 /// The status every fallible libsnodo function returns.
 ///
-/// 0 is success. 1 to 10 mirror the core error codes with the same numbers
+/// 0 is success. 1 to 99 are the core's error codes with the same numbers
 /// and names (the same list as Python's exception classes and Node's
 /// `err.code`). 100 and up are statuses of the C binding only. Numbers are
 /// stable and never reused; new statuses may be added, so treat unknown
 /// values as failures.
+//
+// Why the enum is written out here and not generated: cbindgen reads the
+// source without expanding macros, so the enum it exports must be plain
+// Rust. Everything else about a status (the list, names, messages, the
+// core-code conversion) comes from the one table in `status_table!` below;
+// its `match` has no wildcard, so a variant missing from the table, or a
+// table entry that is not a variant, does not compile, and the test
+// `statuses_are_the_core_codes` proves the core entries equal `ErrorCode::ALL`.
 #[allow(non_camel_case_types)]
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +51,7 @@ pub enum snodo_status {
     /// The state to seal would exceed the configured token size.
     StateTooLarge = 7,
     /// A continuation token failed to open (`snodo_engine_open` only); the
-    /// last error is the reason name, e.g. `signature`.
+    /// last error is `TOKEN: Invalid or expired requestState (<reason>)`.
     Token = 8,
     /// The message given to `snodo_engine_begin` is not a JSON-RPC request
     /// (a notification or a response): send nothing back.
@@ -61,107 +70,143 @@ pub enum snodo_status {
     Panic = 102,
 }
 
-/// Every status, in number order (not an associated const, which cbindgen
-/// would export as a macro).
-pub(crate) const ALL_STATUSES: [snodo_status; 15] = [
-    snodo_status::Ok,
-    snodo_status::Config,
-    snodo_status::Schema,
-    snodo_status::Url,
-    snodo_status::Sampling,
-    snodo_status::InputRequest,
-    snodo_status::Json,
-    snodo_status::StateTooLarge,
-    snodo_status::Token,
-    snodo_status::NotARequest,
-    snodo_status::Argument,
-    snodo_status::AlreadyDecided,
-    snodo_status::NullArgument,
-    snodo_status::InvalidUtf8,
-    snodo_status::Panic,
-];
+/// Where a status's message comes from: the core's code (name and
+/// description are the core's), or this binding.
+#[derive(Debug, Clone, Copy)]
+enum Source {
+    Core(ErrorCode),
+    Binding(&'static str),
+}
+
+/// The one status table. Generates `ALL_STATUSES` and `snodo_status::source`
+/// (an exhaustive match: the table and the enum cannot drift apart).
+macro_rules! status_table {
+    ($($variant:ident => $source:expr,)*) => {
+        /// Every status, in table order (not an associated const, which
+        /// cbindgen would export as a macro).
+        pub(crate) const ALL_STATUSES: [snodo_status; [$(stringify!($variant)),*].len()] =
+            [$(snodo_status::$variant),*];
+
+        impl snodo_status {
+            fn source(self) -> Source {
+                match self {
+                    $(snodo_status::$variant => $source,)*
+                }
+            }
+
+            /// The variant's identifier, e.g. `NotARequest`.
+            fn ident(self) -> &'static str {
+                match self {
+                    $(snodo_status::$variant => stringify!($variant),)*
+                }
+            }
+        }
+    };
+}
+
+status_table! {
+    Ok => Source::Binding("success"),
+    Config => Source::Core(ErrorCode::Config),
+    Schema => Source::Core(ErrorCode::Schema),
+    Url => Source::Core(ErrorCode::Url),
+    Sampling => Source::Core(ErrorCode::Sampling),
+    InputRequest => Source::Core(ErrorCode::InputRequest),
+    Json => Source::Core(ErrorCode::Json),
+    StateTooLarge => Source::Core(ErrorCode::StateTooLarge),
+    Token => Source::Core(ErrorCode::Token),
+    NotARequest => Source::Core(ErrorCode::NotARequest),
+    Argument => Source::Core(ErrorCode::Argument),
+    AlreadyDecided => Source::Core(ErrorCode::AlreadyDecided),
+    NullArgument => Source::Binding("a required pointer argument is NULL"),
+    InvalidUtf8 => Source::Binding("a text argument is not valid UTF-8"),
+    Panic => Source::Binding("internal panic (a snodo bug); the call had no effect"),
+}
+
+/// `NotARequest` → `NOT_A_REQUEST`: the same rule cbindgen applies
+/// (`rename_variants = "ScreamingSnakeCase"`), so the name is always the
+/// header's constant without `SNODO_STATUS_`.
+fn screaming_snake(ident: &str) -> String {
+    let mut out = String::with_capacity(ident.len() + 4);
+    for (i, ch) in ident.chars().enumerate() {
+        if ch.is_ascii_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(ch.to_ascii_uppercase());
+    }
+    out
+}
+
+/// NUL-terminated name and message of every status, built once from the
+/// table (C callers get `const char *` that live forever).
+static TEXTS: LazyLock<Vec<(snodo_status, CString, CString)>> = LazyLock::new(|| {
+    ALL_STATUSES
+        .iter()
+        .map(|&s| {
+            let message = match s.source() {
+                Source::Core(code) => code.description(),
+                Source::Binding(text) => text,
+            };
+            // Names and messages are fixed ASCII text without NUL bytes;
+            // a NUL would only shorten the text, never fail.
+            let c = |t: &str| CString::new(t.replace('\0', "")).unwrap_or_default();
+            (s, c(&screaming_snake(s.ident())), c(message))
+        })
+        .collect()
+});
 
 impl snodo_status {
-    /// The status mirroring a core error code (same number).
+    /// The status of a core error code (same number and name).
     pub fn from_code(code: ErrorCode) -> snodo_status {
-        // ErrorCode is non_exhaustive: a code added to the core before this
-        // table is updated degrades to ARGUMENT (a test pins the full list).
-        match code.number() {
-            1 => snodo_status::Config,
-            2 => snodo_status::Schema,
-            3 => snodo_status::Url,
-            4 => snodo_status::Sampling,
-            5 => snodo_status::InputRequest,
-            6 => snodo_status::Json,
-            7 => snodo_status::StateTooLarge,
-            8 => snodo_status::Token,
-            9 => snodo_status::NotARequest,
-            11 => snodo_status::AlreadyDecided,
-            _ => snodo_status::Argument,
-        }
+        // ErrorCode is non_exhaustive: a code the table does not list yet
+        // degrades to ARGUMENT (the test pins that none is missing).
+        ALL_STATUSES
+            .iter()
+            .copied()
+            .find(|s| matches!(s.source(), Source::Core(c) if c == code))
+            .unwrap_or(snodo_status::Argument)
     }
 
     fn from_int(n: c_int) -> Option<snodo_status> {
         ALL_STATUSES.iter().copied().find(|s| *s as c_int == n)
     }
 
-    /// The stable name, e.g. `CONFIG` (the C constant without `SNODO_STATUS_`).
-    pub fn name(self) -> &'static CStr {
-        match self {
-            snodo_status::Ok => c"OK",
-            snodo_status::Config => c"CONFIG",
-            snodo_status::Schema => c"SCHEMA",
-            snodo_status::Url => c"URL",
-            snodo_status::Sampling => c"SAMPLING",
-            snodo_status::InputRequest => c"INPUT_REQUEST",
-            snodo_status::Json => c"JSON",
-            snodo_status::StateTooLarge => c"STATE_TOO_LARGE",
-            snodo_status::Token => c"TOKEN",
-            snodo_status::NotARequest => c"NOT_A_REQUEST",
-            snodo_status::Argument => c"ARGUMENT",
-            snodo_status::NullArgument => c"NULL_ARGUMENT",
-            snodo_status::InvalidUtf8 => c"INVALID_UTF8",
-            snodo_status::Panic => c"PANIC",
-            snodo_status::AlreadyDecided => c"ALREADY_DECIDED",
-        }
+    fn texts(self) -> Option<&'static (snodo_status, CString, CString)> {
+        TEXTS.iter().find(|t| t.0 == self)
     }
 
-    /// The static message (for 1 to 11, the core's description).
+    /// The stable name, e.g. `CONFIG` (the C constant without `SNODO_STATUS_`).
+    pub fn name(self) -> &'static CStr {
+        self.texts().map_or(c"UNKNOWN", |t| t.1.as_c_str())
+    }
+
+    /// The static message (for core codes, the core's description).
     pub fn message(self) -> &'static CStr {
-        match self {
-            snodo_status::Ok => c"success",
-            snodo_status::Config => c"invalid engine configuration",
-            snodo_status::Schema => c"invalid form elicitation schema",
-            snodo_status::Url => c"invalid elicitation URL",
-            snodo_status::Sampling => c"invalid sampling request",
-            snodo_status::InputRequest => c"invalid input request",
-            snodo_status::Json => c"invalid JSON argument",
-            snodo_status::StateTooLarge => c"state too large to seal",
-            snodo_status::Token => c"continuation token rejected",
-            snodo_status::NotARequest => c"message is not a JSON-RPC request",
-            snodo_status::Argument => c"invalid argument",
-            snodo_status::NullArgument => c"a required pointer argument is NULL",
-            snodo_status::InvalidUtf8 => c"a text argument is not valid UTF-8",
-            snodo_status::Panic => c"internal panic (a snodo bug); the call had no effect",
-            snodo_status::AlreadyDecided => c"the call was already decided",
-        }
+        self.texts().map_or(c"unknown status", |t| t.2.as_c_str())
     }
 }
 
-/// A failure on its way to the C caller: a status and a detail message.
+/// A failure on its way to the C caller: a status, a detail message, and
+/// for a token that failed to open, the core's reason.
 #[derive(Debug)]
 pub(crate) struct Fail {
     pub status: snodo_status,
     pub detail: String,
+    pub reason: Option<TokenReason>,
 }
 
 impl Fail {
     pub(crate) fn new(status: snodo_status, detail: impl Into<String>) -> Fail {
-        Fail { status, detail: detail.into() }
+        Fail { status, detail: detail.into(), reason: None }
     }
 
     pub(crate) fn null(what: &str) -> Fail {
         Fail::new(snodo_status::NullArgument, format!("{what}: NULL"))
+    }
+
+    /// TOKEN with the core's one message, keeping the reason for
+    /// `snodo_last_token_reason`.
+    pub(crate) fn from_token(e: TokenError) -> Fail {
+        Fail { reason: Some(e.reason), ..Fail::from(Error::from(e)) }
     }
 }
 
@@ -182,6 +227,15 @@ pub(crate) fn set_last_error(fail: Option<Fail>) {
             *slot = fail;
         }
     });
+}
+
+fn last_token_reason() -> Option<&'static str> {
+    LAST_ERROR
+        .try_with(|slot| {
+            slot.try_borrow().ok().and_then(|f| f.as_ref().and_then(|f| f.reason)).map(TokenReason::name)
+        })
+        .ok()
+        .flatten()
 }
 
 pub(crate) fn last_error_detail() -> String {
@@ -243,26 +297,79 @@ pub unsafe extern "C" fn snodo_last_error(out: *mut *mut c_char, out_len: *mut u
     })
 }
 
+/// Copies the reason of the last failure on this thread into `*out` when it
+/// was a token that failed to open (TOKEN from `snodo_engine_open`): the
+/// core's stable reason name, e.g. `"expired"` or `"signature"` (the same
+/// names as Python's `.reason` and Node's `err.reason`). `""` otherwise.
+///
+/// The same rules as `snodo_last_error`: read it on the same thread, right
+/// after the failing call; reading does not clear it. The string is owned
+/// by the caller (free with `snodo_string_free`); `out_len` may be NULL.
+///
+/// Statuses: OK; NULL_ARGUMENT if `out` is NULL; PANIC. Thread-safe.
+///
+/// # Safety
+///
+/// `out` must be NULL or valid for one pointer write; `out_len` NULL or
+/// valid for one `size_t` write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn snodo_last_token_reason(out: *mut *mut c_char, out_len: *mut usize) -> snodo_status {
+    crate::ffi::guard_keep_error(|| {
+        let out = crate::ffi::OutStr::new(out, out_len)?;
+        let reason = last_token_reason().unwrap_or("");
+        // SAFETY: the caller passed valid out-pointers (see # Safety).
+        unsafe { out.write(reason.as_bytes()) };
+        Ok(())
+    })
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
     #[test]
-    fn statuses_mirror_the_core_codes() {
+    fn statuses_are_the_core_codes() {
+        // The table's core entries are exactly ErrorCode::ALL, in order,
+        // with the same numbers, names and descriptions.
+        let core: Vec<ErrorCode> = ALL_STATUSES
+            .iter()
+            .filter_map(|s| match s.source() {
+                Source::Core(c) => Some(c),
+                Source::Binding(_) => None,
+            })
+            .collect();
+        assert_eq!(core, ErrorCode::ALL.to_vec());
         for code in ErrorCode::ALL {
             let s = snodo_status::from_code(code);
             assert_eq!(s as u32, code.number());
             assert_eq!(s.name().to_str().unwrap(), code.name());
             assert_eq!(s.message().to_str().unwrap(), code.description());
         }
-        // Binding-only statuses stay out of the core's range.
-        let core: Vec<u32> = ErrorCode::ALL.iter().map(|c| c.number()).collect();
+        // Binding-only statuses stay out of the core's range, numbers are
+        // unique, and the table is in number order.
         for s in ALL_STATUSES {
             let n = s as u32;
-            assert!(n == 0 || core.contains(&n) || n >= 100, "{s:?}");
+            match s.source() {
+                Source::Core(_) => assert!((1..100).contains(&n), "{s:?}"),
+                Source::Binding(_) => assert!(n == 0 || n >= 100, "{s:?}"),
+            }
         }
-        assert_eq!(ALL_STATUSES.len(), 1 + ErrorCode::ALL.len() + 3);
+        assert!(ALL_STATUSES.windows(2).all(|w| (w[0] as u32) < (w[1] as u32)));
+        assert_eq!(snodo_status::NotARequest.name(), c"NOT_A_REQUEST");
+        assert_eq!(snodo_status::InvalidUtf8.name(), c"INVALID_UTF8");
+    }
+
+    #[test]
+    fn header_constants_are_the_names() {
+        // cbindgen names the C constants SNODO_STATUS_<NAME>; the committed
+        // header must hold exactly one per status, with the table's number.
+        let header = include_str!("../../include/snodo.h");
+        for s in ALL_STATUSES {
+            let line = format!("SNODO_STATUS_{} = {},", s.name().to_str().unwrap(), s as u32);
+            assert!(header.contains(&line), "{line}");
+        }
+        assert_eq!(header.matches("  SNODO_STATUS_").count(), ALL_STATUSES.len());
     }
 
     #[test]

@@ -104,6 +104,35 @@ pub(crate) unsafe fn json_opt(ptr: *const u8, len: usize, what: &str) -> Result<
     unsafe { json(ptr, len, what) }.map(Some)
 }
 
+/// The body of the helpers that read two JSON arguments and write one JSON
+/// result (`snodo_missing_capabilities`, `snodo_filter_supported`,
+/// `snodo_check_task_input_requests`): argument conversion only, `f` is the
+/// core call.
+///
+/// # Safety
+///
+/// `a` and `b` valid for their lengths; `out` valid for one pointer write;
+/// `out_len` NULL or valid for one `size_t` write.
+pub(crate) unsafe fn json_pair_to_json(
+    (a, a_len, a_what): (*const u8, usize, &str),
+    (b, b_len, b_what): (*const u8, usize, &str),
+    out: *mut *mut c_char,
+    out_len: *mut usize,
+    f: impl FnOnce(&Value, &Value) -> Result<Value, Fail>,
+) -> snodo_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let a = unsafe { json(a, a_len, a_what) }?;
+        // SAFETY: caller contract.
+        let b = unsafe { json(b, b_len, b_what) }?;
+        let out = OutStr::new(out, out_len)?;
+        let result = f(&a, &b)?;
+        // SAFETY: caller contract.
+        unsafe { out.write_json(&result) };
+        Ok(())
+    })
+}
+
 /// Borrows the object behind a handle pointer.
 ///
 /// # Safety

@@ -9,23 +9,29 @@
 //!
 //! Table of contents, mirroring the core's modules:
 //!
-//! * `error`: `snodo_status`, static messages, thread-local last error.
-//! * `engine`: `snodo_config`, `snodo_engine`, begin and decide.
-//! * `envelope`: `snodo_call` readers and answers.
-//! * `decide`: `snodo_response` readers.
-//! * `elicitation`, `capabilities`: builders.
+//! * `error`: `snodo_status` (one table), thread-local last error.
+//! * `config`: the `snodo_config` handle (setters via the core's `LIMITS`).
+//! * `engine`: the `snodo_engine` handle, begin and decide.
+//! * `call`: the `snodo_call` handle, readers and answers.
+//! * `response`: the `snodo_response` handle.
+//! * `elicitation`, `capabilities`: builders and capability helpers.
+//! * `http_headers`: `snodo_check_http_headers` (Streamable HTTP).
+//! * `tasks`: `snodo_check_task_input_requests` (Tasks extension).
 //! * `token`: binding digest, seal, open.
 //! * `json`: canonical form.
 //! * `ffi`: the shared plumbing (panic boundary, arguments, strings).
 
+pub mod call;
 pub mod capabilities;
-pub mod decide;
+pub mod config;
 pub mod elicitation;
 pub mod engine;
-pub mod envelope;
 pub mod error;
 mod ffi;
+pub mod http_headers;
 pub mod json;
+pub mod response;
+pub mod tasks;
 pub mod token;
 
 use std::ffi::c_char;

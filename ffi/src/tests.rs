@@ -3,8 +3,9 @@
 use std::ffi::{CStr, c_char};
 use std::ptr::{null, null_mut};
 
+use crate::call::*;
+use crate::config::*;
 use crate::engine::*;
-use crate::envelope::*;
 use crate::error::*;
 use crate::ffi::guard;
 use crate::*;
@@ -89,12 +90,12 @@ fn begin_and_decide_round_trip() {
         );
         assert!(again.is_null());
         let (mut body, mut len) = (null_mut(), 0usize);
-        assert_eq!(crate::decide::snodo_response_body(r, &mut body, &mut len), snodo_status::Ok);
+        assert_eq!(crate::response::snodo_response_body(r, &mut body, &mut len), snodo_status::Ok);
         let text = CStr::from_ptr(body).to_str().unwrap().to_owned();
         assert_eq!(text.len(), len);
         assert!(text.contains(r#""resultType":"complete""#), "{text}");
         crate::ffi::snodo_string_free(body);
-        crate::decide::snodo_response_free(r);
+        crate::response::snodo_response_free(r);
         snodo_call_free(call);
         snodo_engine_free(engine);
     }

@@ -100,8 +100,8 @@ pub unsafe extern "C" fn snodo_engine_seal(
         let questions: Vec<(String, Value)> =
             match unsafe { json_opt(questions, questions_len, "questions") }? {
                 None => Vec::new(),
-                Some(Value::Object(m)) => m.into_iter().collect(),
-                Some(_) => return Err(Fail::new(snodo_status::Argument, "questions: must be an object")),
+                // The core's one reader of a key → input request map.
+                Some(v) => snodo::input_requests(&v)?.clone().into_iter().collect(),
             };
         let state = unsafe { json_opt(state, state_len, "state") }?;
         let out = OutStr::new(out, out_len)?;
@@ -155,7 +155,7 @@ pub unsafe extern "C" fn snodo_engine_open(
         let principal = unsafe { principal(principal_ptr, principal_len) }?;
         let binding = unsafe { binding(binding_ptr) }?;
         let out = OutStr::new(out, out_len)?;
-        let opened = engine.inner.open(token, &principal, &binding).map_err(snodo::Error::from)?;
+        let opened = engine.inner.open(token, &principal, &binding).map_err(Fail::from_token)?;
         // The core's one shape of an opened token.
         // SAFETY: caller contract.
         unsafe { out.write_json(&opened.to_json()) };

@@ -194,9 +194,101 @@ done:
     case_end("three-round flow through begin/decide");
 }
 
+/* Issue 12/13 additions beyond the vectors: limits by name, the issue 13
+ * config options, input_responses, header-check argument handling. */
+static void test_issue_13_api(void) {
+    case_begin();
+    snodo_config *c = NULL;
+    snodo_engine *e = NULL;
+    CHECK_OK(snodo_config_new(&c));
+    CHECK_OK(snodo_config_add_key(c, S("k1"), KEY, sizeof KEY));
+    /* Limits by name go through the core's table: an unknown name is CONFIG,
+     * a range error is CONFIG from engine_new naming the snake_case field. */
+    CHECK(snodo_config_set_limit(c, S("ttl_seconds"), 5) == SNODO_STATUS_CONFIG, "unknown limit");
+    CHECK(strstr(last_error_text(), "ttl_seconds: unknown configuration limit") != NULL, "%s", last_error_text());
+    CHECK(snodo_config_set_limit(c, S("max_rounds"), (uint64_t)UINT32_MAX + 1) == SNODO_STATUS_CONFIG, "u32 overflow");
+    CHECK_OK(snodo_config_set_limit(c, S("ttl_secs"), 901));
+    CHECK(snodo_engine_new(c, &e) == SNODO_STATUS_CONFIG, "ttl out of range");
+    CHECK(strcmp(last_error_text(), "CONFIG: ttl_secs: 901 is outside 1..=900") == 0, "%s", last_error_text());
+    CHECK_OK(snodo_config_set_ttl_secs(c, 300));
+    /* Audience: empty is CONFIG at engine_new; NULL removes it. */
+    CHECK_OK(snodo_config_set_audience(c, (const uint8_t *)"", 0));
+    CHECK(snodo_engine_new(c, &e) == SNODO_STATUS_CONFIG, "empty audience");
+    CHECK(strstr(last_error_text(), "audience:") != NULL, "%s", last_error_text());
+    CHECK_OK(snodo_config_set_audience(c, NULL, 0));
+    CHECK_OK(snodo_config_set_strict_answers(c, true));
+    CHECK_OK(snodo_config_set_fixed_time(c, 1800000000));
+    CHECK_OK(snodo_engine_new(c, &e));
+    snodo_config_free(c);
+
+    /* input_responses: the whole map as sent, even under strict answers. */
+    const char *req = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"t\"," META(
+        "{}") ",\"inputResponses\":{\"k\":{\"action\":\"decline\"}}}}";
+    snodo_call *call = NULL;
+    snodo_response *r = NULL;
+    char *text = NULL;
+    CHECK_OK(snodo_engine_begin(e, SZ(req), NULL, 0, &call, &r));
+    CHECK(call && !r, "a call");
+    if (call) {
+        CHECK_OK(snodo_call_input_responses(call, &text, NULL));
+        CHECK(text && strcmp(text, "{\"k\":{\"action\":\"decline\"}}") == 0, "%s", text ? text : "NULL");
+        snodo_string_free(text);
+    }
+    snodo_call_free(call);
+    snodo_engine_free(e);
+
+    /* Header check: no headers at all is a mismatch (the protocol version
+     * header is required), NULL with a non-zero count is NULL_ARGUMENT. */
+    CHECK_OK(snodo_check_http_headers(NULL, 0, SZ(req), &r));
+    uint16_t http = 0;
+    CHECK(r != NULL, "missing headers are a mismatch");
+    if (r) CHECK_OK(snodo_response_http_status(r, &http));
+    CHECK(http == 400, "HTTP %u", (unsigned)http);
+    snodo_response_free(r);
+    r = NULL;
+    CHECK(snodo_check_http_headers(NULL, 1, SZ(req), &r) == SNODO_STATUS_NULL_ARGUMENT, "NULL headers");
+    /* A value that is not UTF-8 is read as Latin-1: here a mismatch. */
+    snodo_header bad[] = {{(const uint8_t *)"MCP-Protocol-Version", 20, (const uint8_t *)"2026-07-28", 10},
+                          {(const uint8_t *)"Mcp-Method", 10, (const uint8_t *)"tools/call\xff", 11},
+                          {(const uint8_t *)"Mcp-Name", 8, (const uint8_t *)"t", 1}};
+    CHECK_OK(snodo_check_http_headers(bad, 3, SZ(req), &r));
+    char *body = NULL;
+    if (r) CHECK_OK(snodo_response_body(r, &body, NULL));
+    CHECK(body && strstr(body, "-32020") && strstr(body, "Mcp-Method"), "Latin-1 value mismatch: %s", body ? body : "NULL");
+    snodo_string_free(body);
+    snodo_response_free(r);
+    r = NULL;
+    bad[1].value_len = 10; /* the same headers without the stray byte pass */
+    CHECK_OK(snodo_check_http_headers(bad, 3, SZ(req), &r));
+    CHECK(r == NULL, "matching headers");
+    /* A body that is not JSON is left to begin (-32700 there). */
+    snodo_header pv = {(const uint8_t *)"MCP-Protocol-Version", 20, (const uint8_t *)"2026-07-28", 10};
+    CHECK_OK(snodo_check_http_headers(&pv, 1, S("{not json"), &r));
+    CHECK(r == NULL, "non-JSON body left to begin");
+
+    /* The token reason accessor is empty unless the last failure was a
+     * token that failed to open. */
+    char *reason = NULL;
+    CHECK_OK(snodo_last_token_reason(&reason, NULL));
+    CHECK(reason && strcmp(reason, "") == 0, "no token reason after a header failure");
+    snodo_string_free(reason);
+    CHECK(snodo_last_token_reason(NULL, NULL) == SNODO_STATUS_NULL_ARGUMENT, "reason out NULL");
+
+    /* A malformed task is INPUT_REQUEST naming the field. */
+    CHECK(snodo_check_task_input_requests(S("[]"), S("{}"), &text, NULL) == SNODO_STATUS_INPUT_REQUEST, "task array");
+    CHECK(strcmp(last_error_text(), "INPUT_REQUEST: task: must be an object") == 0, "%s", last_error_text());
+    bool declared = true;
+    CHECK_OK(snodo_declares_tasks(S("{\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}}"), &declared));
+    CHECK(declared, "tasks declared");
+    CHECK_OK(snodo_declares_tasks(S("{\"extensions\":{\"io.modelcontextprotocol/tasks\":true}}"), &declared));
+    CHECK(!declared, "tasks: true is not a declaration");
+    case_end("issue 13 C API: limits by name, audience, strict answers, input_responses, headers, tasks");
+}
+
 void run_api_tests(void) {
     test_version();
     test_statuses();
     test_three_rounds();
+    test_issue_13_api();
     run_misuse_tests();
 }

@@ -4,7 +4,7 @@ Python servers, on the snodo Rust core.
 The flow of a handler::
 
     engine = Engine([("k1", secret_bytes)])
-    begun = engine.begin(request_bytes, principal="alice")
+    begun = engine.begin(request_bytes, "alice")   # None: explicit anonymous
     if isinstance(begun, Response):          # a ready error: send it
         send(begun.http_status, begun.to_json())
     else:
@@ -12,6 +12,8 @@ The flow of a handler::
         answer = call.response("color", ask_color)
         if answer.is_accepted:
             outcome = complete({"content": [{"type": "text", "text": answer.value["color"]}]})
+        elif answer.is_declined or answer.is_cancelled:   # the user said no: end the flow
+            outcome = tool_error("No colour chosen")
         else:
             outcome = input_required({"color": ask_color})
         response = engine.decide(call, outcome)
@@ -29,6 +31,7 @@ from ._native import (
     ERROR_CODES,
     MRTR_METHODS,
     MRTR_VERSION,
+    TASKS_EXTENSION,
     TOKEN_REASONS,
     VERSION,
     Answer,
@@ -39,8 +42,13 @@ from ._native import (
     Response,
     binding_digest,
     canonicalize,
+    check_http_headers,
+    check_task_input_requests,
+    declares_tasks,
     elicit_form,
+    elicit_form_without_lint,
     elicit_url,
+    elicit_url_without_lint,
     filter_supported,
     list_roots,
     missing_capabilities,
@@ -62,14 +70,19 @@ from .errors import (
     UrlError,
 )
 from .outcomes import complete, error, input_required, raw, tool_error
+from .literals import AnswerKind, ErrorName, TokenReason
 
 __version__ = VERSION
 
 __all__ = [
     "ERROR_CLASSES",
     "ERROR_CODES",
+    "AnswerKind",
+    "ErrorName",
+    "TokenReason",
     "MRTR_METHODS",
     "MRTR_VERSION",
+    "TASKS_EXTENSION",
     "TOKEN_REASONS",
     "VERSION",
     "Answer",
@@ -92,9 +105,14 @@ __all__ = [
     "UrlError",
     "binding_digest",
     "canonicalize",
+    "check_http_headers",
+    "check_task_input_requests",
+    "declares_tasks",
     "complete",
     "elicit_form",
+    "elicit_form_without_lint",
     "elicit_url",
+    "elicit_url_without_lint",
     "error",
     "filter_supported",
     "input_required",

@@ -1,5 +1,9 @@
-# Hand-written stubs of the native module (checked by mypy.stubtest).
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union, final
+"""Typed stubs of the native module ``snodo_mrtr._native`` (hand-written;
+``mypy.stubtest`` checks them against the built module in make test)."""
+
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union, final
+
+from .literals import AnswerKind
 
 _JsonText = Union[str, bytes]
 #: A JSON value as Python spells it (dict, list, str, int, float, bool, None, RawJSON).
@@ -7,6 +11,10 @@ _JsonValue = Any
 #: A JSON object: a dict, or JSON text of an object.
 _JsonObject = Union[Dict[str, Any], str, bytes]
 _KeyRing = Union[Sequence[Tuple[str, Union[bytes, bytearray]]], Dict[str, Union[bytes, bytearray]]]
+_HeaderText = Union[str, bytes]
+#: Request headers: (name, value) pairs, or a mapping / anything with ``items()``.
+_Headers = Union[Iterable[Tuple[_HeaderText, _HeaderText]], Mapping[str, _HeaderText], Any]
+
 
 __all__ = [
     "Engine",
@@ -22,7 +30,14 @@ __all__ = [
     "missing_capabilities",
     "filter_supported",
     "canonicalize",
+    "run_cli",
     "binding_digest",
+    "elicit_form_without_lint",
+    "elicit_url_without_lint",
+    "check_http_headers",
+    "check_task_input_requests",
+    "declares_tasks",
+    "TASKS_EXTENSION",
     "_register_errors",
     "ERROR_CODES",
     "TOKEN_REASONS",
@@ -31,11 +46,15 @@ __all__ = [
     "MRTR_METHODS",
 ]
 
+#: ``(number, name, description)`` of every misuse error code, in the core's order.
 ERROR_CODES: List[Tuple[int, str, str]]
+#: Every reason a token can fail to open (``TokenError.reason``), in the core's order.
 TOKEN_REASONS: List[str]
 VERSION: str
 MRTR_VERSION: str
 MRTR_METHODS: List[str]
+#: ``"io.modelcontextprotocol/tasks"``, the key under ``capabilities.extensions``.
+TASKS_EXTENSION: str
 
 @final
 class RawJSON:
@@ -49,6 +68,13 @@ class RawJSON:
 
 @final
 class Engine:
+    """The MRTR engine: immutable and safe to share between threads.
+
+    Keyword arguments are the core's configuration table in snake_case
+    (``ttl_secs``, ``max_rounds``, ...); ranges and error messages are the
+    core's and name the keyword. ``fixed_time`` freezes the clock (tests).
+    """
+
     def __new__(
         cls,
         keys: _KeyRing,
@@ -59,16 +85,25 @@ class Engine:
         max_token_bytes: Optional[int] = None,
         max_request_bytes: Optional[int] = None,
         max_input_responses: Optional[int] = None,
-        supported_versions: Optional[Sequence[str]] = None,
         clock_skew_secs: Optional[int] = None,
+        supported_versions: Optional[Sequence[str]] = None,
         server_info: Optional[Dict[str, Any]] = None,
-        now: Optional[int] = None,
+        strict_answers: Optional[bool] = None,
+        audience: Optional[str] = None,
+        fixed_time: Optional[int] = None,
     ) -> Engine: ...
     @classmethod
-    def development(cls) -> Engine: ...
-    def now(self) -> int: ...
-    def begin(self, request: Union[_JsonText, Dict[str, Any]], principal: Optional[str]) -> Union[Call, Response]: ...
-    def decide(self, call: Call, outcome: _JsonObject) -> Response: ...
+    def development(cls) -> Engine:
+        """One random key for the life of the process: development only."""
+    def now(self) -> int:
+        """The engine's clock, Unix seconds."""
+    def begin(self, request: Union[_JsonText, Dict[str, Any]], principal: Optional[str]) -> Union[Call, Response]:
+        """Reads a request that may be an MRTR retry: a ``Call`` for the
+        handler, or a ready ``Response`` to send. ``principal`` is required:
+        the verified user name, or ``None`` for the explicit anonymous one."""
+    def decide(self, call: Call, outcome: _JsonObject) -> Response:
+        """The response to send for the handler's outcome; once per call
+        (a second decide raises ``AlreadyDecidedError``)."""
     def seal(
         self,
         *,
@@ -78,8 +113,10 @@ class Engine:
         flow_start: Optional[int] = None,
         questions: Optional[Dict[str, Any]] = None,
         state: _JsonValue = None,
-    ) -> str: ...
-    def open(self, token: str, *, principal: Optional[str], binding: bytes) -> Opened: ...
+    ) -> str:
+        """Low level: a continuation token (round 1, flow starting now by default)."""
+    def open(self, token: str, *, principal: Optional[str], binding: bytes) -> Opened:
+        """Low level: what a token says; ``TokenError`` (with ``.reason``) if it fails."""
 
 @final
 class Call:
@@ -117,13 +154,21 @@ class Call:
     def state(self) -> Optional[Any]: ...
     @property
     def asked_keys(self) -> List[str]: ...
-    def response(self, key: str, request: _JsonObject) -> Answer: ...
-    def raw_response(self, key: str) -> Optional[Any]: ...
+    @property
+    def input_responses(self) -> Dict[str, Any]:
+        """Every ``inputResponses`` entry as sent, unvalidated (read-only copy)."""
+    def response(self, key: str, request: _JsonObject) -> Answer:
+        """The answer to input request ``key``, which this handler asks as ``request``."""
+    def raw_response(self, key: str) -> Optional[Any]:
+        """The raw answer for a key asked last round, unvalidated; ``None`` if none."""
 
 @final
 class Answer:
+    """The client's answer to one input request."""
+
     @property
-    def kind(self) -> str: ...
+    def kind(self) -> AnswerKind:
+        """``changed``: answered, but the question differs from the one sealed."""
     @property
     def value(self) -> Optional[Any]: ...
     @property
@@ -138,11 +183,15 @@ class Answer:
     def is_cancelled(self) -> bool: ...
     @property
     def is_invalid(self) -> bool: ...
+    @property
+    def is_changed(self) -> bool: ...
     def to_dict(self) -> Dict[str, Any]: ...
     def __eq__(self, other: object, /) -> bool: ...
 
 @final
 class Response:
+    """A JSON-RPC message ready for the wire, plus its HTTP status."""
+
     @property
     def body(self) -> Dict[str, Any]: ...
     @property
@@ -156,6 +205,8 @@ class Response:
 
 @final
 class Opened:
+    """What an opened token says: the core's one shape, in snake_case."""
+
     @property
     def key_id(self) -> str: ...
     @property
@@ -170,14 +221,31 @@ class Opened:
     def question_keys(self) -> List[str]: ...
     @property
     def state(self) -> Optional[Any]: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """``key_id``, ``issued_at``, ``expires_at``, ``flow_start``, ``round``,
+        ``question_keys``, ``state``."""
 
 def elicit_form(message: str, schema: _JsonObject) -> Dict[str, Any]: ...
+def elicit_form_without_lint(message: str, schema: _JsonObject) -> Dict[str, Any]:
+    """``elicit_form`` without the secret-field / URL-in-message heuristics."""
 def elicit_url(message: str, url: str) -> Dict[str, Any]: ...
+def elicit_url_without_lint(message: str, url: str) -> Dict[str, Any]:
+    """``elicit_url`` without the credential/PII query-parameter heuristic."""
 def sampling(params: _JsonObject) -> Dict[str, Any]: ...
 def list_roots() -> Dict[str, Any]: ...
 def missing_capabilities(requests: Dict[str, Any], capabilities: _JsonObject) -> Dict[str, Any]: ...
 def filter_supported(requests: Dict[str, Any], capabilities: _JsonObject) -> Dict[str, Any]: ...
 def canonicalize(text: _JsonText) -> str: ...
+def run_cli(args: List[str], keys: Optional[str] = None, now: Optional[int] = None) -> Tuple[str, str, int]:
+    """The ``snodo-mrtr`` command line (``snodo_mrtr.cli``): ``(stdout, stderr, exit_code)``."""
 def binding_digest(method: str, params: Union[_JsonText, Dict[str, Any]]) -> bytes: ...
+def check_http_headers(headers: _Headers, request: Union[_JsonText, Dict[str, Any]]) -> Optional[Response]:
+    """``None`` when the Streamable HTTP headers match the request, else the
+    ready ``-32020`` response (HTTP 400). A repeated standard header is a
+    mismatch: pass every occurrence (pairs, or ``HTTPMessage.items()``)."""
+def check_task_input_requests(task: _JsonObject, capabilities: _JsonObject) -> Dict[str, Any]:
+    """The capabilities the client must add to receive a ``tasks/get``
+    result's input requests (``{}``: none); ``InputRequestError`` if malformed."""
+def declares_tasks(capabilities: _JsonObject) -> bool:
+    """Whether the client declared the Tasks extension (a task result may be sent)."""
 def _register_errors(classes: Dict[int, Any]) -> None: ...

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import ClassVar, Dict, Optional, Type
 
+from .literals import TokenReason
+
 from . import _native
 
 __all__ = [
@@ -37,7 +39,7 @@ class SnodoError(Exception):
     """Base class of every snodo error."""
 
     code: ClassVar[int] = 0
-    name: ClassVar[str] = "SNODO"
+    name: ClassVar[str] = "SNODO"  # one of ErrorName on every subclass
 
     @property
     def message(self) -> str:
@@ -102,7 +104,7 @@ class TokenError(SnodoError, ValueError):
 
     code = 8
     name = "TOKEN"
-    reason: Optional[str] = None
+    reason: Optional[TokenReason] = None
 
 
 class NotARequestError(SnodoError, ValueError):

@@ -260,6 +260,26 @@ pub unsafe extern "C" fn snodo_call_client_info(
     unsafe { read(call, out, out_len, |c| json_text(c.client_info())) }
 }
 
+/// The whole `inputResponses` map the request carried (a JSON object,
+/// `{}` when none; on `tasks/update` too), read-only and unvalidated:
+/// `snodo_call_response` is the validated reader. On OK `*out` is a new
+/// string owned by the caller (free with `snodo_string_free`); `out_len`
+/// may be NULL. Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one call.
+///
+/// # Safety
+///
+/// `call` NULL or live; `out` NULL or valid for one pointer write;
+/// `out_len` NULL or valid for one `size_t` write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn snodo_call_input_responses(
+    call: *const snodo_call,
+    out: *mut *mut c_char,
+    out_len: *mut usize,
+) -> snodo_status {
+    // SAFETY: caller contract.
+    unsafe { read(call, out, out_len, |c| json_text(Some(&Value::Object(c.input_responses().clone())))) }
+}
+
 /// The keys asked in the previous round, as a JSON array of strings
 /// (`[]` on round 1).
 ///

@@ -1,4 +1,4 @@
-//! Python objects <-> `serde_json::Value`.
+//! Python objects <-> `serde_json::Value`, and `canonicalize`.
 //!
 //! Python → JSON follows `json.dumps` exactly: `int` is written with
 //! `int.__repr__` (so it stays exact at any size) and `float` with
@@ -15,7 +15,7 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyT
 use pyo3::{IntoPyObjectExt, intern};
 use serde_json::{Map, Number, Value};
 
-use crate::errors::{self, raise};
+use crate::error::{self, raise};
 use snodo::ErrorCode;
 
 /// Deepest nesting accepted from Python objects, the same bound the core
@@ -88,7 +88,7 @@ pub fn text_bytes(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
 
 /// Parses JSON text with the core's one argument reader, raising `JsonError`.
 pub fn parse_text(py: Python<'_>, bytes: &[u8]) -> PyResult<Value> {
-    snodo::parse_json(bytes, "value").map_err(|e| errors::to_py_err(py, &e))
+    snodo::parse_json(bytes, "value").map_err(|e| error::to_py_err(py, &e))
 }
 
 /// A JSON argument that may be given as text (`str`/`bytes`, parsed
@@ -227,5 +227,12 @@ pub fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>>
 /// `None` → anonymous, a `str` → that user (an empty name is a misuse error,
 /// raised by the core where it checks it).
 pub fn principal(py: Python<'_>, name: Option<String>) -> PyResult<snodo::Principal> {
-    snodo::Principal::from_option(name.as_deref()).map_err(|e| errors::to_py_err(py, &e))
+    snodo::Principal::from_option(name.as_deref()).map_err(|e| error::to_py_err(py, &e))
+}
+
+/// The canonical form of a JSON text (docs/canonical-json.md).
+#[pyfunction]
+pub fn canonicalize(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<String> {
+    let bytes = text_bytes(text)?;
+    py.detach(|| snodo::canonicalize(&bytes)).map_err(|e| error::to_py_err(py, &e))
 }

@@ -1,0 +1,192 @@
+//! `new Engine(config)`: the config object read through the core's one
+//! schema (`snodo::LIMITS`, camelCase spelling), so every range, default and
+//! error message is the core's, naming the field as a Node user wrote it
+//! (`ttlSecs`, not `ttl_secs`).
+
+use napi::bindgen_prelude::*;
+use napi::{JsValue, ValueType};
+use serde_json::Value;
+use snodo::{Config, ErrorCode, Key};
+
+use crate::error::{Result, core, error, napi_failure};
+use crate::json;
+
+/// One key of the ring.
+// TypeScript shape of `keys[i]`; read field by field below so that every
+// mistake throws `CONFIG` rather than a napi-rs conversion status.
+#[napi(object)]
+#[allow(missing_debug_implementations, dead_code)]
+pub struct EngineKey {
+    /// 1 to 32 characters of `A-Z a-z 0-9 _ -`; written into every token.
+    pub id: String,
+    /// 32 to 1024 random bytes. Never shown by the engine afterwards.
+    pub secret: Buffer,
+}
+
+/// `new Engine(config)`. Every field but `keys` is optional; the limits'
+/// ranges and defaults are the core's `LIMITS` table (docs/api.md).
+// TypeScript shape only. A test checks that its fields are exactly the
+// core's limits plus the fields `read` handles, so adding a limit to the core
+// fails here until its line is added (the reader needs none).
+#[napi(object)]
+#[allow(missing_debug_implementations, dead_code)]
+pub struct EngineConfig {
+    /// 1 to 8 keys: the first signs, all verify (rotation).
+    pub keys: Vec<EngineKey>,
+    /// Token lifetime, seconds.
+    pub ttl_secs: Option<i64>,
+    /// Most rounds per flow.
+    pub max_rounds: Option<i64>,
+    /// Oldest a flow may get, seconds.
+    pub max_flow_age_secs: Option<i64>,
+    /// Largest `requestState`, bytes.
+    pub max_token_bytes: Option<i64>,
+    /// Largest request message `begin` reads, bytes.
+    pub max_request_bytes: Option<i64>,
+    /// Most `inputResponses` entries.
+    pub max_input_responses: Option<i64>,
+    /// Tolerated clock skew, seconds.
+    pub clock_skew_secs: Option<i64>,
+    /// Accepted protocol versions (default `["2026-07-28"]`).
+    pub supported_versions: Option<Vec<String>>,
+    /// `io.modelcontextprotocol/serverInfo` stamped on every result's `_meta`.
+    #[napi(ts_type = "Record<string, any>")]
+    pub server_info: Option<()>,
+    /// A fixed clock (Unix seconds), for tests. Absent: system time.
+    pub fixed_time: Option<i64>,
+    /// `true`: answers sent without `requestState` are never read (the
+    /// pre-issue-13 rule). Default `false`.
+    pub strict_answers: Option<bool>,
+    /// This service's name, bound into every token (1 to 256 bytes).
+    pub audience: Option<String>,
+}
+
+fn config_error(message: impl ToString) -> Error<crate::error::Code> {
+    error(ErrorCode::Config, message)
+}
+
+fn prop<'e>(obj: &Object<'e>, name: &str) -> Result<Option<Unknown<'e>>> {
+    let v: Unknown = obj.get_named_property_unchecked(name).map_err(napi_failure)?;
+    if json::is_nullish(&v)? { Ok(None) } else { Ok(Some(v)) }
+}
+
+fn typed<'e>(obj: &Object<'e>, name: &str, ty: ValueType, what: &str) -> Result<Option<Unknown<'e>>> {
+    match prop(obj, name)? {
+        Some(v) if v.get_type().map_err(napi_failure)? != ty => {
+            Err(config_error(format!("{name}: must be {what}")))
+        }
+        other => Ok(other),
+    }
+}
+
+fn number(env: &Env, obj: &Object, name: &str) -> Result<Option<u64>> {
+    let Some(v) = typed(obj, name, ValueType::Number, "a non-negative integer")? else { return Ok(None) };
+    match json::read(env, v, name)? {
+        Value::Number(n) if n.as_u64().is_some() => Ok(n.as_u64()),
+        _ => Err(config_error(format!("{name}: must be a non-negative integer"))),
+    }
+}
+
+fn read_key(item: Unknown, i: usize) -> Result<Key> {
+    let what = format!("keys[{i}]");
+    if item.get_type().map_err(napi_failure)? != ValueType::Object {
+        return Err(config_error(format!("{what}: must be {{id, secret}}")));
+    }
+    let obj = Object::from_unknown(item).map_err(napi_failure)?;
+    let id = match prop(&obj, "id")? {
+        Some(v) if v.get_type().map_err(napi_failure)? == ValueType::String => {
+            String::from_unknown(v).map_err(napi_failure)?
+        }
+        _ => return Err(config_error(format!("{what}.id: must be a string"))),
+    };
+    let bad_secret = || config_error(format!("{what}.secret: must be a Buffer or Uint8Array"));
+    let secret = match prop(&obj, "secret")? {
+        Some(v) if v.is_buffer().map_err(napi_failure)? => {
+            Buffer::from_unknown(v).map_err(napi_failure)?.to_vec()
+        }
+        Some(v) if v.is_typedarray().map_err(napi_failure)? => {
+            Uint8Array::from_unknown(v).map_err(|_| bad_secret())?.to_vec()
+        }
+        _ => return Err(bad_secret()),
+    };
+    Key::new(id, secret).map_err(core)
+}
+
+/// Reads `new Engine(config)`'s argument into the core's `Config`.
+pub(crate) fn read(env: &Env, config: Unknown) -> Result<Config> {
+    if config.get_type().map_err(napi_failure)? != ValueType::Object {
+        return Err(config_error("config: must be an object"));
+    }
+    let obj = Object::from_unknown(config).map_err(napi_failure)?;
+    let Some(keys) = prop(&obj, "keys")? else {
+        return Err(config_error("keys: required, an array of {id, secret}"));
+    };
+    if !keys.is_array().map_err(napi_failure)? {
+        return Err(config_error("keys: must be an array of {id, secret}"));
+    }
+    let keys = Array::from_unknown(keys).map_err(napi_failure)?;
+    let mut ring = Vec::with_capacity(keys.len() as usize);
+    for i in 0..keys.len() {
+        let item: Unknown = keys.get(i).map_err(napi_failure)?.ok_or_else(|| config_error("keys: hole"))?;
+        ring.push(read_key(item, i as usize)?);
+    }
+    let mut c = Config::new(ring);
+    // Node spells config names in camelCase; the core's errors follow.
+    c.spelling = snodo::Spelling::Camel;
+    // Every numeric limit from the core's one schema: no line per limit here.
+    for limit in &snodo::LIMITS {
+        if let Some(n) = number(env, &obj, limit.camel)? {
+            c.set_limit(limit.camel, n).map_err(core)?;
+        }
+    }
+    let name = c.field_name("supported_versions");
+    if let Some(v) = typed(&obj, name, ValueType::Object, "an array of strings")? {
+        let bad = || config_error(format!("{name}: must be an array of strings"));
+        let Value::Array(items) = json::read(env, v, name).map_err(|_| bad())? else { return Err(bad()) };
+        c.supported_versions = items
+            .into_iter()
+            .map(|i| i.as_str().map(str::to_owned).ok_or_else(bad))
+            .collect::<Result<_>>()?;
+    }
+    let name = c.field_name("server_info");
+    if let Some(v) = prop(&obj, name)? {
+        c.server_info = Some(json::read(env, v, name).map_err(|e| config_error(e.reason.clone()))?);
+    }
+    if let Some(now) = number(env, &obj, c.field_name("fixed_time"))? {
+        c = c.fixed_time(now);
+    }
+    if let Some(v) = typed(&obj, c.field_name("strict_answers"), ValueType::Boolean, "a boolean")? {
+        c.strict_answers = bool::from_unknown(v).map_err(napi_failure)?;
+    }
+    if let Some(v) = typed(&obj, c.field_name("audience"), ValueType::String, "a string")? {
+        c.audience = Some(String::from_unknown(v).map_err(napi_failure)?);
+    }
+    Ok(c)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    /// The TypeScript `EngineConfig` lists exactly the core's limits plus
+    /// the fields `read` handles itself: it cannot drift from the core's
+    /// table (the old second copy in `types.rs` did).
+    #[test]
+    fn engine_config_type_matches_core_table() {
+        let src = include_str!("config.rs");
+        let body = &src[src.find("pub struct EngineConfig {").unwrap()..];
+        let body = &body[..body.find("\n}").unwrap()];
+        let mut fields: Vec<String> = body
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("pub ")?.split_once(':').map(|(n, _)| n.to_owned()))
+            .filter(|n| !n.starts_with("struct"))
+            .collect();
+        let mut want: Vec<String> = snodo::LIMITS.iter().map(|l| l.snake.to_owned()).collect();
+        for extra in ["keys", "supported_versions", "server_info", "fixed_time", "strict_answers", "audience"]
+        {
+            want.push(extra.to_owned());
+        }
+        fields.sort();
+        want.sort();
+        assert_eq!(fields, want);
+    }
+}

@@ -1,0 +1,161 @@
+//! What the handler decides (the outcome helpers, in the core's JSON
+//! spelling) and what it sends (`Response`), mirroring the core's
+//! `Outcome`/`Response`.
+
+use napi::bindgen_prelude::*;
+
+use crate::error::{Result, argument, napi_failure};
+use crate::json;
+
+/// A JSON-RPC response ready for the wire.
+// The TypeScript shape only: responses are built by `src/response.js` (a JS
+// object whose `body` is produced on first read), never from this struct.
+#[napi(object)]
+// Holds JS handles, which must not and cannot be Debug.
+#[allow(missing_debug_implementations, dead_code)]
+pub struct Response<'a> {
+    /// The whole JSON-RPC message as a plain object. Integers above 2^53
+    /// lose precision here: send `json`.
+    #[napi(
+        ts_type = "{ jsonrpc: '2.0'; id: string | number | null; result?: Record<string, any>; error?: { code: number; message: string; data?: any } }"
+    )]
+    pub body: Unknown<'a>,
+    /// The HTTP status for Streamable HTTP (400 for `_meta`-level errors,
+    /// `-32020`, `-32021`, `-32022`; 404 for `-32601`; 200 otherwise).
+    pub http_status: u32,
+    /// Why snodo replaced the handler's outcome with `-32603`: log it, never
+    /// send it. Absent otherwise.
+    pub diagnostic: Option<String>,
+    /// The message as compact JSON text, exact: this is what to send.
+    pub json: String,
+}
+
+/// A handler outcome in the core's JSON spelling; build it with
+/// `complete`, `inputRequired`, `error`, `toolError` or `raw`.
+// The TypeScript shape only: `decide` hands the object to the core's
+// `Outcome::from_value`, which owns every rule about it.
+#[napi(object)]
+#[derive(Debug)]
+#[allow(dead_code)]
+pub struct Outcome {
+    /// Which outcome.
+    #[napi(js_name = "type", ts_type = "'complete' | 'input_required' | 'error' | 'tool_error' | 'raw'")]
+    pub kind: String,
+    /// complete / raw: the result object.
+    #[napi(ts_type = "Record<string, any>")]
+    pub result: Option<()>,
+    /// input_required: the input requests by key.
+    #[napi(ts_type = "Record<string, object>")]
+    pub input_requests: Option<()>,
+    /// input_required: application state for the next round.
+    #[napi(ts_type = "any")]
+    pub state: Option<()>,
+    /// error: the JSON-RPC code.
+    pub code: Option<i64>,
+    /// error / tool_error: the message.
+    pub message: Option<String>,
+    /// error: optional data.
+    #[napi(ts_type = "any")]
+    pub data: Option<()>,
+}
+
+type MakeResponse = FunctionRef<FnArgs<(String, u32, Option<String>)>, Unknown<'static>>;
+
+/// The factory of `src/response.js`, evaluated once per JS environment and
+/// kept as that environment's instance data (released with it, so workers
+/// neither share nor leak it).
+struct Instance {
+    make_response: MakeResponse,
+}
+
+const RESPONSE_JS: &str = include_str!("response.js");
+
+fn maker(env: &Env) -> Result<&'static MakeResponse> {
+    if let Some(instance) = env.get_instance_data::<Instance>().map_err(napi_failure)? {
+        return Ok(&instance.make_response);
+    }
+    let f: Function<FnArgs<(String, u32, Option<String>)>, Unknown<'static>> =
+        env.run_script(RESPONSE_JS).map_err(napi_failure)?;
+    let instance = Instance { make_response: f.create_ref().map_err(napi_failure)? };
+    env.set_instance_data(instance, (), |_| {}).map_err(napi_failure)?;
+    match env.get_instance_data::<Instance>().map_err(napi_failure)? {
+        Some(instance) => Ok(&instance.make_response),
+        None => Err(argument("internal: response factory not registered")),
+    }
+}
+
+/// The JS object for a core response (see `src/response.js`).
+pub(crate) fn response_object<'e>(env: &'e Env, r: &snodo::Response) -> Result<Unknown<'e>> {
+    let f = maker(env)?.borrow_back(env).map_err(napi_failure)?;
+    let args = (r.to_json(), u32::from(r.http_status()), r.diagnostic().map(str::to_owned));
+    f.call(args.into()).map_err(napi_failure)
+}
+
+fn outcome<'e>(env: &'e Env, kind: &str, fields: Vec<(&str, Option<Unknown>)>) -> Result<Object<'e>> {
+    let mut o = Object::new(env).map_err(napi_failure)?;
+    o.set("type", kind).map_err(napi_failure)?;
+    for (name, value) in fields {
+        if let Some(v) = value
+            && !json::is_nullish(&v)?
+        {
+            o.set(name, v).map_err(napi_failure)?;
+        }
+    }
+    Ok(o)
+}
+
+/// Outcome: a final result (`resultType` is stamped `"complete"`).
+#[napi(catch_unwind, ts_return_type = "Outcome")]
+pub fn complete<'e>(
+    env: &'e Env,
+    #[napi(ts_arg_type = "Record<string, any>")] result: Unknown,
+) -> Result<Object<'e>> {
+    outcome(env, "complete", vec![("result", Some(result))])
+}
+
+/// Outcome: ask the client for input. `inputRequests` maps keys to input
+/// requests (from the builders); `state` is carried, readable and sealed, to
+/// the retry.
+#[napi(catch_unwind, ts_return_type = "Outcome")]
+pub fn input_required<'e>(
+    env: &'e Env,
+    #[napi(ts_arg_type = "Record<string, object>")] input_requests: Unknown,
+    #[napi(ts_arg_type = "any")] state: Option<Unknown>,
+) -> Result<Object<'e>> {
+    outcome(env, "input_required", vec![("inputRequests", Some(input_requests)), ("state", state)])
+}
+
+/// Outcome: a JSON-RPC error (the core's error policy applies).
+#[napi(catch_unwind, ts_return_type = "Outcome")]
+pub fn error<'e>(
+    env: &'e Env,
+    code: i64,
+    message: String,
+    #[napi(ts_arg_type = "any")] data: Option<Unknown>,
+) -> Result<Object<'e>> {
+    let mut o = outcome(env, "error", vec![("data", data)])?;
+    o.set("code", code).map_err(napi_failure)?;
+    o.set("message", message).map_err(napi_failure)?;
+    Ok(o)
+}
+
+/// Outcome: a tool execution error (`isError: true`), tools/call only.
+#[napi(catch_unwind, ts_return_type = "Outcome")]
+pub fn tool_error<'e>(env: &'e Env, message: String) -> Result<Object<'e>> {
+    let mut o = outcome(env, "tool_error", vec![])?;
+    o.set("message", message).map_err(napi_failure)?;
+    Ok(o)
+}
+
+/// Outcome: a raw result object (the escape hatch; the same checks apply,
+/// and a `CreateTaskResult` goes this way).
+#[napi(catch_unwind, ts_return_type = "Outcome")]
+pub fn raw<'e>(
+    env: &'e Env,
+    #[napi(ts_arg_type = "Record<string, any>")] result: Unknown,
+) -> Result<Object<'e>> {
+    if json::is_nullish(&result)? {
+        return Err(argument("result: must be an object"));
+    }
+    outcome(env, "raw", vec![("result", Some(result))])
+}
