@@ -6,8 +6,9 @@
 use std::ffi::c_char;
 
 use serde_json::Value;
-use snodo::{Answer, Call};
+use snodo::Call;
 
+use crate::answer::snodo_answer_kind;
 use crate::error::snodo_status;
 use crate::ffi::{Out, OutStr, guard, guard_void, handle, json, text};
 
@@ -24,30 +25,6 @@ impl snodo_call {
     pub(crate) fn new(inner: Call) -> snodo_call {
         snodo_call { inner }
     }
-}
-
-/// The kind of a client's answer to one input request.
-#[allow(non_camel_case_types)]
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum snodo_answer_kind {
-    /// No usable answer (not asked last round, asked differently, or not
-    /// sent): ask again. Value: `null`.
-    Missing = 0,
-    /// Accepted. Value: the validated content (form), `null` (URL mode:
-    /// consent, not completion), the `CreateMessageResult` (sampling) or the
-    /// roots array (roots).
-    Accepted = 1,
-    /// Declined (elicitation only). Value: `null`.
-    Declined = 2,
-    /// Cancelled (elicitation only). Value: `null`.
-    Cancelled = 3,
-    /// An answer was sent but is invalid for the question. Value: the reason,
-    /// a JSON string naming the offending field.
-    Invalid = 4,
-    /// An answer was sent, but the question changed since it was asked
-    /// (issue 13): ask the new question. Value: `null`.
-    Changed = 5,
 }
 
 /// Frees a call. NULL is a no-op.
@@ -411,14 +388,7 @@ pub unsafe extern "C" fn snodo_call_response(
         let request = unsafe { json(request, request_len, "request") }?;
         let out_kind = Out::new(out_kind, "out_kind")?;
         let out_value = if out_value.is_null() { None } else { Some(OutStr::new(out_value, out_value_len)?) };
-        let (kind, value) = match call.inner.response(key, &request) {
-            Answer::Missing => (snodo_answer_kind::Missing, Value::Null),
-            Answer::Accepted(v) => (snodo_answer_kind::Accepted, v),
-            Answer::Declined => (snodo_answer_kind::Declined, Value::Null),
-            Answer::Cancelled => (snodo_answer_kind::Cancelled, Value::Null),
-            Answer::Invalid(why) => (snodo_answer_kind::Invalid, Value::String(why)),
-            Answer::Changed => (snodo_answer_kind::Changed, Value::Null),
-        };
+        let (kind, value) = snodo_answer_kind::split(call.inner.response(key, &request));
         // SAFETY: caller contract.
         unsafe {
             out_kind.write(kind);

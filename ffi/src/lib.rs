@@ -13,6 +13,7 @@
 //! * `config`: the `snodo_config` handle (setters via the core's `LIMITS`).
 //! * `engine`: the `snodo_engine` handle, begin and decide.
 //! * `call`: the `snodo_call` handle, readers and answers.
+//! * `answer`: `snodo_answer_kind`, the core's `Answer` kinds.
 //! * `response`: the `snodo_response` handle.
 //! * `elicitation`, `capabilities`: builders and capability helpers.
 //! * `http_headers`: `snodo_check_http_headers` (Streamable HTTP).
@@ -21,6 +22,7 @@
 //! * `json`: canonical form.
 //! * `ffi`: the shared plumbing (panic boundary, arguments, strings).
 
+pub mod answer;
 pub mod call;
 pub mod capabilities;
 pub mod config;
