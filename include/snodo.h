@@ -266,6 +266,17 @@ snodo_status snodo_call_client_capabilities(const snodo_call *call, char **out, 
 // `out_len` NULL or valid for one `size_t` write.
 snodo_status snodo_call_client_info(const snodo_call *call, char **out, size_t *out_len);
 
+// The principal the call was begun for: on OK `*out` is a new string
+// owned by the caller (free with `snodo_string_free`), or NULL (and
+// `*out_len` 0) for the explicit anonymous principal. `out_len` may be NULL.
+// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one call.
+//
+// # Safety
+//
+// `call` NULL or live; `out` NULL or valid for one pointer write;
+// `out_len` NULL or valid for one `size_t` write.
+snodo_status snodo_call_principal(const snodo_call *call, char **out, size_t *out_len);
+
 // The whole `inputResponses` map the request carried (a JSON object,
 // `{}` when none; on `tasks/update` too), read-only and unvalidated:
 // `snodo_call_response` is the validated reader. On OK `*out` is a new

@@ -237,6 +237,34 @@ pub unsafe extern "C" fn snodo_call_client_info(
     unsafe { read(call, out, out_len, |c| json_text(c.client_info())) }
 }
 
+/// The principal the call was begun for: on OK `*out` is a new string
+/// owned by the caller (free with `snodo_string_free`), or NULL (and
+/// `*out_len` 0) for the explicit anonymous principal. `out_len` may be NULL.
+/// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one call.
+///
+/// # Safety
+///
+/// `call` NULL or live; `out` NULL or valid for one pointer write;
+/// `out_len` NULL or valid for one `size_t` write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn snodo_call_principal(
+    call: *const snodo_call,
+    out: *mut *mut c_char,
+    out_len: *mut usize,
+) -> snodo_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let call = unsafe { handle(call, "call") }?;
+        let out = OutStr::new(out, out_len)?;
+        // SAFETY: caller contract.
+        match call.inner.principal().name() {
+            Some(name) => unsafe { out.write(name.as_bytes()) },
+            None => unsafe { out.write_null() },
+        }
+        Ok(())
+    })
+}
+
 /// The whole `inputResponses` map the request carried (a JSON object,
 /// `{}` when none; on `tasks/update` too), read-only and unvalidated:
 /// `snodo_call_response` is the validated reader. On OK `*out` is a new

@@ -548,12 +548,15 @@ static int run_consistency(const jval *cfg, const jval *t) {
             st = snodo_engine_begin(e, (const uint8_t *)req->text, req->len, pp, pl, &call, &resp);
             CHECK(st != SNODO_STATUS_OK || call, "begin gave a call");
             if (st == SNODO_STATUS_OK && json_is(op, "principal")) {
-                /* C has no principal reader: the call exists for the given principal. */
+                /* The call's principal as read back: NULL is anonymous. */
+                char *name = NULL;
+                size_t name_len = 0;
+                CHECK_OK(snodo_call_principal(call, &name, &name_len));
                 sb_str(&out, "{\"principal\":");
-                char *pt = text_of(p);
-                sb_str(&out, pt);
-                free(pt);
+                if (name) json_write_string(name, name_len, &out);
+                else sb_str(&out, "null");
                 sb_str(&out, "}");
+                snodo_string_free(name);
             } else if (st == SNODO_STATUS_OK) {
                 char *o = arg_text(json_get(in, "outcome"));
                 snodo_response *r1 = NULL, *r2 = NULL;
