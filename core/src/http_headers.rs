@@ -34,7 +34,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::Value;
 
-use crate::decide::Response;
+use crate::response::Response;
 
 /// The header that must equal `_meta`'s protocol version.
 pub const HEADER_PROTOCOL_VERSION: &str = "MCP-Protocol-Version";

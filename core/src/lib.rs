@@ -1,27 +1,30 @@
 //! snodo: MCP multi round-trip requests (MRTR, protocol revision 2026-07-28)
 //! done right, once, for servers in any language.
 //!
-//! Table of contents:
+//! Table of contents, bottom up (a module uses only the layers above it in
+//! this list; `core/tests/layers.rs` checks it):
 //!
-//! * [`Engine`] (file `engine.rs`): configuration, `begin` and `decide`.
-//! * `envelope.rs`: reading a request that may be a retry, into a [`Call`].
-//! * `decide.rs`: turning a handler's [`Outcome`] into the JSON-RPC [`Response`].
-//! * `capabilities.rs`: what a client can receive, `-32021`.
-//! * `elicitation.rs`: builders for input requests (the object a server
-//!   asks the client; its map key is the "key").
-//! * `schema.rs`: the restricted form-schema subset and answer validation.
-//! * `token.rs`: sealed continuation tokens (`requestState`) and [`Principal`].
-//! * `json.rs`: strict parsing and the canonical form.
-//! * `error.rs`: the one misuse error type.
-//! * `error_policy.rs`, `result_check.rs`: the wire checks `decide` applies
-//!   to handler errors and final results (issue 13).
-//! * `http_headers.rs`: [`check_http_headers`], the Streamable HTTP headers.
-//! * `tasks.rs`: the Tasks extension hooks ([`check_task_input_requests`]).
-//! * `audience.rs`: the token audience folded into the request binding.
-//! * `elicitation_lint.rs`: the builders' safety heuristics.
-//! * `inspect.rs`: the `snodo-mrtr` command line ([`run_cli`]): a token
-//!   inspector ([`inspect_token`]) and key generator ([`keygen`]), and the
-//!   `SNODO_KEYS` parser ([`parse_keys`]).
+//! 1. `error.rs`: the one misuse error type. `json/`: `strict.rs` (parsing
+//!    attacker-controlled JSON) and `canonical.rs` (the canonical form).
+//! 2. Leaf rules: `answer.rs` ([`Answer`]), `schema/` (the form-schema
+//!    subset and answer validation), `audience.rs` (the token audience),
+//!    `error_policy.rs` and `result_check.rs` (the wire checks on handler
+//!    errors and final results).
+//! 3. Protocol objects: `token/` (`keys`, `principal`, `reason`, `payload`,
+//!    `binding`, `seal`: sealed `requestState` tokens), `elicitation/`
+//!    (`build`, `url`, `validate`, `read`, `sampling`, `lint`: input
+//!    requests, the object a server asks; its map key is the "key"),
+//!    `capabilities.rs` (what a client can receive, `-32021`).
+//! 4. `tasks.rs`: the Tasks extension hooks.
+//! 5. `call.rs` ([`Call`]), `response.rs` ([`Outcome`], [`Response`]),
+//!    `config/` ([`Config`] and the one table of limits, [`LIMITS`]).
+//! 6. `policy.rs`: a validated config as policy + token sealer + clock.
+//! 7. `begin.rs` and `decide.rs`: the two steps, functions of policy,
+//!    sealer and clock; `http_headers.rs` ([`check_http_headers`]).
+//! 8. `engine.rs`: [`Engine`], the thin front that holds them.
+//! 9. Tools on the engine: `inspect/`, the `snodo-mrtr` command line
+//!    ([`run_cli`]): a token inspector ([`inspect_token`]), a key generator
+//!    ([`keygen`]) and the `SNODO_KEYS` parser ([`parse_keys`]).
 //!
 //! Every public item is re-exported here, at one path; the modules are
 //! private.
@@ -84,40 +87,58 @@
 
 // Modules are private: every public item has exactly one path, at the crate
 // root, so files can move without breaking callers (docs/api.md lists it).
+// Layers, bottom up; a module imports only from layers below its own
+// (tests/layers.rs checks it).
+
+// 1. Foundations: strict JSON and the canonical form; the one error type.
+mod error;
+mod json;
+// 2. Leaf rules, each on its own: answers, the form-schema subset, the
+//    token audience, and the wire checks on handler errors and results.
 mod answer;
 mod audience;
-mod capabilities;
-mod config;
-mod decide;
-mod elicitation;
-mod elicitation_lint;
-mod engine;
-mod envelope;
-mod error;
 mod error_policy;
-mod http_headers;
-mod inspect;
-mod json;
 mod result_check;
 mod schema;
-mod tasks;
+// 3. Protocol objects: sealed tokens, input requests, client capabilities.
+mod capabilities;
+mod elicitation;
 mod token;
+// 4. Rules built on those: the Tasks extension.
+mod tasks;
+// 5. The request and the reply: the handler's call, outcome and response,
+//    and the configuration.
+mod call;
+mod config;
+mod response;
+// 6. The validated configuration: policy, token sealer, clock.
+mod policy;
+// 7. The two steps, as functions of policy + sealer + clock, and the HTTP
+//    header check on a request.
+mod begin;
+mod decide;
+mod http_headers;
+// 8. The thin front.
+mod engine;
+// 9. Tools built on the engine: the snodo-mrtr command line.
+mod inspect;
 
 pub use answer::Answer;
 pub use audience::{MAX_AUDIENCE_BYTES, audience_binding};
+pub use begin::{Begin, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION};
+pub use call::Call;
 pub use capabilities::{INPUT_REQUESTS_MESSAGE, filter_supported, input_requests, missing_capabilities};
-pub use config::{LIMITS, Limit, Spelling, find_limit};
-pub use decide::{Outcome, Response};
+pub use config::{
+    Clock, Config, DEFAULT_CLOCK_SKEW_SECS, DEFAULT_MAX_FLOW_AGE_SECS, DEFAULT_MAX_INPUT_RESPONSES,
+    DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_ROUNDS, DEFAULT_MAX_TOKEN_BYTES, DEFAULT_TTL_SECS, LIMITS, Limit,
+    MAX_TTL_SECS, Spelling, find_limit,
+};
+pub use decide::ALREADY_DECIDED_MESSAGE;
 #[allow(deprecated)]
 pub use elicitation::{
     elicit_form, elicit_form_without_lint, elicit_url, elicit_url_without_lint, list_roots, sampling,
 };
-pub use engine::{
-    ALREADY_DECIDED_MESSAGE, Clock, Config, DEFAULT_CLOCK_SKEW_SECS, DEFAULT_MAX_FLOW_AGE_SECS,
-    DEFAULT_MAX_INPUT_RESPONSES, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_ROUNDS, DEFAULT_MAX_TOKEN_BYTES,
-    DEFAULT_TTL_SECS, Engine, MAX_TTL_SECS,
-};
-pub use envelope::{Begin, Call, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION};
+pub use engine::Engine;
 pub use error::{Error, ErrorCode, Result};
 pub use http_headers::{
     HEADER_METHOD, HEADER_NAME, HEADER_PROTOCOL_VERSION, check_http_headers, check_http_headers_text,
@@ -127,6 +148,7 @@ pub use inspect::{
     default_key_id, inspect_token, keygen, parse_keys, run_cli,
 };
 pub use json::{MAX_ARGUMENT_BYTES, MAX_DEPTH, canonicalize, parse_json, to_wire};
+pub use response::{Outcome, Response};
 pub use tasks::{
     TASK_METHODS, TASKS_EXTENSION, TASKS_UPDATE, TaskInputCheck, check_create_task_result,
     check_task_input_requests, declares_tasks, task_required_capabilities,
@@ -143,7 +165,13 @@ pub use token::{
 pub mod internal {
     /// The strict parser and the canonical writer.
     pub mod json {
-        pub use crate::json::{canonical, parse, parse_str};
+        pub use crate::json::{parse, parse_str};
+
+        /// The canonical form of `value` (a function: the writer's module
+        /// shares its name and stays private).
+        pub fn canonical(value: &serde_json::Value) -> Vec<u8> {
+            crate::json::canonical(value)
+        }
     }
     pub use crate::elicitation::{RequestKind, read_answer, validate_input_request};
     pub use crate::schema::{validate_content, validate_form_schema};

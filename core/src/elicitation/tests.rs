@@ -1,7 +1,12 @@
 //! Tests of the elicitation builders, request validation and answer reading.
 #![allow(clippy::unwrap_used, deprecated)]
 
+use serde_json::{Value, json};
+
 use super::*;
+use crate::answer::Answer;
+use crate::error::ErrorCode;
+use crate::schema;
 
 fn code(r: crate::Result<impl std::fmt::Debug>) -> ErrorCode {
     r.unwrap_err().code()

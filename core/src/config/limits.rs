@@ -6,7 +6,7 @@
 //! most one line per binding. Errors name the field the way the caller
 //! spelled it ([`Spelling`]).
 
-use crate::engine::{
+use super::{
     Config, DEFAULT_CLOCK_SKEW_SECS, DEFAULT_MAX_FLOW_AGE_SECS, DEFAULT_MAX_INPUT_RESPONSES,
     DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_ROUNDS, DEFAULT_MAX_TOKEN_BYTES, DEFAULT_TTL_SECS, MAX_TTL_SECS,
 };

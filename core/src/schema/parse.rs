@@ -1,118 +1,34 @@
-//! The restricted form-schema subset, and answers checked against it.
-//!
-//! Form elicitation may only ask for a flat object of primitive properties
-//! (MCP 2026-07-28, `PrimitiveSchemaDefinition`). [`validate_form_schema`]
-//! enforces that with an explicit keyword allowlist per property variant, so a
-//! keyword the spec does not list (`pattern`, `$ref`, `additionalProperties`,
-//! ...) is refused instead of being silently ignored by some clients and
-//! honoured by others. [`validate_content`] checks the content of an `accept`
-//! answer against a schema that passed.
-//!
-//! Both functions read the schema through the same parser ([`parse_schema`]),
-//! and a property's `default` is checked with the same code as an answer, so
-//! "the default satisfies its own schema" and "the answer satisfies the
-//! schema" can never drift apart.
-
-mod formats;
-mod number;
+//! Reading a form schema into its properties, refusing anything outside
+//! the restricted subset.
 
 use std::cmp::Ordering;
 use std::collections::HashSet;
 
 use serde_json::{Map, Number, Value};
 
-use crate::error::{Error, ErrorCode};
-use crate::json;
-use formats::Format;
+use super::formats::Format;
+use super::*;
 
-/// Validates a form-elicitation `requestedSchema` against the spec's
-/// restricted flat subset.
-///
-/// Errors have code [`ErrorCode::Schema`] and a message that starts with the
-/// offending path, e.g. `properties.age.minimum: must be a number`.
-pub fn validate_form_schema(schema: &Value) -> crate::Result<()> {
-    parse_schema(schema).map(|_| ()).map_err(|m| Error::new(ErrorCode::Schema, m))
-}
-
-/// Validates accepted form content against a schema that passed
-/// [`validate_form_schema`].
-///
-/// On success, returns the content with only the properties the schema names:
-/// properties it does not name are dropped, never an error. On failure,
-/// returns a reason that starts with the offending property, e.g.
-/// `age: below minimum 18`. Reasons never quote the submitted value.
-pub fn validate_content(schema: &Value, content: &Value) -> Result<Map<String, Value>, String> {
-    let parsed = parse_schema(schema).map_err(|m| format!("requestedSchema: {m}"))?;
-    let Value::Object(content) = content else {
-        return Err("content: must be an object".to_owned());
-    };
-    for name in &parsed.required {
-        if !content.contains_key(*name) {
-            return Err(format!("{name}: required property is missing"));
-        }
-    }
-    let mut out = Map::new();
-    for (name, kind) in &parsed.properties {
-        if let Some(value) = content.get(*name) {
-            check_value(kind, value).map_err(|why| format!("{name}: {why}"))?;
-            out.insert((*name).to_owned(), value.clone());
-        }
-    }
-    Ok(out)
-}
-
-/// A schema of the subset, borrowed from the JSON it was read from.
-struct Parsed<'a> {
-    properties: Vec<(&'a str, Kind<'a>)>,
-    required: Vec<&'a str>,
-}
-
-/// What one property accepts. The titled/untitled and legacy enum variants
-/// differ only in presentation, so they share a kind.
-enum Kind<'a> {
-    String {
-        min_length: Option<u64>,
-        max_length: Option<u64>,
-        format: Option<Format>,
-    },
-    Number {
-        integer: bool,
-        minimum: Option<&'a Number>,
-        maximum: Option<&'a Number>,
-    },
-    Boolean,
-    SingleSelect {
-        options: Vec<&'a str>,
-    },
-    /// `unique`: the schema says `uniqueItems: true`; without it a repeated
-    /// selection is valid, as JSON Schema says (issue 13).
-    MultiSelect {
-        options: Vec<&'a str>,
-        min_items: Option<u64>,
-        max_items: Option<u64>,
-        unique: bool,
-    },
-}
-
-const ROOT_KEYWORDS: &[&str] = &["$schema", "type", "properties", "required"];
-const STRING_KEYWORDS: &[&str] =
+pub(super) const ROOT_KEYWORDS: &[&str] = &["$schema", "type", "properties", "required"];
+pub(super) const STRING_KEYWORDS: &[&str] =
     &["type", "title", "description", "minLength", "maxLength", "format", "default"];
-const NUMBER_KEYWORDS: &[&str] = &["type", "title", "description", "minimum", "maximum", "default"];
-const BOOLEAN_KEYWORDS: &[&str] = &["type", "title", "description", "default"];
-const ENUM_KEYWORDS: &[&str] = &["type", "title", "description", "enum", "enumNames", "default"];
-const ONE_OF_KEYWORDS: &[&str] = &["type", "title", "description", "oneOf", "default"];
-const ARRAY_KEYWORDS: &[&str] =
+pub(super) const NUMBER_KEYWORDS: &[&str] =
+    &["type", "title", "description", "minimum", "maximum", "default"];
+pub(super) const BOOLEAN_KEYWORDS: &[&str] = &["type", "title", "description", "default"];
+pub(super) const ENUM_KEYWORDS: &[&str] = &["type", "title", "description", "enum", "enumNames", "default"];
+pub(super) const ONE_OF_KEYWORDS: &[&str] = &["type", "title", "description", "oneOf", "default"];
+pub(super) const ARRAY_KEYWORDS: &[&str] =
     &["type", "title", "description", "items", "minItems", "maxItems", "uniqueItems", "default"];
 
 /// The one dialect snodo validates form schemas in: the spec's default,
 /// JSON Schema 2020-12. Any other `$schema` is refused at build, as the spec
 /// requires for an unsupported dialect (issue 13).
 pub const SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
-const UNTITLED_ITEMS_KEYWORDS: &[&str] = &["type", "enum"];
-const TITLED_ITEMS_KEYWORDS: &[&str] = &["anyOf"];
-const OPTION_KEYWORDS: &[&str] = &["const", "title"];
+pub(super) const UNTITLED_ITEMS_KEYWORDS: &[&str] = &["type", "enum"];
+pub(super) const TITLED_ITEMS_KEYWORDS: &[&str] = &["anyOf"];
+pub(super) const OPTION_KEYWORDS: &[&str] = &["const", "title"];
 
-fn parse_schema(schema: &Value) -> Result<Parsed<'_>, String> {
+pub(super) fn parse_schema(schema: &Value) -> Result<Parsed<'_>, String> {
     let Value::Object(root) = schema else {
         return Err("schema: must be an object".to_owned());
     };
@@ -153,7 +69,7 @@ fn parse_schema(schema: &Value) -> Result<Parsed<'_>, String> {
     Ok(Parsed { properties, required })
 }
 
-fn parse_property<'a>(path: &str, prop: &'a Value) -> Result<Kind<'a>, String> {
+pub(super) fn parse_property<'a>(path: &str, prop: &'a Value) -> Result<Kind<'a>, String> {
     let Value::Object(p) = prop else {
         return Err(format!("{path}: must be an object"));
     };
@@ -241,7 +157,7 @@ fn parse_property<'a>(path: &str, prop: &'a Value) -> Result<Kind<'a>, String> {
 
 /// The options of a multi-select's `items`: `{type:"string", enum:[...]}` or
 /// `{anyOf:[{const,title}...]}`, nothing else.
-fn multi_select_options<'a>(items: &'a Value, path: &str) -> Result<Vec<&'a str>, String> {
+pub(super) fn multi_select_options<'a>(items: &'a Value, path: &str) -> Result<Vec<&'a str>, String> {
     let Value::Object(items) = items else {
         return Err(format!("{path}: must be an object"));
     };
@@ -262,7 +178,7 @@ fn multi_select_options<'a>(items: &'a Value, path: &str) -> Result<Vec<&'a str>
 }
 
 /// A non-empty array of `{const: string, title: string}` with unique consts.
-fn titled_options<'a>(v: &'a Value, path: &str) -> Result<Vec<&'a str>, String> {
+pub(super) fn titled_options<'a>(v: &'a Value, path: &str) -> Result<Vec<&'a str>, String> {
     let Value::Array(entries) = v else {
         return Err(format!("{path}: must be an array"));
     };
@@ -292,7 +208,7 @@ fn titled_options<'a>(v: &'a Value, path: &str) -> Result<Vec<&'a str>, String> 
 }
 
 /// An array of strings, unique; optionally required to be non-empty.
-fn unique_strings<'a>(v: &'a Value, path: &str, non_empty: bool) -> Result<Vec<&'a str>, String> {
+pub(super) fn unique_strings<'a>(v: &'a Value, path: &str, non_empty: bool) -> Result<Vec<&'a str>, String> {
     let out = strings(v, path)?;
     if non_empty && out.is_empty() {
         return Err(format!("{path}: must not be empty"));
@@ -304,7 +220,7 @@ fn unique_strings<'a>(v: &'a Value, path: &str, non_empty: bool) -> Result<Vec<&
     Ok(out)
 }
 
-fn strings<'a>(v: &'a Value, path: &str) -> Result<Vec<&'a str>, String> {
+pub(super) fn strings<'a>(v: &'a Value, path: &str) -> Result<Vec<&'a str>, String> {
     let Value::Array(items) = v else {
         return Err(format!("{path}: must be an array of strings"));
     };
@@ -317,7 +233,7 @@ fn strings<'a>(v: &'a Value, path: &str) -> Result<Vec<&'a str>, String> {
 
 /// Refuses the first keyword not in `allowed` (the map is sorted, so the
 /// report is deterministic).
-fn only_keywords(obj: &Map<String, Value>, allowed: &[&str], path: &str) -> Result<(), String> {
+pub(super) fn only_keywords(obj: &Map<String, Value>, allowed: &[&str], path: &str) -> Result<(), String> {
     match obj.keys().find(|k| !allowed.contains(&k.as_str())) {
         None => Ok(()),
         Some(k) if path.is_empty() => Err(format!("{k}: keyword not allowed in requestedSchema")),
@@ -326,7 +242,7 @@ fn only_keywords(obj: &Map<String, Value>, allowed: &[&str], path: &str) -> Resu
 }
 
 /// A pair of optional non-negative integer bounds with `lo <= hi`.
-fn count_bounds(
+pub(super) fn count_bounds(
     p: &Map<String, Value>,
     path: &str,
     lo_key: &str,
@@ -342,7 +258,11 @@ fn count_bounds(
     Ok((lo, hi))
 }
 
-fn non_negative_integer(p: &Map<String, Value>, path: &str, key: &str) -> Result<Option<u64>, String> {
+pub(super) fn non_negative_integer(
+    p: &Map<String, Value>,
+    path: &str,
+    key: &str,
+) -> Result<Option<u64>, String> {
     let Some(v) = p.get(key) else {
         return Ok(None);
     };
@@ -358,89 +278,14 @@ fn non_negative_integer(p: &Map<String, Value>, path: &str, key: &str) -> Result
     }
 }
 
-fn finite_number<'a>(p: &'a Map<String, Value>, path: &str, key: &str) -> Result<Option<&'a Number>, String> {
+pub(super) fn finite_number<'a>(
+    p: &'a Map<String, Value>,
+    path: &str,
+    key: &str,
+) -> Result<Option<&'a Number>, String> {
     match p.get(key) {
         None => Ok(None),
         Some(Value::Number(n)) if json::number_f64(n).is_some() => Ok(Some(n)),
         Some(_) => Err(format!("{path}.{key}: must be a finite number")),
     }
 }
-
-/// Checks one value (an answer or a default) against a property. The reason
-/// names the rule broken but never quotes the value.
-fn check_value(kind: &Kind<'_>, v: &Value) -> Result<(), String> {
-    match kind {
-        Kind::String { min_length, max_length, format } => {
-            let Value::String(s) = v else {
-                return Err("expected a string".to_owned());
-            };
-            // JSON Schema counts code points: "😀" is one, "e\u{301}" is two.
-            let len = s.chars().count() as u64;
-            if let Some(min) = min_length.filter(|m| len < *m) {
-                return Err(format!("shorter than minLength {min}"));
-            }
-            if let Some(max) = max_length.filter(|m| len > *m) {
-                return Err(format!("longer than maxLength {max}"));
-            }
-            if let Some(f) = format.filter(|f| !f.accepts(s)) {
-                return Err(format!("not a valid {}", f.name()));
-            }
-            Ok(())
-        }
-        Kind::Number { integer, minimum, maximum } => {
-            let Value::Number(n) = v else {
-                return Err(if *integer { "expected an integer" } else { "expected a number" }.to_owned());
-            };
-            if json::number_f64(n).is_none() {
-                return Err("number out of range".to_owned());
-            }
-            if *integer && !json::number_is_integer(n) {
-                return Err("expected an integer".to_owned());
-            }
-            if let Some(min) = minimum.filter(|m| number::compare(n, m) == Some(Ordering::Less)) {
-                return Err(format!("below minimum {min}"));
-            }
-            if let Some(max) = maximum.filter(|m| number::compare(n, m) == Some(Ordering::Greater)) {
-                return Err(format!("above maximum {max}"));
-            }
-            Ok(())
-        }
-        Kind::Boolean => match v {
-            Value::Bool(_) => Ok(()),
-            _ => Err("expected a boolean".to_owned()),
-        },
-        Kind::SingleSelect { options } => match v {
-            Value::String(s) if options.contains(&s.as_str()) => Ok(()),
-            Value::String(_) => Err("not one of the allowed values".to_owned()),
-            _ => Err("expected a string".to_owned()),
-        },
-        Kind::MultiSelect { options, min_items, max_items, unique } => {
-            let Value::Array(items) = v else {
-                return Err("expected an array of strings".to_owned());
-            };
-            let mut seen = HashSet::new();
-            for (i, item) in items.iter().enumerate() {
-                let Value::String(s) = item else {
-                    return Err(format!("item {i}: expected a string"));
-                };
-                if !options.contains(&s.as_str()) {
-                    return Err(format!("item {i}: not one of the allowed values"));
-                }
-                if !seen.insert(s.as_str()) && *unique {
-                    return Err(format!("item {i}: duplicate selection"));
-                }
-            }
-            let count = items.len() as u64;
-            if let Some(min) = min_items.filter(|m| count < *m) {
-                return Err(format!("fewer than minItems {min} selections"));
-            }
-            if let Some(max) = max_items.filter(|m| count > *m) {
-                return Err(format!("more than maxItems {max} selections"));
-            }
-            Ok(())
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests;

@@ -1,0 +1,172 @@
+//! The [`Call`]: one request as the handler sees it, and the answers it
+//! reads ([`Call::response`]).
+
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, OnceLock};
+
+use serde_json::{Map, Value};
+
+use crate::answer::Answer;
+use crate::elicitation;
+use crate::token::{self, Opened, Principal};
+
+/// One request as the handler sees it.
+#[derive(Debug, Clone)]
+pub struct Call {
+    pub(crate) id: Value,
+    pub(crate) method: String,
+    pub(crate) params: Map<String, Value>,
+    pub(crate) principal: Principal,
+    pub(crate) protocol_version: String,
+    pub(crate) mrtr: bool,
+    pub(crate) capabilities: Value,
+    pub(crate) client_info: Option<Value>,
+    pub(crate) meta: Map<String, Value>,
+    pub(crate) round: u32,
+    pub(crate) flow_start: u64,
+    pub(crate) binding: [u8; 32],
+    pub(crate) opened: Option<Opened>,
+    /// The token's state, parsed on first read (parsing costs more than
+    /// opening the token, and many handlers never read it).
+    pub(crate) state_cache: OnceLock<Option<Value>>,
+    pub(crate) responses: Map<String, Value>,
+    /// Set by the first `decide`: one request gets one response. Shared by
+    /// clones, because a clone is the same request (same id, same token).
+    pub(crate) decided: Arc<AtomicBool>,
+    /// Issue 13: the engine's `strict_answers` (answers without a token ignored).
+    pub(crate) strict_answers: bool,
+}
+
+impl Call {
+    /// The JSON-RPC id, exactly as received (string or number; `0` is valid).
+    pub fn id(&self) -> &Value {
+        &self.id
+    }
+    /// The method, e.g. `tools/call`.
+    pub fn method(&self) -> &str {
+        &self.method
+    }
+    /// The salient params: everything but `_meta`, `inputResponses` and
+    /// `requestState`. This is exactly what the token binds.
+    pub fn params(&self) -> &Map<String, Value> {
+        &self.params
+    }
+    /// `params.name` (tools/call, prompts/get), if a string.
+    pub fn name(&self) -> Option<&str> {
+        self.params.get("name").and_then(Value::as_str)
+    }
+    /// `params.uri` (resources/read), if a string.
+    pub fn uri(&self) -> Option<&str> {
+        self.params.get("uri").and_then(Value::as_str)
+    }
+    /// `params.arguments`, if present.
+    pub fn arguments(&self) -> Option<&Value> {
+        self.params.get("arguments")
+    }
+    /// The principal the application passed to `begin`.
+    pub fn principal(&self) -> &Principal {
+        &self.principal
+    }
+    /// The request's protocol version.
+    pub fn protocol_version(&self) -> &str {
+        &self.protocol_version
+    }
+    /// Whether input_required may be answered: one of the three MRTR methods
+    /// in the 2026-07-28 dialect or later.
+    pub fn mrtr_allowed(&self) -> bool {
+        self.mrtr && crate::MRTR_METHODS.contains(&self.method.as_str())
+    }
+    /// This request's client capabilities (never an earlier request's).
+    pub fn client_capabilities(&self) -> &Value {
+        &self.capabilities
+    }
+    /// The self-reported client info, if sent. Informational only: never
+    /// use it for security decisions.
+    pub fn client_info(&self) -> Option<&Value> {
+        self.client_info.as_ref()
+    }
+    /// The rest of the request's `_meta` (for example `progressToken`),
+    /// without the protocol version, client capabilities and client info
+    /// that snodo reads itself. snodo makes no decision on these keys.
+    pub fn meta(&self) -> &Map<String, Value> {
+        &self.meta
+    }
+    /// 1 for a first call, n+1 for a retry of round n.
+    pub fn round(&self) -> u32 {
+        self.round
+    }
+    /// Whether this request carried a valid token.
+    pub fn is_retry(&self) -> bool {
+        self.opened.is_some()
+    }
+    /// Unix seconds when the flow began (this request's time on round 1).
+    pub fn flow_start(&self) -> u64 {
+        self.flow_start
+    }
+    /// The application state carried by the token, if any.
+    pub fn state(&self) -> Option<&Value> {
+        self.state_cache.get_or_init(|| self.opened.as_ref().and_then(Opened::state)).as_ref()
+    }
+    /// The keys asked in the previous round (empty on round 1).
+    pub fn asked_keys(&self) -> Vec<&str> {
+        self.opened
+            .as_ref()
+            .map(|o| o.question_digests.keys().map(String::as_str).collect())
+            .unwrap_or_default()
+    }
+
+    /// The answer to input request `key`, which the handler would ask as
+    /// `request`. On a call with a verified token it counts only if that
+    /// exact request was asked under that key in the previous round (its
+    /// digest is pinned in the token); otherwise it is [`Answer::Missing`]
+    /// and the handler simply asks again. On a call *without* a token
+    /// (issue 13) an answer sent under `key` counts for `request`, unless the
+    /// engine is configured with `strict_answers`. Either way accepted
+    /// content is validated against the request's schema.
+    pub fn response(&self, key: &str, request: &Value) -> Answer {
+        match &self.opened {
+            Some(opened) => {
+                let Some(pinned) = opened.question_digests.get(key) else { return Answer::Missing };
+                if *pinned != token::question_digest(request) {
+                    // Issue 13: an answer to a question that changed since
+                    // sealing is its own state, not silently missing.
+                    return if self.responses.contains_key(key) { Answer::Changed } else { Answer::Missing };
+                }
+            }
+            // No token: nothing pins the question, so the handler's own
+            // question is the one answered (the client answers what it
+            // likes in any case; pinning guards only against an answer to a
+            // *different* question across rounds). Strict mode ignores it.
+            // tasks/update never has a token: strict mode does not apply.
+            None if self.strict_answers && self.method != crate::tasks::TASKS_UPDATE => {
+                return Answer::Missing;
+            }
+            None => {}
+        }
+        let Some(answer) = self.responses.get(key) else { return Answer::Missing };
+        match elicitation::validate_input_request(request) {
+            Ok(kind) => elicitation::read_answer(request, kind, answer),
+            // The question itself is invalid: decide would never have sent it.
+            Err(e) => Answer::Invalid(format!("request: {}", e.message())),
+        }
+    }
+
+    /// Every entry of the request's `inputResponses`, exactly as received
+    /// and unvalidated (issue 13): for logging, or for handlers that need
+    /// to see keys they did not ask. Prefer [`Call::response`], which
+    /// validates. Empty when the request had none or its method ignores them.
+    pub fn input_responses(&self) -> &Map<String, Value> {
+        &self.responses
+    }
+
+    /// The raw answer for `key`, without pinning the question: only for keys
+    /// asked in the previous round, and the handler validates it itself. For
+    /// handlers that cannot rebuild the same request each round.
+    pub fn raw_response(&self, key: &str) -> Option<&Value> {
+        let opened = self.opened.as_ref()?;
+        if !opened.question_digests.contains_key(key) {
+            return None;
+        }
+        self.responses.get(key)
+    }
+}

@@ -1,0 +1,171 @@
+//! The canonical writer (docs/canonical-json.md): what the request binding
+//! and the question digests hash.
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+/// Something canonical bytes can be written into (a buffer or a hash).
+pub trait Sink {
+    /// Appends `bytes`.
+    fn put(&mut self, bytes: &[u8]);
+}
+
+impl Sink for Vec<u8> {
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+}
+
+impl Sink for Sha256 {
+    fn put(&mut self, bytes: &[u8]) {
+        self.update(bytes);
+    }
+}
+
+/// A SHA-256 sink that gathers the many small pieces of the canonical form
+/// (punctuation, keys, short values) into one buffer and hashes them in
+/// large updates: each `Sha256::update` call has a fixed cost that
+/// dominated hashing small pieces one at a time. The digest is the same.
+#[derive(Debug)]
+pub struct HashSink {
+    hash: Sha256,
+    buf: Vec<u8>,
+}
+
+impl HashSink {
+    const CAP: usize = 4096;
+
+    /// Continues `hash` (which may already hold a prefix).
+    pub fn new(hash: Sha256) -> HashSink {
+        HashSink { hash, buf: Vec::with_capacity(Self::CAP) }
+    }
+
+    /// The hash with every piece written so far.
+    pub fn finish(mut self) -> Sha256 {
+        self.hash.update(&self.buf);
+        self.hash
+    }
+}
+
+impl Sink for HashSink {
+    fn put(&mut self, bytes: &[u8]) {
+        if self.buf.len() + bytes.len() > Self::CAP {
+            self.hash.update(&self.buf);
+            self.buf.clear();
+            if bytes.len() >= Self::CAP {
+                self.hash.update(bytes);
+                return;
+            }
+        }
+        self.buf.extend_from_slice(bytes);
+    }
+}
+
+/// Writes the canonical form of `value` (docs/canonical-json.md).
+pub fn write_canonical<S: Sink>(value: &Value, out: &mut S) {
+    write_object_except(value, &[], out)
+}
+
+/// The canonical form of `value` as bytes.
+pub fn canonical(value: &Value) -> Vec<u8> {
+    let mut out = Vec::new();
+    write_canonical(value, &mut out);
+    out
+}
+
+/// Like [`write_canonical`], but when `value` is an object its top-level keys
+/// listed in `skip` are left out (used for params without `_meta`,
+/// `inputResponses` and `requestState`).
+pub fn write_object_except<S: Sink>(value: &Value, skip: &[&str], out: &mut S) {
+    match value {
+        Value::Null => out.put(b"null"),
+        Value::Bool(true) => out.put(b"true"),
+        Value::Bool(false) => out.put(b"false"),
+        // With arbitrary_precision, the text is the exact lexical form.
+        Value::Number(n) => out.put(n.as_str().as_bytes()),
+        Value::String(s) => write_string(s, out),
+        Value::Array(items) => {
+            out.put(b"[");
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.put(b",");
+                }
+                write_canonical(item, out);
+            }
+            out.put(b"]");
+        }
+        Value::Object(map) => write_map_except(map, skip, out),
+    }
+}
+
+/// Writes the canonical form of an object, leaving out the top-level keys in `skip`.
+pub fn write_map_except<S: Sink>(map: &Map<String, Value>, skip: &[&str], out: &mut S) {
+    // Sort explicitly: the Map's own order depends on serde_json features
+    // that another crate in a build could switch on. `str` ordering is byte
+    // ordering, which for UTF-8 is code point order.
+    out.put(b"{");
+    // The default Map (a BTreeMap) already iterates in byte order; checking
+    // that is one pass, and saves collecting and sorting the keys.
+    let sorted = map.keys().zip(map.keys().skip(1)).all(|(a, b)| a < b);
+    let mut first = true;
+    let mut entry = |k: &String, v: &Value, out: &mut S| {
+        if skip.contains(&k.as_str()) {
+            return;
+        }
+        if !first {
+            out.put(b",");
+        }
+        first = false;
+        write_string(k, out);
+        out.put(b":");
+        write_canonical(v, out);
+    };
+    if sorted {
+        for (k, v) in map {
+            entry(k, v, out);
+        }
+    } else {
+        let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+        entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        for (k, v) in entries {
+            entry(k, v, out);
+        }
+    }
+    out.put(b"}");
+}
+
+/// Writes the canonical form of the JSON string `s`. One escaping for
+/// strings: `"` and `\` escaped, the short escapes
+/// `\b \f \n \r \t`, other control characters below U+0020 as `\u00xx`
+/// (lowercase hex), everything else as raw UTF-8.
+pub fn write_string<S: Sink>(s: &str, out: &mut S) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.put(b"\"");
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        // Almost every byte needs no escape: one comparison chain for those,
+        // and the full match only for the rare rest.
+        if b >= 0x20 && b != b'"' && b != b'\\' {
+            continue;
+        }
+        let esc: Option<&[u8]> = match b {
+            b'"' => Some(b"\\\""),
+            b'\\' => Some(b"\\\\"),
+            0x08 => Some(b"\\b"),
+            0x0c => Some(b"\\f"),
+            b'\n' => Some(b"\\n"),
+            b'\r' => Some(b"\\r"),
+            b'\t' => Some(b"\\t"),
+            _ => None,
+        };
+        out.put(&bytes[start..i]);
+        match esc {
+            Some(e) => out.put(e),
+            None => out.put(&[b'\\', b'u', b'0', b'0', HEX[(b >> 4) as usize], HEX[(b & 15) as usize]]),
+        }
+        start = i + 1;
+    }
+    out.put(&bytes[start..]);
+    out.put(b"\"");
+}

@@ -1,0 +1,110 @@
+#![allow(clippy::unwrap_used)]
+
+use super::*;
+
+fn p(s: &str) -> Result<Value, JsonError> {
+    parse_str(s, 1 << 20)
+}
+
+#[test]
+fn numbers_keep_their_lexical_form() {
+    for s in ["1", "1.0", "-0", "-0.0", "1.50", "12345678901234567890", "-9223372036854775809", "1e-2"] {
+        let v = p(s).unwrap();
+        assert_eq!(String::from_utf8(canonical(&v)).unwrap(), s, "number {s}");
+    }
+    // The exponent marker is the one normalisation: lowercase `e` and an
+    // explicit sign (docs/canonical-json.md).
+    for (s, c) in [("1e2", "1e+2"), ("1E2", "1e+2"), ("1E+2", "1e+2"), ("1E-2", "1e-2"), ("1e400", "1e+400")]
+    {
+        assert_eq!(String::from_utf8(canonical(&p(s).unwrap())).unwrap(), c, "number {s}");
+    }
+    assert_ne!(p("1").unwrap(), p("1.0").unwrap());
+}
+
+#[test]
+fn duplicate_keys_rejected_at_any_depth() {
+    assert_eq!(p(r#"{"a":1,"a":2}"#), Err(JsonError::DuplicateKey("a".into())));
+    assert_eq!(p(r#"{"x":[{"b":{"c":1,"c":1}}]}"#), Err(JsonError::DuplicateKey("c".into())));
+    // Same key in sibling objects is fine.
+    assert!(p(r#"[{"a":1},{"a":2}]"#).is_ok());
+}
+
+#[test]
+fn the_reserved_number_key_is_refused_in_input() {
+    // Without the guard each of these parsed as the number 1, colliding
+    // with the text `1` (a parser differential found by fuzzing).
+    for text in [
+        r#"{"$serde_json::private::Number":"1"}"#,
+        r#"{"\u0024serde_json::private::Number":"1"}"#,
+        r#"{"$serde_json::private::Number":1}"#,
+        r#"{"$serde_json::private::Number":"1","x":2}"#,
+        r#"[{"$serde_json::private::Number":{}}]"#,
+    ] {
+        assert!(matches!(p(text), Err(JsonError::Syntax(_))), "{text}");
+    }
+    // Only the first key is special to serde_json; later it is a key.
+    assert!(p(r#"{"a":1,"$serde_json::private::Number":"1"}"#).is_ok());
+    assert_eq!(canonical(&p("[1,1.0,-0]").unwrap()), b"[1,1.0,-0]");
+}
+
+#[test]
+fn depth_is_bounded() {
+    let ok = "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH);
+    assert!(p(&ok).is_ok());
+    let deep = "[".repeat(MAX_DEPTH + 1) + &"]".repeat(MAX_DEPTH + 1);
+    assert_eq!(p(&deep), Err(JsonError::TooDeep));
+    let obj = r#"{"a":"#.repeat(10_000) + "1" + &"}".repeat(10_000);
+    assert_eq!(p(&obj), Err(JsonError::TooDeep));
+    let arr = "[".repeat(100_000);
+    assert!(p(&arr).is_err());
+}
+
+#[test]
+fn size_checked_first() {
+    assert_eq!(parse(b"[1,2,3]", 3), Err(JsonError::TooLarge));
+    assert!(parse(b"[1]", 3).is_ok());
+}
+
+#[test]
+fn bad_text_rejected() {
+    for s in ["", "{", "[1,]", r#"{"a":1} x"#, r#""\ud800""#, "nul", "01", "NaN"] {
+        assert!(matches!(p(s), Err(JsonError::Syntax(_))), "{s:?}");
+    }
+    assert!(matches!(parse(b"\"\xff\"", 100), Err(JsonError::Syntax(_))));
+}
+
+#[test]
+fn canonical_sorts_keys_and_escapes_once() {
+    let v = p(
+        r#"{ "b" : [1, 2.50, "x"], "a": {"z": null, "é": true, "A": false}, "s": "q\"\\\/\u0001\u00e9\n" }"#,
+    )
+    .unwrap();
+    let c = String::from_utf8(canonical(&v)).unwrap();
+    assert_eq!(
+        c,
+        "{\"a\":{\"A\":false,\"z\":null,\"é\":true},\"b\":[1,2.50,\"x\"],\"s\":\"q\\\"\\\\/\\u0001é\\n\"}"
+    );
+    // Canonical output re-parses to the same value and is a fixed point.
+    assert_eq!(canonical(&p(&c).unwrap()), c.as_bytes());
+}
+
+#[test]
+fn skip_only_top_level() {
+    let v = p(r#"{"_meta":1,"name":"t","arguments":{"_meta":2}}"#).unwrap();
+    let mut out = Vec::new();
+    write_object_except(&v, &["_meta"], &mut out);
+    assert_eq!(out, br#"{"arguments":{"_meta":2},"name":"t"}"#);
+}
+
+#[test]
+fn integer_by_value() {
+    let n = |s: &str| match p(s).unwrap() {
+        Value::Number(n) => n,
+        _ => unreachable!(),
+    };
+    assert!(number_is_integer(&n("30")));
+    assert!(number_is_integer(&n("30.0")));
+    assert!(number_is_integer(&n("1e3")));
+    assert!(!number_is_integer(&n("30.5")));
+    assert!(!number_is_integer(&n("1e400")));
+}

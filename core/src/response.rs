@@ -1,0 +1,181 @@
+//! What a handler decided ([`Outcome`]) and what goes on the wire
+//! ([`Response`], with its HTTP status).
+
+use serde_json::{Map, Value, json};
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::json;
+
+/// What the handler decided.
+///
+/// `#[non_exhaustive]`: a new kind of outcome is not a breaking change;
+/// code outside snodo builds outcomes but never needs to match on them.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Outcome {
+    /// A final result object (`resultType` is stamped `"complete"`).
+    Complete(Value),
+    /// Ask the client for input. `requests` are `(key, request)` pairs, each
+    /// request built with the builders (or by hand: the same checks apply).
+    /// `state` is carried, readable and sealed, to the retry. At least one of
+    /// a non-empty `requests` or a `state` is required.
+    InputRequired {
+        /// The questions, by key.
+        requests: Vec<(String, Value)>,
+        /// Application state for the next round.
+        state: Option<Value>,
+    },
+    /// A JSON-RPC error.
+    Error {
+        /// The code; codes the spec reserves or forbids become `-32603`.
+        code: i64,
+        /// A concise message.
+        message: String,
+        /// Optional data.
+        data: Option<Value>,
+    },
+    /// A tool-level failure (`tools/call` only): a complete result with
+    /// `isError: true` and the message as text content.
+    ToolError(String),
+    /// A raw result object, checked exactly like the typed outcomes
+    /// (`resultType` absent or `"complete"` → complete; `"input_required"` →
+    /// input required with its `inputRequests`).
+    Raw(Value),
+}
+
+impl Outcome {
+    /// Reads an outcome from its JSON spelling, used by the C ABI and
+    /// available to every binding:
+    ///
+    /// * `{"type":"complete","result":{…}}`
+    /// * `{"type":"input_required","inputRequests":{…},"state":…}` (both optional)
+    /// * `{"type":"error","code":-32602,"message":"…","data":…}`
+    /// * `{"type":"tool_error","message":"…"}`
+    /// * `{"type":"raw","result":{…}}`
+    pub fn from_value(value: Value) -> Result<Outcome> {
+        let bad = |m: &str| Error::new(ErrorCode::Argument, format!("outcome: {m}"));
+        let Value::Object(mut o) = value else { return Err(bad("must be an object")) };
+        let kind = match o.remove("type") {
+            Some(Value::String(t)) => t,
+            _ => return Err(bad("`type` must be a string")),
+        };
+        match kind.as_str() {
+            "complete" => {
+                Ok(Outcome::Complete(o.remove("result").ok_or_else(|| bad("complete needs `result`"))?))
+            }
+            "raw" => Ok(Outcome::Raw(o.remove("result").ok_or_else(|| bad("raw needs `result`"))?)),
+            "input_required" => {
+                let requests = match o.remove("inputRequests") {
+                    None | Some(Value::Null) => Vec::new(),
+                    Some(Value::Object(m)) => m.into_iter().collect(),
+                    Some(_) => return Err(bad("`inputRequests` must be an object")),
+                };
+                let state = o.remove("state").filter(|s| !s.is_null());
+                Ok(Outcome::InputRequired { requests, state })
+            }
+            "error" => {
+                let code = o
+                    .get("code")
+                    .and_then(Value::as_i64)
+                    .ok_or_else(|| bad("error needs an integer `code`"))?;
+                let message = match o.remove("message") {
+                    Some(Value::String(m)) => m,
+                    _ => return Err(bad("error needs a string `message`")),
+                };
+                Ok(Outcome::Error { code, message, data: o.remove("data") })
+            }
+            "tool_error" => match o.remove("message") {
+                Some(Value::String(m)) => Ok(Outcome::ToolError(m)),
+                _ => Err(bad("tool_error needs a string `message`")),
+            },
+            other => Err(bad(&format!("unknown type {other:?}"))),
+        }
+    }
+}
+
+/// A JSON-RPC response message ready for the wire, with the HTTP status a
+/// Streamable HTTP server should use.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Response {
+    body: Value,
+    http_status: u16,
+    diagnostic: Option<String>,
+}
+
+impl Response {
+    pub(crate) fn result(id: Value, result: Value) -> Response {
+        Response {
+            body: json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            http_status: 200,
+            diagnostic: None,
+        }
+    }
+
+    pub(crate) fn error(
+        id: Value,
+        code: i64,
+        message: &str,
+        data: Option<Value>,
+        http_status: u16,
+    ) -> Response {
+        let mut err = Map::new();
+        err.insert("code".into(), json!(code));
+        err.insert("message".into(), json!(message));
+        if let Some(d) = data {
+            err.insert("data".into(), d);
+        }
+        Response { body: envelope(id, "error", Value::Object(err)), http_status, diagnostic: None }
+    }
+
+    pub(crate) fn internal(id: Value, why: String) -> Response {
+        let mut r = Response::error(id, -32603, "Internal error", None, 200);
+        r.diagnostic = Some(why);
+        r
+    }
+
+    /// The whole JSON-RPC message.
+    pub fn body(&self) -> &Value {
+        &self.body
+    }
+    /// The message as compact JSON text.
+    pub fn to_json(&self) -> String {
+        json::to_wire(&self.body)
+    }
+    /// Consumes the response into its message.
+    pub fn into_body(self) -> Value {
+        self.body
+    }
+    /// The HTTP status for Streamable HTTP: 400 for `-32700`, `-32600`,
+    /// `-32020`, `-32021`, `-32022` and `_meta`-level `-32602`; 404 for
+    /// `-32601`; 200 otherwise.
+    pub fn http_status(&self) -> u16 {
+        self.http_status
+    }
+    /// Why snodo replaced the handler's outcome with `-32603`, for the
+    /// server's log. Never sent on the wire.
+    pub fn diagnostic(&self) -> Option<&str> {
+        self.diagnostic.as_deref()
+    }
+    /// Whether this is an error response.
+    pub fn is_error(&self) -> bool {
+        self.body.get("error").is_some()
+    }
+}
+
+/// `{"jsonrpc":"2.0","id":…,<kind>:…}`, built without the `json!` macro's
+/// intermediate values (this is on every response's path).
+fn envelope(id: Value, kind: &str, payload: Value) -> Value {
+    let mut m = Map::new();
+    m.insert("jsonrpc".to_owned(), Value::String("2.0".to_owned()));
+    m.insert("id".to_owned(), id);
+    m.insert(kind.to_owned(), payload);
+    Value::Object(m)
+}
+
+pub(crate) fn status_for(code: i64) -> u16 {
+    match code {
+        -32700 | -32600 | -32020 | -32021 | -32022 => 400,
+        -32601 => 404,
+        _ => 200,
+    }
+}

@@ -1,0 +1,123 @@
+//! Keys and the key ring: the first key signs, every key verifies.
+
+use std::fmt;
+
+use hmac::KeyInit;
+use zeroize::Zeroizing;
+
+use crate::error::{Error, ErrorCode, Result};
+
+use super::*;
+
+/// Shortest key accepted, in bytes.
+pub const MIN_KEY_BYTES: usize = 32;
+/// Longest key accepted, in bytes.
+pub const MAX_KEY_BYTES: usize = 1024;
+/// Most keys in a ring.
+pub const MAX_KEYS: usize = 8;
+/// Longest key id, in bytes.
+pub const MAX_KEY_ID_BYTES: usize = 32;
+
+/// One secret key of the ring. The bytes are zeroized on drop and never
+/// shown by `Debug` or in any error.
+#[derive(Clone)]
+pub struct Key {
+    id: String,
+    secret: Zeroizing<Vec<u8>>,
+}
+
+impl Key {
+    /// A key with an id (1 to 32 bytes of `A-Z a-z 0-9 _ -`) and 32 to 1024
+    /// secret bytes, which should be random.
+    pub fn new(id: impl Into<String>, secret: impl Into<Vec<u8>>) -> Result<Key> {
+        let id = id.into();
+        let secret = Zeroizing::new(secret.into());
+        if id.is_empty()
+            || id.len() > MAX_KEY_ID_BYTES
+            || !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        {
+            return Err(Error::new(
+                ErrorCode::Config,
+                format!("key id must be 1 to {MAX_KEY_ID_BYTES} characters of A-Z a-z 0-9 _ -"),
+            ));
+        }
+        if secret.len() < MIN_KEY_BYTES {
+            return Err(Error::new(
+                ErrorCode::Config,
+                format!("key {id:?}: {} bytes is too short, at least {MIN_KEY_BYTES} required", secret.len()),
+            ));
+        }
+        if secret.len() > MAX_KEY_BYTES {
+            return Err(Error::new(
+                ErrorCode::Config,
+                format!("key {id:?}: longer than {MAX_KEY_BYTES} bytes"),
+            ));
+        }
+        Ok(Key { id, secret })
+    }
+
+    /// A key of 32 fresh random bytes from the operating system.
+    pub fn random(id: impl Into<String>) -> Result<Key> {
+        let mut bytes = Zeroizing::new(vec![0u8; 32]);
+        getrandom::fill(&mut bytes)
+            .map_err(|_| Error::new(ErrorCode::Config, "the operating system gave no random bytes"))?;
+        Key::new(id, bytes.to_vec())
+    }
+
+    /// The key id (public; it is written into every token).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+impl fmt::Debug for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Key").field("id", &self.id).field("secret", &"[redacted]").finish()
+    }
+}
+
+/// The ring: the first key signs, every key verifies (rotation).
+#[derive(Clone)]
+pub(crate) struct KeyRing {
+    keys: Vec<(String, HmacSha256)>,
+}
+
+impl fmt::Debug for KeyRing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.keys.iter().map(|(id, _)| id)).finish()
+    }
+}
+
+impl KeyRing {
+    pub(crate) fn new(keys: &[Key]) -> Result<KeyRing> {
+        if keys.is_empty() {
+            return Err(Error::new(ErrorCode::Config, "keys: the key ring is empty; give 1 to 8 keys"));
+        }
+        if keys.len() > MAX_KEYS {
+            return Err(Error::new(
+                ErrorCode::Config,
+                format!("keys: {} keys, at most {MAX_KEYS}", keys.len()),
+            ));
+        }
+        let mut out = Vec::with_capacity(keys.len());
+        for k in keys {
+            if out.iter().any(|(id, _)| id == &k.id) {
+                return Err(Error::new(ErrorCode::Config, format!("keys: duplicate key id {:?}", k.id)));
+            }
+            // The keyed HMAC state is computed once per key; each use clones
+            // it. hmac's `zeroize` feature wipes these states on drop.
+            let mac = HmacSha256::new_from_slice(&k.secret)
+                .map_err(|_| Error::new(ErrorCode::Config, format!("key {:?}: unusable", k.id)))?;
+            out.push((k.id.clone(), mac));
+        }
+        Ok(KeyRing { keys: out })
+    }
+
+    pub(super) fn signer(&self) -> Option<&(String, HmacSha256)> {
+        self.keys.first()
+    }
+
+    pub(super) fn find(&self, id: &str) -> Option<&HmacSha256> {
+        self.keys.iter().find(|(k, _)| k == id).map(|(_, m)| m)
+    }
+}

@@ -1,0 +1,171 @@
+//! What a token carries: [`SealInput`] in, [`Opened`] out, and the exact
+//! payload bytes (docs/token-format.md).
+
+use std::collections::BTreeMap;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::error::Result;
+use crate::json;
+
+use super::*;
+
+/// What goes into a token.
+#[derive(Debug, Clone, Copy)]
+pub struct SealInput<'a> {
+    /// The principal the token is bound to.
+    pub principal: &'a Principal,
+    /// The request binding, from [`binding_digest`].
+    pub binding: &'a [u8; 32],
+    /// The round that produced this token (1 for a first call).
+    pub round: u32,
+    /// When the flow started (Unix seconds).
+    pub flow_start: u64,
+    /// The questions asked this round, by key.
+    pub questions: &'a [(String, Value)],
+    /// The application's state, carried readable (never put secrets here).
+    /// `None` and JSON `null` both mean no state. Nesting is limited to
+    /// 63 levels, so that the state always parses back.
+    pub state: Option<&'a Value>,
+}
+
+/// What an opened token says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Opened {
+    /// Key id that signed it.
+    pub key_id: String,
+    /// Issued at (Unix seconds).
+    pub issued_at: u64,
+    /// Expires at (Unix seconds); valid strictly before.
+    pub expires_at: u64,
+    /// Flow start (Unix seconds).
+    pub flow_start: u64,
+    /// The round that produced it.
+    pub round: u32,
+    /// SHA-256 of the canonical form of each input request asked, by key.
+    pub question_digests: BTreeMap<String, [u8; 32]>,
+    /// The application's state as canonical JSON text, if any.
+    pub(super) state_json: Option<String>,
+}
+
+impl Opened {
+    /// The keys of the input requests asked, in key order.
+    pub fn question_keys(&self) -> Vec<&str> {
+        self.question_digests.keys().map(String::as_str).collect()
+    }
+
+    /// The readable fields as one JSON object, with the names every binding
+    /// exposes (camelCase here, in C and in Node; Python and Rust spell the
+    /// same names in snake_case): `keyId`, `issuedAt`, `expiresAt`,
+    /// `flowStart`, `round`, `questionKeys`, `state` (`null` when none).
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({
+            "keyId": self.key_id,
+            "issuedAt": self.issued_at,
+            "expiresAt": self.expires_at,
+            "flowStart": self.flow_start,
+            "round": self.round,
+            "questionKeys": self.question_keys(),
+            "state": self.state().unwrap_or(Value::Null),
+        })
+    }
+
+    /// The application's state as canonical JSON text, if any.
+    pub fn state_json(&self) -> Option<&str> {
+        self.state_json.as_deref()
+    }
+
+    /// The application's state, parsed. Parsing is done on demand because
+    /// it costs more than opening the token; `Call::state` caches it.
+    /// The text was written by `seal` and authenticated by the MAC, and
+    /// `seal` refuses state nested deeper than the parser accepts, so the
+    /// parse cannot fail for a token this library sealed.
+    pub fn state(&self) -> Option<Value> {
+        let text = self.state_json.as_deref()?;
+        json::parse(text.as_bytes(), usize::MAX).ok()
+    }
+}
+
+pub(crate) fn b64(bytes: &[u8]) -> String {
+    URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// The canonical payload, written directly rather than built as a `Value`
+/// and canonicalised: that saves a deep copy of the state and a map per
+/// seal. The bytes are exactly `json::canonical` of
+/// `{"b","exp","fs","iat","p","q","r","s"?,"v"}` (keys in byte order, which
+/// is the order written here; `q` keeps the last digest of a repeated key,
+/// as a map insert would). The token vectors pin this byte for byte.
+pub(crate) fn write_payload(
+    out: &mut Vec<u8>,
+    mac: &HmacSha256,
+    limits: &Limits,
+    now: u64,
+    input: &SealInput<'_>,
+) {
+    use json::Sink as _;
+    let mut questions: BTreeMap<&str, [u8; 32]> = BTreeMap::new();
+    for (key, request) in input.questions {
+        questions.insert(key, question_digest(request));
+    }
+    let num = |out: &mut Vec<u8>, key: &[u8], n: u64| {
+        out.put(key);
+        out.put(n.to_string().as_bytes());
+    };
+    out.put(b"{\"b\":\"");
+    out.put(b64(input.binding).as_bytes());
+    out.put(b"\"");
+    num(out, b",\"exp\":", now.saturating_add(limits.ttl));
+    num(out, b",\"fs\":", input.flow_start);
+    num(out, b",\"iat\":", now);
+    out.put(b",\"p\":\"");
+    out.put(b64(&principal_tag(mac, input.principal)).as_bytes());
+    out.put(b"\",\"q\":{");
+    for (i, (key, digest)) in questions.iter().enumerate() {
+        if i > 0 {
+            out.put(b",");
+        }
+        json::write_string(key, out);
+        out.put(b":\"");
+        out.put(b64(digest).as_bytes());
+        out.put(b"\"");
+    }
+    out.put(b"}");
+    num(out, b",\"r\":", u64::from(input.round));
+    // A null state is no state, so that `open` gives back exactly `None`.
+    if let Some(state) = input.state.filter(|s| !s.is_null()) {
+        out.put(b",\"s\":");
+        json::write_canonical(state, out);
+    }
+    num(out, b",\"v\":", FORMAT_VERSION);
+    out.put(b"}");
+}
+
+/// The token payload as `open` reads it (docs/token-format.md).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Payload {
+    pub(super) v: u64,
+    pub(super) iat: u64,
+    pub(super) exp: u64,
+    pub(super) fs: u64,
+    pub(super) r: u32,
+    pub(super) b: String,
+    pub(super) p: String,
+    pub(super) q: BTreeMap<String, String>,
+    #[serde(default)]
+    pub(super) s: Option<Box<RawValue>>,
+}
+
+pub(crate) fn decode_fixed<const N: usize>(s: &str) -> Result<[u8; N], TokenError> {
+    let bytes = URL_SAFE_NO_PAD.decode(s).map_err(|_| TokenError { reason: TokenReason::Malformed })?;
+    bytes.try_into().map_err(|_| TokenError { reason: TokenReason::Malformed })
+}
+
+/// `v` followed by one or more digits: a format version word.
+pub(crate) fn is_version_word(s: &str) -> bool {
+    s.strip_prefix('v').is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+}
