@@ -94,6 +94,10 @@ console.log(`import: ok (snodo-mrtr ${version()})`);
 JS
 node smoke.cjs
 node smoke.mjs
+# The bin is linked by npm and runs from the installed package.
+npx --no-install snodo-mrtr --version | grep -qx "snodo-mrtr $(node -p 'require("snodo-mrtr/package.json").version')"
+npx --no-install snodo-mrtr keygen --id smoke | grep -Eq '^smoke:[A-Za-z0-9+/]{43}=$'
+echo "bin: ok"
 echo "tarball: $(stat -c %s "$TARBALL") bytes"
 # The READMEs' handlers, copied as they are, against the installed package.
 node "$ROOT/scripts/readme-examples.mjs" "$ROOT"
