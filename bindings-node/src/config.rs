@@ -61,6 +61,24 @@ pub struct EngineConfig {
     pub audience: Option<String>,
 }
 
+/// The config fields that are not rows of the core's `LIMITS` (camelCase).
+const OTHER_FIELDS: [&str; 6] =
+    ["keys", "supportedVersions", "serverInfo", "fixedTime", "strictAnswers", "audience"];
+
+/// Refuses a field the engine does not know, so that a misspelt or renamed
+/// one (`now` became `fixedTime`) is an error, never silently ignored.
+fn known_fields(obj: &Object) -> Result<()> {
+    let names = obj.get_property_names().map_err(napi_failure)?;
+    for i in 0..names.get_array_length().map_err(napi_failure)? {
+        let name: String = names.get_element::<String>(i).map_err(napi_failure)?;
+        if !OTHER_FIELDS.contains(&name.as_str()) && !snodo::LIMITS.iter().any(|l| l.camel == name) {
+            let hint = if name == "now" { " (the fixed clock is `fixedTime`)" } else { "" };
+            return Err(config_error(format!("{name}: unknown config field{hint}")));
+        }
+    }
+    Ok(())
+}
+
 fn config_error(message: impl ToString) -> Error<crate::error::Code> {
     error(ErrorCode::Config, message)
 }
@@ -118,6 +136,7 @@ pub(crate) fn read(env: &Env, config: Unknown) -> Result<Config> {
         return Err(config_error("config: must be an object"));
     }
     let obj = Object::from_unknown(config).map_err(napi_failure)?;
+    known_fields(&obj)?;
     let Some(keys) = prop(&obj, "keys")? else {
         return Err(config_error("keys: required, an array of {id, secret}"));
     };
@@ -175,16 +194,19 @@ mod tests {
         let src = include_str!("config.rs");
         let body = &src[src.find("pub struct EngineConfig {").unwrap()..];
         let body = &body[..body.find("\n}").unwrap()];
-        let mut fields: Vec<String> = body
+        let fields: Vec<String> = body
             .lines()
             .filter_map(|l| l.trim().strip_prefix("pub ")?.split_once(':').map(|(n, _)| n.to_owned()))
             .filter(|n| !n.starts_with("struct"))
             .collect();
-        let mut want: Vec<String> = snodo::LIMITS.iter().map(|l| l.snake.to_owned()).collect();
-        for extra in ["keys", "supported_versions", "server_info", "fixed_time", "strict_answers", "audience"]
-        {
-            want.push(extra.to_owned());
-        }
+        let camel = |snake: &str| {
+            let mut parts = snake.split('_');
+            let first = parts.next().unwrap_or_default().to_owned();
+            parts.fold(first, |acc, p| acc + &p[..1].to_uppercase() + &p[1..])
+        };
+        let mut fields: Vec<String> = fields.iter().map(|f| camel(f)).collect();
+        let mut want: Vec<String> = snodo::LIMITS.iter().map(|l| l.camel.to_owned()).collect();
+        want.extend(super::OTHER_FIELDS.iter().map(|f| (*f).to_owned()));
         fields.sort();
         want.sort();
         assert_eq!(fields, want);

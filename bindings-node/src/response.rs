@@ -154,8 +154,7 @@ pub fn raw<'e>(
     env: &'e Env,
     #[napi(ts_arg_type = "Record<string, any>")] result: Unknown,
 ) -> Result<Object<'e>> {
-    if json::is_nullish(&result)? {
-        return Err(argument("result: must be an object"));
-    }
+    // A missing result is the core's to refuse (`decide`: ARGUMENT), as
+    // for `complete`.
     outcome(env, "raw", vec![("result", Some(result))])
 }

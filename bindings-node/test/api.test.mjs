@@ -173,3 +173,24 @@ test('secrets never show: inspect, JSON.stringify, errors', () => {
   assert.equal(dev.toJSON().development, true);
   assert.equal(Object.keys(dev).length, 0);
 });
+
+test('config: fields read through the core table, named as written; unknown fields refused', () => {
+  const keys = [{ id: 'k1', secret: SECRET }];
+  const err = (cfg) => { try { new Engine(cfg); } catch (e) { return [e.code, e.message]; } return null; };
+  assert.deepEqual(err({ keys, ttlSecs: 901 }), ['CONFIG', 'ttlSecs: 901 is outside 1..=900']);
+  assert.deepEqual(err({ keys, now: NOW }), ['CONFIG', 'now: unknown config field (the fixed clock is `fixedTime`)']);
+  assert.deepEqual(err({ keys, ttl_secs: 5 }), ['CONFIG', 'ttl_secs: unknown config field']);
+  assert.deepEqual(err({ keys, strictAnswers: 'yes' }), ['CONFIG', 'strictAnswers: must be a boolean']);
+  assert.equal(err({ keys, audience: '' })[0], 'CONFIG');
+  assert.match(err({ keys, audience: '' })[1], /^audience: /);
+  assert.equal(err({ keys, strictAnswers: true, audience: 'https://a.example/mcp', fixedTime: NOW }), null);
+  assert.equal(new Engine({ keys, fixedTime: NOW }).now(), NOW);
+});
+
+test('raw(null) is refused by the core at decide, and the call can still be decided', () => {
+  const e = new Engine(config());
+  const call = e.begin({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 't', _meta: {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }, null);
+  assert.throws(() => e.decide(call, snodo.raw(null)), (err) => err.code === 'ARGUMENT' && /raw needs `result`/.test(err.message));
+  assert.equal(e.decide(call, snodo.complete({ content: [] })).httpStatus, 200);
+});
