@@ -135,10 +135,17 @@ impl Response {
         Response { body: envelope(id, "error", Value::Object(err)), http_status, diagnostic: None }
     }
 
-    fn internal(id: Value, why: String) -> Response {
+    pub(crate) fn internal(id: Value, why: String) -> Response {
         let mut r = Response::error(id, -32603, "Internal error", None, 200);
         r.diagnostic = Some(why);
         r
+    }
+
+    /// Issue 14 hook: the legacy bridge answers on a 2025 session, whose
+    /// transport carries every JSON-RPC error in a 200 body.
+    pub(crate) fn with_status(mut self, http_status: u16) -> Response {
+        self.http_status = http_status;
+        self
     }
 
     /// The whole JSON-RPC message.
@@ -299,6 +306,11 @@ fn complete(engine: &Engine, call: &Call, result: Value) -> Response {
     if let Err(why) = crate::result_check::check_result(&call.method, &obj, call.mrtr) {
         return Response::internal(call.id.clone(), format!("invalid {} result: {why}", call.method));
     }
+    // Issue 14 hook: a 2025-era client does not know `resultType` (the
+    // legacy wire never carries 2026 vocabulary).
+    if call.legacy_tag.is_some() {
+        obj.remove("resultType");
+    }
     stamp_server_info(engine, &mut obj);
     Response::result(call.id.clone(), Value::Object(obj))
 }
@@ -312,9 +324,14 @@ fn input_required(
 ) -> Response {
     let id = call.id.clone();
     if !call.mrtr {
+        // Issue 14 hook: say where a legacy call's input_required belongs.
+        let hint = if call.legacy_tag.is_some() { " (use decide_legacy on a legacy call)" } else { "" };
         return Response::internal(
             id,
-            format!("input_required needs protocol 2026-07-28; this request uses {}", call.protocol_version),
+            format!(
+                "input_required needs protocol 2026-07-28; this request uses {}{hint}",
+                call.protocol_version
+            ),
         );
     }
     if !crate::MRTR_METHODS.contains(&call.method.as_str()) {

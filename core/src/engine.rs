@@ -34,6 +34,11 @@ pub const DEFAULT_MAX_INPUT_RESPONSES: usize = 64;
 /// Default allowed clock skew for tokens issued "in the future", seconds.
 pub const DEFAULT_CLOCK_SKEW_SECS: u64 = 60;
 
+/// Issue 14: the 2025-era revisions accepted by default on a legacy session,
+/// newest first (the first is the counter-offer of
+/// [`Engine::legacy_version_for`]).
+pub const DEFAULT_LEGACY_VERSIONS: [&str; 3] = ["2025-11-25", "2025-06-18", "2025-03-26"];
+
 /// The message of a second `decide`, in every language.
 pub const ALREADY_DECIDED_MESSAGE: &str = "call: already decided";
 
@@ -63,6 +68,11 @@ pub struct Config {
     /// Protocol versions accepted (default `["2026-07-28"]`). MRTR is on for
     /// versions from 2026-07-28 on and off for earlier ones.
     pub supported_versions: Vec<String>,
+    /// Issue 14: the 2025-era revisions a session may have negotiated at
+    /// `initialize` for [`Engine::begin_legacy`] (default
+    /// [`DEFAULT_LEGACY_VERSIONS`]); each earlier than 2026-07-28. Empty
+    /// refuses every legacy call. (camelCase: `legacyVersions`.)
+    pub legacy_versions: Vec<String>,
     /// Tolerated clock skew for tokens issued in the future, 0 to 300 s (default 60).
     pub clock_skew_secs: u64,
     /// Optional `io.modelcontextprotocol/serverInfo` stamped on every result's `_meta`.
@@ -96,6 +106,7 @@ impl Config {
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
             max_input_responses: DEFAULT_MAX_INPUT_RESPONSES,
             supported_versions: vec![crate::MRTR_VERSION.to_owned()],
+            legacy_versions: DEFAULT_LEGACY_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
             clock_skew_secs: DEFAULT_CLOCK_SKEW_SECS,
             server_info: None,
             strict_answers: false,
@@ -125,6 +136,7 @@ impl fmt::Debug for Config {
             .field("max_request_bytes", &self.max_request_bytes)
             .field("max_input_responses", &self.max_input_responses)
             .field("supported_versions", &self.supported_versions)
+            .field("legacy_versions", &self.legacy_versions)
             .field("clock_skew_secs", &self.clock_skew_secs)
             .field("strict_answers", &self.strict_answers)
             .field("audience", &self.audience)
@@ -151,6 +163,7 @@ pub struct Engine {
     pub(crate) max_request_bytes: usize,
     pub(crate) max_input_responses: usize,
     pub(crate) versions: Vec<String>,
+    pub(crate) legacy_versions: Vec<String>,
     pub(crate) server_info: Option<Value>,
     pub(crate) strict_answers: bool,
     pub(crate) audience: Option<String>,
@@ -180,6 +193,14 @@ impl Engine {
                 format!("{versions}[{i}]: duplicate {v:?}")
             })?;
         }
+        // Issue 14: legacy revisions are dates before MRTR, no duplicates.
+        let legacy = config.field_name("legacy_versions");
+        for (i, v) in config.legacy_versions.iter().enumerate() {
+            check(is_version(v) && v.as_str() < crate::MRTR_VERSION, || {
+                format!("{legacy}[{i}]: {v:?} is not a YYYY-MM-DD version before {}", crate::MRTR_VERSION)
+            })?;
+            check(!config.legacy_versions[..i].contains(v), || format!("{legacy}[{i}]: duplicate {v:?}"))?;
+        }
         if let Some(a) = &config.audience {
             check(crate::audience::valid_audience(a), || {
                 format!(
@@ -204,6 +225,7 @@ impl Engine {
             max_request_bytes: config.max_request_bytes,
             max_input_responses: config.max_input_responses,
             versions: config.supported_versions,
+            legacy_versions: config.legacy_versions,
             server_info: config.server_info,
             strict_answers: config.strict_answers,
             audience: config.audience,
@@ -256,6 +278,79 @@ impl Engine {
             return Err(Error::new(ErrorCode::AlreadyDecided, ALREADY_DECIDED_MESSAGE));
         }
         Ok(crate::decide::decide(self, call, outcome))
+    }
+
+    /// Issue 14: reads a request that arrived on a 2025-era `session` into
+    /// the same [`Call`] a 2026 request gives (see `docs/legacy.md`).
+    pub fn begin_legacy(
+        &self,
+        request: &[u8],
+        session: &crate::legacy::Session,
+        principal: &Principal,
+    ) -> Result<Begin> {
+        crate::legacy::begin_legacy(self, request, session, principal)
+    }
+
+    /// Like [`Engine::begin_legacy`] for an already parsed message.
+    pub fn begin_legacy_value(
+        &self,
+        request: Value,
+        session: &crate::legacy::Session,
+        principal: &Principal,
+    ) -> Result<Begin> {
+        crate::legacy::begin_legacy_value(self, request, session, principal)
+    }
+
+    /// Issue 14: decides a call from [`Engine::begin_legacy`]. An
+    /// `input_required` outcome becomes server-to-client requests and a
+    /// [`PendingFlow`](crate::PendingFlow) instead of `-32603`; every other
+    /// outcome is decided as by [`Engine::decide`]. On a 2026 call it is
+    /// exactly `decide`. A call is decided once (`ALREADY_DECIDED`).
+    pub fn decide_legacy(&self, call: &Call, outcome: Outcome) -> Result<crate::legacy::Bridge> {
+        if call.decided.swap(true, std::sync::atomic::Ordering::AcqRel) {
+            return Err(Error::new(ErrorCode::AlreadyDecided, ALREADY_DECIDED_MESSAGE));
+        }
+        Ok(crate::legacy::decide_legacy(self, call, outcome))
+    }
+
+    /// Issue 14: feeds the client's JSON-RPC response (text as received)
+    /// to one of `pending`'s requests. A response that is malformed, not
+    /// for this flow, a duplicate, or late (the flow ended) is an error
+    /// (`JSON` or `ARGUMENT`) and changes nothing.
+    pub fn feed(
+        &self,
+        pending: &mut crate::legacy::PendingFlow,
+        response: &[u8],
+    ) -> Result<crate::legacy::Feed> {
+        crate::legacy::feed(self, pending, response)
+    }
+
+    /// Like [`Engine::feed`] for an already parsed response.
+    pub fn feed_value(
+        &self,
+        pending: &mut crate::legacy::PendingFlow,
+        response: Value,
+    ) -> Result<crate::legacy::Feed> {
+        crate::legacy::feed_value(self, pending, response)
+    }
+
+    /// Issue 14: the application's timer for `pending` fired (see
+    /// [`PendingFlow::deadline`](crate::PendingFlow::deadline)): the flow
+    /// ends with a failure response and cancellations for unanswered requests.
+    pub fn timeout(&self, pending: &mut crate::legacy::PendingFlow) -> Result<crate::legacy::Feed> {
+        crate::legacy::timeout(self, pending)
+    }
+
+    /// Issue 14: the protocol version to answer an `initialize` that asked
+    /// for `requested`: `requested` itself when it is an accepted legacy
+    /// revision, else the first of `legacy_versions` (the spec's
+    /// counter-offer); `None` when legacy sessions are disabled.
+    pub fn legacy_version_for(&self, requested: &str) -> Option<&str> {
+        self.legacy_versions
+            .iter()
+            .find(|v| v.as_str() == requested)
+            .or_else(|| self.legacy_versions.first())
+            .map(String::as_str)
     }
 
     /// The defaults of the low-level `seal`, the same in every language:

@@ -19,6 +19,8 @@
 //! * `tasks.rs`: the Tasks extension hooks ([`check_task_input_requests`]).
 //! * `audience.rs`: the token audience folded into the request binding.
 //! * `elicitation_lint.rs`: the builders' safety heuristics.
+//! * `legacy/`: issue 14, 2025-era sessions through the same handlers
+//!   ([`Session`], `begin_legacy`, `decide_legacy`, [`PendingFlow`]).
 //!
 //! Every public item is re-exported here, at one path; the modules are
 //! private.
@@ -94,6 +96,7 @@ mod error;
 mod error_policy;
 mod http_headers;
 mod json;
+mod legacy;
 mod result_check;
 mod schema;
 mod tasks;
@@ -109,9 +112,9 @@ pub use elicitation::{
     elicit_form, elicit_form_without_lint, elicit_url, elicit_url_without_lint, list_roots, sampling,
 };
 pub use engine::{
-    ALREADY_DECIDED_MESSAGE, Clock, Config, DEFAULT_CLOCK_SKEW_SECS, DEFAULT_MAX_FLOW_AGE_SECS,
-    DEFAULT_MAX_INPUT_RESPONSES, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_ROUNDS, DEFAULT_MAX_TOKEN_BYTES,
-    DEFAULT_TTL_SECS, Engine, MAX_TTL_SECS,
+    ALREADY_DECIDED_MESSAGE, Clock, Config, DEFAULT_CLOCK_SKEW_SECS, DEFAULT_LEGACY_VERSIONS,
+    DEFAULT_MAX_FLOW_AGE_SECS, DEFAULT_MAX_INPUT_RESPONSES, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_ROUNDS,
+    DEFAULT_MAX_TOKEN_BYTES, DEFAULT_TTL_SECS, Engine, MAX_TTL_SECS,
 };
 pub use envelope::{Begin, Call, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION};
 pub use error::{Error, ErrorCode, Result};
@@ -119,6 +122,9 @@ pub use http_headers::{
     HEADER_METHOD, HEADER_NAME, HEADER_PROTOCOL_VERSION, check_http_headers, check_http_headers_text,
 };
 pub use json::{MAX_ARGUMENT_BYTES, MAX_DEPTH, canonicalize, parse_json, to_wire};
+pub use legacy::{
+    Bridge, Feed, LEGACY_ID_PREFIX, MAX_SESSION_ID_BYTES, PendingFlow, Session, usable_capabilities,
+};
 pub use tasks::{
     TASK_METHODS, TASKS_EXTENSION, TASKS_UPDATE, TaskInputCheck, check_create_task_result,
     check_task_input_requests, declares_tasks, task_required_capabilities,
