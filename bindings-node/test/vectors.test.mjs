@@ -309,7 +309,12 @@ function runHeaders(doc, raw) {
 // cli.json pins the snodo-mrtr command line (the core's inspect/keygen,
 // shipped by the Python package); the Node package has no command line, so
 // the file is reported as skipped here, never as passed.
-const NOT_NODE = { cli: 'the command line ships with the Python package, not snodo-mrtr on npm' };
+const NOT_NODE = {
+  cli: 'the command line ships with the Python package, not snodo-mrtr on npm',
+  // TEMPORARY (issue 14 merge): the addon has no legacy bridge yet; known,
+  // reported as skipped, never as passed. Replace with a runner.
+  legacy: 'NOT RUN: legacy.json needs the legacy API in this binding',
+};
 
 const RUNNERS = {
   flows: runFlows,

@@ -304,6 +304,13 @@ def run_headers(doc: Dict[str, Any], test: Dict[str, Any]) -> None:
             assert body["error"]["message"].startswith(test["messageStartsWith"]), body
 
 
+def run_not_yet(doc: Dict[str, Any], test: Dict[str, Any]) -> None:
+    """TEMPORARY (issue 14 merge): the wheel has no legacy bridge yet. The
+    file is known and every case reported as skipped, never as passed;
+    replace with a runner."""
+    pytest.skip("NOT RUN: legacy.json needs the legacy API in this binding")
+
+
 RUNNERS = {"flows": run_flow, "tokens": run_token, "builders": run_builder, "canonical": run_canonical,
            "consistency": run_consistency, "wire": run_flow, "wire-builders": run_wire_builder,
-           "headers": run_headers}
+           "headers": run_headers, "legacy": run_not_yet}

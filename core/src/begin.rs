@@ -64,22 +64,26 @@ pub(crate) fn begin(
     bytes: &[u8],
     principal: &Principal,
 ) -> Result<Begin> {
-    let value = match json::parse(bytes, policy.max_request_bytes) {
-        Ok(v) => v,
+    match parse_text(bytes, policy.max_request_bytes) {
+        Ok(value) => begin_value(policy, sealer, now, value, principal),
+        Err(respond) => Ok(respond),
+    }
+}
+
+/// The text rules every request shares, 2026 or legacy (size, syntax,
+/// duplicate keys, depth): the parsed message, or the ready error.
+pub(crate) fn parse_text(bytes: &[u8], max_bytes: usize) -> std::result::Result<Value, Begin> {
+    match json::parse(bytes, max_bytes) {
+        Ok(v) => Ok(v),
         Err(JsonError::Syntax(_)) => {
-            return Ok(Begin::Respond(jsonrpc_error(Value::Null, -32700, "Parse error", None, 400)));
+            Err(Begin::Respond(jsonrpc_error(Value::Null, -32700, "Parse error", None, 400)))
         }
-        Err(JsonError::TooLarge) => {
-            return Ok(invalid_params(Value::Null, "Request exceeds the size limit", 400));
-        }
-        Err(JsonError::TooDeep) => {
-            return Ok(invalid_params(Value::Null, "Request is nested too deeply", 400));
-        }
+        Err(JsonError::TooLarge) => Err(invalid_params(Value::Null, "Request exceeds the size limit", 400)),
+        Err(JsonError::TooDeep) => Err(invalid_params(Value::Null, "Request is nested too deeply", 400)),
         Err(JsonError::DuplicateKey(_)) => {
-            return Ok(invalid_params(Value::Null, "Request has a duplicate object key", 400));
+            Err(invalid_params(Value::Null, "Request has a duplicate object key", 400))
         }
-    };
-    begin_value(policy, sealer, now, value, principal)
+    }
 }
 
 fn valid_id(id: &Value) -> bool {
@@ -90,16 +94,25 @@ fn valid_id(id: &Value) -> bool {
     }
 }
 
-/// [`begin`] for an already parsed message.
-pub(crate) fn begin_value(
-    policy: &Policy,
-    sealer: &Sealer,
-    now: &dyn Fn() -> u64,
-    value: Value,
-    principal: &Principal,
-) -> Result<Begin> {
+/// A request's JSON-RPC shape, read the same way in every dialect: the
+/// id, the method, the params and their `_meta` (both split off).
+pub(crate) struct Shape {
+    pub(crate) id: Value,
+    pub(crate) method: String,
+    pub(crate) params: Map<String, Value>,
+    pub(crate) meta: Map<String, Value>,
+}
+
+/// The request-shape checks `begin` and the legacy bridge share: an
+/// object, an id (absent: a notification, an `Err`), not a response (an
+/// `Err` saying `on_response`), `jsonrpc` "2.0", a method, object params
+/// and `_meta`. A bad shape is the ready `-32600`/`-32602` (`Ok(Err)`).
+pub(crate) fn read_shape(value: Value, on_response: &str) -> Result<std::result::Result<Shape, Begin>> {
+    let bad = |id: Value, code: i64, message: &str| {
+        Ok(Err(Begin::Respond(jsonrpc_error(id, code, message, None, 400))))
+    };
     let Value::Object(mut msg) = value else {
-        return Ok(Begin::Respond(jsonrpc_error(Value::Null, -32600, "Invalid Request", None, 400)));
+        return bad(Value::Null, -32600, "Invalid Request");
     };
     let has_method = msg.contains_key("method");
     let Some(id) = msg.remove("id") else {
@@ -113,44 +126,44 @@ pub(crate) fn begin_value(
         ));
     };
     if !has_method && (msg.contains_key("result") || msg.contains_key("error")) {
-        return Err(Error::new(ErrorCode::NotARequest, "a response, not a request"));
+        return Err(Error::new(ErrorCode::NotARequest, on_response));
     }
     if !valid_id(&id) {
-        return Ok(Begin::Respond(jsonrpc_error(Value::Null, -32600, "Invalid Request: bad id", None, 400)));
+        return bad(Value::Null, -32600, "Invalid Request: bad id");
     }
     if msg.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return Ok(Begin::Respond(jsonrpc_error(
-            id,
-            -32600,
-            "Invalid Request: jsonrpc must be \"2.0\"",
-            None,
-            400,
-        )));
+        return bad(id, -32600, "Invalid Request: jsonrpc must be \"2.0\"");
     }
     let method = match msg.remove("method") {
         Some(Value::String(m)) if !m.is_empty() => m,
-        _ => {
-            return Ok(Begin::Respond(jsonrpc_error(
-                id,
-                -32600,
-                "Invalid Request: method must be a string",
-                None,
-                400,
-            )));
-        }
+        _ => return bad(id, -32600, "Invalid Request: method must be a string"),
     };
     let mut params = match msg.remove("params") {
         Some(Value::Object(p)) => p,
         None => Map::new(),
-        Some(_) => return Ok(invalid_params(id, "Invalid params: params must be an object", 400)),
+        Some(_) => return bad(id, -32602, "Invalid params: params must be an object"),
     };
-
-    // The 2026-07-28 dialect: every request carries its own _meta.
-    let mut meta = match params.remove("_meta") {
+    let meta = match params.remove("_meta") {
         Some(Value::Object(m)) => m,
         None => Map::new(),
-        Some(_) => return Ok(invalid_params(id, "Invalid params: _meta must be an object", 400)),
+        Some(_) => return bad(id, -32602, "Invalid params: _meta must be an object"),
     };
+    Ok(Ok(Shape { id, method, params, meta }))
+}
+
+/// [`begin`] for an already parsed message.
+pub(crate) fn begin_value(
+    policy: &Policy,
+    sealer: &Sealer,
+    now: &dyn Fn() -> u64,
+    value: Value,
+    principal: &Principal,
+) -> Result<Begin> {
+    let (id, method, mut params, mut meta) = match read_shape(value, "a response, not a request")? {
+        Ok(shape) => (shape.id, shape.method, shape.params, shape.meta),
+        Err(respond) => return Ok(respond),
+    };
+    // The 2026-07-28 dialect: every request carries its own _meta.
     let version = match meta.remove(META_PROTOCOL_VERSION) {
         Some(Value::String(v)) => v,
         None => {
@@ -231,6 +244,7 @@ pub(crate) fn begin_value(
         responses: Map::new(),
         decided: Arc::new(AtomicBool::new(false)),
         strict_answers: policy.strict_answers,
+        legacy_tag: None,
     };
     let now = call.flow_start;
     if call.mrtr && call.method == crate::tasks::TASKS_UPDATE {

@@ -35,6 +35,10 @@ pub struct Call {
     pub(crate) decided: Arc<AtomicBool>,
     /// Issue 13: the engine's `strict_answers` (answers without a token ignored).
     pub(crate) strict_answers: bool,
+    /// Issue 14: `Some(flow tag)` on a call that arrived on a 2025-era
+    /// session (`legacy::begin_legacy`); the tag names the legacy bridge's
+    /// outgoing request ids. `None` on every 2026 call.
+    pub(crate) legacy_tag: Option<String>,
 }
 
 impl Call {
@@ -75,6 +79,11 @@ impl Call {
     /// in the 2026-07-28 dialect or later.
     pub fn mrtr_allowed(&self) -> bool {
         self.mrtr && crate::MRTR_METHODS.contains(&self.method.as_str())
+    }
+    /// Whether the request arrived on a 2025-era session (issue 14,
+    /// `Engine::begin_legacy`): decide it with `Engine::decide_legacy`.
+    pub fn is_legacy(&self) -> bool {
+        self.legacy_tag.is_some()
     }
     /// This request's client capabilities (never an earlier request's).
     pub fn client_capabilities(&self) -> &Value {

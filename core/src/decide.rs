@@ -34,10 +34,30 @@ pub(crate) fn decide(
     call: &Call,
     outcome: Outcome,
 ) -> Result<Response> {
+    mark_decided(call)?;
+    Ok(respond(policy, sealer, now, call, outcome))
+}
+
+/// Marks `call` decided, or [`ErrorCode::AlreadyDecided`] if it (or a clone)
+/// already was. Shared with the legacy bridge, whose `decide_legacy` is the
+/// other way to decide a call.
+pub(crate) fn mark_decided(call: &Call) -> Result<()> {
     if call.decided.swap(true, std::sync::atomic::Ordering::AcqRel) {
         return Err(Error::new(ErrorCode::AlreadyDecided, ALREADY_DECIDED_MESSAGE));
     }
-    Ok(decide_once(&Ctx { policy, sealer, now }, call, outcome))
+    Ok(())
+}
+
+/// The response for an already marked call (the legacy bridge decides
+/// every outcome but a legacy `input_required` through here).
+pub(crate) fn respond(
+    policy: &Policy,
+    sealer: &Sealer,
+    now: &dyn Fn() -> u64,
+    call: &Call,
+    outcome: Outcome,
+) -> Response {
+    decide_once(&Ctx { policy, sealer, now }, call, outcome)
 }
 
 /// What the steps below read: the policy, the sealer and the clock.
@@ -158,6 +178,11 @@ fn complete(ctx: &Ctx<'_>, call: &Call, result: Value) -> Response {
     if let Err(why) = crate::result_check::check_result(&call.method, &obj, call.mrtr) {
         return Response::internal(call.id.clone(), format!("invalid {} result: {why}", call.method));
     }
+    // Issue 14: a 2025-era client does not know `resultType` (the legacy
+    // wire never carries 2026 vocabulary).
+    if call.legacy_tag.is_some() {
+        obj.remove("resultType");
+    }
     stamp_server_info(ctx, &mut obj);
     Response::result(call.id.clone(), Value::Object(obj))
 }
@@ -171,39 +196,24 @@ fn input_required(
 ) -> Response {
     let id = call.id.clone();
     if !call.mrtr {
+        // Issue 14: say where a legacy call's input_required belongs.
+        let hint = if call.legacy_tag.is_some() { " (use decide_legacy on a legacy call)" } else { "" };
         return Response::internal(
             id,
-            format!("input_required needs protocol 2026-07-28; this request uses {}", call.protocol_version),
+            format!(
+                "input_required needs protocol 2026-07-28; this request uses {}{hint}",
+                call.protocol_version
+            ),
         );
     }
     if !crate::MRTR_METHODS.contains(&call.method.as_str()) {
         return Response::internal(id, format!("input_required is not allowed on {}", call.method));
     }
-    let mut seen: Vec<&str> = Vec::with_capacity(requests.len());
-    for (key, request) in &requests {
-        if let Err(e) = elicitation::validate_key(key) {
-            return Response::internal(id, format!("inputRequests key: {}", e.message()));
-        }
-        if seen.contains(&key.as_str()) {
-            return Response::internal(id, format!("inputRequests: duplicate key {key:?}"));
-        }
-        seen.push(key);
-        if let Err(e) = elicitation::validate_input_request(request) {
-            return Response::internal(id, format!("inputRequests[{key:?}]: {e}"));
-        }
+    if let Err(response) = check_questions(&id, &requests, state.as_ref()) {
+        return response;
     }
-    if requests.is_empty() && state.is_none() {
-        return Response::internal(id, "input_required needs at least one input request or a state".into());
-    }
-    let missing = capabilities::missing_of(requests.iter().map(|(_, r)| r), &call.capabilities);
-    if missing.as_object().is_some_and(|m| !m.is_empty()) {
-        return Response::error(
-            id,
-            -32021,
-            "Missing required client capability",
-            Some(json!({"requiredCapabilities": missing})),
-            400,
-        );
+    if let Some(response) = admit(&id, &requests, &call.capabilities) {
+        return response;
     }
     let input = SealInput {
         principal: &call.principal,
@@ -228,4 +238,50 @@ fn input_required(
     }
     stamp_server_info(ctx, &mut result);
     Response::result(id, Value::Object(result))
+}
+
+/// The input requests of an `input_required` outcome, checked (keys valid
+/// and unique, each request valid, at least one request or a state): their
+/// kinds, or the `-32603` for the server's log. Shared with the legacy
+/// bridge, which asks the same questions over another wire.
+pub(crate) fn check_questions(
+    id: &Value,
+    requests: &[(String, Value)],
+    state: Option<&Value>,
+) -> std::result::Result<Vec<elicitation::RequestKind>, Response> {
+    let internal = |why: String| Err(Response::internal(id.clone(), why));
+    let mut kinds = Vec::with_capacity(requests.len());
+    for (i, (key, request)) in requests.iter().enumerate() {
+        if let Err(e) = elicitation::validate_key(key) {
+            return internal(format!("inputRequests key: {}", e.message()));
+        }
+        if requests[..i].iter().any(|(k, _)| k == key) {
+            return internal(format!("inputRequests: duplicate key {key:?}"));
+        }
+        match elicitation::validate_input_request(request) {
+            Ok(kind) => kinds.push(kind),
+            Err(e) => return internal(format!("inputRequests[{key:?}]: {e}")),
+        }
+    }
+    if requests.is_empty() && state.is_none() {
+        return internal("input_required needs at least one input request or a state".into());
+    }
+    Ok(kinds)
+}
+
+/// Capability admission: the `-32021` naming what `capabilities` lacks to
+/// receive `requests` (HTTP 400), or `None` when the client can receive
+/// them all.
+pub(crate) fn admit(id: &Value, requests: &[(String, Value)], capabilities: &Value) -> Option<Response> {
+    let missing = capabilities::missing_of(requests.iter().map(|(_, r)| r), capabilities);
+    if missing.as_object().is_some_and(|m| !m.is_empty()) {
+        return Some(Response::error(
+            id.clone(),
+            -32021,
+            "Missing required client capability",
+            Some(json!({"requiredCapabilities": missing})),
+            400,
+        ));
+    }
+    None
 }

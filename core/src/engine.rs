@@ -13,6 +13,7 @@ use crate::call::Call;
 use crate::config::{Clock, Config};
 use crate::decide;
 use crate::error::Result;
+use crate::legacy::{self, Bridge, Feed, PendingFlow, Session};
 use crate::policy::{self, Policy};
 use crate::response::{Outcome, Response};
 use crate::token::{Key, Opened, Principal, SealInput, Sealer, TokenError};
@@ -85,6 +86,60 @@ impl Engine {
     /// still be decided.
     pub fn decide(&self, call: &Call, outcome: Outcome) -> Result<Response> {
         decide::decide(&self.policy, &self.sealer, &|| self.now(), call, outcome)
+    }
+
+    /// Issue 14: reads a request that arrived on a 2025-era `session` into
+    /// the same [`Call`] a 2026 request gives (see `docs/legacy.md`).
+    pub fn begin_legacy(&self, request: &[u8], session: &Session, principal: &Principal) -> Result<Begin> {
+        legacy::begin_legacy(&self.policy, &|| self.now(), request, session, principal)
+    }
+
+    /// Like [`Engine::begin_legacy`] for an already parsed message.
+    pub fn begin_legacy_value(
+        &self,
+        request: Value,
+        session: &Session,
+        principal: &Principal,
+    ) -> Result<Begin> {
+        legacy::begin_legacy_value(&self.policy, &|| self.now(), request, session, principal)
+    }
+
+    /// Issue 14: decides a call from [`Engine::begin_legacy`]. An
+    /// `input_required` outcome becomes server-to-client requests and a
+    /// [`PendingFlow`] instead of `-32603`; every other outcome is decided
+    /// as by [`Engine::decide`]. On a 2026 call it is exactly `decide`. A
+    /// call is decided once (`ALREADY_DECIDED`).
+    pub fn decide_legacy(&self, call: &Call, outcome: Outcome) -> Result<Bridge> {
+        legacy::decide_legacy(&self.policy, &self.sealer, &|| self.now(), call, outcome)
+    }
+
+    /// Issue 14: feeds the client's JSON-RPC response (text as received)
+    /// to one of `pending`'s requests. A response that is malformed, not
+    /// for this flow, a duplicate, or late (the flow ended) is an error
+    /// (`JSON` or `ARGUMENT`) and changes nothing.
+    pub fn feed(&self, pending: &mut PendingFlow, response: &[u8]) -> Result<Feed> {
+        legacy::feed(&self.policy, &self.sealer, &|| self.now(), pending, response)
+    }
+
+    /// Like [`Engine::feed`] for an already parsed response.
+    pub fn feed_value(&self, pending: &mut PendingFlow, response: Value) -> Result<Feed> {
+        legacy::feed_value(&self.policy, &self.sealer, &|| self.now(), pending, response)
+    }
+
+    /// Issue 14: the application's timer for `pending` fired (see
+    /// [`PendingFlow::deadline`]): the flow ends with a failure response and
+    /// cancellations for unanswered requests.
+    pub fn timeout(&self, pending: &mut PendingFlow) -> Result<Feed> {
+        legacy::timeout(pending)
+    }
+
+    /// Issue 14: the protocol version to answer an `initialize` that asked
+    /// for `requested`: `requested` itself when it is an accepted legacy
+    /// revision, else the first of `legacy_versions` (the spec's
+    /// counter-offer); `None` when legacy sessions are disabled.
+    pub fn legacy_version_for(&self, requested: &str) -> Option<&str> {
+        let versions = &self.policy.legacy_versions;
+        versions.iter().find(|v| v.as_str() == requested).or_else(|| versions.first()).map(String::as_str)
     }
 
     /// The defaults of the low-level `seal`, the same in every language:

@@ -21,10 +21,13 @@
 //! 6. `policy.rs`: a validated config as policy + token sealer + clock.
 //! 7. `begin.rs` and `decide.rs`: the two steps, functions of policy,
 //!    sealer and clock; `http_headers.rs` ([`check_http_headers`]).
-//! 8. `engine.rs`: [`Engine`], the thin front that holds them.
-//! 9. Tools on the engine: `inspect/`, the `snodo-mrtr` command line
-//!    ([`run_cli`]): a token inspector ([`inspect_token`]), a key generator
-//!    ([`keygen`]) and the `SNODO_KEYS` parser ([`parse_keys`]).
+//! 8. `legacy/`: issue 14, 2025-era sessions through the same handlers, a
+//!    sans-IO bridge on top of the two steps ([`Session`], `begin_legacy`,
+//!    `decide_legacy` → [`Bridge`], [`PendingFlow`], [`Feed`]).
+//! 9. `engine.rs`: [`Engine`], the thin front that holds them.
+//! 10. Tools on the engine: `inspect/`, the `snodo-mrtr` command line
+//!     ([`run_cli`]): a token inspector ([`inspect_token`]), a key generator
+//!     ([`keygen`]) and the `SNODO_KEYS` parser ([`parse_keys`]).
 //!
 //! Every public item is re-exported here, at one path; the modules are
 //! private.
@@ -118,9 +121,11 @@ mod policy;
 mod begin;
 mod decide;
 mod http_headers;
-// 8. The thin front.
+// 8. The legacy bridge (issue 14): 2025-era sessions on top of the two steps.
+mod legacy;
+// 9. The thin front.
 mod engine;
-// 9. Tools built on the engine: the snodo-mrtr command line.
+// 10. Tools built on the engine: the snodo-mrtr command line.
 mod inspect;
 
 pub use answer::Answer;
@@ -129,9 +134,9 @@ pub use begin::{Begin, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL
 pub use call::Call;
 pub use capabilities::{INPUT_REQUESTS_MESSAGE, filter_supported, input_requests, missing_capabilities};
 pub use config::{
-    Clock, Config, DEFAULT_CLOCK_SKEW_SECS, DEFAULT_MAX_FLOW_AGE_SECS, DEFAULT_MAX_INPUT_RESPONSES,
-    DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_ROUNDS, DEFAULT_MAX_TOKEN_BYTES, DEFAULT_TTL_SECS, LIMITS, Limit,
-    MAX_TTL_SECS, Spelling, find_limit,
+    Clock, Config, DEFAULT_CLOCK_SKEW_SECS, DEFAULT_LEGACY_VERSIONS, DEFAULT_MAX_FLOW_AGE_SECS,
+    DEFAULT_MAX_INPUT_RESPONSES, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_ROUNDS, DEFAULT_MAX_TOKEN_BYTES,
+    DEFAULT_TTL_SECS, LIMITS, Limit, MAX_TTL_SECS, Spelling, find_limit,
 };
 pub use decide::ALREADY_DECIDED_MESSAGE;
 #[allow(deprecated)]
@@ -148,6 +153,9 @@ pub use inspect::{
     default_key_id, inspect_token, keygen, parse_keys, run_cli,
 };
 pub use json::{MAX_ARGUMENT_BYTES, MAX_DEPTH, canonicalize, parse_json, to_wire};
+pub use legacy::{
+    Bridge, Feed, LEGACY_ID_PREFIX, MAX_SESSION_ID_BYTES, PendingFlow, Session, usable_capabilities,
+};
 pub use response::{Outcome, Response};
 pub use tasks::{
     TASK_METHODS, TASKS_EXTENSION, TASKS_UPDATE, TaskInputCheck, check_create_task_result,

@@ -18,6 +18,8 @@ pub(crate) struct Policy {
     pub(crate) max_input_responses: usize,
     /// Protocol versions accepted.
     pub(crate) versions: Vec<String>,
+    /// The 2025-era revisions a legacy session may use (issue 14).
+    pub(crate) legacy_versions: Vec<String>,
     /// `io.modelcontextprotocol/serverInfo` stamped on results, if set.
     pub(crate) server_info: Option<Value>,
     /// Answers without a token ignored (issue 13).
@@ -44,8 +46,9 @@ fn is_version(v: &str) -> bool {
         && b.iter().enumerate().all(|(i, c)| if i == 4 || i == 7 { *c == b'-' } else { c.is_ascii_digit() })
 }
 
-/// Validates `config` (keys, the limits table, versions, audience, server
-/// info, in that order; errors in the config's spelling) and splits it.
+/// Validates `config` (keys, the limits table, versions, legacy versions,
+/// audience, server info, in that order; errors in the config's spelling)
+/// and splits it.
 pub(crate) fn from_config(config: Config) -> Result<Parts> {
     let ring = KeyRing::new(&config.keys)?;
     crate::config::check_limits(&config)?;
@@ -54,6 +57,15 @@ pub(crate) fn from_config(config: Config) -> Result<Parts> {
     for (i, v) in config.supported_versions.iter().enumerate() {
         check(is_version(v), || format!("{versions}[{i}]: {v:?} is not a YYYY-MM-DD version"))?;
         check(!config.supported_versions[..i].contains(v), || format!("{versions}[{i}]: duplicate {v:?}"))?;
+    }
+    // Issue 14: legacy revisions are dates before MRTR, no duplicates;
+    // empty turns legacy sessions off.
+    let legacy = config.field_name("legacy_versions");
+    for (i, v) in config.legacy_versions.iter().enumerate() {
+        check(is_version(v) && v.as_str() < crate::MRTR_VERSION, || {
+            format!("{legacy}[{i}]: {v:?} is not a YYYY-MM-DD version before {}", crate::MRTR_VERSION)
+        })?;
+        check(!config.legacy_versions[..i].contains(v), || format!("{legacy}[{i}]: duplicate {v:?}"))?;
     }
     if let Some(a) = &config.audience {
         check(crate::audience::valid_audience(a), || {
@@ -79,6 +91,7 @@ pub(crate) fn from_config(config: Config) -> Result<Parts> {
             max_request_bytes: config.max_request_bytes,
             max_input_responses: config.max_input_responses,
             versions: config.supported_versions,
+            legacy_versions: config.legacy_versions,
             server_info: config.server_info,
             strict_answers: config.strict_answers,
             audience: config.audience,

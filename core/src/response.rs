@@ -133,6 +133,13 @@ impl Response {
         r
     }
 
+    /// Issue 14: the legacy bridge answers on a 2025 session, whose
+    /// transport carries every JSON-RPC error in a 200 body.
+    pub(crate) fn with_status(mut self, http_status: u16) -> Response {
+        self.http_status = http_status;
+        self
+    }
+
     /// The whole JSON-RPC message.
     pub fn body(&self) -> &Value {
         &self.body

@@ -26,6 +26,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("request and reply", &["call", "config", "response"]),
     ("validated configuration", &["policy"]),
     ("the two steps", &["begin", "decide", "http_headers"]),
+    ("the legacy bridge on the two steps", &["legacy"]),
     ("the thin front", &["engine"]),
     ("tools on the engine", &["inspect"]),
 ];

@@ -7,7 +7,10 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
-use snodo::{Answer, Begin, Config, Engine, Key, Outcome, Principal, SealInput, binding_digest};
+use snodo::{
+    Answer, Begin, Bridge, Call, Config, Engine, Feed, Key, Outcome, PendingFlow, Principal, SealInput,
+    Session, binding_digest,
+};
 
 fn vectors_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors")
@@ -550,10 +553,139 @@ fn every_vector_file_is_run() {
             "consistency.json",
             "flows.json",
             "headers.json",
+            "legacy.json",
             "tokens.json",
             "wire-builders.json",
             "wire.json"
         ]
     );
     let _ = Map::<String, Value>::new();
+}
+
+// Issue 14: the legacy bridge (legacy.json, format in README.md).
+fn legacy_call_json(c: &Call) -> Value {
+    json!({"id": c.id(), "method": c.method(), "round": c.round(), "protocolVersion": c.protocol_version(),
+        "capabilities": c.client_capabilities(), "mrtrAllowed": c.mrtr_allowed(), "legacy": c.is_legacy(),
+        "state": c.state().cloned().unwrap_or(Value::Null), "askedKeys": c.asked_keys()})
+}
+
+fn legacy_pending_json(p: &PendingFlow) -> Value {
+    let eids: Map<String, Value> =
+        p.elicitation_ids().into_iter().map(|(k, v)| (k.to_owned(), json!(v))).collect();
+    json!({"send": p.requests(), "deadline": p.deadline(), "round": p.round(), "elicitationIds": eids})
+}
+
+fn run_legacy(doc: &mut Value) {
+    let file_config = doc["config"].clone();
+    for t in doc["tests"].as_array_mut().unwrap() {
+        let id = t["tcId"].clone();
+        let cfg = t.get("config").cloned().unwrap_or_else(|| file_config.clone());
+        let now = t["now"].as_u64().unwrap();
+        let who = principal(t.get("principal"));
+        let s = &t["session"];
+        let session = Session::new(
+            s["protocolVersion"].as_str().unwrap(),
+            s["capabilities"].clone(),
+            s.get("clientInfo").cloned().filter(|v| !v.is_null()),
+        )
+        .unwrap()
+        .with_id(s["id"].as_str().unwrap())
+        .unwrap();
+        let e = engine(&cfg, now);
+        let mut saw_error = false;
+        let mut call: Option<Box<Call>> = None;
+        let mut pending: Option<Box<PendingFlow>> = None;
+        let begin = match e.begin_legacy(t["request"].as_str().unwrap().as_bytes(), &session, &who).unwrap() {
+            Begin::Call(c) => {
+                let out = json!({"call": legacy_call_json(&c)});
+                call = Some(c);
+                out
+            }
+            Begin::Respond(r) => {
+                saw_error = true;
+                json!({"respond": {"httpStatus": r.http_status(), "body": r.body()}})
+            }
+        };
+        if regen() {
+            t["begin"] = begin;
+        } else {
+            assert_eq!(t.get("begin"), Some(&begin), "legacy tc{id}: begin");
+        }
+        for (si, st) in t["steps"].as_array_mut().unwrap().iter_mut().enumerate() {
+            let ctx = format!("legacy tc{id} step{}", si + 1);
+            let e = engine(&cfg, st.get("now").and_then(Value::as_u64).unwrap_or(now));
+            let respond = |r: &snodo::Response| json!({"httpStatus": r.http_status(), "body": r.body()});
+            let feed_json = |f: Feed, call: &mut Option<Box<Call>>| match f {
+                Feed::Waiting => json!({"waiting": true}),
+                Feed::Resume(c) => {
+                    let out = json!({"resume": legacy_call_json(&c)});
+                    *call = Some(c);
+                    out
+                }
+                Feed::Respond { response, cancellations } => {
+                    json!({"respond": respond(&response), "cancellations": cancellations})
+                }
+            };
+            let out = match st["op"].as_str().unwrap() {
+                "decide" => {
+                    let c = call.take().expect("a call to decide");
+                    for a in st.get("answers").and_then(Value::as_array).cloned().unwrap_or_default() {
+                        let got = answer_json(&c.response(a["key"].as_str().unwrap(), &a["request"]));
+                        if a["expected"]["kind"] == "invalid" {
+                            assert_eq!(got["kind"], "invalid", "{ctx}: answer");
+                        } else {
+                            assert_eq!(got, a["expected"], "{ctx}: answer");
+                        }
+                    }
+                    match e.decide_legacy(&c, Outcome::from_value(st["outcome"].clone()).unwrap()).unwrap() {
+                        Bridge::Respond(r) => json!({"respond": respond(&r)}),
+                        Bridge::Send(p) => {
+                            let out = legacy_pending_json(&p);
+                            pending = Some(p);
+                            out
+                        }
+                        Bridge::Resume(c) => {
+                            let out = json!({"resume": legacy_call_json(&c)});
+                            call = Some(c);
+                            out
+                        }
+                    }
+                }
+                "feed" => {
+                    let p = pending.as_mut().expect("a pending flow");
+                    let mut text = st["response"].as_str().unwrap().to_owned();
+                    for (i, leg) in p.request_ids().iter().enumerate() {
+                        text = text.replace(&format!("{{{{leg:{}}}}}", i + 1), leg);
+                    }
+                    match e.feed(p, text.as_bytes()) {
+                        Ok(f) => feed_json(f, &mut call),
+                        Err(err) => json!({"error": err.code().name(), "message": err.message()}),
+                    }
+                }
+                "timeout" => match e.timeout(pending.as_mut().expect("a pending flow")) {
+                    Ok(f) => feed_json(f, &mut call),
+                    Err(err) => json!({"error": err.code().name(), "message": err.message()}),
+                },
+                "cancel" => {
+                    let reason = st.get("reason").and_then(Value::as_str);
+                    json!({"cancellations": pending.as_mut().expect("a pending flow").cancel(reason)})
+                }
+                other => panic!("{ctx}: unknown op {other}"),
+            };
+            if out.get("error").is_some() || out["respond"]["body"].get("error").is_some() {
+                saw_error = true;
+            }
+            if regen() {
+                st["expected"] = out;
+            } else {
+                assert_eq!(st.get("expected"), Some(&out), "{ctx}: expected output");
+            }
+        }
+        assert_eq!(saw_error, t["result"] == "invalid", "legacy tc{id}: result {}", t["result"]);
+    }
+}
+
+#[test]
+fn legacy() {
+    run("legacy.json", run_legacy);
 }

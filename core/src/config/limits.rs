@@ -162,13 +162,14 @@ impl Config {
 
     /// The name of a configuration field in this config's spelling (for
     /// the non-numeric fields: `keys`, `supported_versions`, `server_info`,
-    /// `strict_answers`, `audience`).
+    /// `strict_answers`, `audience`, `legacy_versions`).
     pub fn field_name(&self, snake: &'static str) -> &'static str {
         match (self.spelling, snake) {
             (Spelling::Camel, "supported_versions") => "supportedVersions",
             (Spelling::Camel, "server_info") => "serverInfo",
             (Spelling::Camel, "fixed_time") => "fixedTime",
             (Spelling::Camel, "strict_answers") => "strictAnswers",
+            (Spelling::Camel, "legacy_versions") => "legacyVersions",
             _ => find_limit(snake).map_or(snake, |l| l.name(self.spelling)),
         }
     }

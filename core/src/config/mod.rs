@@ -32,6 +32,11 @@ pub const DEFAULT_MAX_INPUT_RESPONSES: usize = 64;
 /// Default allowed clock skew for tokens issued "in the future", seconds.
 pub const DEFAULT_CLOCK_SKEW_SECS: u64 = 60;
 
+/// Issue 14: the 2025-era revisions accepted by default on a legacy session,
+/// newest first (the first is the counter-offer of
+/// [`Engine::legacy_version_for`](crate::Engine::legacy_version_for)).
+pub const DEFAULT_LEGACY_VERSIONS: [&str; 3] = ["2025-11-25", "2025-06-18", "2025-03-26"];
+
 /// Engine configuration. Build with [`Config::new`], adjust fields (or set
 /// limits by name with [`Config::set_limit`], the schema in
 /// [`LIMITS`](crate::LIMITS)), then [`Engine::new`](crate::Engine::new) validates it.
@@ -58,6 +63,11 @@ pub struct Config {
     /// Protocol versions accepted (default `["2026-07-28"]`). MRTR is on for
     /// versions from 2026-07-28 on and off for earlier ones.
     pub supported_versions: Vec<String>,
+    /// Issue 14: the 2025-era revisions a session may have negotiated at
+    /// `initialize` for [`Engine::begin_legacy`](crate::Engine::begin_legacy)
+    /// (default [`DEFAULT_LEGACY_VERSIONS`]); each earlier than 2026-07-28.
+    /// Empty refuses every legacy call. (camelCase: `legacyVersions`.)
+    pub legacy_versions: Vec<String>,
     /// Tolerated clock skew for tokens issued in the future, 0 to 300 s (default 60).
     pub clock_skew_secs: u64,
     /// Optional `io.modelcontextprotocol/serverInfo` stamped on every result's `_meta`.
@@ -91,6 +101,7 @@ impl Config {
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
             max_input_responses: DEFAULT_MAX_INPUT_RESPONSES,
             supported_versions: vec![crate::MRTR_VERSION.to_owned()],
+            legacy_versions: DEFAULT_LEGACY_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
             clock_skew_secs: DEFAULT_CLOCK_SKEW_SECS,
             server_info: None,
             strict_answers: false,
@@ -120,6 +131,7 @@ impl fmt::Debug for Config {
             .field("max_request_bytes", &self.max_request_bytes)
             .field("max_input_responses", &self.max_input_responses)
             .field("supported_versions", &self.supported_versions)
+            .field("legacy_versions", &self.legacy_versions)
             .field("clock_skew_secs", &self.clock_skew_secs)
             .field("strict_answers", &self.strict_answers)
             .field("audience", &self.audience)

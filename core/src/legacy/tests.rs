@@ -1,0 +1,201 @@
+//! The bridge end to end: begin_legacy → decide_legacy → feed → resume.
+
+use serde_json::{Value, json};
+
+use super::*;
+use crate::engine::Engine;
+use crate::{Answer, Config, Key, elicit_form, elicit_url};
+use crate::{ErrorCode, Outcome};
+
+fn engine(now: u64) -> Engine {
+    Engine::new(Config::new(vec![Key::new("k1", vec![7; 32]).unwrap()]).fixed_time(now)).unwrap()
+}
+
+fn session(version: &str, caps: Value) -> Session {
+    Session::new(version, caps, None).unwrap().with_id("s1").unwrap()
+}
+
+fn call(e: &Engine, s: &Session, text: &str) -> Box<Call> {
+    match e.begin_legacy(text.as_bytes(), s, &Principal::user("alice").unwrap()).unwrap() {
+        Begin::Call(c) => c,
+        Begin::Respond(r) => panic!("{}", r.to_json()),
+    }
+}
+
+fn question() -> Value {
+    elicit_form(
+        "Colour?",
+        &json!({"type": "object", "properties": {"c": {"type": "string"}}, "required": ["c"]}),
+    )
+    .unwrap()
+}
+
+const CALL: &str = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"paint"}}"#;
+
+fn ask(e: &Engine, c: &Call) -> Box<PendingFlow> {
+    match e
+        .decide_legacy(
+            c,
+            Outcome::InputRequired {
+                requests: vec![("color".into(), question())],
+                state: Some(json!({"n": 1})),
+            },
+        )
+        .unwrap()
+    {
+        Bridge::Send(p) => p,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_flow_round_trips_to_the_same_call() {
+    let e = engine(1000);
+    let s = session("2025-11-25", json!({"elicitation": {}}));
+    let c = call(&e, &s, CALL);
+    assert!(c.is_legacy() && !c.mrtr_allowed());
+    assert_eq!(c.protocol_version(), "2025-11-25");
+    assert_eq!(c.name(), Some("paint"));
+    let mut p = ask(&e, &c);
+    assert_eq!(p.requests().len(), 1);
+    let leg = &p.requests()[0];
+    assert_eq!(leg["method"], "elicitation/create");
+    assert_eq!(leg["params"]["mode"], "form");
+    let id = leg["id"].as_str().unwrap().to_owned();
+    assert!(id.starts_with("snodo-") && id.ends_with("-1-1"), "{id}");
+    assert!(p.awaits(&json!(id)));
+    // Refusals change nothing.
+    assert_eq!(e.feed(&mut p, b"{").unwrap_err().code(), ErrorCode::Json);
+    let unknown = json!({"jsonrpc": "2.0", "id": "snodo-x", "result": {"action": "accept"}});
+    assert!(e.feed_value(&mut p, unknown).unwrap_err().message().contains("not a request of this flow"));
+    assert!(e.feed_value(&mut p, json!({"jsonrpc": "2.0", "id": 3, "result": {}})).is_err());
+    assert!(e.feed_value(&mut p, json!({"jsonrpc": "2.0", "id": id, "result": 1})).is_err());
+    assert!(!p.is_ended());
+    let answer = json!({"jsonrpc": "2.0", "id": id, "result": {"action": "accept", "content": {"c": "red"}}});
+    let resumed = match e.feed_value(&mut p, answer.clone()).unwrap() {
+        Feed::Resume(c) => c,
+        other => panic!("{other:?}"),
+    };
+    assert!(e.feed_value(&mut p, answer).unwrap_err().message().contains("after the flow ended"));
+    assert_eq!(resumed.round(), 2);
+    assert_eq!(resumed.id(), &json!(3));
+    assert_eq!(resumed.state(), Some(&json!({"n": 1})));
+    assert_eq!(resumed.response("color", &question()), Answer::Accepted(json!({"c": "red"})));
+    let r = match e.decide_legacy(&resumed, Outcome::Complete(json!({"content": []}))).unwrap() {
+        Bridge::Respond(r) => r,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(r.body(), &json!({"jsonrpc": "2.0", "id": 3, "result": {"content": []}}));
+    assert!(e.decide_legacy(&resumed, Outcome::Complete(json!({}))).is_err());
+}
+
+#[test]
+fn client_errors_and_timeouts_fail_the_flow() {
+    let e = engine(1000);
+    let s = session("2025-11-25", json!({"elicitation": {}, "roots": {}}));
+    let c = call(&e, &s, CALL);
+    let two = vec![("a".into(), question()), ("b".into(), crate::list_roots())];
+    let Bridge::Send(mut p) =
+        e.decide_legacy(&c, Outcome::InputRequired { requests: two, state: None }).unwrap()
+    else {
+        panic!()
+    };
+    let ids: Vec<String> = p.request_ids().into_iter().map(str::to_owned).collect();
+    assert_eq!(p.requests()[1], json!({"jsonrpc": "2.0", "id": ids[1], "method": "roots/list"}));
+    let err = json!({"jsonrpc": "2.0", "id": ids[1], "error": {"code": -32601, "message": "no"}});
+    let Feed::Respond { response, cancellations } = e.feed_value(&mut p, err).unwrap() else { panic!() };
+    assert_eq!(response.body()["result"]["isError"], true);
+    assert_eq!(cancellations.len(), 1);
+    assert_eq!(cancellations[0]["params"]["requestId"], json!(ids[0]));
+    assert!(e.timeout(&mut p).is_err());
+
+    let c = call(&e, &s, CALL);
+    let mut p = ask(&e, &c);
+    let Feed::Respond { cancellations, .. } = e.timeout(&mut p).unwrap() else { panic!() };
+    assert_eq!(cancellations.len(), 1);
+    // A late answer past the deadline fails the flow too.
+    let c = call(&e, &s, CALL);
+    let mut p = ask(&e, &c);
+    let late = engine(1000 + 300);
+    let id = p.request_ids()[0].to_owned();
+    let answer = json!({"jsonrpc": "2.0", "id": id, "result": {"action": "decline"}});
+    assert!(matches!(late.feed_value(&mut p, answer).unwrap(), Feed::Respond { .. }));
+}
+
+#[test]
+fn capabilities_versions_and_url_mode() {
+    let e = engine(1000);
+    let old = session("2025-06-18", json!({"elicitation": {"form": {}, "url": {}}}));
+    let c = call(&e, &old, CALL);
+    let url = elicit_url("Connect", "https://example.com/connect").unwrap();
+    let Bridge::Respond(r) = e
+        .decide_legacy(&c, Outcome::InputRequired { requests: vec![("u".into(), url.clone())], state: None })
+        .unwrap()
+    else {
+        panic!()
+    };
+    assert_eq!(r.body()["error"]["code"], -32021);
+    assert_eq!(r.body()["error"]["data"]["requiredCapabilities"], json!({"elicitation": {"url": {}}}));
+    let c = call(&e, &old, CALL);
+    let p = ask(&e, &c);
+    assert!(p.requests()[0]["params"].get("mode").is_none(), "2025-06-18 has no mode");
+
+    let new = session("2025-11-25", json!({"elicitation": {"url": {}}}));
+    let c = call(&e, &new, CALL);
+    let Bridge::Send(p) = e
+        .decide_legacy(&c, Outcome::InputRequired { requests: vec![("u".into(), url)], state: None })
+        .unwrap()
+    else {
+        panic!()
+    };
+    let (key, eid) = p.elicitation_ids()[0];
+    assert_eq!(key, "u");
+    assert_eq!(p.requests()[0]["params"]["elicitationId"], eid);
+    assert!(new.elicitation_complete(eid).is_ok());
+
+    let odd = session("2024-11-05", json!({}));
+    match e.begin_legacy(CALL.as_bytes(), &odd, &Principal::anonymous()).unwrap() {
+        Begin::Respond(r) => {
+            assert_eq!(r.body()["error"]["code"], -32602);
+            assert_eq!(r.body()["error"]["data"]["requested"], "2024-11-05");
+        }
+        Begin::Call(_) => panic!(),
+    }
+    assert_eq!(e.legacy_version_for("2025-06-18"), Some("2025-06-18"));
+    assert_eq!(e.legacy_version_for("2026-07-28"), Some("2025-11-25"));
+}
+
+#[test]
+fn rounds_are_capped_and_state_only_rounds_resume() {
+    let mut cfg = Config::new(vec![Key::new("k1", vec![7; 32]).unwrap()]).fixed_time(1000);
+    cfg.max_rounds = 2;
+    let e = Engine::new(cfg).unwrap();
+    let s = session("2025-11-25", json!({}));
+    let c = call(&e, &s, CALL);
+    let Bridge::Resume(c2) =
+        e.decide_legacy(&c, Outcome::InputRequired { requests: vec![], state: Some(json!(1)) }).unwrap()
+    else {
+        panic!()
+    };
+    assert_eq!(c2.round(), 2);
+    assert_eq!(c2.state(), Some(&json!(1)));
+    let Bridge::Respond(r) =
+        e.decide_legacy(&c2, Outcome::InputRequired { requests: vec![], state: Some(json!(2)) }).unwrap()
+    else {
+        panic!()
+    };
+    assert_eq!(r.body()["result"]["isError"], true);
+}
+
+#[test]
+fn legacy_input_fields_are_ignored_and_plain_decide_is_safe() {
+    let e = engine(1000);
+    let s = session("2025-11-25", json!({}));
+    let text = r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"x","inputResponses":{"k":{}},"requestState":"zz"}}"#;
+    let c = call(&e, &s, text);
+    assert_eq!(c.round(), 1);
+    assert!(c.input_responses().is_empty());
+    assert!(!c.params().contains_key("requestState"));
+    let r = e.decide(&c, Outcome::Complete(json!({"content": []}))).unwrap();
+    assert!(r.body()["result"].get("resultType").is_none());
+}
