@@ -12,7 +12,8 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let _ = snodo::decode_token(text, 16 * 1024);
     let parts: Vec<String> = text.split('\0').map(str::to_owned).collect();
-    let read = |_: &str| Ok(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"pick"}}"#.to_owned());
+    let read =
+        |_: &str| Ok(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"pick"}}"#.to_owned());
     for args in [vec!["inspect".to_owned(), text.to_owned()], parts] {
         for keys in [None, Some(KEYS)] {
             let out = snodo::run_cli(&args, keys, 1_800_000_000, &read);
