@@ -205,6 +205,33 @@ func (e *Engine) Begin(request []byte, who Principal) (*Call, *Response, error) 
 	return wrapCall(cp), wrapResponse(rp), nil
 }
 
+// BeginParts is Begin for a request an SDK already parsed: the id (JSON
+// text), the method, and the params (JSON text; "" for none).
+func (e *Engine) BeginParts(id, method, params string, who Principal) (*Call, *Response, error) {
+	if e.p == nil {
+		return nil, nil, errClosed
+	}
+	ib, mb, pb := []byte(id), []byte(method), []byte(params)
+	var cp *C.snodo_call
+	var rp *C.snodo_response
+	err := call(func() C.snodo_status {
+		ip, il := bytesIn(ib)
+		mp, ml := bytesIn(mb)
+		var pp *C.uint8_t
+		var pl C.size_t
+		if len(pb) > 0 {
+			pp, pl = bytesIn(pb)
+		}
+		wp, wl := who.in()
+		return C.snodo_engine_begin_parts(e.p, ip, il, mp, ml, pp, pl, wp, wl, &cp, &rp)
+	})
+	runtime.KeepAlive(e)
+	if err != nil {
+		return nil, nil, err
+	}
+	return wrapCall(cp), wrapResponse(rp), nil
+}
+
 // Decide turns the handler's outcome (JSON text, e.g.
 // {"type":"complete","result":{...}}) into the response to send. A call is
 // decided once; a second Decide is StatusAlreadyDecided.

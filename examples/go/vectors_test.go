@@ -253,6 +253,7 @@ var runners = map[string]func(*testing.T, vfile, raw){
 	"canonical.json":     runCanonical,
 	"headers.json":       runHeaders,
 	"consistency.json":   runConsistency,
+	"parts.json":         runParts,
 }
 
 func TestEveryVectorFile(t *testing.T) {
@@ -277,34 +278,123 @@ func TestEveryVectorFile(t *testing.T) {
 
 // ---- flows.json, wire.json
 
+type flowStep struct {
+	Request   string `json:"request"`
+	Config    raw    `json:"config"`
+	Now       raw    `json:"now"`
+	Principal raw    `json:"principal"`
+	Parts     *struct {
+		ID     raw    `json:"id"`
+		Method string `json:"method"`
+		Params raw    `json:"params"`
+	} `json:"parts"`
+	Answers []struct {
+		Key      string `json:"key"`
+		Request  raw    `json:"request"`
+		Expected raw    `json:"expected"`
+	} `json:"answers"`
+	RawAnswers []struct {
+		Key      string `json:"key"`
+		Expected raw    `json:"expected"`
+	} `json:"rawAnswers"`
+	Call *struct {
+		Round     raw `json:"round"`
+		State     raw `json:"state"`
+		AskedKeys raw `json:"askedKeys"`
+	} `json:"call"`
+	Outcome    raw     `json:"outcome"`
+	Diagnostic *string `json:"diagnostic"`
+	Expected   raw     `json:"expected"`
+}
+
 type flowCase struct {
-	Config    raw `json:"config"`
-	Now       raw `json:"now"`
-	Principal raw `json:"principal"`
-	Result    string
-	Steps     []struct {
-		Request   string `json:"request"`
-		Config    raw    `json:"config"`
-		Now       raw    `json:"now"`
-		Principal raw    `json:"principal"`
-		Answers   []struct {
-			Key      string `json:"key"`
-			Request  raw    `json:"request"`
-			Expected raw    `json:"expected"`
-		} `json:"answers"`
-		RawAnswers []struct {
-			Key      string `json:"key"`
-			Expected raw    `json:"expected"`
-		} `json:"rawAnswers"`
-		Call *struct {
-			Round     raw `json:"round"`
-			State     raw `json:"state"`
-			AskedKeys raw `json:"askedKeys"`
-		} `json:"call"`
-		Outcome    raw     `json:"outcome"`
-		Diagnostic *string `json:"diagnostic"`
-		Expected   raw     `json:"expected"`
-	} `json:"steps"`
+	Config    raw        `json:"config"`
+	Now       raw        `json:"now"`
+	Principal raw        `json:"principal"`
+	Result    string     `json:"result"`
+	Steps     []flowStep `json:"steps"`
+}
+
+// withStates substitutes {{state:N}} with step N's requestState.
+func withStates(text string, states map[int]string, upto int) string {
+	for k := 0; k < upto; k++ {
+		if st, ok := states[k]; ok {
+			text = strings.ReplaceAll(text, fmt.Sprintf("{{state:%d}}", k+1), st)
+		}
+	}
+	return text
+}
+
+// finishStep takes what begin gave for one step through the answers, the
+// call's readers and decide, and returns the step's output (the response
+// as {"httpStatus","body"} or {"error"}) and whether it is an error.
+func finishStep(t *testing.T, e *Engine, i int, s *flowStep, call *Call, resp *Response, err error) (string, bool) {
+	t.Helper()
+	defer call.Close()
+	var out string
+	switch {
+	case err != nil:
+		if s.Diagnostic != nil {
+			t.Errorf("step %d: a diagnostic is expected but begin failed: %v", i+1, err)
+		}
+		return errorOut(err), true
+	case resp != nil:
+		if call != nil {
+			t.Errorf("step %d: both a call and a response", i+1)
+		}
+		out = responseOut(t, resp)
+	default:
+		checkAnswers(t, call, s.Answers, s.RawAnswers)
+		if s.Call != nil {
+			round, err := call.Round()
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameJSON(t, "round", strconv.FormatUint(uint64(round), 10), s.Call.Round)
+			state, err := call.State()
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameJSON(t, "state", state, s.Call.State)
+			asked, err := call.AskedKeys()
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameJSON(t, "askedKeys", asked, s.Call.AskedKeys)
+		}
+		if !present(s.Outcome) {
+			t.Fatalf("step %d: a call but no outcome", i+1)
+		}
+		resp, err = e.Decide(call, string(s.Outcome))
+		if err != nil {
+			t.Fatalf("step %d: decide: %v", i+1, err)
+		}
+		out = responseOut(t, resp)
+	}
+	defer resp.Close()
+	if s.Diagnostic != nil {
+		if d, ok, err := resp.Diagnostic(); err != nil || !ok || !strings.HasPrefix(d, *s.Diagnostic) {
+			t.Errorf("step %d: diagnostic %q (%v), want it to start with %q", i+1, d, err, *s.Diagnostic)
+		}
+	}
+	return out, false
+}
+
+// stepResult reads a step's output: whether its body is an error, and its
+// requestState (if any) for the next steps.
+func stepResult(t *testing.T, out string) (bool, *string) {
+	var got struct {
+		Body struct {
+			Error  raw `json:"error"`
+			Result struct {
+				RequestState *string `json:"requestState"`
+			} `json:"result"`
+		} `json:"body"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("output %s: %v", out, err)
+	}
+	return present(got.Body.Error), got.Body.Result.RequestState
 }
 
 func runFlow(t *testing.T, f vfile, tc raw) {
@@ -330,78 +420,15 @@ func runFlow(t *testing.T, f vfile, tc raw) {
 			who = s.Principal
 		}
 		e := engine(t, scfg, u64(t, now))
-		text := s.Request
-		for k := 0; k < i; k++ {
-			if st, ok := states[k]; ok {
-				text = strings.ReplaceAll(text, fmt.Sprintf("{{state:%d}}", k+1), st)
-			}
-		}
-		var out string
+		text := withStates(s.Request, states, i)
 		call, resp, err := e.Begin([]byte(text), principal(t, who))
-		switch {
-		case err != nil:
-			sawError = true
-			out = errorOut(err)
-		case resp != nil:
-			if call != nil {
-				t.Errorf("step %d: both a call and a response", i+1)
-			}
-			out = responseOut(t, resp)
-		default:
-			checkAnswers(t, call, s.Answers, s.RawAnswers)
-			if s.Call != nil {
-				round, err := call.Round()
-				if err != nil {
-					t.Fatal(err)
-				}
-				sameJSON(t, "round", strconv.FormatUint(uint64(round), 10), s.Call.Round)
-				state, err := call.State()
-				if err != nil {
-					t.Fatal(err)
-				}
-				sameJSON(t, "state", state, s.Call.State)
-				asked, err := call.AskedKeys()
-				if err != nil {
-					t.Fatal(err)
-				}
-				sameJSON(t, "askedKeys", asked, s.Call.AskedKeys)
-			}
-			if !present(s.Outcome) {
-				t.Fatalf("step %d: a call but no outcome", i+1)
-			}
-			resp, err = e.Decide(call, string(s.Outcome))
-			if err != nil {
-				t.Fatalf("step %d: decide: %v", i+1, err)
-			}
-			out = responseOut(t, resp)
-		}
-		if s.Diagnostic != nil {
-			if resp == nil {
-				t.Errorf("step %d: a diagnostic is expected but there is no response", i+1)
-			} else if d, ok, err := resp.Diagnostic(); err != nil || !ok || !strings.HasPrefix(d, *s.Diagnostic) {
-				t.Errorf("step %d: diagnostic %q (%v), want it to start with %q", i+1, d, err, *s.Diagnostic)
-			}
-		}
-		var got struct {
-			Body struct {
-				Error  raw `json:"error"`
-				Result struct {
-					RequestState *string `json:"requestState"`
-				} `json:"result"`
-			} `json:"body"`
-		}
-		if err := json.Unmarshal([]byte(out), &got); err != nil {
-			t.Fatalf("step %d: output %s: %v", i+1, out, err)
-		}
-		if present(got.Body.Error) {
-			sawError = true
-		}
-		if got.Body.Result.RequestState != nil {
-			states[i] = *got.Body.Result.RequestState
+		out, failed := finishStep(t, e, i, &c.Steps[i], call, resp, err)
+		bodyError, rs := stepResult(t, out)
+		sawError = sawError || failed || bodyError
+		if rs != nil {
+			states[i] = *rs
 		}
 		sameJSON(t, fmt.Sprintf("step %d", i+1), out, s.Expected)
-		resp.Close()
-		call.Close()
 		e.Close()
 	}
 	if sawError != (c.Result == "invalid") {
@@ -782,4 +809,45 @@ func runHeaders(t *testing.T, _ vfile, tc raw) {
 		t.Fatalf("expected a response")
 	}
 	sameJSON(t, "expected output", responseOut(t, r), c.Expected)
+}
+
+// ---- parts.json: begin on the text and BeginParts on the parts (id and
+// params as JSON text) give the same output, which must be the expected one.
+
+func runParts(t *testing.T, f vfile, tc raw) {
+	var c flowCase
+	if err := json.Unmarshal(tc, &c); err != nil || len(c.Steps) == 0 {
+		t.Fatalf("parts case: %v", err)
+	}
+	e := engine(t, f.Config, u64(t, c.Now))
+	defer e.Close()
+	who := principal(t, c.Principal)
+	states := map[int]string{}
+	sawError := false
+	for i := range c.Steps {
+		s := &c.Steps[i]
+		if s.Parts == nil {
+			t.Fatalf("step %d: no parts", i+1)
+		}
+		call, resp, err := e.Begin([]byte(withStates(s.Request, states, i)), who)
+		byBytes, failed := finishStep(t, e, i, s, call, resp, err)
+		params := ""
+		if !isNull(s.Parts.Params) {
+			params = withStates(string(s.Parts.Params), states, i)
+		}
+		call, resp, err = e.BeginParts(text(s.Parts.ID), s.Parts.Method, params, who)
+		byParts, _ := finishStep(t, e, i, s, call, resp, err)
+		if byBytes != byParts {
+			t.Errorf("step %d: parts and bytes differ:\n  bytes: %s\n  parts: %s", i+1, byBytes, byParts)
+		}
+		bodyError, rs := stepResult(t, byBytes)
+		sawError = sawError || failed || bodyError
+		if rs != nil {
+			states[i] = *rs
+		}
+		sameJSON(t, fmt.Sprintf("step %d", i+1), byBytes, s.Expected)
+	}
+	if sawError != (c.Result == "invalid") {
+		t.Errorf("result: saw an error = %v, vector result %q", sawError, c.Result)
+	}
 }
