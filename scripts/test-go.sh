@@ -36,13 +36,20 @@ fi
 # install's directories, and an rpath so the test binary finds
 # libsnodo.so.0 at run time without LD_LIBRARY_PATH.
 export CGO_ENABLED=1 CGO_CFLAGS="$cflags" CGO_LDFLAGS="$libs -Wl,-rpath,$prefix/lib"
-export SNODO_VECTORS="$PWD/tests/vectors"
+export SNODO_VECTORS="${SNODO_VECTORS:-$PWD/tests/vectors}"
 
 cd examples/go
 echo "== go: vet"
 go vet ./...
 echo "== go: test"
-go test -count=1 ./...
+# Verbose into a log: on failure all of it; on success the per-file case
+# counts and go test's own verdict lines.
+log="$prefix/go-test.log"
+if ! go test -count=1 -v ./... >"$log" 2>&1; then
+  cat "$log"
+  exit 1
+fi
+grep -E '(: [0-9]+ cases|vectors: [0-9]+ cases|^(ok|PASS))' "$log" | sed 's/^ *//'
 # The race detector needs cgo and a supported platform (linux/amd64 is);
 # it runs the same vectors, plus the goroutine-sharing test, instrumented.
 if go env GOARCH | grep -qE '^(amd64|arm64)$'; then
