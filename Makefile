@@ -1,14 +1,14 @@
 # snodo: the two commands are `make demo` and `make test`.
 SHELL := /bin/bash
 
-.PHONY: demo test test-rust test-c test-python test-node test-interop test-load install bench fmt fuzz
+.PHONY: demo test test-rust test-c test-python test-node test-go test-interop test-load install bench fmt fuzz
 
 # The official TypeScript MCP client drives an example server built on snodo
 # through the preference workflow, printing every round.
 demo:
 	bash scripts/demo.sh
 
-test: test-rust test-c test-python test-node test-interop test-load
+test: test-rust test-c test-python test-node test-go test-interop test-load
 
 test-rust:
 	bash scripts/test-rust.sh
@@ -21,6 +21,9 @@ test-python:
 
 test-node:
 	bash scripts/test-node.sh
+
+test-go:
+	bash scripts/test-go.sh
 
 test-interop:
 	bash scripts/test-interop.sh

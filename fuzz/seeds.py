@@ -45,6 +45,7 @@ for t in load("tokens.json"):
         tokens.append(tok)
 for tok in tokens:
     put("token_open", tok)
+    put("inspect", tok)
 for t in load("builders.json"):
     if t["op"] == "elicit_form":
         put("form_schema", json.dumps(t["schema"]))

@@ -783,6 +783,34 @@ snodo_status snodo_engine_begin(const snodo_engine *engine,
                                 snodo_call **out_call,
                                 snodo_response **out_response);
 
+// `snodo_engine_begin` for a request an SDK has already parsed into its
+// parts: `id` (JSON text of the JSON-RPC id: `7`, `"abc"`), `method`
+// (UTF-8) and `params` (JSON text of the params object as received, with
+// `_meta`, `inputResponses` and `requestState` left in; NULL = no params).
+// Same checks, binding and token as `snodo_engine_begin` on the bytes of
+// that request; outs as there.
+//
+// Statuses: OK, NOT_A_REQUEST, ARGUMENT, JSON (`id` or `params` not JSON
+// text), INVALID_UTF8, NULL_ARGUMENT, PANIC. Thread-safe (the engine is
+// shared).
+//
+// # Safety
+//
+// `engine` a live engine; `id`, `method` valid for their lengths; `params`
+// NULL or valid for `params_len` bytes; `principal` NULL or valid for
+// `principal_len` bytes; both outs valid for one pointer write.
+snodo_status snodo_engine_begin_parts(const snodo_engine *engine,
+                                      const uint8_t *id,
+                                      size_t id_len,
+                                      const uint8_t *method,
+                                      size_t method_len,
+                                      const uint8_t *params,
+                                      size_t params_len,
+                                      const uint8_t *principal,
+                                      size_t principal_len,
+                                      snodo_call **out_call,
+                                      snodo_response **out_response);
+
 // Turns the handler's outcome for `call` into the response to send.
 // `outcome` is JSON text in the spelling of the core's `Outcome::from_value`:
 // `{"type":"complete","result":{...}}`,

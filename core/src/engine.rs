@@ -76,6 +76,44 @@ impl Engine {
         begin::begin_value(&self.policy, &self.sealer, &|| self.now(), request, principal)
     }
 
+    /// Like [`Engine::begin`] for a request an SDK has already parsed into
+    /// its parts: the JSON-RPC `id`, the `method` and the `params` as
+    /// received (with `_meta`, `inputResponses` and `requestState` left in;
+    /// `Value::Null` means no params). Same checks, same binding, same
+    /// token as `begin` on the bytes of that request: the binding is over
+    /// the canonical form, so re-serialising cannot change it (the
+    /// `parts.json` vectors prove it in every language). Not checked here:
+    /// the message size (the SDK read the body under its own cap) and
+    /// duplicate keys (a parsed value has none left).
+    pub fn begin_parts(
+        &self,
+        id: Value,
+        method: &str,
+        params: Value,
+        principal: &Principal,
+    ) -> Result<Begin> {
+        let mut msg = serde_json::Map::new();
+        msg.insert("jsonrpc".into(), Value::from("2.0"));
+        msg.insert("id".into(), id);
+        msg.insert("method".into(), Value::from(method));
+        if !params.is_null() {
+            msg.insert("params".into(), params);
+        }
+        let msg = Value::Object(msg);
+        // The bytes path refuses this depth while parsing; a parsed value
+        // gets the same answer before any recursive reader sees it.
+        if crate::json::deeper_than(&msg, crate::json::MAX_DEPTH) {
+            return Ok(Begin::Respond(Response::error(
+                Value::Null,
+                -32602,
+                "Request is nested too deeply",
+                None,
+                400,
+            )));
+        }
+        self.begin_value(msg, principal)
+    }
+
     /// Turns the handler's outcome for `call` into the response to send.
     ///
     /// A call is decided once: a second `decide` of the same call (or of a

@@ -155,6 +155,71 @@ fn run_flows(doc: &mut Value) {
     }
 }
 
+/// Substitutes `{{state:N}}` in `text` with step N's `requestState`.
+fn with_states(text: &str, states: &[Option<String>]) -> String {
+    let mut text = text.to_owned();
+    for (i, st) in states.iter().enumerate() {
+        if let Some(st) = st {
+            text = text.replace(&format!("{{{{state:{}}}}}", i + 1), st);
+        }
+    }
+    text
+}
+
+/// One begin + decide, as `{httpStatus, body}` (answers and readers checked).
+fn begin_and_decide(ctx: &str, e: &Engine, s: &Value, begun: snodo::Result<Begin>) -> Value {
+    match begun {
+        Err(err) => json!({"error": err.code().name()}),
+        Ok(Begin::Respond(r)) => json!({"httpStatus": r.http_status(), "body": r.body()}),
+        Ok(Begin::Call(call)) => {
+            for a in s.get("answers").and_then(Value::as_array).cloned().unwrap_or_default() {
+                let got = answer_json(&call.response(a["key"].as_str().unwrap(), &a["request"]));
+                assert_eq!(got, a["expected"], "{ctx}: answer {}", a["key"]);
+            }
+            if let Some(c) = s.get("call") {
+                assert_eq!(json!(call.round()), c["round"], "{ctx}: round");
+                assert_eq!(call.state().cloned().unwrap_or(Value::Null), c["state"], "{ctx}: state");
+                assert_eq!(json!(call.asked_keys()), c["askedKeys"], "{ctx}: askedKeys");
+            }
+            let outcome = Outcome::from_value(s["outcome"].clone()).unwrap();
+            let r = e.decide(&call, outcome).unwrap();
+            json!({"httpStatus": r.http_status(), "body": r.body()})
+        }
+    }
+}
+
+/// Issue 15: each step runs `begin` on the request text and `begin_parts`
+/// on the parsed parts; both must give the same response (token included).
+fn run_parts(doc: &mut Value) {
+    let config = doc["config"].clone();
+    for t in doc["tests"].as_array_mut().unwrap().iter_mut() {
+        let id = t["tcId"].clone();
+        let e = engine(&config, t["now"].as_u64().unwrap());
+        let who = principal(t.get("principal"));
+        let mut states: Vec<Option<String>> = Vec::new();
+        let mut saw_error = false;
+        for (si, s) in t["steps"].as_array_mut().unwrap().iter_mut().enumerate() {
+            let ctx = format!("parts tc{id} step{}", si + 1);
+            let text = with_states(s["request"].as_str().unwrap(), &states);
+            let bytes_out = begin_and_decide(&ctx, &e, s, e.begin(text.as_bytes(), &who));
+            let parts: Value = serde_json::from_str(&with_states(&s["parts"].to_string(), &states)).unwrap();
+            let method = parts["method"].as_str().unwrap();
+            let begun = e.begin_parts(parts["id"].clone(), method, parts["params"].clone(), &who);
+            let parts_out = begin_and_decide(&ctx, &e, s, begun);
+            assert_eq!(parts_out, bytes_out, "{ctx}: parts and bytes differ");
+            assert_checks(&ctx, s.get("check"), &bytes_out);
+            saw_error |= bytes_out["body"].get("error").is_some();
+            states.push(bytes_out["body"]["result"]["requestState"].as_str().map(str::to_owned));
+            if regen() {
+                s["expected"] = bytes_out;
+            } else {
+                assert_eq!(s.get("expected"), Some(&bytes_out), "{ctx}: expected output");
+            }
+        }
+        assert_eq!(saw_error, t["result"] == "invalid", "parts tc{id}: result {}", t["result"]);
+    }
+}
+
 fn edit_token(token: &str, edit: &str) -> String {
     let (op, arg) = edit.split_once(':').unwrap();
     match op {
@@ -328,6 +393,11 @@ fn run(name: &str, f: fn(&mut Value)) {
         out.push('\n');
         std::fs::write(&path, out).unwrap();
     }
+}
+
+#[test]
+fn parts() {
+    run("parts.json", run_parts);
 }
 
 #[test]
@@ -554,6 +624,7 @@ fn every_vector_file_is_run() {
             "flows.json",
             "headers.json",
             "legacy.json",
+            "parts.json",
             "tokens.json",
             "wire-builders.json",
             "wire.json"

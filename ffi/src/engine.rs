@@ -141,6 +141,64 @@ pub unsafe extern "C" fn snodo_engine_begin(
     })
 }
 
+/// `snodo_engine_begin` for a request an SDK has already parsed into its
+/// parts: `id` (JSON text of the JSON-RPC id: `7`, `"abc"`), `method`
+/// (UTF-8) and `params` (JSON text of the params object as received, with
+/// `_meta`, `inputResponses` and `requestState` left in; NULL = no params).
+/// Same checks, binding and token as `snodo_engine_begin` on the bytes of
+/// that request; outs as there.
+///
+/// Statuses: OK, NOT_A_REQUEST, ARGUMENT, JSON (`id` or `params` not JSON
+/// text), INVALID_UTF8, NULL_ARGUMENT, PANIC. Thread-safe (the engine is
+/// shared).
+///
+/// # Safety
+///
+/// `engine` a live engine; `id`, `method` valid for their lengths; `params`
+/// NULL or valid for `params_len` bytes; `principal` NULL or valid for
+/// `principal_len` bytes; both outs valid for one pointer write.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn snodo_engine_begin_parts(
+    engine: *const snodo_engine,
+    id: *const u8,
+    id_len: usize,
+    method: *const u8,
+    method_len: usize,
+    params: *const u8,
+    params_len: usize,
+    principal: *const u8,
+    principal_len: usize,
+    out_call: *mut *mut snodo_call,
+    out_response: *mut *mut snodo_response,
+) -> snodo_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let engine = unsafe { handle(engine, "engine") }?;
+        // SAFETY: caller contract.
+        let id = unsafe { json(id, id_len, "id") }?;
+        // SAFETY: caller contract.
+        let method = unsafe { text(method, method_len, "method") }?;
+        // SAFETY: caller contract.
+        let params = unsafe { crate::ffi::json_opt(params, params_len, "params") }?;
+        // SAFETY: caller contract.
+        let principal = unsafe { self::principal(principal, principal_len) }?;
+        let out_call = Out::new(out_call, "out_call")?;
+        let out_response = Out::new(out_response, "out_response")?;
+        let params = params.unwrap_or(serde_json::Value::Null);
+        let (call, response) = match engine.inner.begin_parts(id, method, params, &principal)? {
+            Begin::Call(call) => (into_handle(snodo_call::new(*call)), std::ptr::null_mut()),
+            Begin::Respond(r) => (std::ptr::null_mut(), into_handle(snodo_response { inner: r })),
+        };
+        // SAFETY: caller contract.
+        unsafe {
+            out_call.write(call);
+            out_response.write(response);
+        }
+        Ok(())
+    })
+}
+
 /// Turns the handler's outcome for `call` into the response to send.
 /// `outcome` is JSON text in the spelling of the core's `Outcome::from_value`:
 /// `{"type":"complete","result":{...}}`,

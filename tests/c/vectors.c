@@ -233,6 +233,85 @@ static void run_flow(const jval *file_cfg, const jval *t) {
     for (size_t k = 0; k < 64; k++) free(states[k]);
 }
 
+/* Substitutes {{state:N}} in `text` (freed) with the states seen so far. */
+static char *with_states(char *text, char *const *states, size_t n) {
+    for (size_t k = 0; k < n; k++) {
+        if (!states[k]) continue;
+        char pat[32];
+        snprintf(pat, sizeof pat, "{{state:%zu}}", k + 1);
+        char *next = replace_all(text, pat, states[k]);
+        free(text);
+        text = next;
+    }
+    return text;
+}
+
+/* One begin (already run: st, call, resp) + decide, written to `out`. */
+static void finish_step(snodo_engine *e, const jval *s, snodo_status st, snodo_call *call, snodo_response *resp,
+                        sbuf *out) {
+    if (st != SNODO_STATUS_OK) {
+        error_out(out, st);
+    } else if (resp) {
+        CHECK(call == NULL, "both outs set");
+        response_out(out, resp);
+    } else {
+        answers_and_readers(call, s);
+        char *outcome = text_of(json_get(s, "outcome"));
+        CHECK_OK(snodo_engine_decide(e, call, SZ(outcome), &resp));
+        free(outcome);
+        if (resp) response_out(out, resp);
+    }
+    snodo_response_free(resp);
+    snodo_call_free(call);
+}
+
+/* Issue 15: snodo_engine_begin on the text and snodo_engine_begin_parts on
+ * the parts (id and params as JSON text) give the same response. */
+static void run_parts(const jval *file_cfg, const jval *t) {
+    snodo_engine *e = make_engine(file_cfg, json_u64(json_get(t, "now")));
+    const jval *steps = json_get(t, "steps");
+    char *states[64] = {0};
+    int saw_error = 0;
+    const uint8_t *who;
+    size_t who_len;
+    principal_of(json_get(t, "principal"), &who, &who_len);
+    for (size_t si = 0; steps && si < steps->n && si < 64; si++) {
+        const jval *s = steps->items[si], *parts = json_get(s, "parts");
+        char *text = with_states(strdup(json_get(s, "request")->text), states, si);
+        char *id = text_of(json_get(parts, "id"));
+        const jval *method = json_get(parts, "method"), *pv = json_get(parts, "params");
+        char *params = pv && pv->type != J_NULL ? with_states(text_of(pv), states, si) : NULL;
+        sbuf by_bytes = {0}, by_parts = {0};
+        snodo_call *call = NULL;
+        snodo_response *resp = NULL;
+        snodo_status st = snodo_engine_begin(e, SZ(text), who, who_len, &call, &resp);
+        finish_step(e, s, st, call, resp, &by_bytes);
+        call = NULL;
+        resp = NULL;
+        st = snodo_engine_begin_parts(e, SZ(id), (const uint8_t *)method->text, method->len,
+                                      (const uint8_t *)params, params ? strlen(params) : 0, who, who_len, &call,
+                                      &resp);
+        finish_step(e, s, st, call, resp, &by_parts);
+        CHECK(by_bytes.p && by_parts.p && by_bytes.n == by_parts.n && memcmp(by_bytes.p, by_parts.p, by_bytes.n) == 0,
+              "step %zu: parts and bytes differ", si + 1);
+        jval *got = by_bytes.p ? json_parse(by_bytes.p, by_bytes.n) : NULL;
+        const jval *body = json_get(got, "body");
+        if (json_get(body, "error")) saw_error = 1;
+        const jval *rs = json_get(json_get(body, "result"), "requestState");
+        if (rs && rs->type == J_STR) states[si] = strdup(rs->text);
+        CHECK(by_bytes.p && matches(by_bytes.p, json_get(s, "expected")), "step %zu", si + 1);
+        json_free(got);
+        sb_free(&by_bytes);
+        sb_free(&by_parts);
+        free(text);
+        free(id);
+        free(params);
+    }
+    CHECK(saw_error == json_is(json_get(t, "result"), "invalid"), "result");
+    for (size_t k = 0; k < 64; k++) free(states[k]);
+    snodo_engine_free(e);
+}
+
 static char *edit_token(const char *tok, const char *edit) {
     sbuf b = {0};
     const char *arg = strchr(edit, ':');
@@ -709,7 +788,8 @@ static void run_file(const char *dir, const char *name) {
                : strcmp(name, "wire.json") == 0 ? 1
                : strcmp(name, "wire-builders.json") == 0 ? 3
                : strcmp(name, "headers.json") == 0 ? 6
-               : strcmp(name, "legacy.json") == 0 ? 7
+               : strcmp(name, "parts.json") == 0 ? 7
+               : strcmp(name, "legacy.json") == 0 ? 8
                                                      : 0;
     if (!doc || !json_is(json_get(doc, "schema"), "snodo-vectors-v1") || !tests || kind == 0) {
         /* An unreadable or unknown vector file is a failure, never a skip. */
@@ -719,7 +799,7 @@ static void run_file(const char *dir, const char *name) {
         json_free(doc);
         return;
     }
-    if (kind == 7) {
+    if (kind == 8) {
         /* TEMPORARY (issue 14 merge): libsnodo has no legacy bridge yet. Known
          * and reported, never counted as passed; the C binding's engineer
          * replaces this with a runner. */
@@ -744,6 +824,7 @@ static void run_file(const char *dir, const char *name) {
                 continue;
             }
         } else if (kind == 6) run_headers(t);
+        else if (kind == 7) run_parts(cfg, t);
         else run_canonical(t);
         if (g_case_failures) fprintf(stderr, "  in %s\n", label);
         case_end(label);

@@ -634,6 +634,92 @@ for spelling, flow, ttl, rounds in (("snake", "max_flow_age_secs", "ttl_secs", "
     cs("config", f"a valid limit, {spelling}_case", {"spelling": spelling, "name": rounds, "value": 3}, {"ok": True})
 
 
+# ---------------------------------------------------------------- parts
+# Issue 15: `begin_parts(id, method, params, principal)` (a request an SDK
+# already parsed) must give exactly what `begin` gives on the bytes. Each
+# step runs both; the request text spells keys in another order and with
+# other whitespace than `parts`, so only canonical binding can make the
+# tokens equal. Numbers stay within what JSON.parse keeps (no `1.0`, no
+# integers above 2^53): the parts are values in every language.
+parts = []
+
+
+def pstep(text, id, method, params, outcome=None, check=None, **kw):
+    s = step(text, outcome, check, **kw)
+    s["parts"] = {"id": id, "method": method, "params": params}
+    return s
+
+
+def pflow(comment, flags, steps, result="valid", principal="alice"):
+    parts.append({"tcId": len(parts) + 1, "comment": comment, "flags": flags, "result": result, "now": NOW,
+                  "principal": principal, "steps": steps})
+
+
+def spaced(msg):
+    # Another spelling of the same message: keys reversed, spaces after separators.
+    def rev(v):
+        if isinstance(v, dict):
+            return {k: rev(v[k]) for k in reversed(list(v))}
+        if isinstance(v, list):
+            return [rev(x) for x in v]
+        return v
+    return json.dumps(rev(msg), separators=(", ", ": "), ensure_ascii=True)
+
+
+def pp(id, method, params, principal=None, outcome=None, check=None, **kw):
+    msg = {"jsonrpc": "2.0", "id": id, "method": method}
+    if params is not None:
+        msg["params"] = params
+    return pstep(spaced(msg), id, method, params, outcome, check, **kw)
+
+
+ARGS = {"city": "Zürich", "n": -3, "ratio": 2.5, "tags": ["b", "a"], "opts": {"z": True, "a": None}}
+P_FIRST = {"name": "pick", "arguments": ARGS, "_meta": meta()}
+P_RETRY = {**P_FIRST, "inputResponses": {"color": {"action": "accept", "content": {"color": "green"}}},
+           "requestState": "{{state:1}}"}
+pflow("two rounds: the parts give the bytes' token, and a parts retry opens it", ["parts", "token"], [
+    pp(1, "tools/call", P_FIRST, outcome=ir({"color": COLOR}, {"step": 1}), check=irr_check("color")),
+    pp(2, "tools/call", P_RETRY, outcome=done("green"),
+       answers=[{"key": "color", "request": COLOR, "expected": {"kind": "accepted", "value": {"color": "green"}}}],
+       call={"round": 2, "state": {"step": 1}, "askedKeys": ["color"]},
+       check={"/result/resultType": "complete"}),
+])
+pflow("string id, prompts/get, anonymous", ["parts"], [
+    pp("req-7", "prompts/get", {"name": "greet", "arguments": {"who": "x"}, "_meta": meta()},
+       outcome=ir({"name": NAME}), check={"/id": "req-7", "/result/resultType": "input_required"}),
+], principal=None)
+pflow("a token from other arguments is refused the same way", ["parts", "token"], [
+    pp(1, "tools/call", P_FIRST, outcome=ir({"color": COLOR})),
+    pp(2, "tools/call", {**P_RETRY, "arguments": {**ARGS, "n": 4}}, check=bad_state("request")),
+], result="invalid")
+pflow("a tampered token is refused the same way", ["parts", "token"], [
+    pp(1, "tools/call", P_FIRST, outcome=ir({"color": COLOR})),
+    pp(2, "tools/call", {**P_RETRY, "requestState": "{{state:1}}x"}, check=bad_state("malformed")),
+], result="invalid")
+pflow("missing _meta: the same -32602", ["parts", "meta"], [
+    pp(1, "tools/call", {"name": "pick", "arguments": {}}, check=err(-32602, 400)),
+], result="invalid")
+pflow("no params at all (None/null parts): the same -32602", ["parts", "meta"], [
+    pp(1, "tools/call", None, check=err(-32602, 400)),
+], result="invalid")
+pflow("unsupported version: the same -32022", ["parts", "meta"], [
+    pp(1, "tools/call", {"name": "pick", "_meta": meta(version="2099-01-01")}, check=err(-32022, 400)),
+], result="invalid")
+pflow("params not an object: the same -32602", ["parts", "shape"], [
+    pp(1, "tools/call", ["pick"], check=err(-32602, 400)),
+], result="invalid")
+pflow("null id: the same -32600", ["parts", "shape"], [
+    pp(None, "tools/call", P_FIRST, check=err(-32600, 400)),
+], result="invalid")
+pflow("inputResponses not an object: the same -32602", ["parts", "envelope"], [
+    pp(1, "tools/call", {**P_FIRST, "inputResponses": ["x"]}, check=err(-32602)),
+], result="invalid")
+pflow("a method without MRTR completes the same", ["parts"], [
+    pp(3, "tools/list", {"_meta": meta()}, outcome={"type": "complete", "result": {"tools": []}},
+       check={"/result/tools": []}),
+])
+
+
 def write(name, description, tests, config=CONFIG):
     path = os.path.join(HERE, name)
     old = {}
@@ -662,5 +748,6 @@ write("builders.json", "input-request builders and capability admission", builde
 write("tokens.json", "low-level seal/open: exact tokens and failure reasons", tokens)
 write("canonical.json", "canonical JSON and request binding digests", canon)
 write("consistency.json", "one rule, one result, in every language (issue 12)", consistency)
+write("parts.json", "begin_parts on parsed requests gives what begin gives on the bytes (issue 15)", parts)
 print(f"{len(flows)} flows, {len(builders)} builders, {len(tokens)} tokens, {len(canon)} canonical, "
       f"{len(consistency)} consistency")
