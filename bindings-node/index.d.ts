@@ -98,6 +98,14 @@ export declare class Engine {
    */
   begin(request: string | Buffer | object, principal: string | null): Call | Response
   /**
+   * `begin` for a request an SDK has already parsed: the JSON-RPC `id`,
+   * the `method` and the `params` as received (with `_meta`,
+   * `inputResponses` and `requestState` left in; `null`/`undefined` for
+   * no params; JSON text is read exactly). Same checks, binding and
+   * token as `begin` on the bytes.
+   */
+  beginParts(id: string | number | null, method: string, params: object | string | Buffer | null | undefined, principal: string | null): Call | Response
+  /**
    * Turns the handler's outcome into the response to send, once per call
    * (a second decide throws `ALREADY_DECIDED`). `outcome` is the JSON
    * spelling (`complete(result)`, `inputRequired(requests, state)`,

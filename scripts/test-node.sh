@@ -57,7 +57,7 @@ pack_files() { (cd "$1" && npm pack --dry-run --json --loglevel=error) | node -e
   let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () =>
     console.log(JSON.parse(s)[0].files.map((f) => f.path).sort().join(" ")));'; }
 got="$(pack_files "$NODE_DIR")"
-want="README.md bin/snodo-mrtr.js index.d.ts index.js index.mjs install.cjs package.json snodo.linux-x64-gnu.node"
+want="README.md bin/snodo-mrtr.js index.d.ts index.js index.mjs install.cjs mcp.d.ts mcp.js mcp.mjs package.json snodo.linux-x64-gnu.node"
 if [ "$got" != "$want" ]; then
   echo "npm pack would ship: $got" >&2
   echo "expected:            $want" >&2
@@ -94,6 +94,10 @@ console.log(`import: ok (snodo-mrtr ${version()})`);
 JS
 node smoke.cjs
 node smoke.mjs
+# snodo-mrtr/mcp loads without its optional peer (@modelcontextprotocol/server is not installed here).
+node -e 'const m = require("snodo-mrtr/mcp"); if (typeof m.Snodo !== "function") throw new Error("snodo-mrtr/mcp");'
+node --input-type=module -e 'import { Snodo } from "snodo-mrtr/mcp"; if (typeof Snodo !== "function") throw new Error("esm");'
+echo "snodo-mrtr/mcp: ok without @modelcontextprotocol/server"
 # The bin is linked by npm and runs from the installed package.
 npx --no-install snodo-mrtr --version | grep -qx "snodo-mrtr $(node -p 'require("snodo-mrtr/package.json").version')"
 npx --no-install snodo-mrtr keygen --id smoke | grep -Eq '^smoke:[A-Za-z0-9+/]{43}=$'

@@ -13,6 +13,8 @@
 import http from 'node:http';
 import readline from 'node:readline';
 import { randomUUID } from 'node:crypto';
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import {
   Engine, Call, elicitForm, sampling, listRoots, filterSupported, version,
   complete, inputRequired, error, toolError,
@@ -417,13 +419,19 @@ function serveHttp(engines, port) {
   });
 }
 
-const args = process.argv.slice(2);
+// sdk_server.mjs (issue 15) reuses the handlers on the official SDK; it
+// imports this file, so serve only when run directly.
+export { TOOLS, PROMPTS, readColor, engineFromEnv };
+const direct = Boolean(process.argv[1]) && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
+const args = direct ? process.argv.slice(2) : null;
 const usage = () => {
   console.error('usage: server.mjs --stdio | --http PORT');
   process.exit(2);
 };
-if (!(args.length === 1 && args[0] === '--stdio')
-    && !(args.length === 2 && args[0] === '--http' && /^\d+$/.test(args[1]) && Number(args[1]) < 65536)) usage();
-const engines = engineFromEnv();
-if (args[0] === '--stdio') serveStdio(engines());
-else serveHttp(engines, Number(args[1]));
+if (direct) {
+  if (!(args.length === 1 && args[0] === '--stdio')
+      && !(args.length === 2 && args[0] === '--http' && /^\d+$/.test(args[1]) && Number(args[1]) < 65536)) usage();
+  const engines = engineFromEnv();
+  if (args[0] === '--stdio') serveStdio(engines());
+  else serveHttp(engines, Number(args[1]));
+}

@@ -101,6 +101,34 @@ impl Engine {
         }
     }
 
+    /// `begin` for a request an SDK has already parsed: the JSON-RPC `id`,
+    /// the `method` and the `params` as received (with `_meta`,
+    /// `inputResponses` and `requestState` left in; `null`/`undefined` for
+    /// no params; JSON text is read exactly). Same checks, binding and
+    /// token as `begin` on the bytes.
+    #[napi(catch_unwind, ts_return_type = "Call | Response")]
+    pub fn begin_parts<'e>(
+        &self,
+        env: &'e Env,
+        #[napi(ts_arg_type = "string | number | null")] id: Unknown,
+        method: String,
+        #[napi(ts_arg_type = "object | string | Buffer | null | undefined")] params: Unknown,
+        #[napi(ts_arg_type = "string | null")] principal: Unknown,
+    ) -> Result<Either<Call, Unknown<'e>>> {
+        let principal = json::principal(principal)?;
+        // The id is a value, never text: a string id is a JSON string.
+        let id = json::parse(json::stringify(env, id, "id")?.as_bytes(), "id")?;
+        let params = if json::is_nullish(&params)? {
+            serde_json::Value::Null
+        } else {
+            json::read(env, params, "params")?
+        };
+        match self.inner.begin_parts(id, &method, params, &principal).map_err(core)? {
+            snodo::Begin::Call(call) => Ok(Either::A(Call::new(call))),
+            snodo::Begin::Respond(r) => Ok(Either::B(response_object(env, &r)?)),
+        }
+    }
+
     /// Turns the handler's outcome into the response to send, once per call
     /// (a second decide throws `ALREADY_DECIDED`). `outcome` is the JSON
     /// spelling (`complete(result)`, `inputRequired(requests, state)`,

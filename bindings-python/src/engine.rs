@@ -177,6 +177,36 @@ impl Engine {
         }
     }
 
+    /// `begin` for a request an SDK has already parsed: the JSON-RPC `id`,
+    /// the `method` and the `params` as received (a dict with `_meta`,
+    /// `inputResponses` and `requestState` left in; `None` for no params;
+    /// or JSON text, read exactly). Same checks, binding and token as
+    /// `begin` on the bytes.
+    #[pyo3(signature = (id, method, params, principal))]
+    fn begin_parts(
+        &self,
+        py: Python<'_>,
+        id: &Bound<'_, PyAny>,
+        method: &str,
+        params: &Bound<'_, PyAny>,
+        principal: Option<String>,
+    ) -> PyResult<Py<PyAny>> {
+        let who = snodo::Principal::from_option(principal.as_deref()).map_err(|e| to_py_err(py, &e))?;
+        let id = to_value(id)?;
+        let params = if params.is_instance_of::<PyString>() || params.is_instance_of::<PyBytes>() {
+            json::parse_text(py, &text_bytes(params)?)?
+        } else {
+            to_value(params)?
+        };
+        let method = method.to_owned();
+        let begun =
+            py.detach(|| self.inner.begin_parts(id, &method, params, &who)).map_err(|e| to_py_err(py, &e))?;
+        match begun {
+            Begin::Call(call) => Ok(Py::new(py, Call { inner: *call })?.into_any()),
+            Begin::Respond(r) => Ok(Py::new(py, Response { inner: r })?.into_any()),
+        }
+    }
+
     /// Turns the handler's outcome (see `complete`, `input_required`, ...,
     /// or a dict in the JSON spelling) into the response to send.
     fn decide(

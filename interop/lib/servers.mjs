@@ -16,7 +16,7 @@ export const KEYS = {
   rotated: 'k2:' + '22'.repeat(32) + ',k1:' + '11'.repeat(32),
 };
 
-/** The command that runs `server` ('python' | 'node') with `args`. */
+/** The command that runs `server` ('python' | 'node' | 'python-sdk' | 'node-sdk') with `args`. */
 export function serverCommand(server, args) {
   if (server === 'python') {
     // The interpreter that has the snodo-mrtr wheel installed.
@@ -26,7 +26,15 @@ export function serverCommand(server, args) {
   if (server === 'node') {
     return { command: process.env.SNODO_INTEROP_NODE || process.execPath, args: [path.join(ROOT, 'bindings-node/examples/server.mjs'), ...args] };
   }
-  throw new Error(`unknown server ${server}: expected python or node`);
+  // Issue 15: the same surface on the official SDK server classes, snodo inside.
+  if (server === 'python-sdk') {
+    const python = process.env.SNODO_INTEROP_PYTHON || 'python3';
+    return { command: python, args: [path.join(ROOT, 'bindings-python/examples/sdk_server.py'), ...args] };
+  }
+  if (server === 'node-sdk') {
+    return { command: process.env.SNODO_INTEROP_NODE || process.execPath, args: [path.join(ROOT, 'bindings-node/examples/sdk_server.mjs'), ...args] };
+  }
+  throw new Error(`unknown server ${server}: expected python, node, python-sdk or node-sdk`);
 }
 
 /** The stdio spawn parameters for the official client's StdioClientTransport. */

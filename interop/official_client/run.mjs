@@ -16,7 +16,7 @@ import { KEYS, ROOT, startHttp, stdioParams, writeSummary } from '../lib/servers
 const { values: opts } = parseArgs({
   options: { server: { type: 'string' }, transport: { type: 'string' }, only: { type: 'string' } },
 });
-if (!['python', 'node'].includes(opts.server) || !['stdio', 'http'].includes(opts.transport)) {
+if (!['python', 'node', 'python-sdk', 'node-sdk'].includes(opts.server) || !['stdio', 'http'].includes(opts.transport)) {
   console.error('usage: run.mjs --server python|node --transport stdio|http [--only NAME]');
   process.exit(2);
 }

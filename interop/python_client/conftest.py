@@ -27,15 +27,17 @@ KEY_A = "k1:" + "11" * 32
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--server", choices=["python", "node"], required=True)
+    parser.addoption("--server", choices=["python", "node", "python-sdk", "node-sdk"], required=True)
     parser.addoption("--transport", choices=["stdio", "http"], required=True)
 
 
 def server_command(server: str, mode: List[str]) -> List[str]:
-    if server == "python":
+    # "-sdk": the same surface on the official SDK server classes (issue 15).
+    script = {"python": "server.py", "python-sdk": "sdk_server.py", "node": "server.mjs", "node-sdk": "sdk_server.mjs"}[server]
+    if server.startswith("python"):
         python = os.environ.get("SNODO_INTEROP_PYTHON", sys.executable)
-        return [python, str(ROOT / "bindings-python/examples/server.py"), *mode]
-    return [os.environ.get("SNODO_INTEROP_NODE", "node"), str(ROOT / "bindings-node/examples/server.mjs"), *mode]
+        return [python, str(ROOT / "bindings-python/examples" / script), *mode]
+    return [os.environ.get("SNODO_INTEROP_NODE", "node"), str(ROOT / "bindings-node/examples" / script), *mode]
 
 
 class HttpServer:

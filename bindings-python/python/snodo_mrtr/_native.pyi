@@ -101,6 +101,17 @@ class Engine:
         """Reads a request that may be an MRTR retry: a ``Call`` for the
         handler, or a ready ``Response`` to send. ``principal`` is required:
         the verified user name, or ``None`` for the explicit anonymous one."""
+    def begin_parts(
+        self,
+        id: Union[str, int, None],
+        method: str,
+        params: Union[_JsonText, Dict[str, Any], None],
+        principal: Optional[str],
+    ) -> Union[Call, Response]:
+        """``begin`` for a request an SDK already parsed: the JSON-RPC id,
+        the method and the params as received (``_meta``, ``inputResponses``
+        and ``requestState`` left in; ``None`` for no params). Same checks,
+        binding and token as ``begin`` on the bytes."""
     def decide(self, call: Call, outcome: _JsonObject) -> Response:
         """The response to send for the handler's outcome; once per call
         (a second decide raises ``AlreadyDecidedError``)."""

@@ -1,0 +1,141 @@
+'use strict';
+// snodo-mrtr/mcp: snodo as the MRTR engine of an `@modelcontextprotocol/server`
+// (2.4.x) server. snodo owns every MRTR decision of the handlers it is given
+// (envelope, token seal/open once with its own keys, answers, -32021,
+// resultType); the SDK keeps transports, eras, lists and everything else.
+//
+// It imports nothing from the SDK: it registers request handlers through the
+// public `setRequestHandler` and throws errors carrying `code`/`data`, which
+// the SDK sends as JSON-RPC errors (never `isError` results: the handlers sit
+// at the `Server` level, outside `McpServer`'s tool funnel).
+
+const { Call, Response } = require('./index.js');
+
+const MRTR_VERSION = '2026-07-28';
+
+const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
+const META_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+const MRTR_METHODS = ['tools/call', 'prompts/get', 'resources/read'];
+
+/** A JSON-RPC error for the SDK to send as is (it reads `code`, `message`, `data`). */
+class SnodoProtocolError extends Error {
+  constructor(code, message, data) {
+    super(message);
+    this.name = 'SnodoProtocolError';
+    this.code = code;
+    if (data !== undefined) this.data = data;
+  }
+}
+
+function toError(response) {
+  const { error } = JSON.parse(response.json);
+  return new SnodoProtocolError(error.code, error.message, error.data);
+}
+
+/**
+ * The params as the client sent them. The SDK lifts `requestState`,
+ * `inputResponses` and the reserved `_meta` keys off `request.params` into
+ * `ctx.mcpReq`; they go back in (canonical binding makes re-assembly safe).
+ * A 2025-era session (the SDK's legacy shim re-entering the handler) has no
+ * envelope: snodo then reads the request in the 2026 dialect with the
+ * capabilities the session declared at `initialize`, and the shim turns the
+ * resulting input_required into real server-to-client requests.
+ */
+function wireParams(request, ctx, server) {
+  const m = (ctx && ctx.mcpReq) || {};
+  const params = { ...(request.params || {}) };
+  const meta = { ...(params._meta || {}), ...(m._meta || {}), ...(m.envelope || {}) };
+  if (meta[META_VERSION] === undefined) {
+    meta[META_VERSION] = MRTR_VERSION;
+    const caps = server && typeof server.getClientCapabilities === 'function' ? server.getClientCapabilities() : undefined;
+    meta[META_CAPABILITIES] = caps || {};
+  }
+  params._meta = meta;
+  if (m.inputResponses !== undefined && m.inputResponses !== null) params.inputResponses = m.inputResponses;
+  const state = typeof m.requestState === 'function' ? m.requestState() : undefined;
+  if (state !== undefined && state !== null) params.requestState = state;
+  return params;
+}
+
+class Snodo {
+  /**
+   * @param engine a snodo-mrtr Engine (shared by every factory instance)
+   * @param options.principal (ctx) => verified user name, or null (anonymous; the default)
+   */
+  constructor(engine, options = {}) {
+    this.engine = engine;
+    this.principal = options.principal || (() => null);
+    this.onDiagnostic = options.onDiagnostic || ((d) => console.error(`snodo: ${d}`));
+  }
+
+  /** begin_parts → route(call) → decide, as a handler body for `method`. */
+  async run(request, ctx, route, server) {
+    const id = ctx && ctx.mcpReq && ctx.mcpReq.id !== undefined ? ctx.mcpReq.id : request.id;
+    const begun = this.engine.beginParts(id, request.method, wireParams(request, ctx, server), this.principal(ctx) ?? null);
+    if (!(begun instanceof Call)) throw toError(begun); // -32602 (+ data.reason), -32022, ...
+    const outcome = await route(begun, ctx);
+    const response = this.engine.decide(begun, outcome);
+    if (response.diagnostic) this.onDiagnostic(response.diagnostic);
+    const body = JSON.parse(response.json);
+    if (body.error) throw new SnodoProtocolError(body.error.code, body.error.message, body.error.data);
+    return body.result; // complete or input_required: sealed once, by snodo
+  }
+
+  /**
+   * A request handler for a low-level `Server`:
+   * `server.setRequestHandler('tools/call', snodo.handler(server, (call, ctx) => outcome))`.
+   */
+  handler(server, route) {
+    return (request, ctx) => this.run(request, ctx, route, server);
+  }
+
+  /**
+   * `McpServer` users: registers the tools/prompts/resources (so the SDK lists
+   * them) and takes over `tools/call`, `prompts/get` and `resources/read` on
+   * `mcpServer.server` for them. Call it once per instance, after any other
+   * registration: every tool, prompt and resource of the instance is served
+   * from `spec` (an entry that needs no MRTR just returns `complete(...)`).
+   *
+   * spec = { tools: { name: [config, (call, args, ctx) => outcome] },
+   *          prompts: { name: [config, (call, args, ctx) => outcome] },
+   *          resources: { uri: [name, config, (call, ctx) => outcome] } }
+   */
+  serve(mcpServer, spec) {
+    const tools = spec.tools || {};
+    const prompts = spec.prompts || {};
+    const resources = spec.resources || {};
+    const never = () => {
+      throw new Error('snodo-mrtr/mcp: this callback is served by Snodo.serve');
+    };
+    for (const [name, [config]] of Object.entries(tools)) mcpServer.registerTool(name, config, never);
+    for (const [name, [config]] of Object.entries(prompts)) mcpServer.registerPrompt(name, config, never);
+    for (const [uri, [name, config]] of Object.entries(resources)) mcpServer.registerResource(name, uri, config, never);
+    const server = mcpServer.server;
+    const pick = (table, key) => (typeof key === 'string' && Object.hasOwn(table, key) ? table[key] : null);
+    if (Object.keys(tools).length) {
+      server.setRequestHandler('tools/call', (request, ctx) => this.run(request, ctx, (call, c) => {
+        const entry = pick(tools, call.name);
+        if (!entry) return { type: 'error', code: -32602, message: `Unknown tool: ${call.name}` };
+        return entry[1](call, (call.params && call.params.arguments) || {}, c);
+      }, server));
+    }
+    if (Object.keys(prompts).length) {
+      server.setRequestHandler('prompts/get', (request, ctx) => this.run(request, ctx, (call, c) => {
+        const entry = pick(prompts, call.name);
+        if (!entry) return { type: 'error', code: -32602, message: `Unknown prompt: ${call.name}` };
+        return entry[1](call, (call.params && call.params.arguments) || {}, c);
+      }, server));
+    }
+    if (Object.keys(resources).length) {
+      server.setRequestHandler('resources/read', (request, ctx) => this.run(request, ctx, (call, c) => {
+        const entry = pick(resources, call.uri);
+        if (!entry) return { type: 'error', code: -32602, message: `Resource not found: ${call.uri}`, data: { uri: call.uri } };
+        return entry[2](call, c);
+      }, server));
+    }
+    return mcpServer;
+  }
+}
+
+module.exports = { Snodo, SnodoProtocolError, wireParams, MRTR_METHODS };
+void Response;

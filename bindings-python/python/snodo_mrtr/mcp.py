@@ -1,0 +1,242 @@
+"""snodo inside the official MCP Python SDK (`mcp` 2.3.0): ``pip install snodo-mrtr[mcp]``.
+
+snodo owns every MRTR decision of the tools, prompts and resources you give it:
+it reads the retry envelope, opens and seals ``requestState`` (once, with its
+own keys, TTL and principal binding), pins and validates answers, checks
+capabilities (-32021) and stamps the result. The SDK keeps the transport, the
+session/era handling, argument validation, the lists and everything else.
+
+How (public API only, no monkeypatching):
+
+* a ``ServerMiddleware`` placed *before* ``MCPServer``'s ``RequestStateBoundary``
+  (``Snodo.install``). For a request snodo owns it runs ``Engine.begin_parts``
+  on the raw wire params, removes ``requestState``/``inputResponses`` before
+  the SDK sees them (so the boundary never seals or opens a snodo token),
+  lets the SDK run the tool, then turns the tool's outcome into the response
+  with ``Engine.decide`` and returns it from the middleware, which the
+  boundary never touches. Protocol errors (a rejected token with its
+  ``data.reason``, -32021, -32602, -32022) are raised as ``MCPError``: JSON-RPC
+  errors, never ``isError`` results.
+* the functions you register through ``Snodo.tool``/``prompt``/``resource``
+  (``MCPServer``) or ``Snodo.call_tool``/``get_prompt``/``read_resource``
+  (low-level ``Server``) take the snodo ``Call`` first and return an outcome
+  (``snodo_mrtr.complete(...)``, ``input_required(...)``, ``tool_error(...)``,
+  ``error(...)``), exactly as in a server without the SDK.
+
+``mcp`` is imported lazily, so ``import snodo_mrtr`` never needs it.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import dataclasses
+import functools
+import inspect
+import json
+from typing import Any, Callable, Dict, Optional, Set
+
+from . import Call, Engine, Response
+
+__all__ = ["Snodo", "current_call"]
+
+#: The three methods where ``input_required`` is legal (MRTR).
+MRTR_METHODS = ("tools/call", "prompts/get", "resources/read")
+_ENVELOPE = ("requestState", "inputResponses")
+
+
+class _Flow:
+    """One request snodo owns: its Call and, once the handler ran, its outcome.
+
+    Mutable on purpose: the SDK may run a sync function in a worker thread
+    with a *copy* of the context, so the outcome travels by mutation.
+    """
+
+    __slots__ = ("call", "outcome")
+
+    def __init__(self, call: Call) -> None:
+        self.call = call
+        self.outcome: Optional[Dict[str, Any]] = None
+
+
+_CURRENT: contextvars.ContextVar[Optional[_Flow]] = contextvars.ContextVar("snodo_mrtr_mcp_flow", default=None)
+
+
+def current_call() -> Optional[Call]:
+    """The snodo ``Call`` of the request being handled, or ``None`` outside one."""
+    flow = _CURRENT.get()
+    return flow.call if flow else None
+
+
+def _mcp_error(response: Response) -> Exception:
+    from mcp.shared.exceptions import MCPError
+
+    err = json.loads(response.to_json())["error"]
+    return MCPError(err["code"], err["message"], err.get("data"))
+
+
+def _without_call(fn: Callable[..., Any]) -> inspect.Signature:
+    """``fn``'s signature minus its first parameter (the Call), annotations resolved,
+    so the SDK builds the argument schema from the remaining parameters."""
+    sig = inspect.signature(fn, eval_str=True)
+    params = list(sig.parameters.values())
+    if not params:
+        raise TypeError(f"{getattr(fn, '__name__', fn)!r}: the first parameter must take the snodo Call")
+    return sig.replace(parameters=params[1:], return_annotation=inspect.Signature.empty)
+
+
+class Snodo:
+    """snodo as the MRTR engine of an ``mcp`` server.
+
+    ``principal(ctx)`` returns the verified user name (or ``None`` for the
+    explicit anonymous principal) from the SDK's ``ServerRequestContext``;
+    the default is anonymous for every request. Tokens are bound to it.
+    """
+
+    def __init__(self, engine: Engine, principal: Optional[Callable[[Any], Optional[str]]] = None) -> None:
+        self.engine = engine
+        self.principal = principal or (lambda ctx: None)
+        self._claims: Dict[str, Set[str]] = {m: set() for m in MRTR_METHODS}
+        self._whole: Set[str] = set()  # methods owned outright (low-level handlers)
+
+    # -- the middleware ----------------------------------------------------
+
+    def owns(self, method: str, params: Any) -> bool:
+        """Whether snodo decides this request (a registered tool, prompt or resource)."""
+        if method in self._whole:
+            return True
+        names = self._claims.get(method)
+        if not names or not isinstance(params, dict):
+            return False
+        name = params.get("uri" if method == "resources/read" else "name")
+        return isinstance(name, str) and name in names
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        params = ctx.params
+        if not self.owns(ctx.method, params):
+            return await call_next(ctx)
+        raw = dict(params) if params is not None else None
+        begun = self.engine.begin_parts(ctx.request_id, ctx.method, raw, self.principal(ctx))
+        if isinstance(begun, Response):
+            raise _mcp_error(begun)  # -32602 (bad _meta, bad token + data.reason), -32022, ...
+        flow = _Flow(begun)
+        reset = _CURRENT.set(flow)
+        try:
+            # snodo consumed the envelope: the SDK (and its boundary) never sees the token.
+            inner = {k: v for k, v in (raw or {}).items() if k not in _ENVELOPE}
+            sdk_result = await call_next(dataclasses.replace(ctx, params=inner))
+        finally:
+            _CURRENT.reset(reset)
+        if flow.outcome is None:
+            # The SDK answered before the function ran (bad arguments, unknown
+            # name, a raised exception): its own answer stands, nothing sealed.
+            return sdk_result
+        response = self.engine.decide(begun, flow.outcome)
+        if response.diagnostic:
+            import logging
+
+            logging.getLogger("snodo_mrtr.mcp").warning("snodo: %s", response.diagnostic)
+        body = json.loads(response.to_json())
+        if "error" in body:
+            raise _mcp_error(response)  # -32021 with requiredCapabilities, handler errors
+        return body["result"]  # complete or input_required, resultType stamped, sealed once
+
+    def install(self, server: Any) -> "Snodo":
+        """Puts the middleware on ``server`` (``MCPServer`` or low-level ``Server``),
+        in front of any ``RequestStateBoundary`` so that snodo's rounds never reach it."""
+        from mcp.server.request_state import RequestStateBoundary
+
+        chain = server.middleware
+        at = next((i for i, m in enumerate(chain) if isinstance(m, RequestStateBoundary)), len(chain))
+        chain.insert(at, self)
+        return self
+
+    # -- MCPServer registration ------------------------------------------
+
+    def _wrap(self, fn: Callable[..., Any], placeholder: Callable[[], Any]) -> Callable[..., Any]:
+        sig = _without_call(fn)
+
+        @functools.wraps(fn)
+        async def run(**kwargs: Any) -> Any:
+            flow = _CURRENT.get()
+            if flow is None:
+                raise RuntimeError("snodo_mrtr.mcp: the Snodo middleware is not installed on this server")
+            outcome = fn(flow.call, **kwargs)
+            if inspect.isawaitable(outcome):
+                outcome = await outcome
+            flow.outcome = outcome
+            return placeholder()  # never sent: the middleware answers with snodo's response
+
+        del run.__wrapped__  # the SDK must read the signature below, not fn's
+        run.__signature__ = sig  # type: ignore[attr-defined]
+        run.__annotations__ = {p.name: p.annotation for p in sig.parameters.values()
+                               if p.annotation is not inspect.Parameter.empty}
+        return run
+
+    def tool(self, server: Any, name: Optional[str] = None, **options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """``@snodo.tool(mcp)``: registers ``fn(call, **arguments) -> outcome`` as an
+        ``MCPServer`` tool whose MRTR decisions are snodo's. ``options`` go to ``add_tool``."""
+
+        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+            tool_name = name or fn.__name__
+            options.setdefault("structured_output", False)
+            server.add_tool(self._wrap(fn, lambda: ""), name=tool_name, **options)
+            self._claims["tools/call"].add(tool_name)
+            return fn
+
+        return register
+
+    def prompt(self, server: Any, name: Optional[str] = None, **options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """``@snodo.prompt(mcp)``: ``fn(call, **arguments) -> outcome`` as an ``MCPServer`` prompt."""
+
+        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+            prompt_name = name or fn.__name__
+            server.prompt(name=prompt_name, **options)(self._wrap(fn, lambda: ""))
+            self._claims["prompts/get"].add(prompt_name)
+            return fn
+
+        return register
+
+    def resource(self, server: Any, uri: str, **options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """``@snodo.resource(mcp, uri)``: ``fn(call) -> outcome`` as a static ``MCPServer`` resource."""
+
+        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+            server.resource(uri, **options)(self._wrap(fn, lambda: ""))
+            self._claims["resources/read"].add(uri)
+            return fn
+
+        return register
+
+    # -- low-level Server handlers ----------------------------------------
+
+    def _handler(self, method: str, fn: Callable[[Call], Any], placeholder: Callable[[], Any]) -> Callable[..., Any]:
+        self._whole.add(method)
+
+        async def handle(ctx: Any, params: Any) -> Any:
+            flow = _CURRENT.get()
+            if flow is None:
+                raise RuntimeError("snodo_mrtr.mcp: the Snodo middleware is not installed on this server")
+            outcome = fn(flow.call)
+            if inspect.isawaitable(outcome):
+                outcome = await outcome
+            flow.outcome = outcome
+            return placeholder()
+
+        return handle
+
+    def call_tool(self, fn: Callable[[Call], Any]) -> Callable[..., Any]:
+        """``Server(..., on_call_tool=snodo.call_tool(route))``: every ``tools/call`` is snodo's."""
+        from mcp_types import CallToolResult
+
+        return self._handler("tools/call", fn, lambda: CallToolResult(content=[]))
+
+    def get_prompt(self, fn: Callable[[Call], Any]) -> Callable[..., Any]:
+        """``on_get_prompt=snodo.get_prompt(route)``: every ``prompts/get`` is snodo's."""
+        from mcp_types import GetPromptResult
+
+        return self._handler("prompts/get", fn, lambda: GetPromptResult(messages=[]))
+
+    def read_resource(self, fn: Callable[[Call], Any]) -> Callable[..., Any]:
+        """``on_read_resource=snodo.read_resource(route)``: every ``resources/read`` is snodo's."""
+        from mcp_types import ReadResourceResult
+
+        return self._handler("resources/read", fn, lambda: ReadResourceResult(contents=[]))
