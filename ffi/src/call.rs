@@ -460,3 +460,18 @@ pub unsafe extern "C" fn snodo_call_raw_response(
         Ok(())
     })
 }
+
+/// Whether the call came from `snodo_engine_begin_legacy` (a 2025-era
+/// session, issue 14): decide it with `snodo_engine_decide_legacy`.
+///
+/// Statuses: OK, NULL_ARGUMENT (`call` or `out` NULL), PANIC. Not
+/// thread-safe for one call.
+///
+/// # Safety
+///
+/// `call` NULL or a live call; `out` NULL or valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn snodo_call_is_legacy(call: *const snodo_call, out: *mut bool) -> snodo_status {
+    // SAFETY: caller contract.
+    unsafe { scalar(call, out, |c| c.is_legacy()) }
+}
