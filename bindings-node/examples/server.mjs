@@ -496,7 +496,10 @@ function parsed(text) {
   }
 }
 
-const isInitialize = (m) => m !== null && m.method === 'initialize' && m.id !== undefined;
+// A 2025-era `initialize`: one carrying the 2026 `_meta` version claim is a
+// 2026 request for a removed method (-32601 through begin, as before).
+const isInitialize = (m) => m !== null && m.method === 'initialize' && m.id !== undefined
+  && m.params?._meta?.['io.modelcontextprotocol/protocolVersion'] === undefined;
 
 // Answers `initialize`: the requested revision if snodo accepts it, else its
 // first legacy revision (the spec's counter-offer). Returns [session | null, response text].
