@@ -47,7 +47,6 @@ async function legacy(request, body, authInfo) {
     if (id) return new Response(null, { status: 404 });
     transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      enableJsonResponse: true,
       onsessioninitialized: (sid) => sessions.set(sid, transport),
     });
     transport.onclose = () => { if (transport.sessionId) sessions.delete(transport.sessionId); };
