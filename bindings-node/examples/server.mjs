@@ -393,9 +393,11 @@ class LegacyConnection {
       r.pending.cancel(null); // nothing was sent: no cancellations to send
       out.finish(jsonrpcError(r.pending.id, -32603, 'Too many requests waiting for client input on this session'), 200);
     } else {
-      const flow = { pending: r.pending, out, timer: null };
+      const flow = { pending: r.pending, out, timer: null, held: !this.initialized };
       this.flows.add(flow);
-      for (const m of r.pending.requests) out.send(JSON.stringify(m));
+      // No request to the client before it sent notifications/initialized
+      // (2025-11-25 lifecycle): held until then.
+      if (!flow.held) for (const m of r.pending.requests) out.send(JSON.stringify(m));
       // The deadline is the engine's clock (seconds); a little slack so the
       // timer never fires before it.
       const ms = Math.max(0, (r.pending.deadline - engine.now()) * 1000) + 100;
@@ -472,7 +474,14 @@ class LegacyConnection {
     const isRequest = typeof message.method === 'string' && message.id !== undefined;
     if (!isRequest && message.method === undefined) return this.response(message, text);
     if (!isRequest) { // a notification
-      if (message.method === 'notifications/initialized') this.initialized = true;
+      if (message.method === 'notifications/initialized' && !this.initialized) {
+        this.initialized = true;
+        for (const f of this.flows) {
+          if (!f.held) continue;
+          f.held = false;
+          for (const m of f.pending.requests) f.out.send(JSON.stringify(m));
+        }
+      }
       if (message.method === 'notifications/cancelled') this.cancelled(message.params);
       return true;
     }
