@@ -5,7 +5,8 @@
 # bindings-node/examples/sdk_server.mjs (@modelcontextprotocol/server 2.4.0
 # McpServer) — against the official TypeScript client (pinned to 2026-07-28,
 # and with its default options: a 2025-era session through the TS SDK's
-# legacy shim), the official Python client and the conformance suite.
+# legacy shim), the official Python client (mode 2026-07-28, and mode=legacy
+# against the Node one) and the conformance suite.
 #
 # The SDKs come from the repository's own pins: `mcp` from
 # interop/python_client/requirements.txt, @modelcontextprotocol/server from
@@ -49,6 +50,9 @@ done
 for transport in stdio http; do
   interop_log "official TypeScript client (default options: a 2025 session): node-sdk server over $transport"
   run node interop/official_client/run.mjs --server node-sdk --transport "$transport" --negotiation default
+  interop_log "official Python client (mode=legacy: a 2025 session): node-sdk server over $transport"
+  run "$SNODO_INTEROP_PYTHON" -m pytest -q -p no:cacheprovider interop/python_client \
+    --server node-sdk --transport "$transport" --era legacy
 done
 
 interop_log "summaries"
@@ -64,6 +68,7 @@ expected = [f"{suite}-{server}-{transport}.json"
                                       ("conformance", ("http",)))
             for transport in transports]
 expected += [f"official_client_default-node-sdk-{t}.json" for t in ("stdio", "http")]
+expected += [f"python_client-node-sdk-{t}-legacy.json" for t in ("stdio", "http")]
 bad = 0
 for name in expected:
     try:

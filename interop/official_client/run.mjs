@@ -266,6 +266,8 @@ const legacyWorkflows = {
     assert.equal(c.client.getNegotiatedProtocolVersion(), '2025-11-25', 'a 2025-era session');
     assert.deepEqual(serverRequests(c.wire, 'elicitation/create').map((w) => w.msg.params.message), ['Which color do you prefer?']);
     assert.equal(inputRequired(c.wire).length, 0, 'no input_required on a 2025 session');
+    const final = c.wire.filter((w) => w.dir === 'in' && w.msg.result?.content).at(-1).msg.result;
+    assert.equal(final.resultType, undefined, 'no resultType on the 2025 wire');
     await c.close();
   },
   async 'legacy-2-preference-resource'() {
