@@ -709,6 +709,11 @@ def serve_http(engines: Callable[[], Engine], port: int) -> None:
         # The head and the body of a reply go out in two writes; with Nagle's algorithm on, the
         # second waits for the client's delayed ACK (~40 ms) on a keep-alive connection.
         disable_nagle_algorithm = True
+        # Buffer replies: the head and the body leave in one send when the request is done
+        # (handle_one_request flushes), not two. Each send releases and retakes the GIL;
+        # at 64 connections every extra handover is a context switch between busy threads.
+        # SSE streams and 100 Continue flush themselves (stream, handle_expect_100).
+        wbufsize = 64 * 1024
         # Unparsable request lines are answered as HTTP/0.9 (a bare body, no status line) by
         # default; answer them with a status, and without the stdlib's HTML error page.
         default_request_version = "HTTP/1.1"
@@ -808,6 +813,7 @@ def serve_http(engines: Callable[[], Engine], port: int) -> None:
             self.send_header("Mcp-Session-Id", ls.session.id)
             self.send_header("Connection", "close")  # no length known: the end of the stream is the close
             self.end_headers()
+            self.wfile.flush()  # the client sees the stream open before the first event
             lock = threading.Lock()
 
             def emit(text: str) -> None:
@@ -874,6 +880,11 @@ def serve_http(engines: Callable[[], Engine], port: int) -> None:
                 self.send_header("Connection", "close")  # also sets close_connection
             self.end_headers()
             self.wfile.write(data)
+
+        def handle_expect_100(self) -> bool:
+            ok = super().handle_expect_100()
+            self.wfile.flush()  # the 100 Continue must go out before we wait for the body
+            return ok
 
         def log_request(self, code: Any = "-", size: Any = "-") -> None:
             pass  # no access log: stderr is for the listening line and real problems
