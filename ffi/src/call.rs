@@ -416,7 +416,7 @@ pub unsafe extern "C" fn snodo_call_response(
         let request = unsafe { json(request, request_len, "request") }?;
         let out_kind = Out::new(out_kind, "out_kind")?;
         let out_value = if out_value.is_null() { None } else { Some(OutStr::new(out_value, out_value_len)?) };
-        let (kind, value) = snodo_answer_kind::split(call.inner.response(key, &request));
+        let (kind, value) = snodo_answer_kind::split(call.inner.response(key, &request))?;
         // SAFETY: caller contract.
         unsafe {
             out_kind.write(kind);
