@@ -40,21 +40,7 @@ def bearer(ctx: Any) -> Optional[str]:
     return token or None
 
 
-SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
 TRIGGERS = {"test_trigger_tool_change": "tools", "test_trigger_prompt_change": "prompts"}
-
-
-async def discover_server_info(ctx: Any, call_next: Any) -> Any:
-    """server/discover through MCPServer carries no serverInfo `_meta` (the conformance
-    suite warns); every other result has it. Stamp it here."""
-    result = await call_next(ctx)
-    if ctx.method == "server/discover":
-        if hasattr(result, "model_dump"):
-            result = result.model_dump(by_alias=True, exclude_none=True, mode="json")
-        if isinstance(result, dict):
-            meta = result.setdefault("_meta", {})
-            meta.setdefault(SERVER_INFO_KEY, {"name": "snodo-python-sdk-example", "version": mrtr.VERSION})
-    return result
 
 
 def trigger(kind: str) -> Any:
@@ -70,8 +56,8 @@ def trigger(kind: str) -> Any:
 
 
 def build(engine: Any) -> MCPServer:
+    # A version, so the serverInfo the SDK stamps on server/discover is complete.
     mcp = MCPServer("snodo-python-sdk-example", version=mrtr.VERSION)
-    mcp.middleware.insert(0, discover_server_info)
     snodo = Snodo(engine, principal=bearer).install(mcp)
     for name, (description, handler) in app.TOOLS.items():
         if name in TRIGGERS:
