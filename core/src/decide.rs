@@ -107,18 +107,9 @@ fn raw(ctx: &Ctx<'_>, call: &Call, result: Value) -> Response {
         None => complete(ctx, call, Value::Object(obj)),
         Some(Value::String(t)) if t == "complete" => complete(ctx, call, Value::Object(obj)),
         Some(Value::String(t)) if t == "input_required" => {
-            if obj.contains_key("requestState") {
-                return Response::internal(
-                    call.id.clone(),
-                    "a raw input_required result may not carry its own requestState; pass state to InputRequired and snodo seals it".into(),
-                );
-            }
-            let requests = match obj.remove("inputRequests") {
-                None => Vec::new(),
-                Some(Value::Object(m)) => m.into_iter().collect(),
-                Some(_) => {
-                    return Response::internal(call.id.clone(), "inputRequests must be an object".into());
-                }
+            let requests = match raw_input_requests(&mut obj) {
+                Ok(requests) => requests,
+                Err(why) => return Response::internal(call.id.clone(), why.into()),
             };
             // Everything else (cache hints included) is dropped; _meta is kept.
             let meta = obj.remove("_meta").filter(Value::is_object);
@@ -129,6 +120,24 @@ fn raw(ctx: &Ctx<'_>, call: &Call, result: Value) -> Response {
         Some(other) => {
             Response::internal(call.id.clone(), format!("unsupported resultType {}", json::to_wire(other)))
         }
+    }
+}
+
+/// The input requests of a raw `input_required` result (taken out of
+/// `obj`), for `decide` and the legacy bridge alike: the result may not
+/// carry its own `requestState` (only snodo seals one), and
+/// `inputRequests`, when present, is an object. The `Err` is the
+/// diagnostic of the `-32603`.
+pub(crate) fn raw_input_requests(obj: &mut Map<String, Value>) -> Result<Vec<(String, Value)>, &'static str> {
+    if obj.contains_key("requestState") {
+        return Err(
+            "a raw input_required result may not carry its own requestState; pass state to InputRequired and snodo seals it",
+        );
+    }
+    match obj.remove("inputRequests") {
+        None => Ok(Vec::new()),
+        Some(Value::Object(m)) => Ok(m.into_iter().collect()),
+        Some(_) => Err("inputRequests must be an object"),
     }
 }
 

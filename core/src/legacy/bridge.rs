@@ -97,21 +97,9 @@ fn bridge(ctx: &Ctx<'_>, call: &Call, outcome: Outcome) -> Bridge {
         Outcome::Raw(Value::Object(mut obj))
             if obj.get("resultType").and_then(Value::as_str) == Some("input_required") =>
         {
-            if obj.contains_key("requestState") {
-                return Bridge::Respond(Response::internal(
-                    call.id.clone(),
-                    "a raw input_required result may not carry its own requestState; pass state to InputRequired".into(),
-                ));
-            }
-            let requests = match obj.remove("inputRequests") {
-                None => Vec::new(),
-                Some(Value::Object(m)) => m.into_iter().collect(),
-                Some(_) => {
-                    return Bridge::Respond(Response::internal(
-                        call.id.clone(),
-                        "inputRequests must be an object".into(),
-                    ));
-                }
+            let requests = match decide::raw_input_requests(&mut obj) {
+                Ok(requests) => requests,
+                Err(why) => return Bridge::Respond(Response::internal(call.id.clone(), why.into())),
             };
             ask(ctx, call, tag, requests, None)
         }

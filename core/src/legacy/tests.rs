@@ -199,3 +199,34 @@ fn legacy_input_fields_are_ignored_and_plain_decide_is_safe() {
     let r = e.decide(&c, Outcome::Complete(json!({"content": []}))).unwrap();
     assert!(r.body()["result"].get("resultType").is_none());
 }
+
+/// A raw `input_required` result is read by one rule in `decide` and the
+/// bridge (`decide::raw_input_requests`): its own `requestState` or a
+/// non-object `inputRequests` is a `-32603` with that diagnostic, in both.
+#[test]
+fn raw_input_required_is_read_by_one_rule_in_both_eras() {
+    let e = engine(1000);
+    let s = session("2025-11-25", json!({"elicitation": {}}));
+    let modern = r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"paint","_meta":{
+        "io.modelcontextprotocol/protocolVersion":"2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}"#;
+    let bad = [
+        (json!({"resultType": "input_required", "requestState": "x"}), "requestState"),
+        (json!({"resultType": "input_required", "inputRequests": []}), "inputRequests must be an object"),
+    ];
+    for (raw, why) in bad {
+        let legacy = call(&e, &s, CALL);
+        let Bridge::Respond(r) = e.decide_legacy(&legacy, Outcome::Raw(raw.clone())).unwrap() else {
+            panic!("a malformed raw input_required must end the legacy flow");
+        };
+        assert_eq!(r.body()["error"]["code"], -32603, "{}", r.to_json());
+        assert!(r.diagnostic().is_some_and(|d| d.contains(why)), "{:?}", r.diagnostic());
+
+        let Begin::Call(c) = e.begin(modern.as_bytes(), &Principal::user("alice").unwrap()).unwrap() else {
+            panic!("the 2026 request must begin");
+        };
+        let r = e.decide(&c, Outcome::Raw(raw)).unwrap();
+        assert_eq!(r.body()["error"]["code"], -32603, "{}", r.to_json());
+        assert!(r.diagnostic().is_some_and(|d| d.contains(why)), "{:?}", r.diagnostic());
+    }
+}
