@@ -17,6 +17,14 @@ pub fn engine() -> Engine {
     Engine::new(Config::new(vec![Key::new("k1", vec![7; 32]).unwrap()]).fixed_time(NOW)).unwrap()
 }
 
+/// The engine with room for the growth table's largest state: a 16 KiB
+/// state makes a token over the default 16 KiB token limit.
+pub fn roomy_engine() -> Engine {
+    let mut config = Config::new(vec![Key::new("k1", vec![7; 32]).unwrap()]).fixed_time(NOW);
+    config.max_token_bytes = 64 << 10;
+    Engine::new(config).unwrap()
+}
+
 pub fn who() -> Principal {
     Principal::user("alice").unwrap()
 }
