@@ -1,14 +1,14 @@
 # snodo: the two commands are `make demo` and `make test`.
 SHELL := /bin/bash
 
-.PHONY: demo test test-rust test-c test-python test-node test-go test-interop test-load install bench fmt fuzz
+.PHONY: demo test test-rust test-c test-python test-node test-go test-interop test-interop-sdk test-load install bench fmt fuzz
 
 # The official TypeScript MCP client drives an example server built on snodo
 # through the preference workflow, printing every round.
 demo:
 	bash scripts/demo.sh
 
-test: test-rust test-c test-python test-node test-go test-interop test-load
+test: test-rust test-c test-python test-node test-go test-interop test-interop-sdk test-load
 
 test-rust:
 	bash scripts/test-rust.sh
@@ -27,6 +27,11 @@ test-go:
 
 test-interop:
 	bash scripts/test-interop.sh
+
+# The same clients and suites against example servers built on the official
+# SDK server classes (mcp MCPServer, @modelcontextprotocol/server McpServer), snodo inside.
+test-interop-sdk:
+	bash scripts/test-interop-sdk.sh
 
 test-load:
 	bash scripts/test-load.sh

@@ -34,6 +34,8 @@ export declare class Call {
   get protocolVersion(): string
   /** Whether `inputRequired` may be answered here. */
   get mrtrAllowed(): boolean
+  /** Whether the call came from `beginLegacy` (a 2025-era session). */
+  get isLegacy(): boolean
   /** This request's client capabilities (never an earlier request's). */
   get clientCapabilities(): Record<string, any>
   /** The self-reported client info, or `null`. Never use it for security. */
@@ -129,6 +131,127 @@ export declare class Engine {
   now(): number
   /** The configuration without secrets (also what `JSON.stringify` shows). */
   toJSON(): EngineSummary
+  /**
+   * Reads a request that arrived on a 2025-era `session` (see
+   * `docs/legacy.md`): the same `Call` a 2026 request gives
+   * (`mrtrAllowed` false, `isLegacy` true), or a ready `Response`.
+   */
+  beginLegacy(request: string | Buffer | object, session: Session, principal: string | null): Call | Response
+  /**
+   * Decides a call from `beginLegacy` (once per call): `{kind:
+   * 'respond', response}` to send, `{kind: 'send', pending}` (send
+   * `pending.requests` on the session, then `feed` the client's
+   * responses), or `{kind: 'resume', call}` (a round with state only:
+   * run the handler again, paced). On a 2026 call it is `decide`.
+   */
+  decideLegacy(call: Call, outcome: Outcome | string | Buffer): { kind: 'respond'; response: Response } | { kind: 'send'; pending: PendingFlow } | { kind: 'resume'; call: Call }
+  /**
+   * Feeds the client's JSON-RPC response (text as received, or an
+   * object) to `pending`: `{kind: 'waiting'}`, `{kind: 'resume', call}`,
+   * or `{kind: 'respond', response, cancellations}` (the flow ended).
+   * Throws (`JSON`, `ARGUMENT`) for a response that is malformed, not of
+   * this flow, already answered or late; the flow is then unchanged.
+   */
+  feed(pending: PendingFlow, response: string | Buffer | object): { kind: 'waiting' } | { kind: 'resume'; call: Call } | { kind: 'respond'; response: Response; cancellations: Array<Record<string, any>> }
+  /**
+   * The application's timer for `pending` fired (at `pending.deadline`):
+   * the flow fails with `timeout` unless it already ended.
+   */
+  timeout(pending: PendingFlow): { kind: 'waiting' } | { kind: 'resume'; call: Call } | { kind: 'respond'; response: Response; cancellations: Array<Record<string, any>> }
+  /**
+   * The protocol version to answer an `initialize` that asked for
+   * `requested`: itself if accepted, else the first configured legacy
+   * version; `null` when legacy serving is disabled.
+   */
+  legacyVersionFor(requested: string): string | null
+}
+
+/**
+ * One legacy round in flight (the core's `PendingFlow`): the requests to
+ * send on the session, and what resuming the handler needs. Owned by the
+ * application; drop it on disconnect (snodo holds nothing else).
+ */
+export declare class PendingFlow {
+  /** The server-to-client JSON-RPC requests of this round, in order. */
+  get requests(): Array<Record<string, any>>
+  /** Their ids (strings starting `snodo-`). */
+  get requestIds(): Array<string>
+  /**
+   * Whether a response with this `id` belongs to this flow and is still
+   * awaited.
+   */
+  awaits(id: string | number | null): boolean
+  /** The request ids still unanswered. */
+  get outstanding(): Array<string>
+  /** URL elicitations of this round: input key → `elicitationId`. */
+  get elicitationIds(): Record<string, string>
+  /** Unix seconds after which the application calls `engine.timeout`. */
+  get deadline(): number
+  /** The round these requests belong to (1 = first). */
+  get round(): number
+  /** Unix seconds when the flow began. */
+  get flowStart(): number
+  /** The originating request's JSON-RPC id. */
+  get id(): string | number
+  /** The originating request's method. */
+  get method(): string
+  /** Whether the flow ended (answered, failed, timed out or cancelled). */
+  get isEnded(): boolean
+  /**
+   * The client cancelled the originating request (or the application
+   * abandons it): ends the flow and returns the `notifications/cancelled`
+   * to send for unanswered requests. Send no response.
+   */
+  cancel(reason?: string | undefined | null): Array<Record<string, any>>
+  /** A summary without questions or answers (for logs). */
+  toJSON(): string
+}
+
+/**
+ * What a 2025-era session negotiated at `initialize` (the core's
+ * `Session`): immutable; record one per session and pass it to every
+ * `engine.beginLegacy`.
+ */
+export declare class Session {
+  /**
+   * A session that negotiated `protocolVersion` (what the server answered
+   * to `initialize`), with the client's `capabilities` and optional
+   * `clientInfo` (objects or JSON text). Its id is random: set the
+   * transport's own with `withId`. Throws `ARGUMENT` naming the field.
+   */
+  constructor(protocolVersion: string, capabilities: Record<string, any> | string, clientInfo?: Record<string, any> | string | null)
+  /**
+   * A session from the client's `initialize` request (the whole message
+   * or its params; object or JSON text), with `negotiated` the version
+   * the server answered (`engine.legacyVersionFor`).
+   */
+  static fromInitialize(initialize: Record<string, any> | string | Buffer, negotiated: string): Session
+  /**
+   * The same session with the transport's id (the `Mcp-Session-Id`, or
+   * any unique string for a stdio connection): a new `Session`.
+   */
+  withId(id: string): Session
+  /** The session id. */
+  get id(): string
+  /** The negotiated protocol revision. */
+  get protocolVersion(): string
+  /** The capabilities the client declared, as given. */
+  get clientCapabilities(): Record<string, any>
+  /** The client info from `initialize`, or `null`. Informational only. */
+  get clientInfo(): Record<string, any> | null
+  /**
+   * The declared capabilities minus what the revision lacks: what a
+   * legacy `Call` reports and admission checks.
+   */
+  get usableCapabilities(): Record<string, any>
+  /**
+   * The `notifications/elicitation/complete` message for
+   * `elicitationId` (2025-11-25 sessions with `elicitation.url` only;
+   * `ARGUMENT` otherwise).
+   */
+  elicitationComplete(elicitationId: string): Record<string, any>
+  /** A summary without capabilities or client info (for logs). */
+  toJSON(): string
 }
 
 /** The answer to one input request (`call.response`). */
@@ -243,6 +366,11 @@ export interface EngineConfig {
   clockSkewSecs?: number
   /** Accepted protocol versions (default `["2026-07-28"]`). */
   supportedVersions?: Array<string>
+  /**
+   * Accepted 2025-era revisions for `beginLegacy` (default the three
+   * 2025 ones; empty disables legacy serving).
+   */
+  legacyVersions?: Array<string>
   /** `io.modelcontextprotocol/serverInfo` stamped on every result's `_meta`. */
   serverInfo?: Record<string, any>
   /** A fixed clock (Unix seconds), for tests. Absent: system time. */

@@ -7,6 +7,8 @@ export const {
   Call,
   ERROR_CODES,
   Engine,
+  PendingFlow,
+  Session,
   SnodoErrorCode,
   TOKEN_REASONS,
   bindingDigest,

@@ -16,6 +16,7 @@ const MRTR_VERSION = '2026-07-28';
 const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
 const META_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 const MRTR_METHODS = ['tools/call', 'prompts/get', 'resources/read'];
+const SYNTHESIZED = Symbol('snodo-mrtr/mcp: a 2025 session read in the 2026 dialect');
 
 /** A JSON-RPC error for the SDK to send as is (it reads `code`, `message`, `data`). */
 class SnodoProtocolError extends Error {
@@ -46,6 +47,8 @@ function wireParams(request, ctx, server) {
   const params = { ...(request.params || {}) };
   const meta = { ...(params._meta || {}), ...(m._meta || {}), ...(m.envelope || {}) };
   if (meta[META_VERSION] === undefined) {
+    // Not enumerable: never part of the params snodo reads or binds.
+    Object.defineProperty(meta, SYNTHESIZED, { value: true });
     meta[META_VERSION] = MRTR_VERSION;
     const caps = server && typeof server.getClientCapabilities === 'function' ? server.getClientCapabilities() : undefined;
     meta[META_CAPABILITIES] = caps || {};
@@ -71,14 +74,19 @@ class Snodo {
   /** begin_parts → route(call) → decide, as a handler body for `method`. */
   async run(request, ctx, route, server) {
     const id = ctx && ctx.mcpReq && ctx.mcpReq.id !== undefined ? ctx.mcpReq.id : request.id;
-    const begun = this.engine.beginParts(id, request.method, wireParams(request, ctx, server), this.principal(ctx) ?? null);
+    const params = wireParams(request, ctx, server);
+    const begun = this.engine.beginParts(id, request.method, params, this.principal(ctx) ?? null);
     if (!(begun instanceof Call)) throw toError(begun); // -32602 (+ data.reason), -32022, ...
     const outcome = await route(begun, ctx);
     const response = this.engine.decide(begun, outcome);
     if (response.diagnostic) this.onDiagnostic(response.diagnostic);
     const body = JSON.parse(response.json);
     if (body.error) throw new SnodoProtocolError(body.error.code, body.error.message, body.error.data);
-    return body.result; // complete or input_required: sealed once, by snodo
+    const result = body.result; // complete or input_required: sealed once, by snodo
+    // A 2025 session: the shim needs resultType to see input_required, but a
+    // final result goes out as is on the 2025 wire, where the field does not exist.
+    if (params._meta[SYNTHESIZED] && result.resultType === 'complete') delete result.resultType;
+    return result;
   }
 
   /**

@@ -101,6 +101,34 @@ typedef enum {
   SNODO_ANSWER_KIND_CHANGED = 5,
 } snodo_answer_kind;
 
+// What `snodo_engine_decide_legacy` produced.
+typedef enum {
+  // `*out_response` is the final response to the originating request:
+  // send it.
+  SNODO_BRIDGE_KIND_RESPOND = 0,
+  // `*out_pending` is a new flow: send `snodo_pending_flow_requests` on
+  // the session, keep the flow and feed the client's responses to it.
+  SNODO_BRIDGE_KIND_SEND = 1,
+  // `*out_call` is a new call (a round with state but nothing to ask):
+  // run the handler again with it (pace it; the round cap ends the loop).
+  SNODO_BRIDGE_KIND_RESUME = 2,
+} snodo_bridge_kind;
+
+// What `snodo_engine_feed` and `snodo_engine_timeout` produced.
+typedef enum {
+  // Recorded; other requests of the round are still unanswered.
+  SNODO_FEED_KIND_WAITING = 0,
+  // Every answer is in: `*out_call` is the call for the handler's next
+  // round (the answers as its input responses); decide it with
+  // `snodo_engine_decide_legacy`. The flow has ended.
+  SNODO_FEED_KIND_RESUME = 1,
+  // The flow failed (client error, deadline, size, rounds, flow age):
+  // send `*out_response` on the originating request and the
+  // `notifications/cancelled` messages in `*out_cancellations` (a JSON
+  // array, possibly empty). The flow has ended.
+  SNODO_FEED_KIND_RESPOND = 2,
+} snodo_feed_kind;
+
 // One request as the handler sees it, from `snodo_engine_begin`. Free it
 // with `snodo_call_free`. Not thread-safe: use a call from one thread at a
 // time (moving it to another thread is fine).
@@ -117,10 +145,26 @@ typedef struct snodo_config snodo_config;
 // uses it any more.
 typedef struct snodo_engine snodo_engine;
 
+// One legacy round in flight (`snodo_engine_decide_legacy` →
+// `SNODO_BRIDGE_KIND_SEND`): the requests to send to the client and what
+// resuming the handler needs. Owned by the caller; free it with
+// `snodo_pending_flow_free` when the flow ends or the session disconnects
+// (snodo keeps nothing else). **Not thread-safe**: feed one flow from one
+// thread at a time (moving it between threads is fine). Holds no secret
+// that goes on the wire; bounded (at most `max_input_responses` requests,
+// answers totalling at most `max_request_bytes`).
+typedef struct snodo_pending_flow snodo_pending_flow;
+
 // A JSON-RPC response message ready for the wire, from
 // `snodo_engine_begin` or `snodo_engine_decide`. Free it with
 // `snodo_response_free`. Not thread-safe: use from one thread at a time.
 typedef struct snodo_response snodo_response;
+
+// What a 2025-era session negotiated at `initialize`: protocol revision,
+// client capabilities, client info and a session id. Immutable once
+// built (but `snodo_session_with_id`) and thread-safe: share one session
+// across the threads serving it. Free with `snodo_session_free`.
+typedef struct snodo_session snodo_session;
 
 // One HTTP request header as received: name and value, each a pointer +
 // length (no NUL needed): UTF-8, or else read as Latin-1. Names compare case-insensitively;
@@ -387,6 +431,17 @@ snodo_status snodo_call_raw_response(const snodo_call *call,
                                      char **out,
                                      size_t *out_len);
 
+// Whether the call came from `snodo_engine_begin_legacy` (a 2025-era
+// session, issue 14): decide it with `snodo_engine_decide_legacy`.
+//
+// Statuses: OK, NULL_ARGUMENT (`call` or `out` NULL), PANIC. Not
+// thread-safe for one call.
+//
+// # Safety
+//
+// `call` NULL or a live call; `out` NULL or valid for one write.
+snodo_status snodo_call_is_legacy(const snodo_call *call, bool *out);
+
 // The capabilities a client declaring `capabilities` (a ClientCapabilities
 // JSON object) must add to receive every request in `requests` (a JSON
 // object of key → input request; anything else is ARGUMENT), as a
@@ -620,6 +675,23 @@ snodo_status snodo_config_set_audience(snodo_config *config,
 //
 // `config` must be NULL or a live config.
 snodo_status snodo_config_set_fixed_time(snodo_config *config, uint64_t now);
+
+// Issue 14: the 2025-era revisions accepted on a legacy session
+// (`legacy_versions`), as JSON text of an array of strings, e.g.
+// `["2025-11-25","2025-06-18"]`; `[]` disables legacy serving. Default:
+// the three 2025 revisions. A JSON array rather than one call per version
+// (as `snodo_config_add_supported_version`) so that the empty list is
+// expressible. Each date is checked by `snodo_engine_new` (CONFIG).
+//
+// Statuses: OK, CONFIG (not an array of strings), JSON, INVALID_UTF8,
+// NULL_ARGUMENT, PANIC. Not thread-safe for one config.
+//
+// # Safety
+//
+// `config` a live config; `versions` valid for `versions_len` bytes.
+snodo_status snodo_config_set_legacy_versions(snodo_config *config,
+                                              const uint8_t *versions,
+                                              size_t versions_len);
 
 // Builds a form-mode `elicitation/create` request from a message and a
 // `requestedSchema` (JSON text; the spec's flat subset, strict keyword
@@ -942,6 +1014,403 @@ snodo_status snodo_canonicalize(const uint8_t *input,
                                 size_t input_len,
                                 char **out,
                                 size_t *out_len);
+
+// A session that negotiated `protocol_version` (the version the server
+// answered in its `initialize` result), with the client's `capabilities`
+// (JSON text of an object) and `client_info` (JSON text of an object, or
+// NULL). Its id is random; set the transport's own with
+// `snodo_session_with_id`. Whether the version is accepted is decided by
+// the engine at `snodo_engine_begin_legacy`.
+//
+// On OK `*out` owns a new session (free with `snodo_session_free`).
+// Statuses: OK, ARGUMENT (names the field), JSON, INVALID_UTF8,
+// NULL_ARGUMENT, PANIC. Thread-safe.
+//
+// # Safety
+//
+// `protocol_version` and `capabilities` valid for their lengths;
+// `client_info` NULL or valid for `client_info_len` bytes; `out` valid
+// for one pointer write.
+snodo_status snodo_session_new(const uint8_t *protocol_version,
+                               size_t protocol_version_len,
+                               const uint8_t *capabilities,
+                               size_t capabilities_len,
+                               const uint8_t *client_info,
+                               size_t client_info_len,
+                               snodo_session **out);
+
+// A session from the client's `initialize` request (JSON text of the whole
+// message or of its `params`), with `negotiated` the version the server
+// answered (see `snodo_engine_legacy_version_for`). Random id as
+// `snodo_session_new`.
+//
+// On OK `*out` owns a new session. Statuses: OK, ARGUMENT (not an
+// initialize request, bad field), JSON, INVALID_UTF8, NULL_ARGUMENT,
+// PANIC. Thread-safe.
+//
+// # Safety
+//
+// `initialize` and `negotiated` valid for their lengths; `out` valid for
+// one pointer write.
+snodo_status snodo_session_from_initialize(const uint8_t *initialize,
+                                           size_t initialize_len,
+                                           const uint8_t *negotiated,
+                                           size_t negotiated_len,
+                                           snodo_session **out);
+
+// Sets the session's id to the transport's (the `Mcp-Session-Id` the
+// server issued, or any unique string for a stdio connection): 1 to 128
+// printable ASCII bytes. Rust's `with_id`, applied in place; on an error
+// the session is unchanged.
+//
+// Statuses: OK, ARGUMENT, INVALID_UTF8, NULL_ARGUMENT, PANIC. Not
+// thread-safe: set the id before sharing the session.
+//
+// # Safety
+//
+// `session` a live session no other thread uses; `id` valid for `id_len`
+// bytes.
+snodo_status snodo_session_with_id(snodo_session *session, const uint8_t *id, size_t id_len);
+
+// Frees a session. NULL is a no-op. Calls and flows made with it stay
+// valid (they copied what they need).
+//
+// # Safety
+//
+// `session` NULL or a session from snodo, not yet freed.
+void snodo_session_free(snodo_session *session);
+
+// The session id (text). On OK `*out` is a new string (free with
+// `snodo_string_free`); `out_len` may be NULL. Statuses: OK,
+// NULL_ARGUMENT, PANIC. Thread-safe.
+//
+// # Safety
+//
+// `session` NULL or live; `out` NULL or valid for one pointer write;
+// `out_len` NULL or valid for one `size_t` write.
+snodo_status snodo_session_id(const snodo_session *session, char **out, size_t *out_len);
+
+// The negotiated protocol revision (text). Outs and statuses as
+// `snodo_session_id`.
+//
+// # Safety
+//
+// As `snodo_session_id`.
+snodo_status snodo_session_protocol_version(const snodo_session *session,
+                                            char **out,
+                                            size_t *out_len);
+
+// The capabilities the client declared at `initialize`, as given (JSON
+// text). Outs and statuses as `snodo_session_id`.
+//
+// # Safety
+//
+// As `snodo_session_id`.
+snodo_status snodo_session_client_capabilities(const snodo_session *session,
+                                               char **out,
+                                               size_t *out_len);
+
+// The capabilities this session can use: declared minus what its
+// revision lacks (JSON text; what a legacy call reports and admission
+// checks). Outs and statuses as `snodo_session_id`.
+//
+// # Safety
+//
+// As `snodo_session_id`.
+snodo_status snodo_session_usable_capabilities(const snodo_session *session,
+                                               char **out,
+                                               size_t *out_len);
+
+// The client info from `initialize` (JSON text; `null` when absent).
+// Outs and statuses as `snodo_session_id`.
+//
+// # Safety
+//
+// As `snodo_session_id`.
+snodo_status snodo_session_client_info(const snodo_session *session, char **out, size_t *out_len);
+
+// The 2025-11-25 `notifications/elicitation/complete` message (JSON text)
+// for `elicitation_id` (from `snodo_pending_flow_elicitation_ids`), to
+// send when the out-of-band step of a URL elicitation completes.
+//
+// On OK `*out` is a new string (free with `snodo_string_free`). Statuses:
+// OK, ARGUMENT (the session cannot receive it: revision before 2025-11-25
+// or no `elicitation.url`; or an empty id), INVALID_UTF8, NULL_ARGUMENT,
+// PANIC. Thread-safe.
+//
+// # Safety
+//
+// `session` live; `elicitation_id` valid for its length; `out` valid for
+// one pointer write; `out_len` NULL or valid for one `size_t` write.
+snodo_status snodo_session_elicitation_complete(const snodo_session *session,
+                                                const uint8_t *elicitation_id,
+                                                size_t elicitation_id_len,
+                                                char **out,
+                                                size_t *out_len);
+
+// The protocol version to answer an `initialize` that asked for
+// `requested`: `requested` itself when it is an accepted legacy revision,
+// else the first configured one (the spec's counter-offer).
+//
+// On OK `*out` is a new string, or NULL (length 0) when legacy sessions
+// are disabled (`legacy_versions` empty). Statuses: OK, INVALID_UTF8,
+// NULL_ARGUMENT, PANIC. Thread-safe.
+//
+// # Safety
+//
+// `engine` live; `requested` valid for its length; `out` valid for one
+// pointer write; `out_len` NULL or valid for one `size_t` write.
+snodo_status snodo_engine_legacy_version_for(const snodo_engine *engine,
+                                             const uint8_t *requested,
+                                             size_t requested_len,
+                                             char **out,
+                                             size_t *out_len);
+
+// Reads a request that arrived on the 2025-era `session` (the bytes as
+// received) into the same call a 2026 request gives (`mrtr_allowed`
+// false, `snodo_call_is_legacy` true, the session's usable capabilities),
+// for the verified `principal` (NULL = explicit anonymous). Outs as
+// `snodo_engine_begin`: exactly one of `*out_call` (run the handler, then
+// `snodo_engine_decide_legacy`) and `*out_response` (a ready error, e.g.
+// `-32602 Unsupported protocol version`) is set, the other NULL.
+//
+// Statuses: OK, NOT_A_REQUEST (a notification or a response: a response
+// belongs to a pending flow, `snodo_engine_feed`), ARGUMENT, INVALID_UTF8,
+// NULL_ARGUMENT, PANIC. Thread-safe (engine and session are shared).
+//
+// # Safety
+//
+// `engine` and `session` live; `request` valid for `request_len` bytes;
+// `principal` NULL or valid for `principal_len` bytes; both outs valid for
+// one pointer write.
+snodo_status snodo_engine_begin_legacy(const snodo_engine *engine,
+                                       const uint8_t *request,
+                                       size_t request_len,
+                                       const snodo_session *session,
+                                       const uint8_t *principal,
+                                       size_t principal_len,
+                                       snodo_call **out_call,
+                                       snodo_response **out_response);
+
+// Decides a call from `snodo_engine_begin_legacy` (`outcome` JSON text as
+// for `snodo_engine_decide`). An `input_required` outcome becomes the
+// round's server-to-client requests and a pending flow instead of
+// `-32603`; any other outcome is decided as by `snodo_engine_decide`. On a
+// 2026 call it is exactly `snodo_engine_decide`. A call is decided once
+// (ALREADY_DECIDED).
+//
+// On OK `*out_kind` says which of the three other outs holds a new handle
+// owned by the caller (`RESPOND`: `*out_response`; `SEND`:
+// `*out_pending`; `RESUME`: `*out_call`); the other two are NULL.
+//
+// Statuses: OK, ARGUMENT (bad outcome shape), JSON, INVALID_UTF8,
+// ALREADY_DECIDED, NULL_ARGUMENT, PANIC. Thread-safe for the engine; the
+// call must not be used by two threads at once.
+//
+// # Safety
+//
+// `engine` and `call` live; `outcome` valid for `outcome_len` bytes; the
+// four outs valid for one write each.
+snodo_status snodo_engine_decide_legacy(const snodo_engine *engine,
+                                        const snodo_call *call,
+                                        const uint8_t *outcome,
+                                        size_t outcome_len,
+                                        snodo_bridge_kind *out_kind,
+                                        snodo_response **out_response,
+                                        snodo_pending_flow **out_pending,
+                                        snodo_call **out_call);
+
+// Feeds the client's JSON-RPC response (the bytes as received) to one of
+// `pending`'s requests (route with `snodo_pending_flow_awaits`).
+//
+// On OK `*out_kind` is written (see `snodo_feed_kind`): `RESUME` sets
+// `*out_call`, `RESPOND` sets `*out_response`, the other is NULL;
+// `*out_cancellations` is always a new JSON array string (empty unless
+// `RESPOND`; free with `snodo_string_free`; `out_cancellations_len` may be
+// NULL).
+//
+// A response that is malformed (JSON), not a JSON-RPC response, for an id
+// not of this flow, a duplicate, or late (the flow ended) is refused
+// (ARGUMENT; the last error says which) and **changes nothing**: the flow
+// is as before and no out is written.
+//
+// Statuses: OK, JSON, ARGUMENT, NULL_ARGUMENT, PANIC. Thread-safe for the
+// engine; **one flow is fed from one thread at a time**.
+//
+// # Safety
+//
+// `engine` live; `pending` a live flow no other thread uses; `response`
+// valid for `response_len` bytes; the outs valid for one write each
+// (`out_cancellations_len` may be NULL).
+snodo_status snodo_engine_feed(const snodo_engine *engine,
+                               snodo_pending_flow *pending,
+                               const uint8_t *response,
+                               size_t response_len,
+                               snodo_feed_kind *out_kind,
+                               snodo_call **out_call,
+                               snodo_response **out_response,
+                               char **out_cancellations,
+                               size_t *out_cancellations_len);
+
+// The application's timer for `pending` fired (at
+// `snodo_pending_flow_deadline`): the flow ends with a failure response
+// and cancellations for its unanswered requests. Outs as
+// `snodo_engine_feed` (the kind is always `RESPOND`).
+//
+// Statuses: OK, ARGUMENT (the flow already ended; nothing changes),
+// NULL_ARGUMENT, PANIC. One flow from one thread at a time.
+//
+// # Safety
+//
+// `engine` live; `pending` a live flow no other thread uses; the outs
+// valid for one write each (`out_cancellations_len` may be NULL).
+snodo_status snodo_engine_timeout(const snodo_engine *engine,
+                                  snodo_pending_flow *pending,
+                                  snodo_feed_kind *out_kind,
+                                  snodo_call **out_call,
+                                  snodo_response **out_response,
+                                  char **out_cancellations,
+                                  size_t *out_cancellations_len);
+
+// Frees a pending flow. NULL is a no-op. Dropping a flow is also how a
+// disconnect is handled: snodo holds nothing else about it.
+//
+// # Safety
+//
+// `pending` NULL or a flow from snodo, not yet freed.
+void snodo_pending_flow_free(snodo_pending_flow *pending);
+
+// The JSON-RPC requests to send to the client (JSON text of an array, in
+// the outcome's key order; each id `snodo-<flow>-<round>-<n>`). On OK
+// `*out` is a new string (free with `snodo_string_free`); `out_len` may be
+// NULL. Statuses: OK, NULL_ARGUMENT, PANIC. One flow from one thread at a
+// time (as every reader below).
+//
+// # Safety
+//
+// `pending` NULL or live; `out` NULL or valid for one pointer write;
+// `out_len` NULL or valid for one `size_t` write.
+snodo_status snodo_pending_flow_requests(const snodo_pending_flow *pending,
+                                         char **out,
+                                         size_t *out_len);
+
+// The ids of this round's requests (JSON array of strings). Outs and
+// statuses as `snodo_pending_flow_requests`.
+//
+// # Safety
+//
+// As `snodo_pending_flow_requests`.
+snodo_status snodo_pending_flow_request_ids(const snodo_pending_flow *pending,
+                                            char **out,
+                                            size_t *out_len);
+
+// The ids still unanswered (JSON array of strings; `[]` once the flow
+// ended). Outs and statuses as `snodo_pending_flow_requests`.
+//
+// # Safety
+//
+// As `snodo_pending_flow_requests`.
+snodo_status snodo_pending_flow_outstanding(const snodo_pending_flow *pending,
+                                            char **out,
+                                            size_t *out_len);
+
+// The URL elicitations of this round as a JSON object of key →
+// `elicitationId` (`{}` when none), for
+// `snodo_session_elicitation_complete`. (Rust returns pairs; the keys are
+// unique, so an object carries the same.) Outs and statuses as
+// `snodo_pending_flow_requests`.
+//
+// # Safety
+//
+// As `snodo_pending_flow_requests`.
+snodo_status snodo_pending_flow_elicitation_ids(const snodo_pending_flow *pending,
+                                                char **out,
+                                                size_t *out_len);
+
+// The originating request's JSON-RPC id (JSON text; the final response
+// goes there). Outs and statuses as `snodo_pending_flow_requests`.
+//
+// # Safety
+//
+// As `snodo_pending_flow_requests`.
+snodo_status snodo_pending_flow_id(const snodo_pending_flow *pending, char **out, size_t *out_len);
+
+// The originating request's method (text). Outs and statuses as
+// `snodo_pending_flow_requests`.
+//
+// # Safety
+//
+// As `snodo_pending_flow_requests`.
+snodo_status snodo_pending_flow_method(const snodo_pending_flow *pending,
+                                       char **out,
+                                       size_t *out_len);
+
+// Whether a response with JSON-RPC id `id` (JSON text, e.g.
+// `"snodo-…-1-1"` with the quotes) would be accepted now: a request of
+// this flow, unanswered, flow not ended. Lets an application route a
+// response among its flows.
+//
+// Statuses: OK, JSON, INVALID_UTF8, NULL_ARGUMENT, PANIC.
+//
+// # Safety
+//
+// `pending` live; `id` valid for `id_len` bytes; `out` valid for one write.
+snodo_status snodo_pending_flow_awaits(const snodo_pending_flow *pending,
+                                       const uint8_t *id,
+                                       size_t id_len,
+                                       bool *out);
+
+// Unix seconds after which the round's answers are no longer accepted:
+// set a timer and call `snodo_engine_timeout` when it fires. Statuses:
+// OK, NULL_ARGUMENT, PANIC.
+//
+// # Safety
+//
+// `pending` NULL or live; `out` NULL or valid for one write.
+snodo_status snodo_pending_flow_deadline(const snodo_pending_flow *pending, uint64_t *out);
+
+// The round that asked (the resumed call has round + 1). Statuses: OK,
+// NULL_ARGUMENT, PANIC.
+//
+// # Safety
+//
+// `pending` NULL or live; `out` NULL or valid for one write.
+snodo_status snodo_pending_flow_round(const snodo_pending_flow *pending, uint32_t *out);
+
+// Unix seconds when the flow began. Statuses: OK, NULL_ARGUMENT, PANIC.
+//
+// # Safety
+//
+// `pending` NULL or live; `out` NULL or valid for one write.
+snodo_status snodo_pending_flow_flow_start(const snodo_pending_flow *pending, uint64_t *out);
+
+// Whether the flow ended (resumed, failed, timed out or cancelled); free
+// it then. Statuses: OK, NULL_ARGUMENT, PANIC.
+//
+// # Safety
+//
+// `pending` NULL or live; `out` NULL or valid for one write.
+snodo_status snodo_pending_flow_is_ended(const snodo_pending_flow *pending, bool *out);
+
+// The client cancelled the originating request (or the application
+// abandons it): ends the flow; `*out` is a new JSON array string of the
+// `notifications/cancelled` to send for the unanswered requests (`[]`
+// when the flow already ended). No response is sent for a cancelled
+// request. `reason` NULL = none.
+//
+// Statuses: OK, INVALID_UTF8, NULL_ARGUMENT, PANIC. One flow from one
+// thread at a time.
+//
+// # Safety
+//
+// `pending` a live flow no other thread uses; `reason` NULL or valid for
+// `reason_len` bytes; `out` valid for one pointer write; `out_len` NULL
+// or valid for one `size_t` write.
+snodo_status snodo_pending_flow_cancel(snodo_pending_flow *pending,
+                                       const uint8_t *reason,
+                                       size_t reason_len,
+                                       char **out,
+                                       size_t *out_len);
 
 // Frees a response. NULL is a no-op.
 //

@@ -9,7 +9,10 @@
 #   node    bindings-node/benches/bench.mjs: snodo-mrtr beside
 #           @modelcontextprotocol/server 2.4.0;
 #   c       ffi/benches/bench.c: begin + decide calls/s through libsnodo,
-#           1 and 2 threads.
+#           1 and 2 threads;
+#   sdk     bindings-python/benches/sdk_bench.py, bindings-node/benches/sdk_bench.mjs:
+#           a two-round tool flow inside each official SDK server, served by
+#           snodo vs by the SDK's own state handling (issue 15).
 #
 # Everything is installed from the registries at pinned versions
 # (bindings-python/benches/requirements.txt into target/bench-venv,
@@ -80,6 +83,14 @@ step "node: build the addon, run"
 # Never --use-napi-cross / --cross-compile: they download toolchains.
 (cd bindings-node && npx napi build --platform --release --no-const-enum --runtime-string-enum 2>&1 | tail -n 1)
 node bindings-node/benches/bench.mjs "$PAYLOADS" "$OUT/node.json"
+
+step "inside the official SDKs (issue 15): snodo vs the SDK's own state handling, per two-round flow"
+# The same tool through each SDK's server class in process: served by snodo
+# (snodo_mrtr.mcp / snodo-mrtr/mcp) and written for the SDK alone (its own
+# requestState sealing), plus a one-round floor. The Python SDK comes from
+# bindings-python/benches/requirements.txt, the TS SDK from bindings-node's lockfile.
+(cd "$OUT" && "$VENV/bin/python" "$ROOT/bindings-python/benches/sdk_bench.py" "$OUT/sdk-python.json")
+node bindings-node/benches/sdk_bench.mjs "$OUT/sdk-node.json" 2>&1 | grep -v "responseMode: 'json' drops"
 
 step "c: libsnodo, run"
 cargo build --release --locked -p snodo-ffi 2>&1 | tail -n 1

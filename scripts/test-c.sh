@@ -79,6 +79,12 @@ grep -q "$prefix/lib/libsnodo.so" <<<"$(ldd "$out/hello")"
 "$out/hello" >"$out/hello.out"
 diff -u examples/c/hello.expected "$out/hello.out"
 echo "example: output matches examples/c/hello.expected"
+# Issue 14: the same handler served to a 2025-era session (legacy bridge).
+# shellcheck disable=SC2086
+gcc -std=c11 -Wall -Wextra -Werror examples/c/legacy.c $pc_cflags $pc_libs -Wl,-rpath,"$prefix/lib" -o "$out/legacy"
+"$out/legacy" >"$out/legacy.out"
+diff -u examples/c/legacy.expected "$out/legacy.out"
+echo "example: output matches examples/c/legacy.expected"
 
 echo "== c: ffi/README.md as written (install block, complete program, rpath, --static)"
 bash scripts/test-c-readme.sh

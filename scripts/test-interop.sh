@@ -36,6 +36,11 @@ for server in python node; do
     interop_log "official Python client: $server server over $transport"
     run "$SNODO_INTEROP_PYTHON" -m pytest -q -p no:cacheprovider interop/python_client \
       --server "$server" --transport "$transport"
+    interop_log "official TypeScript client, default options (2025 handshake, legacy bridge): $server server over $transport"
+    run node interop/official_client/legacy.mjs --server "$server" --transport "$transport"
+    interop_log "official Python client, 2025 handshake (legacy bridge): $server server over $transport"
+    run "$SNODO_INTEROP_PYTHON" -m pytest -q -p no:cacheprovider interop/python_client \
+      --server "$server" --transport "$transport" --era legacy
   done
   interop_log "conformance suite: $server server over http"
   run node interop/conformance/run.mjs --server "$server"
@@ -53,6 +58,12 @@ expected = [f"{suite}-{server}-{transport}.json"
                                       ("python_client", ("stdio", "http")),
                                       ("conformance", ("http",)))
             for transport in transports]
+# Issue 14: the 2025-era (initialize) runs of the official Python client.
+expected += [f"python_client-{server}-{transport}-legacy.json"
+             for server in ("python", "node") for transport in ("stdio", "http")]
+# Issue 14: the official TypeScript client with default options (2025 handshake).
+expected += [f"official_client-{server}-{transport}-legacy.json"
+             for server in ("python", "node") for transport in ("stdio", "http")]
 bad = 0
 for name in expected:
     path = out / name

@@ -14,7 +14,7 @@ import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { McpServer, createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { version } from 'snodo-mrtr';
+import { version, complete } from 'snodo-mrtr';
 import { Snodo } from 'snodo-mrtr/mcp';
 import { TOOLS, PROMPTS, readColor, engineFromEnv } from './server.mjs';
 
@@ -25,6 +25,15 @@ const snodo = new Snodo(engine, { principal: (ctx) => ctx.http?.authInfo?.token 
 const tools = Object.fromEntries(Object.entries(TOOLS)
   .filter(([name]) => name !== 'paint_task')
   .map(([name, [description, run]]) => [name, [{ description }, (call) => run(call)]]));
+// The SDK declares listChanged on 2026 (it serves subscriptions/listen), so
+// the conformance fixtures that "mutate" a list publish the change event.
+const changed = (what) => () => {
+  if (what === 'tools') modern?.notify.toolsChanged();
+  else modern?.notify.promptsChanged();
+  return complete({ content: [{ type: 'text', text: `Published ${what}/list_changed.` }] });
+};
+tools.test_trigger_tool_change = [{ description: 'Conformance: tool list change' }, changed('tools')];
+tools.test_trigger_prompt_change = [{ description: 'Conformance: prompt list change' }, changed('prompts')];
 const prompts = Object.fromEntries(Object.entries(PROMPTS)
   .map(([name, [description, run]]) => [name, [{ description }, (call) => run(call)]]));
 const resources = { 'prefs://color': ['preferred-color', { description: 'Your preferred color', mimeType: 'text/plain' }, readColor] };
@@ -37,7 +46,7 @@ function factory() {
 // --- HTTP: Node request <-> Web Request/Response
 
 const MAX_BODY = 4 << 20;
-const modern = createMcpHandler(factory, { legacy: 'reject' });
+let modern; // the 2026 HTTP handler (HTTP mode only)
 const sessions = new Map(); // 2025-era sessions (demo: in memory, unbounded lifetime until DELETE)
 
 async function legacy(request, body, authInfo) {
@@ -47,7 +56,6 @@ async function legacy(request, body, authInfo) {
     if (id) return new Response(null, { status: 404 });
     transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      enableJsonResponse: true,
       onsessioninitialized: (sid) => sessions.set(sid, transport),
     });
     transport.onclose = () => { if (transport.sessionId) sessions.delete(transport.sessionId); };
@@ -57,6 +65,7 @@ async function legacy(request, body, authInfo) {
 }
 
 function serveHttp(port) {
+  modern = createMcpHandler(factory, { legacy: 'reject' });
   const server = http.createServer(async (req, res) => {
     try {
       if (new URL(req.url, 'http://x').pathname !== '/mcp') return res.writeHead(404).end();

@@ -1,8 +1,12 @@
 #!/usr/bin/env node
-// A small MCP server (protocol 2026-07-28) on snodo-mrtr, implementing
-// interop/CONTRACT.md. Copy it and keep the shape: transport is plain `node:`
-// built-ins; snodo reads each request (`begin`) and turns each handler's
-// outcome into the response (`decide`).
+// A small MCP server on snodo-mrtr, implementing interop/CONTRACT.md. Copy it
+// and keep the shape: transport is plain `node:` built-ins; snodo reads each
+// request (`begin`) and turns each handler's outcome into the response
+// (`decide`). Both protocol eras, one set of handlers: 2026-07-28 requests
+// (per-request `_meta`) as above, and 2025-era sessions (`initialize`) through
+// snodo's legacy bridge (`beginLegacy`, `decideLegacy`, `feed`; see
+// docs/legacy.md), which turns an `input_required` outcome into real
+// `elicitation/create` / `sampling/createMessage` / `roots/list` requests.
 //
 //   node server.mjs --stdio        newline-delimited JSON-RPC on stdin/stdout
 //   node server.mjs --http PORT    Streamable HTTP on 127.0.0.1:PORT, POST /mcp (0 = any free port)
@@ -16,7 +20,7 @@ import { randomUUID } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import {
-  Engine, Call, elicitForm, sampling, listRoots, filterSupported, version,
+  Engine, Call, Session, elicitForm, sampling, listRoots, filterSupported, version,
   complete, inputRequired, error, toolError,
   checkHttpHeaders, declaresTasks, checkTaskInputRequests,
 } from 'snodo-mrtr';
@@ -341,21 +345,310 @@ function handle(engine, message, principal) {
   return response;
 }
 
-// --- stdio: one JSON message per line; stdout carries nothing but responses
 
-function serveStdio(engine) {
+// --- 2025-era sessions (docs/legacy.md): the same route(), through the bridge
+//
+// A LegacyConnection is one session: what `initialize` negotiated (a snodo
+// Session) and the flows in flight, each a PendingFlow plus where its
+// messages go (`out`: a stdio line writer, or the SSE stream of the POST
+// that carried the request). Bounded: MAX_FLOWS per session; a flow ends at
+// its deadline (engine.timeout), on the client's cancellation, or when the
+// session or its stream goes away (the flow is dropped: snodo holds nothing
+// else).
+
+const MAX_FLOWS = 16;
+const RESUME_PACE_MS = 250; // a state-only round: pace the re-run (the round cap bounds it)
+const SERVER_CAPABILITIES = { tools: {}, resources: {}, prompts: {} };
+const jsonrpcError = (id, code, message) => JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } });
+
+class LegacyConnection {
+  constructor(engines, session) {
+    this.engines = engines;
+    this.session = session;
+    this.initialized = false;
+    this.flows = new Set();
+    this.lastSeen = Date.now();
+    this.closed = false;
+  }
+
+  // Runs the handler on `call` and acts on the bridge's answer; `out`
+  // carries the originating request's messages ({send(text), finish(response)}).
+  drive(call, out) {
+    if (this.closed || out.gone) return;
+    let outcome;
+    try {
+      outcome = route(call);
+    } catch (e) {
+      console.error(`handler failed on ${call.toJSON()}: ${e.stack ?? e}`);
+      outcome = error(-32603, 'Internal error');
+    }
+    const engine = this.engines();
+    const r = engine.decideLegacy(call, outcome);
+    if (r.kind === 'respond') {
+      if (r.response.diagnostic) console.error(`snodo: ${r.response.diagnostic}`);
+      out.finish(r.response.json, r.response.httpStatus);
+    } else if (r.kind === 'resume') {
+      setTimeout(() => this.drive(r.call, out), RESUME_PACE_MS);
+    } else if (this.flows.size >= MAX_FLOWS) {
+      r.pending.cancel(null); // nothing was sent: no cancellations to send
+      out.finish(jsonrpcError(r.pending.id, -32603, 'Too many requests waiting for client input on this session'), 200);
+    } else {
+      const flow = { pending: r.pending, out, timer: null, held: !this.initialized };
+      this.flows.add(flow);
+      // No request to the client before it sent notifications/initialized
+      // (2025-11-25 lifecycle): held until then.
+      if (!flow.held) for (const m of r.pending.requests) out.send(JSON.stringify(m));
+      // The deadline is the engine's clock (seconds); a little slack so the
+      // timer never fires before it.
+      const ms = Math.max(0, (r.pending.deadline - engine.now()) * 1000) + 100;
+      flow.timer = setTimeout(() => this.settle(flow, this.engines().timeout(flow.pending)), ms);
+      flow.timer.unref?.();
+    }
+  }
+
+  settle(flow, fed) {
+    if (fed.kind === 'waiting') return;
+    this.end(flow);
+    if (fed.kind === 'resume') {
+      this.drive(fed.call, flow.out);
+      return;
+    }
+    for (const c of fed.cancellations) flow.out.send(JSON.stringify(c));
+    if (fed.response.diagnostic) console.error(`snodo: ${fed.response.diagnostic}`);
+    flow.out.finish(fed.response.json, fed.response.httpStatus);
+  }
+
+  end(flow) {
+    clearTimeout(flow.timer);
+    this.flows.delete(flow);
+  }
+
+  // A client response: fed to the flow that awaits its id. A response no
+  // flow awaits (unknown, duplicate, late) or that snodo refuses is dropped
+  // with a log line and changes nothing. Returns whether it was taken.
+  response(message, text) {
+    const flow = [...this.flows].find((f) => f.pending.awaits(message.id));
+    if (!flow) {
+      console.error(`legacy: dropped a response no flow awaits (id ${JSON.stringify(message.id)})`);
+      return false;
+    }
+    let fed;
+    try {
+      fed = this.engines().feed(flow.pending, text);
+    } catch (e) {
+      console.error(`legacy: refused a response: ${e.code}: ${e.message}`);
+      return false;
+    }
+    this.settle(flow, fed);
+    return true;
+  }
+
+  // The client cancelled its request `requestId`: cancel our requests of
+  // that flow and send no response.
+  cancelled(params) {
+    const id = params?.requestId;
+    const flow = [...this.flows].find((f) => JSON.stringify(f.pending.id) === JSON.stringify(id));
+    if (!flow) return;
+    this.end(flow);
+    for (const c of flow.pending.cancel(typeof params.reason === 'string' ? params.reason : null)) {
+      flow.out.send(JSON.stringify(c));
+    }
+    flow.out.abandon();
+  }
+
+  // The session is gone (stdin EOF, DELETE, expiry): drop every flow.
+  close() {
+    this.closed = true;
+    for (const flow of this.flows) {
+      this.end(flow);
+      flow.pending.cancel(null);
+      flow.out.abandon();
+    }
+  }
+
+  // One message of this session that is not `initialize`. `reply(text,
+  // status)` answers it directly (JSON); `out()` makes the sink for a request
+  // that may become a flow. Returns false for a message that was dropped.
+  message(message, text, principal, { reply, out }) {
+    this.lastSeen = Date.now();
+    const isRequest = typeof message.method === 'string' && message.id !== undefined;
+    if (!isRequest && message.method === undefined) return this.response(message, text);
+    if (!isRequest) { // a notification
+      if (message.method === 'notifications/initialized' && !this.initialized) {
+        this.initialized = true;
+        for (const f of this.flows) {
+          if (!f.held) continue;
+          f.held = false;
+          for (const m of f.pending.requests) f.out.send(JSON.stringify(m));
+        }
+      }
+      if (message.method === 'notifications/cancelled') this.cancelled(message.params);
+      return true;
+    }
+    if (message.method === 'ping') return reply(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: {} }), 200);
+    if (message.method === 'initialize') return reply(jsonrpcError(message.id, -32600, 'Session already initialized'), 400);
+    const engine = this.engines();
+    const call = engine.beginLegacy(text, this.session, principal);
+    if (!(call instanceof Call)) return reply(call.json, call.httpStatus);
+    this.drive(call, out());
+    return true;
+  }
+}
+
+// Reads a line/body as JSON, or null (begin/beginLegacy report bad JSON).
+function parsed(text) {
+  try {
+    const v = JSON.parse(text);
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+// A 2025-era `initialize`: one carrying the 2026 `_meta` version claim is a
+// 2026 request for a removed method (-32601 through begin, as before).
+const isInitialize = (m) => m !== null && m.method === 'initialize' && m.id !== undefined
+  && m.params?._meta?.['io.modelcontextprotocol/protocolVersion'] === undefined;
+
+// Answers `initialize`: the requested revision if snodo accepts it, else its
+// first legacy revision (the spec's counter-offer). Returns [session | null, response text].
+function initialize(engine, message, sessionId) {
+  const requested = typeof message.params?.protocolVersion === 'string' ? message.params.protocolVersion : '';
+  const negotiated = engine.legacyVersionFor(requested);
+  if (negotiated === null) return [null, jsonrpcError(message.id, -32602, 'Unsupported protocol version')];
+  let session;
+  try {
+    session = Session.fromInitialize(message, negotiated).withId(sessionId);
+  } catch (e) {
+    return [null, jsonrpcError(message.id, -32602, `Invalid initialize: ${e.message}`)];
+  }
+  const result = { protocolVersion: negotiated, capabilities: SERVER_CAPABILITIES,
+    serverInfo: { name: 'snodo-node-example', version: version() } };
+  return [session, JSON.stringify({ jsonrpc: '2.0', id: message.id, result })];
+}
+
+// --- stdio: one JSON message per line. The era is the connection's, chosen
+// by its first request: `initialize` makes it a 2025-era session (stdout then
+// also carries our requests to the client, and the client's responses come in
+// on stdin); any other request but a `server/discover` probe pins 2026-07-28,
+// where stdout carries nothing but responses.
+
+function serveStdio(engines) {
   const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+  const write = (text) => process.stdout.write(`${text}\n`);
+  let era = null; // null (not chosen yet), 'modern' or a LegacyConnection
+  const modern = engines(); // the 2026-07-28 path as it always was: one engine
   lines.on('line', (line) => {
     if (!line.trim()) return;
-    const response = handle(engine, line, null); // stdio: anonymous
-    if (response) process.stdout.write(`${response.json}\n`);
+    if (era === null) {
+      const m = parsed(line);
+      if (isInitialize(m)) {
+        const [session, response] = initialize(engines(), m, `stdio-${randomUUID()}`);
+        if (session) era = new LegacyConnection(engines, session);
+        write(response);
+        return;
+      }
+      if (m && typeof m.method === 'string' && m.id !== undefined && m.method !== 'server/discover') era = 'modern';
+    }
+    if (era instanceof LegacyConnection) {
+      const m = parsed(line);
+      if (m === null) { // not JSON: beginLegacy gives the parse error response
+        const r = engines().beginLegacy(line, era.session, null);
+        if (!(r instanceof Call)) write(r.json);
+        return;
+      }
+      const out = { gone: false, send: write, finish: (text) => write(text), abandon() {} };
+      era.message(m, line, null, { reply: (text) => write(text), out: () => out }); // stdio: anonymous
+      return;
+    }
+    const response = handle(modern, line, null); // stdio: anonymous
+    if (response) write(response.json);
   });
-  // On stdin EOF the event loop drains and Node exits 0.
+  // On stdin EOF: drop the session's flows (their timers would keep Node
+  // alive); the event loop drains and Node exits 0.
+  lines.on('close', () => { if (era instanceof LegacyConnection) era.close(); });
 }
 
 // --- Streamable HTTP
 
 const MAX_BODY = 4 << 20; // 4 MiB, also snodo's default maxRequestBytes
+
+// --- Streamable HTTP 2025-11-25 (2025-era sessions): `initialize` creates a
+// session (Mcp-Session-Id); a request that needs client input is answered
+// with an SSE stream carrying our requests and finally the response; the
+// client POSTs its responses back (202).
+
+function legacyInitialize(message, send) {
+  if (sessions.size >= MAX_SESSIONS) sweepSessions();
+  if (sessions.size >= MAX_SESSIONS) return send(503, { 'retry-after': '60' });
+  const id = randomUUID();
+  const [session, response] = initialize(engineOf(), message, id);
+  const headers = { 'content-type': 'application/json' };
+  if (session) {
+    sessions.set(id, new LegacyConnection(engineOf, session));
+    headers['mcp-session-id'] = id;
+  }
+  return send(session ? 200 : 400, headers, response);
+}
+
+function legacyPost(conn, message, body, principal, req, res, send) {
+  const json = { 'content-type': 'application/json' };
+  const version = req.headers['mcp-protocol-version'];
+  if (version !== undefined && version !== conn.session.protocolVersion) {
+    return send(400, json, jsonrpcError(message?.id ?? null, -32600, `MCP-Protocol-Version ${version} is not this session's`));
+  }
+  if (message === null) { // not JSON, or not an object: beginLegacy's error response
+    const r = conn.engines().beginLegacy(body, conn.session, principal);
+    return r instanceof Call ? send(400) : send(r.httpStatus, json, r.json);
+  }
+  // The messages of this request's flow: SSE once the first of our requests
+  // goes out, a plain JSON response if none ever does.
+  const sse = (text) => `event: message\ndata: ${text}\n\n`;
+  const out = {
+    gone: false,
+    started: false,
+    send(text) {
+      if (this.gone) return;
+      if (!this.started) {
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        this.started = true;
+      }
+      res.write(sse(text));
+    },
+    finish(text, status) {
+      if (this.gone) return;
+      this.gone = true;
+      if (this.started) res.end(sse(text));
+      else send(status, json, text);
+    },
+    abandon() {
+      if (this.gone) return;
+      this.gone = true;
+      res.end();
+    },
+  };
+  // Without resumability a dropped stream loses the flow's messages: drop the flow.
+  res.on('close', () => {
+    if (out.gone) return;
+    out.gone = true;
+    for (const f of conn.flows) {
+      if (f.out === out) {
+        conn.end(f);
+        f.pending.cancel(null);
+      }
+    }
+  });
+  const isRequest = typeof message.method === 'string' && message.id !== undefined;
+  const taken = conn.message(message, body, principal, {
+    reply: (text, status) => out.finish(text, status),
+    out: () => out,
+  });
+  if (!isRequest) {
+    if (taken) return send(202);
+    return send(400, json, jsonrpcError(null, -32600, 'Not a response this session awaits'));
+  }
+  return undefined;
+}
 
 // --- HTTP plumbing (docs/operations.md). Node's http server already keeps
 // connections alive and handles many clients on one thread; what it lacks for
@@ -365,7 +658,27 @@ const MAX_BODY = 4 << 20; // 4 MiB, also snodo's default maxRequestBytes
 // arrive within SNODO_HTTP_TIMEOUT_SECS (default 10), else 408; an idle
 // keep-alive connection is closed after the same time.
 
+// 2025-era HTTP sessions: bounded in number; idle ones (no flow, no
+// message for SESSION_IDLE_MS) are ended by a sweep.
+const MAX_SESSIONS = 256;
+const SESSION_IDLE_MS = 10 * 60_000;
+const sessions = new Map();
+
+function sweepSessions() {
+  const now = Date.now();
+  for (const [id, conn] of sessions) {
+    if (conn.flows.size === 0 && now - conn.lastSeen > SESSION_IDLE_MS) {
+      sessions.delete(id);
+      conn.close();
+    }
+  }
+}
+
+let engineOf = null; // the engines() of serveHttp, for the 2025-era helpers
+
 function serveHttp(engines, port) {
+  engineOf = engines;
+  setInterval(sweepSessions, 60_000).unref();
   const timeoutMs = (envInt('SNODO_HTTP_TIMEOUT_SECS') ?? 10) * 1000;
   const server = http.createServer({
     requestTimeout: timeoutMs,
@@ -378,6 +691,15 @@ function serveHttp(engines, port) {
     res.on('error', () => {});
     const send = (status, headers = {}, body = undefined) => res.writeHead(status, headers).end(body);
     if (new URL(req.url, 'http://127.0.0.1').pathname !== '/mcp') return send(404);
+    // 2025-era sessions (Mcp-Session-Id, from initialize): DELETE ends one.
+    const sessionId = req.headers['mcp-session-id'];
+    if (req.method === 'DELETE' && sessionId !== undefined) {
+      const conn = sessions.get(sessionId);
+      if (!conn) return send(404);
+      sessions.delete(sessionId);
+      conn.close();
+      return send(200);
+    }
     if (req.method !== 'POST') return send(405, { allow: 'POST' }); // no GET stream: nothing to listen to
     const chunks = [];
     let size = 0;
@@ -389,6 +711,17 @@ function serveHttp(engines, port) {
       // Answer once the upload is read: closing mid-upload makes clients see a reset, not the 413.
       if (size > MAX_BODY) return send(413, { connection: 'close' });
       const body = Buffer.concat(chunks);
+      const bearer0 = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '');
+      const who = bearer0 ? bearer0[1] : null; // DEMO ONLY, as below
+      // Parsed only when it may be 2025-era traffic (the 2026 path reads the bytes).
+      const m = sessionId !== undefined || body.includes('initialize') ? parsed(body.toString('utf8')) : null;
+      if (sessionId !== undefined && sessions.has(sessionId)) {
+        return legacyPost(sessions.get(sessionId), m, body, who, req, res, send);
+      }
+      if (sessionId === undefined && isInitialize(m)) return legacyInitialize(m, send);
+      if (sessionId !== undefined && m?.params?._meta?.['io.modelcontextprotocol/protocolVersion'] === undefined) {
+        return send(404); // an unknown or ended 2025-era session
+      }
       // Request-metadata headers must agree with the body (snodo's check,
       // before begin). rawHeaders, not req.headers: Node joins a repeated
       // header with ", ", and a standard header sent twice is a mismatch.
@@ -432,6 +765,6 @@ if (direct) {
   if (!(args.length === 1 && args[0] === '--stdio')
       && !(args.length === 2 && args[0] === '--http' && /^\d+$/.test(args[1]) && Number(args[1]) < 65536)) usage();
   const engines = engineFromEnv();
-  if (args[0] === '--stdio') serveStdio(engines());
+  if (args[0] === '--stdio') serveStdio(engines);
   else serveHttp(engines, Number(args[1]));
 }

@@ -92,6 +92,11 @@ impl Call {
     pub fn mrtr_allowed(&self) -> bool {
         self.inner.mrtr_allowed()
     }
+    /// Whether the call came from `beginLegacy` (a 2025-era session).
+    #[napi(getter, catch_unwind)]
+    pub fn is_legacy(&self) -> bool {
+        self.inner.is_legacy()
+    }
     /// This request's client capabilities (never an earlier request's).
     #[napi(getter, catch_unwind, ts_return_type = "Record<string, any>")]
     pub fn client_capabilities<'e>(&self, env: &'e Env) -> Result<Unknown<'e>> {

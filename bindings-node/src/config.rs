@@ -49,6 +49,9 @@ pub struct EngineConfig {
     pub clock_skew_secs: Option<i64>,
     /// Accepted protocol versions (default `["2026-07-28"]`).
     pub supported_versions: Option<Vec<String>>,
+    /// Accepted 2025-era revisions for `beginLegacy` (default the three
+    /// 2025 ones; empty disables legacy serving).
+    pub legacy_versions: Option<Vec<String>>,
     /// `io.modelcontextprotocol/serverInfo` stamped on every result's `_meta`.
     #[napi(ts_type = "Record<string, any>")]
     pub server_info: Option<()>,
@@ -62,8 +65,8 @@ pub struct EngineConfig {
 }
 
 /// The config fields that are not rows of the core's `LIMITS` (camelCase).
-const OTHER_FIELDS: [&str; 6] =
-    ["keys", "supportedVersions", "serverInfo", "fixedTime", "strictAnswers", "audience"];
+const OTHER_FIELDS: [&str; 7] =
+    ["keys", "supportedVersions", "legacyVersions", "serverInfo", "fixedTime", "strictAnswers", "audience"];
 
 /// Refuses a field the engine does not know, so that a misspelt or renamed
 /// one (`now` became `fixedTime`) is an error, never silently ignored.
@@ -163,6 +166,15 @@ pub(crate) fn read(env: &Env, config: Unknown) -> Result<Config> {
         let bad = || config_error(format!("{name}: must be an array of strings"));
         let Value::Array(items) = json::read(env, v, name).map_err(|_| bad())? else { return Err(bad()) };
         c.supported_versions = items
+            .into_iter()
+            .map(|i| i.as_str().map(str::to_owned).ok_or_else(bad))
+            .collect::<Result<_>>()?;
+    }
+    let name = c.field_name("legacy_versions");
+    if let Some(v) = typed(&obj, name, ValueType::Object, "an array of strings")? {
+        let bad = || config_error(format!("{name}: must be an array of strings"));
+        let Value::Array(items) = json::read(env, v, name).map_err(|_| bad())? else { return Err(bad()) };
+        c.legacy_versions = items
             .into_iter()
             .map(|i| i.as_str().map(str::to_owned).ok_or_else(bad))
             .collect::<Result<_>>()?;

@@ -10,6 +10,8 @@
 //! * `response`: the outcome helpers and `Response` (`src/response.js`).
 //! * `elicitation`: input-request builders; `capabilities`: what a client
 //!   can receive; `tasks`: the Tasks extension helper.
+//! * `legacy`: 2025-era sessions (`Session`, `PendingFlow`, the engine's
+//!   `beginLegacy`, `decideLegacy`, `feed`, `timeout`).
 //! * `http_headers`: the Streamable HTTP header check.
 //! * `token`: low-level seal/open and the request binding.
 //! * `json`: how JSON crosses (text exactly, values via `JSON.stringify`),
@@ -32,6 +34,7 @@ pub mod error;
 pub mod http_headers;
 pub mod inspect;
 pub mod json;
+pub mod legacy;
 pub mod response;
 pub mod tasks;
 pub mod token;
@@ -61,6 +64,7 @@ mod tests {
             ("error.rs", include_str!("error.rs")),
             ("http_headers.rs", include_str!("http_headers.rs")),
             ("json.rs", include_str!("json.rs")),
+            ("legacy.rs", include_str!("legacy.rs")),
             ("response.rs", include_str!("response.rs")),
             ("tasks.rs", include_str!("tasks.rs")),
             ("token.rs", include_str!("token.rs")),

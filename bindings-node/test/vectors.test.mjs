@@ -8,7 +8,7 @@ import path from 'node:path';
 import * as snodo from '../index.js';
 import { parseLossless } from './lossless.mjs';
 
-const { Engine, Call, canonicalize, bindingDigest } = snodo;
+const { Engine, Call, Session, canonicalize, bindingDigest } = snodo;
 const DIR = process.env.SNODO_VECTORS_DIR ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'tests', 'vectors');
 
 // Vector configs are spelled in camelCase, as Node's (strictAnswers,
@@ -350,10 +350,115 @@ function runParts(doc, raw) {
 }
 
 // tests/vectors/cli/cli.json (the snodo-mrtr command line) is run by cli.test.mjs.
-// TEMPORARY (issue 14 merge): the addon has no legacy bridge yet; the file
-// is known and reported as skipped, never as passed. Replace with a runner.
-const NOT_RUN = { legacy: 'NOT RUN: legacy.json needs the legacy API in this binding' };
+// Issue 14: the legacy bridge (legacy.json; format in tests/vectors/README.md).
+// Every output is rebuilt in the Rust runner's shape and compared exactly.
+function legacyCall(c) {
+  return {
+    id: c.id, method: c.method, round: c.round, protocolVersion: c.protocolVersion,
+    capabilities: c.clientCapabilities, mrtrAllowed: c.mrtrAllowed, legacy: c.isLegacy,
+    state: c.state, askedKeys: c.askedKeys,
+  };
+}
+
+function responseOut(r) {
+  return `{"httpStatus":${r.httpStatus},"body":${r.json}}`;
+}
+
+function runLegacy(doc, raw) {
+  let n = 0;
+  for (const t of doc.tests) {
+    const cfg = t.config ?? doc.config;
+    const ctx0 = `legacy tc${t.tcId} (${t.comment})`;
+    const s = t.session;
+    const session = new Session(s.protocolVersion, raw(s.capabilities), s.clientInfo == null ? null : raw(s.clientInfo)).withId(s.id);
+    let sawError = false;
+    let call = null;
+    let pending = null;
+    const begun = engine(cfg, t.now).beginLegacy(t.request, session, t.principal ?? null);
+    let out;
+    if (begun instanceof Call) {
+      assert.equal(session.protocolVersion, begun.protocolVersion, `${ctx0}: session version`);
+      call = begun;
+      out = JSON.stringify({ call: legacyCall(begun) });
+    } else {
+      sawError = true;
+      out = `{"respond":${responseOut(begun)}}`;
+    }
+    sameJson(out, raw(t.begin), `${ctx0}: begin`);
+    t.steps.forEach((st, si) => {
+      const ctx = `legacy tc${t.tcId} step${si + 1} (${t.comment})`;
+      const e = engine(cfg, st.now ?? t.now);
+      const feedOut = (f) => {
+        if (f.kind === 'waiting') return '{"waiting":true}';
+        if (f.kind === 'resume') {
+          call = f.call;
+          return JSON.stringify({ resume: legacyCall(f.call) });
+        }
+        assert.equal(f.kind, 'respond', `${ctx}: feed kind`);
+        return `{"respond":${responseOut(f.response)},"cancellations":${JSON.stringify(f.cancellations)}}`;
+      };
+      const thrown = (fn) => {
+        try {
+          return feedOut(fn());
+        } catch (err) {
+          assert.equal(typeof err.code, 'string', `${ctx}: thrown error without err.code: ${err}`);
+          return JSON.stringify({ error: err.code, message: err.message });
+        }
+      };
+      let got;
+      if (st.op === 'decide') {
+        assert.ok(call, `${ctx}: a call to decide`);
+        for (const a of st.answers ?? []) {
+          const ans = call.response(a.key, raw(a.request));
+          assert.equal(ans.kind, a.expected.kind, `${ctx}: answer ${a.key}`);
+          if (a.expected.kind === 'accepted') {
+            sameJson(JSON.stringify(ans.value ?? null), raw(a.expected.value), `${ctx}: answer ${a.key} value`);
+          }
+        }
+        const c = call;
+        call = null;
+        const r = e.decideLegacy(c, raw(st.outcome));
+        if (r.kind === 'respond') {
+          got = `{"respond":${responseOut(r.response)}}`;
+        } else if (r.kind === 'send') {
+          pending = r.pending;
+          assert.equal(pending.isEnded, false, `${ctx}: fresh flow ended`);
+          assert.deepEqual(pending.outstanding, pending.requestIds, `${ctx}: all outstanding`);
+          for (const id of pending.requestIds) assert.ok(pending.awaits(id), `${ctx}: awaits ${id}`);
+          got = JSON.stringify({ send: pending.requests, deadline: pending.deadline, round: pending.round, elicitationIds: pending.elicitationIds });
+        } else {
+          assert.equal(r.kind, 'resume', `${ctx}: decide kind`);
+          call = r.call;
+          got = JSON.stringify({ resume: legacyCall(r.call) });
+        }
+      } else if (st.op === 'feed') {
+        assert.ok(pending, `${ctx}: a pending flow`);
+        let text = st.response;
+        pending.requestIds.forEach((id, i) => { text = text.replaceAll(`{{leg:${i + 1}}}`, id); });
+        got = thrown(() => e.feed(pending, text));
+      } else if (st.op === 'timeout') {
+        assert.ok(pending, `${ctx}: a pending flow`);
+        got = thrown(() => e.timeout(pending));
+      } else if (st.op === 'cancel') {
+        assert.ok(pending, `${ctx}: a pending flow`);
+        got = JSON.stringify({ cancellations: pending.cancel(st.reason ?? null) });
+        assert.equal(pending.isEnded, true, `${ctx}: cancelled flow ended`);
+      } else {
+        assert.fail(`${ctx}: unknown op ${st.op}`);
+      }
+      const parsed = JSON.parse(got);
+      if (parsed.error !== undefined || parsed.respond?.body?.error !== undefined) sawError = true;
+      sameJson(got, raw(st.expected), `${ctx}: expected output`);
+      n++;
+    });
+    if (t.steps.length === 0) n++;
+    assert.equal(sawError, t.result === 'invalid', `legacy tc${t.tcId}: result ${t.result}`);
+  }
+  return n;
+}
+
 const RUNNERS = {
+  legacy: runLegacy,
   parts: runParts,
   flows: runFlows,
   tokens: runTokens,
@@ -372,14 +477,9 @@ test('the vector directory has files', () => {
 });
 
 for (const file of files) {
-  test(`vectors: ${file}`, (tc) => {
+  test(`vectors: ${file}`, () => {
     const { root, raw } = parseLossless(readFileSync(path.join(DIR, file), 'utf8'));
     assert.equal(root.schema, 'snodo-vectors-v1', `${file}: schema`);
-    const why = NOT_RUN[path.basename(file, '.json')];
-    if (why) {
-      tc.skip(why);
-      return;
-    }
     const run = RUNNERS[path.basename(file, '.json')];
     assert.ok(run, `${file}: no runner for this file; add one`);
     const n = run(root, raw);

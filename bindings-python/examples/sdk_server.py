@@ -23,7 +23,9 @@ from typing import Any, Optional
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import server as app  # noqa: E402  (the handlers and the key loading of the plain example)
 
-from mcp.server.mcpserver import MCPServer  # noqa: E402
+from mcp.server.mcpserver import Context, MCPServer  # noqa: E402
+
+import snodo_mrtr as mrtr  # noqa: E402
 
 from snodo_mrtr.mcp import Snodo  # noqa: E402
 
@@ -38,11 +40,29 @@ def bearer(ctx: Any) -> Optional[str]:
     return token or None
 
 
+TRIGGERS = {"test_trigger_tool_change": "tools", "test_trigger_prompt_change": "prompts"}
+
+
+def trigger(kind: str) -> Any:
+    """The SDK declares listChanged on 2026 (it serves subscriptions/listen): the
+    conformance fixtures that "mutate" a list publish the change. No MRTR here,
+    so they are plain SDK tools next to snodo's."""
+
+    async def run(ctx: Context) -> str:
+        await (ctx.notify_tools_changed() if kind == "tools" else ctx.notify_prompts_changed())
+        return f"Published {kind}/list_changed."
+
+    return run
+
+
 def build(engine: Any) -> MCPServer:
-    mcp = MCPServer("snodo-python-sdk-example")
+    # A version, so the serverInfo the SDK stamps on server/discover is complete.
+    mcp = MCPServer("snodo-python-sdk-example", version=mrtr.VERSION)
     snodo = Snodo(engine, principal=bearer).install(mcp)
     for name, (description, handler) in app.TOOLS.items():
-        if name != "paint_task":
+        if name in TRIGGERS:
+            mcp.add_tool(trigger(TRIGGERS[name]), name=name, description=description)
+        elif name != "paint_task":
             snodo.tool(mcp, name=name, description=description)(handler)
     snodo.resource(mcp, "prefs://color", name="preferred-color", description="Your preferred color",
                    mime_type="text/plain")(app.preferred_color_resource)

@@ -19,6 +19,7 @@ import argparse
 import base64
 import json
 import os
+import queue
 import re
 import socket
 import sys
@@ -330,15 +331,307 @@ def handle(engine: Engine, raw: bytes, principal: Optional[str]) -> Optional[Tup
     return response.http_status, response.to_json()
 
 
-def serve_stdio(engine: Engine) -> None:
-    for line in sys.stdin.buffer:
+def serve_stdio(engines: Callable[[], Engine]) -> None:
+    out_lock = threading.Lock()
+
+    def write(text: str) -> None:
+        with out_lock:  # worker threads of a 2025-era connection write too
+            sys.stdout.write(text + "\n")
+            sys.stdout.flush()
+
+    lines = iter(sys.stdin.buffer)
+    for line in lines:
         if not line.strip():
             continue
+        # The era is decided per connection: an `initialize` without the 2026 `_meta` claim pins
+        # it to 2025 for its lifetime; anything else is served per request as 2026-07-28.
+        if b'"initialize"' in line:
+            try:
+                message = json.loads(line)
+            except (ValueError, RecursionError):
+                message = None
+            if legacy_handshake(message):
+                ls, answer = open_legacy_session(engines(), message, "stdio-" + uuid.uuid4().hex)
+                write(answer)
+                if ls is not None:
+                    return serve_stdio_legacy(engines, ls, lines, write)
+                continue
         # stdio has no authentication: the principal is anonymous.
-        out = handle(engine, line, None)
+        out = handle(engines(), line, None)
         if out is not None:
-            sys.stdout.write(out[1] + "\n")
-            sys.stdout.flush()
+            write(out[1])
+
+
+# --- 2025-era sessions (issue 14): the same handlers through snodo's legacy bridge ---
+#
+# A client that opens with `initialize` (no 2026 `_meta` claim) gets a session. Its requests go
+# through engine.begin_legacy; an input_required outcome becomes real `elicitation/create` (or
+# sampling/roots) requests on the session: stdio lines, or SSE events on the POST that carries the
+# tools/call. The client's responses are fed back; when all are in, the handler runs again with
+# them, exactly as on a 2026 retry. Bounded: MAX_SESSIONS sessions (idle ones expire), at most
+# MAX_FLOWS requests in flight per session, each flow until its deadline (engine.timeout).
+
+MAX_SESSIONS = 256
+MAX_FLOWS = 16
+SESSION_IDLE_SECS = 1800
+STATE_ROUND_PACE_SECS = 0.25  # a round with state only: rerun the handler, but never in a tight loop
+LEGACY_CAPABILITIES: Dict[str, Any] = {"tools": {}, "resources": {}, "prompts": {}}
+PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+Emit = Callable[[str], None]  # writes one JSON-RPC message to the client
+
+
+def legacy_handshake(message: Any) -> bool:
+    """An `initialize` request without the 2026 `_meta` claim opens a 2025-era session."""
+    if not isinstance(message, dict) or message.get("method") != "initialize" or "id" not in message:
+        return False
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return not (isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta)
+
+
+def legacy_route(call: Call) -> Outcome:
+    """The 2026 handlers, minus what a 2025 result must not carry (cache hints)."""
+    outcome = route(call)
+    if outcome.get("type") == "complete" and isinstance(outcome.get("result"), dict):
+        result = {k: v for k, v in outcome["result"].items() if k not in CACHE}
+        outcome = mrtr.complete(result)
+    return outcome
+
+
+class Flow:
+    """One legacy request in flight: the worker waits on `inbox` for what feeding produced."""
+
+    def __init__(self, origin: Any, emit: Emit) -> None:
+        self.origin = origin
+        self.emit = emit
+        self.pending: Optional[mrtr.PendingFlow] = None
+        self.inbox: "queue.Queue[Any]" = queue.Queue()
+
+
+class LegacySession:
+    """What the server keeps per 2025-era session: the snodo Session and the flows in flight."""
+
+    def __init__(self, session: mrtr.Session) -> None:
+        self.session = session
+        self.initialized = threading.Event()  # no server-to-client request before notifications/initialized
+        self.lock = threading.Lock()
+        self.flows: List[Flow] = []
+        self.closed = False
+        self.touched = time.monotonic()
+
+    def start(self, origin: Any, emit: Emit) -> Optional[Flow]:
+        with self.lock:
+            if self.closed or len(self.flows) >= MAX_FLOWS:
+                return None
+            flow = Flow(origin, emit)
+            self.flows.append(flow)
+            return flow
+
+    def finish(self, flow: Flow) -> None:
+        with self.lock:
+            if flow in self.flows:
+                self.flows.remove(flow)
+
+    def awaiting(self, rid: Any) -> Optional[Flow]:
+        with self.lock:
+            return next((f for f in self.flows if f.pending is not None and f.pending.awaits(rid)), None)
+
+    def by_origin(self, origin: Any) -> Optional[Flow]:
+        with self.lock:
+            return next((f for f in self.flows if f.origin == origin and type(f.origin) is type(origin)), None)
+
+    def close(self) -> None:
+        """Disconnect or DELETE: every flow ends without writing (snodo holds nothing else)."""
+        with self.lock:
+            self.closed = True
+            flows, self.flows = self.flows, []
+        for f in flows:
+            f.inbox.put(None)
+
+
+def open_legacy_session(engine: Engine, message: Dict[str, Any], sid: str) -> Tuple[Optional[LegacySession], str]:
+    """Answers `initialize`: the session (None if refused) and the response text."""
+    params = message.get("params") if isinstance(message.get("params"), dict) else {}
+    requested = params.get("protocolVersion") if isinstance(params, dict) else None
+    version = engine.legacy_version_for(requested if isinstance(requested, str) else "")
+    if version is None:
+        err = {"code": -32602, "message": "Unsupported protocol version",
+               "data": {"supported": [], "requested": requested}}
+        return None, json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": err})
+    try:
+        session = mrtr.Session.from_initialize(message, version, id=sid)
+    except mrtr.SnodoError as e:
+        err = {"code": -32602, "message": f"Invalid initialize: {e}"}
+        return None, json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": err})
+    result = {"protocolVersion": version, "capabilities": LEGACY_CAPABILITIES, "serverInfo": SERVER_INFO}
+    return LegacySession(session), json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result})
+
+
+def serve_legacy_request(engines: Callable[[], Engine], ls: LegacySession, raw: bytes, message: Dict[str, Any],
+                         principal: Optional[str], emit: Emit) -> None:
+    """One request on a 2025-era session, start to end: the final response (or nothing, if the
+    client cancelled it or the session closed) and every server-to-client request go to `emit`."""
+    if message.get("method") == "ping":
+        return emit(json.dumps({"jsonrpc": "2.0", "id": message.get("id"), "result": {}}))
+    if message.get("method") == "initialize":
+        err = {"code": -32600, "message": "Session already initialized"}
+        return emit(json.dumps({"jsonrpc": "2.0", "id": message.get("id"), "error": err}))
+    flow = ls.start(message.get("id"), emit)
+    if flow is None:
+        err = {"code": -32603, "message": f"Too many requests in flight on this session (at most {MAX_FLOWS})"}
+        return emit(json.dumps({"jsonrpc": "2.0", "id": message.get("id"), "error": err}))
+    try:
+        drive(engines, ls, flow, raw, principal, emit)
+    finally:
+        ls.finish(flow)
+
+
+def drive(engines: Callable[[], Engine], ls: LegacySession, flow: Flow, raw: bytes, principal: Optional[str],
+          emit: Emit) -> None:
+    engine = engines()
+    try:
+        begun = engine.begin_legacy(raw, ls.session, principal)
+    except mrtr.NotARequestError:
+        return
+    if isinstance(begun, Response):
+        return emit(begun.to_json())
+    call: Call = begun
+    while True:
+        try:
+            outcome = legacy_route(call)
+        except Exception as e:  # a handler bug must still produce exactly one response
+            print(f"handler error in {call.method}: {e!r}", file=sys.stderr, flush=True)
+            outcome = mrtr.error(-32603, "Internal error")
+        decided = engines().decide_legacy(call, outcome)
+        if isinstance(decided, Response):
+            if decided.diagnostic:
+                print(f"snodo: {decided.diagnostic}", file=sys.stderr, flush=True)
+            return emit(decided.to_json())
+        if isinstance(decided, Call):
+            time.sleep(STATE_ROUND_PACE_SECS)
+            call = decided
+            continue
+        pending = decided
+        flow.pending = pending
+        # Wait for notifications/initialized before asking anything (bounded by the flow's deadline).
+        if not ls.initialized.wait(max(0.0, pending.deadline - engines().now())):
+            fed = engines().timeout(pending)
+        else:
+            for request in pending.requests:
+                emit(json.dumps(request))
+            fed = None
+        while fed is None or fed.kind == "waiting":
+            try:
+                fed = flow.inbox.get(timeout=max(0.05, pending.deadline - engines().now() + 0.5))
+            except queue.Empty:
+                if engines().now() >= pending.deadline:
+                    fed = engines().timeout(pending)
+                continue
+            if fed is None:  # session closed, or the client cancelled the request: write nothing
+                return
+        if fed.kind == "resume" and fed.call is not None:
+            call = fed.call
+            continue
+        for note in fed.cancellations:
+            emit(json.dumps(note))
+        if fed.response is not None:
+            return emit(fed.response.to_json())
+        return
+
+
+def legacy_message(engines: Callable[[], Engine], ls: LegacySession, raw: bytes, message: Any) -> Optional[str]:
+    """A response or notification from the client on a 2025-era session. Returns None when
+    accepted, else why it was refused (for the operator; HTTP answers it with 400)."""
+    ls.touched = time.monotonic()
+    if not isinstance(message, dict):
+        return "not a JSON-RPC message"
+    method = message.get("method")
+    if method == "notifications/initialized":
+        ls.initialized.set()
+        return None
+    if method == "notifications/cancelled":
+        params = message.get("params") if isinstance(message.get("params"), dict) else {}
+        flow = ls.by_origin(params.get("requestId")) if isinstance(params, dict) else None
+        if flow is not None:
+            ls.finish(flow)
+            if flow.pending is not None:
+                # The reason is the client's; the legs it left unanswered are cancelled in turn.
+                for note in flow.pending.cancel("The originating request was cancelled"):
+                    flow.emit(json.dumps(note))
+            flow.inbox.put(None)
+        return None
+    if method is not None:
+        return None  # other notifications: nothing to do
+    flow = ls.awaiting(message.get("id"))
+    if flow is None or flow.pending is None:
+        return f"response to an unknown or finished request id {message.get('id')!r}"
+    try:
+        fed = engines().feed(flow.pending, raw)
+    except mrtr.SnodoError as e:
+        return str(e)
+    flow.inbox.put(fed)
+    return None
+
+
+class Sessions:
+    """The HTTP sessions: at most MAX_SESSIONS; one idle for SESSION_IDLE_SECS is dropped."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.table: Dict[str, LegacySession] = {}
+
+    def add(self, ls: LegacySession) -> bool:
+        now = time.monotonic()
+        with self.lock:
+            idle = [k for k, v in self.table.items() if now - v.touched > SESSION_IDLE_SECS and not v.flows]
+            for k in idle:
+                self.table.pop(k).close()
+            if len(self.table) >= MAX_SESSIONS:
+                return False
+            self.table[ls.session.id] = ls
+            return True
+
+    def get(self, sid: str) -> Optional[LegacySession]:
+        with self.lock:
+            ls = self.table.get(sid)
+        if ls is not None:
+            ls.touched = time.monotonic()
+        return ls
+
+    def remove(self, sid: str) -> Optional[LegacySession]:
+        with self.lock:
+            return self.table.pop(sid, None)
+
+
+SESSIONS = Sessions()
+
+
+def rpc_error(rid: Any, code: int, message: str) -> str:
+    return json.dumps({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}})
+
+
+def serve_stdio_legacy(engines: Callable[[], Engine], ls: LegacySession, lines: Any, write: Emit) -> None:
+    """The rest of a stdio connection pinned to the 2025 era: requests run in worker threads so
+    the client's responses, interleaved with other requests, keep being read."""
+    try:
+        for line in lines:
+            if not line.strip():
+                continue
+            try:
+                message = json.loads(line)
+            except (ValueError, RecursionError):
+                err = {"code": -32700, "message": "Parse error"}
+                write(json.dumps({"jsonrpc": "2.0", "id": None, "error": err}))
+                continue
+            if isinstance(message, dict) and "method" in message and "id" in message:
+                threading.Thread(target=serve_legacy_request, daemon=True,
+                                 args=(engines, ls, line, message, None, write)).start()
+                continue
+            why = legacy_message(engines, ls, line, message)
+            if why is not None:
+                print(f"legacy: ignored a client message: {why}", file=sys.stderr, flush=True)
+    finally:
+        ls.close()
 
 
 # --- HTTP plumbing (docs/operations.md): keep-alive, a deep listen backlog, bounded threads and deadlines ---
@@ -416,6 +709,11 @@ def serve_http(engines: Callable[[], Engine], port: int) -> None:
         # The head and the body of a reply go out in two writes; with Nagle's algorithm on, the
         # second waits for the client's delayed ACK (~40 ms) on a keep-alive connection.
         disable_nagle_algorithm = True
+        # Buffer replies: the head and the body leave in one send when the request is done
+        # (handle_one_request flushes), not two. Each send releases and retakes the GIL;
+        # at 64 connections every extra handover is a context switch between busy threads.
+        # SSE streams and 100 Continue flush themselves (stream, handle_expect_100).
+        wbufsize = 64 * 1024
         # Unparsable request lines are answered as HTTP/0.9 (a bare body, no status line) by
         # default; answer them with a status, and without the stdlib's HTML error page.
         default_request_version = "HTTP/1.1"
@@ -437,6 +735,11 @@ def serve_http(engines: Callable[[], Engine], port: int) -> None:
             body = self.read_body(int(length))
             if body is None:
                 return self.reply(408, close=True)  # slow drip past the deadline, or the client left
+            # 2025-era sessions (issue 14): an `initialize` handshake or an Mcp-Session-Id header.
+            # Everything else goes on to the 2026 per-request path below, unchanged.
+            sid = self.headers.get("Mcp-Session-Id")
+            if (sid is not None or b'"initialize"' in body) and self.legacy(sid, body):
+                return None
             # The request-metadata header rules (-32020, HTTP 400) are snodo's: every
             # occurrence of every header goes in, so a repeated one is caught.
             mismatch = mrtr.check_http_headers(self.headers.items(), body)
@@ -452,6 +755,86 @@ def serve_http(engines: Callable[[], Engine], port: int) -> None:
                 print(f"request failed: {e!r}", file=sys.stderr, flush=True)
                 return self.reply(500, close=True)
             self.reply(*(out or (202, None)))
+
+        def principal(self) -> Optional[str]:
+            # DEMO ONLY: the bearer token is trusted as the user id (see do_POST).
+            scheme, _, token = (self.headers.get("Authorization") or "").partition(" ")
+            return token if scheme.lower() == "bearer" and token else None
+
+        def legacy(self, sid: Optional[str], body: bytes) -> bool:
+            """Serves a POST on the 2025-era path; False when it belongs to the 2026 path."""
+            try:
+                message = json.loads(body)
+            except (ValueError, RecursionError):
+                if sid is None:
+                    return False  # the 2026 path answers the parse error
+                self.reply(400, rpc_error(None, -32700, "Parse error"))
+                return True
+            if sid is None:
+                if not legacy_handshake(message):
+                    return False
+                ls, answer = open_legacy_session(engines(), message, uuid.uuid4().hex)
+                if ls is None:
+                    self.reply(200, answer)
+                elif not SESSIONS.add(ls):
+                    self.reply(503, rpc_error(message.get("id"), -32000, "Too many sessions; try again later"))
+                else:
+                    self.reply(200, answer, {"Mcp-Session-Id": ls.session.id})
+                return True
+            ls = SESSIONS.get(sid)
+            if ls is None:
+                self.reply(404, rpc_error(None, -32001, "Session not found"))
+                return True
+            version = self.headers.get("MCP-Protocol-Version")
+            if version is not None and version != ls.session.protocol_version:
+                self.reply(400, rpc_error(None, -32000, f"Bad MCP-Protocol-Version: {version}"))
+                return True
+            if isinstance(message, dict) and "method" in message and "id" in message:
+                if message.get("method") in mrtr.MRTR_METHODS:
+                    self.stream(ls, body, message)
+                else:
+                    out: List[str] = []
+                    serve_legacy_request(engines, ls, body, message, self.principal(), out.append)
+                    self.reply(200, out[-1] if out else None, {"Mcp-Session-Id": sid})
+                return True
+            why = legacy_message(engines, ls, body, message)
+            if why is None:
+                self.reply(202)
+            else:
+                self.reply(400, rpc_error(None, -32600, why))
+            return True
+
+        def stream(self, ls: LegacySession, body: bytes, message: Dict[str, Any]) -> None:
+            """A request that may ask the user: its answer is an SSE stream carrying the server's
+            requests, then the response; the stream (and the connection) ends with it."""
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.send_header("Mcp-Session-Id", ls.session.id)
+            self.send_header("Connection", "close")  # no length known: the end of the stream is the close
+            self.end_headers()
+            self.wfile.flush()  # the client sees the stream open before the first event
+            lock = threading.Lock()
+
+            def emit(text: str) -> None:
+                with lock:  # a cancellation may be written from another request's thread
+                    try:
+                        self.wfile.write(f"event: message\ndata: {text}\n\n".encode("utf-8"))
+                        self.wfile.flush()
+                    except OSError:
+                        pass  # the client dropped the stream: not a cancellation; the flow times out
+
+            serve_legacy_request(engines, ls, body, message, self.principal(), emit)
+
+        def do_DELETE(self) -> None:
+            sid = self.headers.get("Mcp-Session-Id")
+            if sid is None or self.path.split("?")[0] != "/mcp":
+                return self.not_allowed()
+            ls = SESSIONS.remove(sid)
+            if ls is None:
+                return self.reply(404, rpc_error(None, -32001, "Session not found"))
+            ls.close()  # its pending flows end without writing
+            self.reply(200)
 
         def read_body(self, length: int, keep: bool = True) -> Optional[bytes]:
             """The body, read within the HTTP timeout in all; None if the client is too slow or leaves."""
@@ -480,9 +863,9 @@ def serve_http(engines: Callable[[], Engine], port: int) -> None:
             close = self.headers.get("Content-Length") not in (None, "0")  # an unread body: do not reuse
             if self.path.split("?")[0] != "/mcp":
                 return self.reply(404, close=close)
-            self.reply(405, headers={"Allow": "POST"}, close=close)  # no server-initiated stream, no sessions
+            self.reply(405, headers={"Allow": "POST"}, close=close)  # no server-initiated (GET) stream
 
-        do_GET = do_DELETE = do_PUT = do_PATCH = do_OPTIONS = not_allowed
+        do_GET = do_PUT = do_PATCH = do_OPTIONS = not_allowed
 
         def reply(self, status: int, body: Optional[str] = None, headers: Optional[Dict[str, str]] = None,
                   close: bool = False) -> None:
@@ -497,6 +880,11 @@ def serve_http(engines: Callable[[], Engine], port: int) -> None:
                 self.send_header("Connection", "close")  # also sets close_connection
             self.end_headers()
             self.wfile.write(data)
+
+        def handle_expect_100(self) -> bool:
+            ok = super().handle_expect_100()
+            self.wfile.flush()  # the 100 Continue must go out before we wait for the body
+            return ok
 
         def log_request(self, code: Any = "-", size: Any = "-") -> None:
             pass  # no access log: stderr is for the listening line and real problems
@@ -596,7 +984,7 @@ def main() -> None:
     args = parser.parse_args()
     engines = load_engine()
     if args.stdio:
-        serve_stdio(engines())
+        serve_stdio(engines)
     else:
         serve_http(engines, args.http)
 

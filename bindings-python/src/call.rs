@@ -51,6 +51,11 @@ impl Call {
     fn mrtr_allowed(&self) -> bool {
         self.inner.mrtr_allowed()
     }
+    /// Issue 14: the request came through `begin_legacy` (a 2025-era session).
+    #[getter]
+    fn is_legacy(&self) -> bool {
+        self.inner.is_legacy()
+    }
     #[getter]
     fn client_capabilities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         to_py(py, self.inner.client_capabilities())

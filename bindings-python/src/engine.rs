@@ -10,6 +10,7 @@ use snodo::{Begin, Config, ErrorCode, Key, Outcome};
 use crate::call::Call;
 use crate::error::{raise, to_py_err, token_err};
 use crate::json::{self, object_arg, text_bytes, to_value};
+use crate::legacy::{self, Feed, PendingFlow, Session};
 use crate::response::Response;
 use crate::token::{Opened, binding32};
 
@@ -17,7 +18,7 @@ use crate::token::{Opened, binding32};
 #[pyclass(frozen, module = "snodo_mrtr._native")]
 #[derive(Debug)]
 pub struct Engine {
-    inner: snodo::Engine,
+    pub(crate) inner: snodo::Engine,
     /// Kept for `repr` only: ids and limits, never key bytes.
     summary: String,
 }
@@ -76,7 +77,7 @@ impl Engine {
     #[new]
     #[pyo3(signature = (keys, *, ttl_secs=None, max_rounds=None, max_flow_age_secs=None, max_token_bytes=None,
         max_request_bytes=None, max_input_responses=None, clock_skew_secs=None, supported_versions=None,
-        server_info=None, strict_answers=None, audience=None, fixed_time=None))]
+        server_info=None, strict_answers=None, audience=None, fixed_time=None, legacy_versions=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -93,6 +94,7 @@ impl Engine {
         strict_answers: Option<bool>,
         audience: Option<String>,
         fixed_time: Option<u64>,
+        legacy_versions: Option<Vec<String>>,
     ) -> PyResult<Self> {
         let keys = keys_arg(py, keys)?;
         let mut c = Config::new(keys.clone());
@@ -123,6 +125,9 @@ impl Engine {
             c.strict_answers = strict;
         }
         c.audience = audience;
+        if let Some(v) = legacy_versions {
+            c.legacy_versions = v;
+        }
         if let Some(t) = fixed_time {
             c = c.fixed_time(t);
         }
@@ -272,6 +277,52 @@ impl Engine {
             Ok(o) => Ok(Opened { inner: o }),
             Err(e) => Err(token_err(py, e)),
         }
+    }
+
+    /// Issue 14: reads a request that arrived on a 2025-era `session`.
+    /// Returns the same `Call` a 2026 request gives (`mrtr_allowed` False,
+    /// `is_legacy` True) or a ready `Response`.
+    #[pyo3(signature = (request, session, principal))]
+    fn begin_legacy(
+        &self,
+        py: Python<'_>,
+        request: &Bound<'_, PyAny>,
+        session: &Bound<'_, Session>,
+        principal: Option<String>,
+    ) -> PyResult<Py<PyAny>> {
+        legacy::begin_legacy(&self.inner, py, request, session.get(), principal)
+    }
+
+    /// Decides a legacy call: a `Response` to send, a `PendingFlow` whose
+    /// `requests` go to the client, or a `Call` to run the handler again.
+    fn decide_legacy(
+        &self,
+        py: Python<'_>,
+        call: &Bound<'_, Call>,
+        outcome: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyAny>> {
+        legacy::decide_legacy(&self.inner, py, call, outcome)
+    }
+
+    /// Feeds a client response (text, bytes or dict) to its pending flow.
+    fn feed(
+        &self,
+        py: Python<'_>,
+        pending: &Bound<'_, PendingFlow>,
+        response: &Bound<'_, PyAny>,
+    ) -> PyResult<Feed> {
+        legacy::feed(&self.inner, py, pending.get(), response)
+    }
+
+    /// The flow's deadline passed: fails it (a `Feed` of kind "respond").
+    fn timeout(&self, py: Python<'_>, pending: &Bound<'_, PendingFlow>) -> PyResult<Feed> {
+        legacy::timeout(&self.inner, py, pending.get())
+    }
+
+    /// The version to answer `initialize` with, or None when legacy
+    /// sessions are disabled.
+    fn legacy_version_for(&self, requested: &str) -> Option<String> {
+        self.inner.legacy_version_for(requested).map(str::to_owned)
     }
 
     fn __repr__(&self) -> String {

@@ -5,7 +5,8 @@
 //! class or concept, named as in the core and the other bindings: `engine`,
 //! `call`, `answer`, `response`, `token` (Opened, binding digest),
 //! `elicitation` (builders), `capabilities`, `http_headers`, `tasks`,
-//! `error`, and `json` (Python <-> JSON, canonical form).
+//! `error`, `json` (Python <-> JSON, canonical form) and `legacy` (issue 14:
+//! `Session`, `PendingFlow`, `Feed`).
 
 use pyo3::prelude::*;
 
@@ -18,6 +19,7 @@ mod error;
 mod http_headers;
 mod inspect;
 mod json;
+mod legacy;
 mod response;
 mod tasks;
 mod token;
@@ -32,6 +34,11 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<response::Response>()?;
     m.add_class::<token::Opened>()?;
     m.add_class::<json::RawJson>()?;
+    m.add_class::<legacy::Session>()?;
+    m.add_class::<legacy::PendingFlow>()?;
+    m.add_class::<legacy::Feed>()?;
+    m.add("LEGACY_ID_PREFIX", snodo::LEGACY_ID_PREFIX)?;
+    m.add("DEFAULT_LEGACY_VERSIONS", snodo::DEFAULT_LEGACY_VERSIONS.to_vec())?;
     m.add_function(wrap_pyfunction!(elicitation::elicit_form, m)?)?;
     m.add_function(wrap_pyfunction!(elicitation::elicit_form_without_lint, m)?)?;
     m.add_function(wrap_pyfunction!(elicitation::elicit_url, m)?)?;

@@ -86,6 +86,8 @@ def engine_for(config: Dict[str, Any], now: Any) -> Engine:
             kwargs["strict_answers"] = value
         elif field == "audience":
             kwargs["audience"] = value
+        elif field == "legacyVersions":
+            kwargs["legacy_versions"] = list(value)
         elif field in names:
             kwargs[names[field]] = to_int(value)
         else:

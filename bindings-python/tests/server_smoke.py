@@ -278,3 +278,96 @@ def test_keys_hex_and_base64_agree() -> None:
             token = result["requestState"]
         else:
             assert result["content"][0]["text"] == "Your preferred color is blue."
+
+
+# --- issue 14: 2025-era sessions (initialize) on both transports ---
+
+INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+                   "clientInfo": {"name": "smoke", "version": "1"}}}
+CALL = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "preferred_color", "arguments": {}}}
+
+
+def test_legacy_stdio() -> None:
+    proc = subprocess.Popen([sys.executable, str(SERVER), "--stdio"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=dict(os.environ, SNODO_KEYS=KEYS))
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def send(m: Any) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps(m) + "\n")
+        proc.stdin.flush()
+
+    def recv() -> Dict[str, Any]:
+        assert proc.stdout is not None
+        return dict(json.loads(proc.stdout.readline()))
+
+    try:
+        send(INIT)
+        assert recv()["result"]["protocolVersion"] == "2025-11-25"
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send(CALL)
+        ask = recv()
+        assert ask["method"] == "elicitation/create" and ask["id"].startswith("snodo-")
+        # Interleaved: another request, a response to nothing, then the answer.
+        send({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+        assert recv() == {"jsonrpc": "2.0", "id": 2, "result": {}}
+        send({"jsonrpc": "2.0", "id": "snodo-nope", "result": {}})
+        send({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"color": "blue"}}})
+        final = recv()
+        assert final["id"] == 1 and final["result"]["content"][0]["text"] == "Your preferred color is blue."
+        assert "resultType" not in final["result"]
+    finally:
+        proc.stdin.close()
+        assert proc.wait(10) == 0
+        err = proc.stderr.read() if proc.stderr else ""
+    assert "snodo-nope" in err  # the stray response is refused, logged, and changes nothing
+
+
+def test_legacy_http() -> None:
+    proc = subprocess.Popen([sys.executable, str(SERVER), "--http", "0"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, env=dict(os.environ, SNODO_KEYS=KEYS))
+    try:
+        assert proc.stderr is not None
+        m = re.search(r"http://127\.0\.0\.1:(\d+)/mcp", proc.stderr.readline())
+        assert m, "no listening line"
+        url = f"http://127.0.0.1:{m.group(1)}/mcp"
+
+        def req(body: Any, sid: Optional[str] = None, method: str = "POST") -> Any:
+            headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+            if sid:
+                headers["Mcp-Session-Id"] = sid
+            data = json.dumps(body).encode() if body is not None else None
+            r = urllib.request.Request(url, data=data, headers=headers, method=method)
+            try:
+                return urllib.request.urlopen(r, timeout=10)
+            except urllib.error.HTTPError as e:
+                return e
+
+        r = req(INIT)
+        sid = r.headers["Mcp-Session-Id"]
+        assert r.status == 200 and sid and json.loads(r.read())["result"]["protocolVersion"] == "2025-11-25"
+        assert req({"jsonrpc": "2.0", "method": "notifications/initialized"}, sid).status == 202
+        stream = req(CALL, sid)
+        assert stream.status == 200 and stream.headers["Content-Type"] == "text/event-stream"
+
+        def event() -> Dict[str, Any]:
+            while True:
+                line = stream.readline().decode()
+                if line.startswith("data: "):
+                    return dict(json.loads(line[6:]))
+
+        ask = event()
+        assert ask["method"] == "elicitation/create"
+        bad = req({"jsonrpc": "2.0", "id": "snodo-nope", "result": {}}, sid)
+        assert bad.status == 400 and "snodo-nope" in json.loads(bad.read())["error"]["message"]
+        answer = {"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"color": "red"}}}
+        assert req(answer, sid).status == 202
+        assert event()["result"]["content"][0]["text"] == "Your preferred color is red."
+        assert req(answer, sid).status == 400  # twice: refused
+        assert req(CALL, "no-such-session").status == 404
+        assert req(None, sid, "DELETE").status == 200
+        assert req(CALL, sid).status == 404  # the session is gone
+    finally:
+        proc.terminate()
+        proc.wait(10)

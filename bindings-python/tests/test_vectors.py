@@ -328,13 +328,93 @@ def run_parts(doc: Dict[str, Any], test: Dict[str, Any]) -> None:
         states.append(body.get("result", {}).get("requestState", "") if isinstance(body, dict) else "")
 
 
-def run_not_yet(doc: Dict[str, Any], test: Dict[str, Any]) -> None:
-    """TEMPORARY (issue 14 merge): the wheel has no legacy bridge yet. The
-    file is known and every case reported as skipped, never as passed;
-    replace with a runner."""
-    pytest.skip("NOT RUN: legacy.json needs the legacy API in this binding")
+def legacy_call_json(call: Call) -> Dict[str, Any]:
+    return {"id": call.id, "method": call.method, "round": call.round, "protocolVersion": call.protocol_version,
+            "capabilities": call.client_capabilities, "mrtrAllowed": call.mrtr_allowed, "legacy": call.is_legacy,
+            "state": call.state, "askedKeys": call.asked_keys}
+
+
+def run_legacy(doc: Dict[str, Any], test: Dict[str, Any]) -> None:
+    """Issue 14: begin_legacy, then decide_legacy / feed / timeout / cancel
+    steps, each output compared whole with the file's `expected`."""
+    config = test.get("config", doc["config"])
+    sess = test["session"]
+    session = s.Session(sess["protocolVersion"], sess["capabilities"], sess.get("clientInfo"), id=sess["id"])
+    principal = test["principal"]
+    saw_error = False
+    call: Any = None
+    pending: Any = None
+
+    def respond(r: Response) -> Dict[str, Any]:
+        return {"httpStatus": r.http_status, "body": r.body}
+
+    def feed_json(f: Any) -> Dict[str, Any]:
+        nonlocal call
+        if f.kind == "waiting":
+            assert f.call is None and f.response is None
+            return {"waiting": True}
+        if f.kind == "resume":
+            call = f.call
+            return {"resume": legacy_call_json(call)}
+        assert f.kind == "respond", f.kind
+        return {"respond": respond(f.response), "cancellations": f.cancellations}
+
+    begun = engine_for(config, test["now"]).begin_legacy(test["request"], session, principal)
+    if isinstance(begun, Response):
+        saw_error = True
+        got: Dict[str, Any] = {"respond": respond(begun)}
+    else:
+        call = begun
+        got = {"call": legacy_call_json(call)}
+    assert same(got, plain(test["begin"])), (got, test["begin"])
+    for n, step in enumerate(test["steps"], 1):
+        engine = engine_for(config, step.get("now", test["now"]))
+        op = step["op"]
+        if op == "decide":
+            assert isinstance(call, Call), f"step {n}: no call to decide"
+            check_call(call, step)
+            decided = engine.decide_legacy(call, step["outcome"])
+            call = None
+            if isinstance(decided, Response):
+                out: Dict[str, Any] = {"respond": respond(decided)}
+            elif isinstance(decided, s.PendingFlow):
+                pending = decided
+                out = {"send": pending.requests, "deadline": pending.deadline, "round": pending.round,
+                       "elicitationIds": pending.elicitation_ids}
+                assert pending.request_ids == [r["id"] for r in pending.requests]
+                assert pending.outstanding == pending.request_ids and not pending.is_ended
+                assert all(pending.awaits(i) for i in pending.request_ids)
+            else:
+                assert isinstance(decided, Call)
+                call = decided
+                out = {"resume": legacy_call_json(call)}
+        elif op == "feed":
+            assert pending is not None, f"step {n}: no pending flow"
+            text = step["response"]
+            for i, leg in enumerate(pending.request_ids, 1):
+                text = text.replace("{{leg:%d}}" % i, leg)
+            try:
+                out = feed_json(engine.feed(pending, text))
+            except SnodoError as err:
+                out = {"error": err.name, "message": str(err)}
+        elif op == "timeout":
+            assert pending is not None, f"step {n}: no pending flow"
+            try:
+                out = feed_json(engine.timeout(pending))
+            except SnodoError as err:
+                out = {"error": err.name, "message": str(err)}
+        elif op == "cancel":
+            assert pending is not None, f"step {n}: no pending flow"
+            out = {"cancellations": pending.cancel(step.get("reason"))}
+            assert pending.is_ended and pending.outstanding == []
+        else:
+            raise AssertionError(f"step {n}: unknown legacy op {op!r}")
+        if "error" in out or "error" in out.get("respond", {}).get("body", {}):
+            saw_error = True
+        assert same(out, plain(step["expected"])), f"step {n} ({op}):\n got: {out}\nwant: {plain(step['expected'])}"
+    assert saw_error == (test["result"] == "invalid"), test["result"]
 
 
 RUNNERS = {"parts": run_parts, "flows": run_flow, "tokens": run_token, "builders": run_builder, "canonical": run_canonical,
            "consistency": run_consistency, "wire": run_flow, "wire-builders": run_wire_builder,
-           "headers": run_headers, "legacy": run_not_yet}
+           "headers": run_headers, "legacy": run_legacy}

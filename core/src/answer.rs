@@ -4,7 +4,14 @@ use serde_json::Value;
 
 /// The client's answer to one input request, as read by
 /// [`Call::response`](crate::Call::response).
+///
+/// `#[non_exhaustive]`: a new kind of answer (as `Changed` was in issue 13)
+/// is not a breaking change. A handler's catch-all arm asks again, which is
+/// right for any answer it does not know. ([`Begin`](crate::Begin),
+/// [`Bridge`](crate::Bridge) and [`Feed`](crate::Feed) stay exhaustive: each
+/// variant there is an action the server must take.)
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Answer {
     /// No usable answer: the key was not asked in the previous round, was
     /// asked with a different request, or the client sent nothing for it.

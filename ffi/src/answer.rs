@@ -3,6 +3,8 @@
 use serde_json::Value;
 use snodo::Answer;
 
+use crate::error::Fail;
+
 /// The kind of a client's answer to one input request.
 #[allow(non_camel_case_types)]
 #[repr(C)]
@@ -29,14 +31,16 @@ pub enum snodo_answer_kind {
 
 impl snodo_answer_kind {
     /// The kind and the value `snodo_call_response` writes for `answer`.
-    pub(crate) fn split(answer: Answer) -> (snodo_answer_kind, Value) {
-        match answer {
+    pub(crate) fn split(answer: Answer) -> Result<(snodo_answer_kind, Value), Fail> {
+        Ok(match answer {
             Answer::Missing => (snodo_answer_kind::Missing, Value::Null),
             Answer::Accepted(v) => (snodo_answer_kind::Accepted, v),
             Answer::Declined => (snodo_answer_kind::Declined, Value::Null),
             Answer::Cancelled => (snodo_answer_kind::Cancelled, Value::Null),
             Answer::Invalid(why) => (snodo_answer_kind::Invalid, Value::String(why)),
             Answer::Changed => (snodo_answer_kind::Changed, Value::Null),
-        }
+            // Answer is non_exhaustive: see Fail::unknown_kind.
+            _ => return Err(Fail::unknown_kind("Answer")),
+        })
     }
 }

@@ -416,7 +416,7 @@ pub unsafe extern "C" fn snodo_call_response(
         let request = unsafe { json(request, request_len, "request") }?;
         let out_kind = Out::new(out_kind, "out_kind")?;
         let out_value = if out_value.is_null() { None } else { Some(OutStr::new(out_value, out_value_len)?) };
-        let (kind, value) = snodo_answer_kind::split(call.inner.response(key, &request));
+        let (kind, value) = snodo_answer_kind::split(call.inner.response(key, &request))?;
         // SAFETY: caller contract.
         unsafe {
             out_kind.write(kind);
@@ -459,4 +459,19 @@ pub unsafe extern "C" fn snodo_call_raw_response(
         unsafe { out.write_json(value.unwrap_or(&Value::Null)) };
         Ok(())
     })
+}
+
+/// Whether the call came from `snodo_engine_begin_legacy` (a 2025-era
+/// session, issue 14): decide it with `snodo_engine_decide_legacy`.
+///
+/// Statuses: OK, NULL_ARGUMENT (`call` or `out` NULL), PANIC. Not
+/// thread-safe for one call.
+///
+/// # Safety
+///
+/// `call` NULL or a live call; `out` NULL or valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn snodo_call_is_legacy(call: *const snodo_call, out: *mut bool) -> snodo_status {
+    // SAFETY: caller contract.
+    unsafe { scalar(call, out, |c| c.is_legacy()) }
 }

@@ -396,3 +396,35 @@ pub unsafe extern "C" fn snodo_config_set_fixed_time(config: *mut snodo_config, 
         })
     }
 }
+
+/// Issue 14: the 2025-era revisions accepted on a legacy session
+/// (`legacy_versions`), as JSON text of an array of strings, e.g.
+/// `["2025-11-25","2025-06-18"]`; `[]` disables legacy serving. Default:
+/// the three 2025 revisions. A JSON array rather than one call per version
+/// (as `snodo_config_add_supported_version`) so that the empty list is
+/// expressible. Each date is checked by `snodo_engine_new` (CONFIG).
+///
+/// Statuses: OK, CONFIG (not an array of strings), JSON, INVALID_UTF8,
+/// NULL_ARGUMENT, PANIC. Not thread-safe for one config.
+///
+/// # Safety
+///
+/// `config` a live config; `versions` valid for `versions_len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn snodo_config_set_legacy_versions(
+    config: *mut snodo_config,
+    versions: *const u8,
+    versions_len: usize,
+) -> snodo_status {
+    // SAFETY: caller contract.
+    unsafe {
+        with(config, |c| {
+            let list = crate::ffi::json(versions, versions_len, "versions")?;
+            let bad = || Fail::new(snodo_status::Config, "legacy_versions: must be a JSON array of strings");
+            let items = list.as_array().ok_or_else(bad)?;
+            let names = items.iter().map(|v| v.as_str().map(str::to_owned)).collect::<Option<Vec<_>>>();
+            c.inner.legacy_versions = names.ok_or_else(bad)?;
+            Ok(())
+        })
+    }
+}

@@ -199,6 +199,18 @@ impl Fail {
         Fail { status, detail: detail.into(), reason: None }
     }
 
+    /// A kind of a `#[non_exhaustive]` core enum (`Answer`) this libsnodo has
+    /// no C value for. It can only happen when the core adds a kind before
+    /// the C API does: PANIC (a snodo bug), never a guess that could make a
+    /// handler act on the wrong answer. (Python and Node pass the core's
+    /// kind word through, so they need no such arm.)
+    pub(crate) fn unknown_kind(what: &str) -> Fail {
+        Fail::new(
+            snodo_status::Panic,
+            format!("internal: the core returned a kind of {what} this libsnodo does not know (a snodo bug)"),
+        )
+    }
+
     pub(crate) fn null(what: &str) -> Fail {
         Fail::new(snodo_status::NullArgument, format!("{what}: NULL"))
     }

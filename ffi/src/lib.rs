@@ -20,6 +20,8 @@
 //! * `tasks`: `snodo_check_task_input_requests` (Tasks extension).
 //! * `token`: binding digest, seal, open.
 //! * `json`: canonical form.
+//! * `legacy`: issue 14, 2025-era sessions (`snodo_session`,
+//!   `snodo_pending_flow`, begin/decide legacy, feed, timeout).
 //! * `ffi`: the shared plumbing (panic boundary, arguments, strings).
 
 pub mod answer;
@@ -32,6 +34,7 @@ pub mod error;
 mod ffi;
 pub mod http_headers;
 pub mod json;
+pub mod legacy;
 pub mod response;
 pub mod tasks;
 pub mod token;

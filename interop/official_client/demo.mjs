@@ -1,7 +1,10 @@
 // `make demo`: the official MCP TypeScript client walks through the
 // preference workflow against a snodo example server over stdio, printing
 // every message on the wire so a newcomer can follow the multi round-trip
-// request (MRTR) exchange of protocol revision 2026-07-28.
+// request (MRTR) exchange of protocol revision 2026-07-28, then the same
+// client with its DEFAULT options (the 2025 `initialize` handshake), served by
+// the same handlers through snodo's legacy bridge: real `elicitation/create`
+// requests instead of `input_required` results.
 //
 //   node interop/official_client/demo.mjs [--server node|python]
 import { parseArgs } from 'node:util';
@@ -102,4 +105,46 @@ try {
   console.log(`\nThe application gets error ${e.code}: ${e.message} ${JSON.stringify(e.data)}`);
 }
 await client.close();
+
+// --- the 2025 era: default options, no version pin
+
+function legacyLog(dir, msg) {
+  if (dir === 'out' && msg.method === 'initialize') {
+    console.log(`  → initialize ${show({ protocolVersion: msg.params.protocolVersion, capabilities: msg.params.capabilities })}`);
+  } else if (dir === 'in' && msg.result?.serverInfo) {
+    console.log(`  ← initialized: protocolVersion ${msg.result.protocolVersion} (a 2025-era session)`);
+  } else if (dir === 'out' && msg.method && msg.id !== undefined) {
+    console.log(`  → ${msg.method} ${show(params(msg.params))}`);
+  } else if (dir === 'in' && msg.method === 'elicitation/create') {
+    console.log(`  ← the server asks: elicitation/create (id ${msg.id}) ${show(msg.params)}`);
+  } else if (dir === 'out' && msg.result) {
+    console.log(`  → the client answers id ${msg.id}: ${show(msg.result)}`);
+  } else if (dir === 'in' && msg.result) {
+    const { _meta, ...result } = msg.result;
+    console.log(`  ← the final result (no resultType: 2025 vocabulary only): ${show(result)}`);
+  }
+}
+
+console.log(bold('\n━━ 6. The same client with its DEFAULT options: the 2025 initialize handshake'));
+console.log('   The server runs the same handler; snodo\'s legacy bridge turns its question into a real');
+console.log('   elicitation/create request on the session and feeds the answer back to the handler.');
+const legacy = new Client({ name: 'snodo-demo', version: '0.0.0' }, { capabilities: { elicitation: { form: {} } } });
+answer = { action: 'accept', content: { color: 'green' } };
+legacy.setRequestHandler('elicitation/create', async (req) => {
+  console.log(`  The user sees "${req.params.message}" and answers: ${JSON.stringify(answer)}`);
+  return answer;
+});
+const lt = new StdioClientTransport(stdioParams(opts.server));
+const ltSend = lt.send.bind(lt);
+lt.send = (msg, o) => { legacyLog('out', msg); return ltSend(msg, o); };
+const ltStart = lt.start.bind(lt);
+lt.start = async () => {
+  await ltStart();
+  const onmessage = lt.onmessage;
+  lt.onmessage = (msg, extra) => { legacyLog('in', msg); onmessage(msg, extra); };
+};
+await legacy.connect(lt);
+const legacyTool = await legacy.callTool({ name: 'preferred_color', arguments: {} });
+console.log(`\nThe application gets: ${JSON.stringify(legacyTool.content[0].text)}`);
+await legacy.close();
 console.log(bold('\nDone. Run `make test` for the full interop suites (both official clients and the conformance suite).'));

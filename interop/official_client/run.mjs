@@ -14,8 +14,17 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { KEYS, ROOT, startHttp, stdioParams, writeSummary } from '../lib/servers.mjs';
 
 const { values: opts } = parseArgs({
-  options: { server: { type: 'string' }, transport: { type: 'string' }, only: { type: 'string' } },
+  options: { server: { type: 'string' }, transport: { type: 'string' }, only: { type: 'string' }, negotiation: { type: 'string' } },
 });
+// --negotiation default (issue 15): the client's own default version
+// negotiation instead of the 2026-07-28 pin, i.e. a 2025-era session, served
+// by the SDK server's legacy shim (node-sdk only); its own workflow set and
+// summary (suite official_client_default).
+const DEFAULT_NEGOTIATION = opts.negotiation === 'default';
+if (opts.negotiation !== undefined && !DEFAULT_NEGOTIATION) {
+  console.error('--negotiation: only "default" (omit it for the 2026-07-28 pin)');
+  process.exit(2);
+}
 if (!['python', 'node', 'python-sdk', 'node-sdk'].includes(opts.server) || !['stdio', 'http'].includes(opts.transport)) {
   console.error('usage: run.mjs --server python|node --transport stdio|http [--only NAME]');
   process.exit(2);
@@ -39,7 +48,7 @@ async function httpUrl(keys) {
  * Authorization header (HTTP only).
  */
 async function connect({ elicit, caps = ALL_CAPS, keys = KEYS.a, bearer } = {}) {
-  const client = new Client({ name: 'snodo-interop', version: '0.0.0' }, {
+  const client = new Client({ name: 'snodo-interop', version: '0.0.0' }, DEFAULT_NEGOTIATION ? { capabilities: caps } : {
     capabilities: caps,
     versionNegotiation: { mode: { pin: '2026-07-28' } },
   });
@@ -244,8 +253,72 @@ if (opts.transport === 'http') {
   };
 }
 
+/** Server-to-client requests seen on the wire (the 2025 era: the legacy shim's), by method. */
+const serverRequests = (wire, method) => wire.filter((w) => w.dir === 'in' && w.msg.method === method && w.msg.id !== undefined);
+
+// The 2025-era session: the same tools, answered through real elicitation/create
+// requests (the SDK's legacy shim re-enters the handler; snodo still decides).
+const legacyWorkflows = {
+  async 'legacy-1-preference-tool'() {
+    const c = await connect({ elicit: () => accept({ color: 'green' }) });
+    const result = await c.client.callTool({ name: 'preferred_color', arguments: {} });
+    assert.equal(textOf(result), 'Your preferred color is green.');
+    assert.equal(c.client.getNegotiatedProtocolVersion(), '2025-11-25', 'a 2025-era session');
+    assert.deepEqual(serverRequests(c.wire, 'elicitation/create').map((w) => w.msg.params.message), ['Which color do you prefer?']);
+    assert.equal(inputRequired(c.wire).length, 0, 'no input_required on a 2025 session');
+    const final = c.wire.filter((w) => w.dir === 'in' && w.msg.result?.content).at(-1).msg.result;
+    assert.equal(final.resultType, undefined, 'no resultType on the 2025 wire');
+    await c.close();
+  },
+  async 'legacy-2-preference-resource'() {
+    const c = await connect({ elicit: () => accept({ color: 'blue' }) });
+    const result = await c.client.readResource({ uri: 'prefs://color' });
+    assert.equal(result.contents[0].text, 'blue');
+    await c.close();
+  },
+  async 'legacy-3-preference-prompt'() {
+    const c = await connect({ elicit: () => accept({ color: 'red' }) });
+    const result = await c.client.getPrompt({ name: 'preferred_color' });
+    assert.equal(result.messages[0].content.text, 'Write a short poem about the color red.');
+    await c.close();
+  },
+  async 'legacy-4-two-questions-one-kept-in-state'() {
+    const asked = [];
+    const c = await connect({
+      elicit: (p) => {
+        asked.push(p.message);
+        if (p.message === 'Which day?') return accept({ date: '2026-09-01' });
+        return accept({ guests: asked.filter((m) => m === 'How many guests?').length === 1 ? 12 : 4 });
+      },
+    });
+    const result = await c.client.callTool({ name: 'book_table', arguments: {} });
+    assert.equal(textOf(result), 'Booked a table for 4 on 2026-09-01.');
+    assert.deepEqual(asked.filter((m) => m === 'Which day?').length, 1);
+    assert.deepEqual(asked.filter((m) => m === 'How many guests?').length, 2);
+    await c.close();
+  },
+  async 'legacy-5a-decline'() {
+    const c = await connect({ elicit: () => ({ action: 'decline' }) });
+    assert.equal(textOf(await c.client.callTool({ name: 'preferred_color', arguments: {} })), 'You declined to choose a color.');
+    await c.close();
+  },
+  async 'legacy-5b-cancel'() {
+    const c = await connect({ elicit: () => ({ action: 'cancel' }) });
+    const result = await c.client.callTool({ name: 'preferred_color', arguments: {} });
+    assert.equal(textOf(result), 'You cancelled the color question.');
+    assert.equal(result.isError, true);
+    await c.close();
+  },
+  async 'legacy-7-missing-elicitation-capability'() {
+    const c = await connect({ caps: {} });
+    const e = await rejectsWith(c.client.callTool({ name: 'preferred_color', arguments: {} }), -32021);
+    assert.deepEqual(e.data?.requiredCapabilities, { elicitation: {} });
+    await c.close();
+  },
+};
+
 const results = {};
-for (const [name, run] of Object.entries(workflows)) {
+for (const [name, run] of Object.entries(DEFAULT_NEGOTIATION ? legacyWorkflows : workflows)) {
   if (opts.only && !name.includes(opts.only)) continue;
   const t0 = Date.now();
   try {
@@ -259,7 +332,8 @@ for (const [name, run] of Object.entries(workflows)) {
 }
 for (const s of httpServers.values()) await s.stop();
 
-const file = path.join(ROOT, 'target', 'interop', `official_client-${opts.server}-${opts.transport}.json`);
-const summary = writeSummary(file, { suite: 'official_client', server: opts.server, transport: opts.transport }, results);
-console.log(`official_client ${opts.server}/${opts.transport}: ${summary.passed} passed, ${summary.failed} failed`);
+const suite = DEFAULT_NEGOTIATION ? 'official_client_default' : 'official_client';
+const file = path.join(ROOT, 'target', 'interop', `${suite}-${opts.server}-${opts.transport}.json`);
+const summary = writeSummary(file, { suite, server: opts.server, transport: opts.transport }, results);
+console.log(`${suite} ${opts.server}/${opts.transport}: ${summary.passed} passed, ${summary.failed} failed`);
 process.exit(summary.failed === 0 && summary.total > 0 ? 0 : 1);

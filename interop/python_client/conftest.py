@@ -29,6 +29,21 @@ KEY_A = "k1:" + "11" * 32
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--server", choices=["python", "node", "python-sdk", "node-sdk"], required=True)
     parser.addoption("--transport", choices=["stdio", "http"], required=True)
+    # Issue 14: "legacy" runs only test_legacy_workflows.py (the 2025 handshake) and writes the
+    # "-legacy" summary; "2026" (the default) runs everything else. Deselected, never skipped.
+    parser.addoption("--era", choices=["2026", "legacy"], default="2026")
+
+
+LEGACY_MODULE = "test_legacy_workflows.py"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item]) -> None:
+    legacy = config.getoption("--era") == "legacy"
+    keep = [i for i in items if (i.path.name == LEGACY_MODULE) == legacy]
+    gone = [i for i in items if i not in keep]
+    if gone:
+        config.hook.pytest_deselected(items=gone)
+        items[:] = keep
 
 
 def server_command(server: str, mode: List[str]) -> List[str]:
@@ -128,11 +143,13 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     server = session.config.getoption("--server")
     transport = session.config.getoption("--transport")
+    era = session.config.getoption("--era")
     passed = sum(1 for r in _results.values() if r["status"] == "pass")
     summary = {
-        "suite": "python_client", "server": server, "transport": transport,
+        "suite": "python_client", "server": server, "transport": transport, "era": era,
         "passed": passed, "failed": len(_results) - passed, "total": len(_results), "results": _results,
     }
-    out = ROOT / "target" / "interop" / f"python_client-{server}-{transport}.json"
+    suffix = "-legacy" if era == "legacy" else ""
+    out = ROOT / "target" / "interop" / f"python_client-{server}-{transport}{suffix}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(summary, indent=2) + "\n")

@@ -55,5 +55,6 @@ void run_vectors(const char *dir);
 void run_api_tests(void);
 void run_thread_tests(void);
 void run_misuse_tests(void);
+void run_legacy_tests(void);
 
 #endif

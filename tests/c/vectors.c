@@ -772,6 +772,230 @@ static int run_consistency(const jval *cfg, const jval *t) {
     return 1;
 }
 
+/* ---- legacy.json (issue 14): the legacy bridge, format in README.md ---- */
+
+/* The call as legacy.json spells it (core/tests/vectors.rs legacy_call_json). */
+static void legacy_call_out(sbuf *out, const snodo_call *c) {
+    char *id = NULL, *method = NULL, *version = NULL, *caps = NULL, *state = NULL, *asked = NULL, num[32];
+    uint32_t round = 0;
+    bool mrtr = true, legacy = false;
+    CHECK_OK(snodo_call_id(c, &id, NULL));
+    CHECK_OK(snodo_call_method(c, &method, NULL));
+    CHECK_OK(snodo_call_protocol_version(c, &version, NULL));
+    CHECK_OK(snodo_call_client_capabilities(c, &caps, NULL));
+    CHECK_OK(snodo_call_state(c, &state, NULL));
+    CHECK_OK(snodo_call_asked_keys(c, &asked, NULL));
+    CHECK_OK(snodo_call_round(c, &round));
+    CHECK_OK(snodo_call_mrtr_allowed(c, &mrtr));
+    CHECK_OK(snodo_call_is_legacy(c, &legacy));
+    sb_str(out, "{\"id\":");
+    sb_str(out, id ? id : "null");
+    sb_str(out, ",\"method\":");
+    json_write_string(method ? method : "", method ? strlen(method) : 0, out);
+    snprintf(num, sizeof num, "%u", round);
+    sb_str(out, ",\"round\":");
+    sb_str(out, num);
+    sb_str(out, ",\"protocolVersion\":");
+    json_write_string(version ? version : "", version ? strlen(version) : 0, out);
+    sb_str(out, ",\"capabilities\":");
+    sb_str(out, caps ? caps : "null");
+    sb_str(out, mrtr ? ",\"mrtrAllowed\":true" : ",\"mrtrAllowed\":false");
+    sb_str(out, legacy ? ",\"legacy\":true" : ",\"legacy\":false");
+    sb_str(out, ",\"state\":");
+    sb_str(out, state ? state : "null");
+    sb_str(out, ",\"askedKeys\":");
+    sb_str(out, asked ? asked : "null");
+    sb_str(out, "}");
+    snodo_string_free(id);
+    snodo_string_free(method);
+    snodo_string_free(version);
+    snodo_string_free(caps);
+    snodo_string_free(state);
+    snodo_string_free(asked);
+}
+
+/* The pending flow as legacy.json spells it (legacy_pending_json). */
+static void legacy_pending_out(sbuf *out, const snodo_pending_flow *p) {
+    char *send = NULL, *eids = NULL, num[32];
+    uint64_t deadline = 0;
+    uint32_t round = 0;
+    CHECK_OK(snodo_pending_flow_requests(p, &send, NULL));
+    CHECK_OK(snodo_pending_flow_elicitation_ids(p, &eids, NULL));
+    CHECK_OK(snodo_pending_flow_deadline(p, &deadline));
+    CHECK_OK(snodo_pending_flow_round(p, &round));
+    sb_str(out, "{\"send\":");
+    sb_str(out, send ? send : "null");
+    snprintf(num, sizeof num, "%llu", (unsigned long long)deadline);
+    sb_str(out, ",\"deadline\":");
+    sb_str(out, num);
+    snprintf(num, sizeof num, "%u", round);
+    sb_str(out, ",\"round\":");
+    sb_str(out, num);
+    sb_str(out, ",\"elicitationIds\":");
+    sb_str(out, eids ? eids : "null");
+    sb_str(out, "}");
+    snodo_string_free(send);
+    snodo_string_free(eids);
+}
+
+/* A feed/timeout result: waiting, resume (the call is kept in *call) or
+ * respond + cancellations. */
+static void legacy_feed_out(sbuf *out, snodo_feed_kind kind, snodo_call *next, snodo_response *resp, char *cancels,
+                            snodo_call **call) {
+    if (kind == SNODO_FEED_KIND_WAITING) {
+        CHECK(next == NULL && resp == NULL, "waiting with a handle");
+        sb_str(out, "{\"waiting\":true}");
+    } else if (kind == SNODO_FEED_KIND_RESUME) {
+        CHECK(next != NULL && resp == NULL, "resume without exactly a call");
+        sb_str(out, "{\"resume\":");
+        if (next) legacy_call_out(out, next);
+        sb_str(out, "}");
+        snodo_call_free(*call);
+        *call = next;
+        next = NULL;
+    } else {
+        CHECK(kind == SNODO_FEED_KIND_RESPOND && resp != NULL && next == NULL, "feed kind %d", (int)kind);
+        sb_str(out, "{\"respond\":");
+        if (resp) response_out(out, resp);
+        sb_str(out, ",\"cancellations\":");
+        sb_str(out, cancels ? cancels : "null");
+        sb_str(out, "}");
+    }
+    if (kind != SNODO_FEED_KIND_RESPOND) CHECK(cancels && strcmp(cancels, "[]") == 0, "cancellations %s", cancels);
+    snodo_call_free(next);
+    snodo_response_free(resp);
+    snodo_string_free(cancels);
+}
+
+static void run_legacy(const jval *file_cfg, const jval *t) {
+    const jval *cfg = json_get(t, "config") ? json_get(t, "config") : file_cfg;
+    uint64_t now = json_u64(json_get(t, "now"));
+    const jval *s = json_get(t, "session"), *steps = json_get(t, "steps");
+    const jval *pv = json_get(s, "protocolVersion"), *sid = json_get(s, "id"), *info = json_get(s, "clientInfo");
+    char *caps = text_of(json_get(s, "capabilities"));
+    char *info_text = info && info->type != J_NULL ? text_of(info) : NULL;
+    snodo_session *session = NULL;
+    CHECK_OK(snodo_session_new((const uint8_t *)pv->text, pv->len, SZ(caps), (const uint8_t *)info_text,
+                               info_text ? strlen(info_text) : 0, &session));
+    CHECK_OK(snodo_session_with_id(session, (const uint8_t *)sid->text, sid->len));
+    free(caps);
+    free(info_text);
+    const uint8_t *who;
+    size_t who_len;
+    principal_of(json_get(t, "principal"), &who, &who_len);
+    snodo_engine *e = make_engine(cfg, now);
+    snodo_call *call = NULL;
+    snodo_response *resp = NULL;
+    snodo_pending_flow *pending = NULL;
+    int saw_error = 0;
+    sbuf out = {0};
+    const jval *request = json_get(t, "request");
+    snodo_status st = snodo_engine_begin_legacy(e, (const uint8_t *)request->text, request->len, session, who,
+                                                who_len, &call, &resp);
+    CHECK_OK(st);
+    if (resp) {
+        saw_error = 1;
+        sb_str(&out, "{\"respond\":");
+        response_out(&out, resp);
+        sb_str(&out, "}");
+    } else if (call) {
+        sb_str(&out, "{\"call\":");
+        legacy_call_out(&out, call);
+        sb_str(&out, "}");
+    }
+    CHECK(out.p && matches(out.p, json_get(t, "begin")), "begin: %s", out.p ? out.p : "(nothing)");
+    sb_free(&out);
+    snodo_response_free(resp);
+    snodo_engine_free(e);
+    for (size_t si = 0; steps && si < steps->n; si++) {
+        const jval *step = steps->items[si], *op = json_get(step, "op");
+        e = make_engine(cfg, json_get(step, "now") ? json_u64(json_get(step, "now")) : now);
+        sbuf o = {0};
+        snodo_feed_kind fk = SNODO_FEED_KIND_WAITING;
+        snodo_call *next = NULL;
+        snodo_response *r = NULL;
+        char *cancels = NULL;
+        if (json_is(op, "decide")) {
+            CHECK(call != NULL, "step %zu: no call to decide", si + 1);
+            if (call) answers_and_readers(call, step);
+            char *outcome = text_of(json_get(step, "outcome"));
+            snodo_bridge_kind bk = SNODO_BRIDGE_KIND_RESPOND;
+            snodo_pending_flow *p = NULL;
+            st = snodo_engine_decide_legacy(e, call, SZ(outcome), &bk, &r, &p, &next);
+            free(outcome);
+            CHECK_OK(st);
+            if (st == SNODO_STATUS_OK && bk == SNODO_BRIDGE_KIND_RESPOND) {
+                CHECK(r && !p && !next, "respond without exactly a response");
+                sb_str(&o, "{\"respond\":");
+                if (r) response_out(&o, r);
+                sb_str(&o, "}");
+            } else if (st == SNODO_STATUS_OK && bk == SNODO_BRIDGE_KIND_SEND) {
+                CHECK(p && !r && !next, "send without exactly a flow");
+                if (p) legacy_pending_out(&o, p);
+                snodo_pending_flow_free(pending);
+                pending = p;
+            } else if (st == SNODO_STATUS_OK) {
+                CHECK(bk == SNODO_BRIDGE_KIND_RESUME && next && !r && !p, "bridge kind %d", (int)bk);
+                sb_str(&o, "{\"resume\":");
+                if (next) legacy_call_out(&o, next);
+                sb_str(&o, "}");
+            }
+            snodo_call_free(call);
+            call = next;
+            snodo_response_free(r);
+        } else if (json_is(op, "feed") || json_is(op, "timeout")) {
+            CHECK(pending != NULL, "step %zu: no pending flow", si + 1);
+            if (json_is(op, "feed")) {
+                char *text = strdup(json_get(step, "response")->text);
+                char *ids = NULL;
+                CHECK_OK(snodo_pending_flow_request_ids(pending, &ids, NULL));
+                jval *idv = ids ? json_parse(ids, strlen(ids)) : NULL;
+                for (size_t k = 0; idv && k < idv->n; k++) {
+                    char pat[32];
+                    snprintf(pat, sizeof pat, "{{leg:%zu}}", k + 1);
+                    char *nt = replace_all(text, pat, idv->items[k]->text);
+                    free(text);
+                    text = nt;
+                }
+                json_free(idv);
+                snodo_string_free(ids);
+                st = snodo_engine_feed(e, pending, SZ(text), &fk, &next, &r, &cancels, NULL);
+                free(text);
+            } else {
+                st = snodo_engine_timeout(e, pending, &fk, &next, &r, &cancels, NULL);
+            }
+            if (st == SNODO_STATUS_OK) legacy_feed_out(&o, fk, next, r, cancels, &call);
+            else {
+                CHECK(!next && !r && !cancels, "outs written on an error");
+                error_message_out(&o, st);
+            }
+        } else if (json_is(op, "cancel")) {
+            const jval *reason = json_get(step, "reason");
+            int has = reason && reason->type == J_STR;
+            CHECK(pending != NULL, "step %zu: no pending flow", si + 1);
+            CHECK_OK(snodo_pending_flow_cancel(pending, has ? (const uint8_t *)reason->text : NULL,
+                                               has ? reason->len : 0, &cancels, NULL));
+            sb_str(&o, "{\"cancellations\":");
+            sb_str(&o, cancels ? cancels : "null");
+            sb_str(&o, "}");
+            snodo_string_free(cancels);
+        } else {
+            CHECK(0, "step %zu: unknown op", si + 1);
+            sb_str(&o, "null");
+        }
+        jval *got = o.p ? json_parse(o.p, o.n) : NULL;
+        if (json_get(got, "error") || json_get(json_get(json_get(got, "respond"), "body"), "error")) saw_error = 1;
+        CHECK(o.p && matches(o.p, json_get(step, "expected")), "step %zu: %s", si + 1, o.p ? o.p : "(nothing)");
+        json_free(got);
+        sb_free(&o);
+        snodo_engine_free(e);
+    }
+    CHECK(saw_error == json_is(json_get(t, "result"), "invalid"), "result");
+    snodo_call_free(call);
+    snodo_pending_flow_free(pending);
+    snodo_session_free(session);
+}
+
 static void run_file(const char *dir, const char *name) {
     char path[4096], label[256];
     snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -799,14 +1023,6 @@ static void run_file(const char *dir, const char *name) {
         json_free(doc);
         return;
     }
-    if (kind == 8) {
-        /* TEMPORARY (issue 14 merge): libsnodo has no legacy bridge yet. Known
-         * and reported, never counted as passed; the C binding's engineer
-         * replaces this with a runner. */
-        fprintf(stderr, "NOT RUN: legacy.json needs the legacy API in this binding (%zu cases)\n", tests->n);
-        json_free(doc);
-        return;
-    }
     sealed_t *sealed = calloc(tests->n + 1, sizeof *sealed);
     size_t n_sealed = 0;
     for (size_t k = 0; k < tests->n; k++) {
@@ -825,6 +1041,7 @@ static void run_file(const char *dir, const char *name) {
             }
         } else if (kind == 6) run_headers(t);
         else if (kind == 7) run_parts(cfg, t);
+        else if (kind == 8) run_legacy(cfg, t);
         else run_canonical(t);
         if (g_case_failures) fprintf(stderr, "  in %s\n", label);
         case_end(label);

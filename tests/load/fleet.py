@@ -81,6 +81,11 @@ class Server:
             raise RuntimeError(f"no {field} in /proc/{self.proc.pid}/status")
         return int(m.group(1))
 
+    def cpu(self) -> float:
+        """CPU seconds (user + system, all threads) the server process has used so far."""
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime (fields 14, 15)
+
     def alive(self) -> bool:
         return self.proc.poll() is None
 

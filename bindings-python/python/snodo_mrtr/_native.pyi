@@ -1,7 +1,7 @@
 """Typed stubs of the native module ``snodo_mrtr._native`` (hand-written;
 ``mypy.stubtest`` checks them against the built module in make test)."""
 
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union, final
+from typing import Any, Dict, Iterable, List, Literal, Mapping, Optional, Sequence, Tuple, Union, final
 
 from .literals import AnswerKind
 
@@ -23,6 +23,11 @@ __all__ = [
     "Response",
     "Opened",
     "RawJSON",
+    "Session",
+    "PendingFlow",
+    "Feed",
+    "LEGACY_ID_PREFIX",
+    "DEFAULT_LEGACY_VERSIONS",
     "elicit_form",
     "elicit_url",
     "sampling",
@@ -55,6 +60,10 @@ MRTR_VERSION: str
 MRTR_METHODS: List[str]
 #: ``"io.modelcontextprotocol/tasks"``, the key under ``capabilities.extensions``.
 TASKS_EXTENSION: str
+#: ``"snodo-"``: every id of a request the legacy bridge sends starts with it.
+LEGACY_ID_PREFIX: str
+#: The 2025 revisions a default engine serves through the legacy bridge.
+DEFAULT_LEGACY_VERSIONS: List[str]
 
 @final
 class RawJSON:
@@ -91,6 +100,7 @@ class Engine:
         strict_answers: Optional[bool] = None,
         audience: Optional[str] = None,
         fixed_time: Optional[int] = None,
+        legacy_versions: Optional[Sequence[str]] = None,
     ) -> Engine: ...
     @classmethod
     def development(cls) -> Engine:
@@ -126,6 +136,27 @@ class Engine:
         state: _JsonValue = None,
     ) -> str:
         """Low level: a continuation token (round 1, flow starting now by default)."""
+    def begin_legacy(
+        self, request: Union[_JsonText, Dict[str, Any]], session: Session, principal: Optional[str]
+    ) -> Union[Call, Response]:
+        """Issue 14: reads a request that arrived on a 2025-era ``session``.
+        Returns the same ``Call`` a 2026 request gives (``mrtr_allowed``
+        False, ``is_legacy`` True) or a ready ``Response`` (an unsupported
+        session version is ``-32602``)."""
+    def decide_legacy(self, call: Call, outcome: _JsonObject) -> Union[Response, PendingFlow, Call]:
+        """Decides a legacy call: a ``Response`` for the originating request,
+        a ``PendingFlow`` whose ``requests`` go to the client on the session,
+        or a ``Call`` (a round with state only) to run the handler again."""
+    def feed(self, pending: PendingFlow, response: Union[_JsonText, Dict[str, Any]]) -> Feed:
+        """Feeds one client response (a JSON-RPC result or error whose id
+        ``pending.awaits``). Raises ``ArgumentError``/``JsonError`` for a
+        response that is not of this flow, answered twice, late or
+        malformed; the flow is then unchanged."""
+    def timeout(self, pending: PendingFlow) -> Feed:
+        """Call at ``pending.deadline``: fails the flow (kind ``"respond"``)."""
+    def legacy_version_for(self, requested: str) -> Optional[str]:
+        """The version to answer ``initialize`` with: ``requested`` when
+        accepted, else the first configured; None when legacy is disabled."""
     def open(self, token: str, *, principal: Optional[str], binding: bytes) -> Opened:
         """Low level: what a token says; ``TokenError`` (with ``.reason``) if it fails."""
 
@@ -149,6 +180,9 @@ class Call:
     def protocol_version(self) -> str: ...
     @property
     def mrtr_allowed(self) -> bool: ...
+    @property
+    def is_legacy(self) -> bool:
+        """The request came through ``begin_legacy`` (a 2025-era session)."""
     @property
     def client_capabilities(self) -> Dict[str, Any]: ...
     @property
@@ -235,6 +269,94 @@ class Opened:
     def to_dict(self) -> Dict[str, Any]:
         """``key_id``, ``issued_at``, ``expires_at``, ``flow_start``, ``round``,
         ``question_keys``, ``state``."""
+
+@final
+class Session:
+    """What a 2025-era session negotiated at ``initialize``: the protocol
+    revision, the client's capabilities and info, and an id (the
+    ``Mcp-Session-Id``, or any unique string for stdio; random when
+    omitted). Immutable."""
+
+    def __new__(
+        cls,
+        protocol_version: str,
+        capabilities: _JsonObject,
+        client_info: Optional[Dict[str, Any]] = None,
+        *,
+        id: Optional[str] = None,
+    ) -> Session: ...
+    @staticmethod
+    def from_initialize(initialize: _JsonObject, negotiated: str, *, id: Optional[str] = None) -> Session:
+        """From the client's ``initialize`` request (whole message or its
+        ``params``); ``negotiated`` is ``Engine.legacy_version_for``'s answer."""
+    def with_id(self, id: str) -> Session:
+        """The same session with the transport's id (1-128 printable ASCII)."""
+    @property
+    def id(self) -> str: ...
+    @property
+    def protocol_version(self) -> str: ...
+    @property
+    def client_capabilities(self) -> Dict[str, Any]: ...
+    @property
+    def client_info(self) -> Optional[Dict[str, Any]]: ...
+    @property
+    def usable_capabilities(self) -> Dict[str, Any]:
+        """Declared capabilities minus what the revision lacks (what a legacy call reports)."""
+    def elicitation_complete(self, elicitation_id: str) -> Dict[str, Any]:
+        """The ``notifications/elicitation/complete`` to send when a URL
+        elicitation's out-of-band step is done (2025-11-25 with ``elicitation.url``)."""
+
+@final
+class PendingFlow:
+    """One legacy round in flight: send ``requests`` to the client, feed each
+    response with ``Engine.feed``, call ``Engine.timeout`` at ``deadline``.
+    Holds no secret on the wire; drop it on disconnect. Thread-safe."""
+
+    @property
+    def requests(self) -> List[Dict[str, Any]]:
+        """The JSON-RPC requests to send (ids ``snodo-<flow>-<round>-<n>``)."""
+    @property
+    def request_ids(self) -> List[str]: ...
+    def awaits(self, id: Any) -> bool:
+        """Whether a response with this JSON-RPC id would be accepted now."""
+    @property
+    def outstanding(self) -> List[str]: ...
+    @property
+    def elicitation_ids(self) -> Dict[str, str]:
+        """``{key: elicitationId}`` of this round's URL elicitations."""
+    @property
+    def deadline(self) -> int:
+        """Unix seconds after which answers are refused: call ``Engine.timeout``."""
+    @property
+    def round(self) -> int: ...
+    @property
+    def flow_start(self) -> int: ...
+    @property
+    def id(self) -> Union[int, str]:
+        """The originating request's id (the final response goes there)."""
+    @property
+    def method(self) -> str: ...
+    @property
+    def is_ended(self) -> bool: ...
+    def cancel(self, reason: Optional[str] = None) -> List[Dict[str, Any]]:
+        """Ends the flow (the client cancelled the originating request);
+        returns the ``notifications/cancelled`` to send. No response is sent."""
+
+@final
+class Feed:
+    """What ``Engine.feed``/``timeout`` produced."""
+
+    @property
+    def kind(self) -> Literal["waiting", "resume", "respond"]: ...
+    @property
+    def call(self) -> Optional[Call]:
+        """For ``"resume"``: run the handler with it, then ``decide_legacy``."""
+    @property
+    def response(self) -> Optional[Response]:
+        """For ``"respond"``: the final response to the originating request."""
+    @property
+    def cancellations(self) -> List[Dict[str, Any]]:
+        """For ``"respond"``: ``notifications/cancelled`` to send, possibly none."""
 
 def elicit_form(message: str, schema: _JsonObject) -> Dict[str, Any]: ...
 def elicit_form_without_lint(message: str, schema: _JsonObject) -> Dict[str, Any]:

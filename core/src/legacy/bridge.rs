@@ -18,6 +18,13 @@ use crate::response::{Outcome, Response};
 use crate::token::{Opened, SealInput, Sealer, TokenReason};
 
 /// What [`Engine::decide_legacy`](crate::Engine::decide_legacy) produced.
+///
+/// Deliberately exhaustive, like [`Begin`](crate::Begin) and
+/// [`Feed`](crate::Feed): each variant is something the server must do, so
+/// a new one must fail to compile in every server, not fall into a
+/// catch-all arm that does nothing. ([`Answer`](crate::Answer) and
+/// [`Outcome`](crate::Outcome) are `#[non_exhaustive]`: asking again is the
+/// right default for an answer kind a handler does not know.)
 #[derive(Debug)]
 pub enum Bridge {
     /// The final response to the originating request: send it.

@@ -74,6 +74,9 @@ impl fmt::Debug for PendingFlow {
 }
 
 /// What feeding a response (or a timeout) produced.
+///
+/// Deliberately exhaustive, like [`Bridge`](crate::Bridge): each variant is
+/// something the server must do.
 #[derive(Debug)]
 pub enum Feed {
     /// Recorded; other requests of the round are still unanswered.

@@ -1,0 +1,325 @@
+//! Issue 14: serving 2025-era (`initialize`) sessions through the same
+//! handlers (`docs/legacy.md`). `Session`, `PendingFlow` and the engine's
+//! `beginLegacy` / `decideLegacy` / `feed` / `timeout` are thin
+//! translations of the core's; every rule lives in the core.
+//!
+//! The core's `Bridge` and `Feed` enums become tagged objects
+//! (`{kind: 'respond' | 'send' | 'resume' | 'waiting', …}`) so that a
+//! TypeScript `switch (r.kind)` narrows them.
+
+use napi::bindgen_prelude::*;
+use serde_json::Value;
+
+use crate::call::Call;
+use crate::engine::Engine;
+use crate::error::{Result, core, napi_failure};
+use crate::json;
+use crate::response::response_object;
+
+/// What a 2025-era session negotiated at `initialize` (the core's
+/// `Session`): immutable; record one per session and pass it to every
+/// `engine.beginLegacy`.
+#[napi]
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub(crate) inner: snodo::Session,
+}
+
+fn optional_object(env: &Env, v: Option<Unknown>, what: &str) -> Result<Option<Value>> {
+    match v {
+        Some(v) if !json::is_nullish(&v)? => Ok(Some(json::read(env, v, what)?)),
+        _ => Ok(None),
+    }
+}
+
+#[napi]
+impl Session {
+    /// A session that negotiated `protocolVersion` (what the server answered
+    /// to `initialize`), with the client's `capabilities` and optional
+    /// `clientInfo` (objects or JSON text). Its id is random: set the
+    /// transport's own with `withId`. Throws `ARGUMENT` naming the field.
+    #[napi(constructor, catch_unwind)]
+    pub fn new(
+        env: Env,
+        protocol_version: String,
+        #[napi(ts_arg_type = "Record<string, any> | string")] capabilities: Unknown,
+        #[napi(ts_arg_type = "Record<string, any> | string | null")] client_info: Option<Unknown>,
+    ) -> Result<Session> {
+        let capabilities = json::read(&env, capabilities, "capabilities")?;
+        let client_info = optional_object(&env, client_info, "clientInfo")?;
+        let inner = snodo::Session::new(&protocol_version, capabilities, client_info).map_err(core)?;
+        Ok(Session { inner })
+    }
+
+    /// A session from the client's `initialize` request (the whole message
+    /// or its params; object or JSON text), with `negotiated` the version
+    /// the server answered (`engine.legacyVersionFor`).
+    #[napi(factory, catch_unwind)]
+    pub fn from_initialize(
+        env: Env,
+        #[napi(ts_arg_type = "Record<string, any> | string | Buffer")] initialize: Unknown,
+        negotiated: String,
+    ) -> Result<Session> {
+        let initialize = json::read(&env, initialize, "initialize")?;
+        let inner = snodo::Session::from_initialize(&initialize, &negotiated).map_err(core)?;
+        Ok(Session { inner })
+    }
+
+    /// The same session with the transport's id (the `Mcp-Session-Id`, or
+    /// any unique string for a stdio connection): a new `Session`.
+    #[napi(catch_unwind)]
+    pub fn with_id(&self, id: String) -> Result<Session> {
+        Ok(Session { inner: self.inner.clone().with_id(&id).map_err(core)? })
+    }
+
+    /// The session id.
+    #[napi(getter, catch_unwind)]
+    pub fn id(&self) -> String {
+        self.inner.id().to_owned()
+    }
+    /// The negotiated protocol revision.
+    #[napi(getter, catch_unwind)]
+    pub fn protocol_version(&self) -> String {
+        self.inner.protocol_version().to_owned()
+    }
+    /// The capabilities the client declared, as given.
+    #[napi(getter, catch_unwind, ts_return_type = "Record<string, any>")]
+    pub fn client_capabilities<'e>(&self, env: &'e Env) -> Result<Unknown<'e>> {
+        json::to_js(env, self.inner.client_capabilities())
+    }
+    /// The client info from `initialize`, or `null`. Informational only.
+    #[napi(getter, catch_unwind, ts_return_type = "Record<string, any> | null")]
+    pub fn client_info<'e>(&self, env: &'e Env) -> Result<Unknown<'e>> {
+        json::to_js(env, self.inner.client_info().unwrap_or(&Value::Null))
+    }
+    /// The declared capabilities minus what the revision lacks: what a
+    /// legacy `Call` reports and admission checks.
+    #[napi(getter, catch_unwind, ts_return_type = "Record<string, any>")]
+    pub fn usable_capabilities<'e>(&self, env: &'e Env) -> Result<Unknown<'e>> {
+        json::to_js(env, &self.inner.usable_capabilities())
+    }
+    /// The `notifications/elicitation/complete` message for
+    /// `elicitationId` (2025-11-25 sessions with `elicitation.url` only;
+    /// `ARGUMENT` otherwise).
+    #[napi(catch_unwind, ts_return_type = "Record<string, any>")]
+    pub fn elicitation_complete<'e>(&self, env: &'e Env, elicitation_id: String) -> Result<Unknown<'e>> {
+        json::to_js(env, &self.inner.elicitation_complete(&elicitation_id).map_err(core)?)
+    }
+    /// A summary without capabilities or client info (for logs).
+    #[napi(js_name = "toJSON", catch_unwind)]
+    pub fn to_json(&self) -> String {
+        format!("Session({} {})", self.inner.id(), self.inner.protocol_version())
+    }
+}
+
+/// One legacy round in flight (the core's `PendingFlow`): the requests to
+/// send on the session, and what resuming the handler needs. Owned by the
+/// application; drop it on disconnect (snodo holds nothing else).
+#[napi]
+#[derive(Debug)]
+pub struct PendingFlow {
+    pub(crate) inner: Box<snodo::PendingFlow>,
+}
+
+#[napi]
+impl PendingFlow {
+    /// The server-to-client JSON-RPC requests of this round, in order.
+    #[napi(getter, catch_unwind, ts_return_type = "Array<Record<string, any>>")]
+    pub fn requests<'e>(&self, env: &'e Env) -> Result<Unknown<'e>> {
+        json::to_js(env, &Value::Array(self.inner.requests().to_vec()))
+    }
+    /// Their ids (strings starting `snodo-`).
+    #[napi(getter, catch_unwind)]
+    pub fn request_ids(&self) -> Vec<String> {
+        self.inner.request_ids().into_iter().map(str::to_owned).collect()
+    }
+    /// Whether a response with this `id` belongs to this flow and is still
+    /// awaited.
+    #[napi(catch_unwind)]
+    pub fn awaits(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "string | number | null")] id: Unknown,
+    ) -> Result<bool> {
+        // The id is a value, never text: a string id is a JSON string.
+        let id = json::parse(json::stringify(&env, id, "id")?.as_bytes(), "id")?;
+        Ok(self.inner.awaits(&id))
+    }
+    /// The request ids still unanswered.
+    #[napi(getter, catch_unwind)]
+    pub fn outstanding(&self) -> Vec<String> {
+        self.inner.outstanding().into_iter().map(str::to_owned).collect()
+    }
+    /// URL elicitations of this round: input key → `elicitationId`.
+    #[napi(getter, catch_unwind, ts_return_type = "Record<string, string>")]
+    pub fn elicitation_ids<'e>(&self, env: &'e Env) -> Result<Unknown<'e>> {
+        let map: serde_json::Map<String, Value> = self
+            .inner
+            .elicitation_ids()
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), Value::String(v.to_owned())))
+            .collect();
+        json::to_js(env, &Value::Object(map))
+    }
+    /// Unix seconds after which the application calls `engine.timeout`.
+    #[napi(getter, catch_unwind)]
+    pub fn deadline(&self) -> i64 {
+        i64::try_from(self.inner.deadline()).unwrap_or(i64::MAX)
+    }
+    /// The round these requests belong to (1 = first).
+    #[napi(getter, catch_unwind)]
+    pub fn round(&self) -> u32 {
+        self.inner.round()
+    }
+    /// Unix seconds when the flow began.
+    #[napi(getter, catch_unwind)]
+    pub fn flow_start(&self) -> i64 {
+        i64::try_from(self.inner.flow_start()).unwrap_or(i64::MAX)
+    }
+    /// The originating request's JSON-RPC id.
+    #[napi(getter, catch_unwind, ts_return_type = "string | number")]
+    pub fn id<'e>(&self, env: &'e Env) -> Result<Unknown<'e>> {
+        json::to_js(env, self.inner.id())
+    }
+    /// The originating request's method.
+    #[napi(getter, catch_unwind)]
+    pub fn method(&self) -> String {
+        self.inner.method().to_owned()
+    }
+    /// Whether the flow ended (answered, failed, timed out or cancelled).
+    #[napi(getter, catch_unwind)]
+    pub fn is_ended(&self) -> bool {
+        self.inner.is_ended()
+    }
+    /// The client cancelled the originating request (or the application
+    /// abandons it): ends the flow and returns the `notifications/cancelled`
+    /// to send for unanswered requests. Send no response.
+    #[napi(catch_unwind, ts_return_type = "Array<Record<string, any>>")]
+    pub fn cancel<'e>(&mut self, env: &'e Env, reason: Option<String>) -> Result<Unknown<'e>> {
+        json::to_js(env, &Value::Array(self.inner.cancel(reason.as_deref())))
+    }
+    /// A summary without questions or answers (for logs).
+    #[napi(js_name = "toJSON", catch_unwind)]
+    pub fn to_json(&self) -> String {
+        format!("PendingFlow({} round {})", self.inner.method(), self.inner.round())
+    }
+}
+
+fn tagged<'e>(env: &'e Env, kind: &str) -> Result<Object<'e>> {
+    let mut o = Object::new(env).map_err(napi_failure)?;
+    o.set("kind", kind).map_err(napi_failure)?;
+    Ok(o)
+}
+
+fn resume<'e>(env: &'e Env, call: Box<snodo::Call>) -> Result<Object<'e>> {
+    let mut o = tagged(env, "resume")?;
+    o.set("call", Call::new(call).into_instance(env).map_err(napi_failure)?).map_err(napi_failure)?;
+    Ok(o)
+}
+
+fn feed_object<'e>(env: &'e Env, feed: snodo::Feed) -> Result<Object<'e>> {
+    match feed {
+        snodo::Feed::Waiting => tagged(env, "waiting"),
+        snodo::Feed::Resume(call) => resume(env, call),
+        snodo::Feed::Respond { response, cancellations } => {
+            let mut o = tagged(env, "respond")?;
+            o.set("response", response_object(env, &response)?).map_err(napi_failure)?;
+            o.set("cancellations", json::to_js(env, &Value::Array(cancellations))?).map_err(napi_failure)?;
+            Ok(o)
+        }
+    }
+}
+
+#[napi]
+impl Engine {
+    /// Reads a request that arrived on a 2025-era `session` (see
+    /// `docs/legacy.md`): the same `Call` a 2026 request gives
+    /// (`mrtrAllowed` false, `isLegacy` true), or a ready `Response`.
+    #[napi(catch_unwind, ts_return_type = "Call | Response")]
+    pub fn begin_legacy<'e>(
+        &self,
+        env: &'e Env,
+        #[napi(ts_arg_type = "string | Buffer | object")] request: Unknown,
+        session: &Session,
+        #[napi(ts_arg_type = "string | null")] principal: Unknown,
+    ) -> Result<Either<Call, Unknown<'e>>> {
+        let principal = json::principal(principal)?;
+        let bytes = json::text_of(env, request, "request")?;
+        match self.inner.begin_legacy(&bytes, &session.inner, &principal).map_err(core)? {
+            snodo::Begin::Call(call) => Ok(Either::A(Call::new(call))),
+            snodo::Begin::Respond(r) => Ok(Either::B(response_object(env, &r)?)),
+        }
+    }
+
+    /// Decides a call from `beginLegacy` (once per call): `{kind:
+    /// 'respond', response}` to send, `{kind: 'send', pending}` (send
+    /// `pending.requests` on the session, then `feed` the client's
+    /// responses), or `{kind: 'resume', call}` (a round with state only:
+    /// run the handler again, paced). On a 2026 call it is `decide`.
+    #[napi(
+        catch_unwind,
+        ts_return_type = "{ kind: 'respond'; response: Response } | { kind: 'send'; pending: PendingFlow } | { kind: 'resume'; call: Call }"
+    )]
+    pub fn decide_legacy<'e>(
+        &self,
+        env: &'e Env,
+        call: &Call,
+        #[napi(ts_arg_type = "Outcome | string | Buffer")] outcome: Unknown,
+    ) -> Result<Object<'e>> {
+        let value = json::read(env, outcome, "outcome")?;
+        let outcome = snodo::Outcome::from_value(value).map_err(core)?;
+        match self.inner.decide_legacy(&call.inner, outcome).map_err(core)? {
+            snodo::Bridge::Respond(r) => {
+                let mut o = tagged(env, "respond")?;
+                o.set("response", response_object(env, &r)?).map_err(napi_failure)?;
+                Ok(o)
+            }
+            snodo::Bridge::Send(pending) => {
+                let mut o = tagged(env, "send")?;
+                let instance = PendingFlow { inner: pending }.into_instance(env).map_err(napi_failure)?;
+                o.set("pending", instance).map_err(napi_failure)?;
+                Ok(o)
+            }
+            snodo::Bridge::Resume(call) => resume(env, call),
+        }
+    }
+
+    /// Feeds the client's JSON-RPC response (text as received, or an
+    /// object) to `pending`: `{kind: 'waiting'}`, `{kind: 'resume', call}`,
+    /// or `{kind: 'respond', response, cancellations}` (the flow ended).
+    /// Throws (`JSON`, `ARGUMENT`) for a response that is malformed, not of
+    /// this flow, already answered or late; the flow is then unchanged.
+    #[napi(
+        catch_unwind,
+        ts_return_type = "{ kind: 'waiting' } | { kind: 'resume'; call: Call } | { kind: 'respond'; response: Response; cancellations: Array<Record<string, any>> }"
+    )]
+    pub fn feed<'e>(
+        &self,
+        env: &'e Env,
+        pending: &mut PendingFlow,
+        #[napi(ts_arg_type = "string | Buffer | object")] response: Unknown,
+    ) -> Result<Object<'e>> {
+        let bytes = json::text_of(env, response, "response")?;
+        let feed = self.inner.feed(&mut pending.inner, &bytes).map_err(core)?;
+        feed_object(env, feed)
+    }
+
+    /// The application's timer for `pending` fired (at `pending.deadline`):
+    /// the flow fails with `timeout` unless it already ended.
+    #[napi(
+        catch_unwind,
+        ts_return_type = "{ kind: 'waiting' } | { kind: 'resume'; call: Call } | { kind: 'respond'; response: Response; cancellations: Array<Record<string, any>> }"
+    )]
+    pub fn timeout<'e>(&self, env: &'e Env, pending: &mut PendingFlow) -> Result<Object<'e>> {
+        let feed = self.inner.timeout(&mut pending.inner).map_err(core)?;
+        feed_object(env, feed)
+    }
+
+    /// The protocol version to answer an `initialize` that asked for
+    /// `requested`: itself if accepted, else the first configured legacy
+    /// version; `null` when legacy serving is disabled.
+    #[napi(catch_unwind)]
+    pub fn legacy_version_for(&self, requested: String) -> Option<String> {
+        self.inner.legacy_version_for(&requested).map(str::to_owned)
+    }
+}

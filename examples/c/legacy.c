@@ -1,0 +1,152 @@
+/* One handler, both protocol eras (issue 14): the greet tool of hello.c
+ * served to a 2025-era client that opened with `initialize`. The handler
+ * only builds an outcome; the transport decides it with
+ * snodo_engine_decide_legacy, sends the resulting elicitation/create on the
+ * session, and feeds the client's response back to the pending flow, which
+ * resumes the same handler with the answer. A duplicate response is refused
+ * and changes nothing.
+ *
+ * Build against an installed libsnodo:
+ *   cc -std=c11 legacy.c $(pkg-config --cflags --libs snodo) -o legacy
+ *
+ * Key, clock and session id are fixed so that the output is reproducible
+ * (the test suite diffs it against legacy.expected).
+ * SPDX-License-Identifier: MIT OR Apache-2.0 */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <snodo.h>
+
+#define TEXT(s) (const uint8_t *)(s), strlen(s)
+
+static void check(snodo_status st, const char *what) {
+    if (st == SNODO_STATUS_OK) return;
+    char *detail = NULL;
+    snodo_last_error(&detail, NULL);
+    fprintf(stderr, "%s: %s (%s)\n", what, snodo_status_message((int)st), detail ? detail : "");
+    snodo_string_free(detail);
+    exit(1);
+}
+
+/* The tool handler, era-blind: the outcome for `call` (JSON text, malloc'd). */
+static char *greet(const snodo_call *call) {
+    char *question = NULL, *value = NULL, *outcome = malloc(1024);
+    snodo_answer_kind kind;
+    check(snodo_elicit_form(TEXT("Who should we greet?"),
+                            TEXT("{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},"
+                                 "\"required\":[\"name\"]}"),
+                            &question, NULL),
+          "elicit_form");
+    check(snodo_call_response(call, TEXT("who"), TEXT(question), &kind, &value, NULL), "call_response");
+    if (kind == SNODO_ANSWER_KIND_ACCEPTED)
+        snprintf(outcome, 1024, "{\"type\":\"complete\",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"Hello!\"}],"
+                 "\"structuredContent\":%s}}", value);
+    else if (kind == SNODO_ANSWER_KIND_DECLINED || kind == SNODO_ANSWER_KIND_CANCELLED)
+        snprintf(outcome, 1024, "{\"type\":\"tool_error\",\"message\":\"No name given\"}");
+    else
+        snprintf(outcome, 1024, "{\"type\":\"input_required\",\"inputRequests\":{\"who\":%s}}", question);
+    snodo_string_free(value);
+    snodo_string_free(question);
+    return outcome;
+}
+
+static void print_response(const char *label, const snodo_response *r) {
+    char *body = NULL;
+    check(snodo_response_body(r, &body, NULL), "body");
+    printf("%s %s\n", label, body);
+    snodo_string_free(body);
+}
+
+/* Runs the handler on `call` and decides it the legacy way; returns the
+ * pending flow when the handler asked something, else NULL. Consumes `call`. */
+static snodo_pending_flow *run(const snodo_engine *engine, snodo_call *call) {
+    while (call) {
+        char *outcome = greet(call);
+        snodo_bridge_kind kind;
+        snodo_response *response = NULL;
+        snodo_pending_flow *pending = NULL;
+        snodo_call *next = NULL;
+        check(snodo_engine_decide_legacy(engine, call, TEXT(outcome), &kind, &response, &pending, &next),
+              "decide_legacy");
+        free(outcome);
+        snodo_call_free(call);
+        call = next; /* RESUME: a state-only round, run the handler again */
+        if (kind == SNODO_BRIDGE_KIND_RESPOND) {
+            print_response("server -> client:", response);
+            snodo_response_free(response);
+        } else if (kind == SNODO_BRIDGE_KIND_SEND) {
+            char *requests = NULL;
+            check(snodo_pending_flow_requests(pending, &requests, NULL), "requests");
+            printf("server -> client (on the session): %s\n", requests);
+            snodo_string_free(requests);
+            return pending;
+        }
+    }
+    return NULL;
+}
+
+int main(void) {
+    static const uint8_t key[32] = "example-only-key-0123456789abcde";
+    snodo_config *config = NULL;
+    snodo_engine *engine = NULL;
+    check(snodo_config_new(&config), "config_new");
+    check(snodo_config_add_key(config, (const uint8_t *)"k1", 2, key, sizeof key), "add_key");
+    check(snodo_config_set_fixed_time(config, 1800000000), "fixed_time");
+    check(snodo_engine_new(config, &engine), "engine_new");
+    snodo_config_free(config);
+
+    /* initialize: answer the version snodo picks and record the session. */
+    const char *init = "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+                       "\"2025-11-25\",\"capabilities\":{\"elicitation\":{}},\"clientInfo\":{\"name\":\"demo\","
+                       "\"version\":\"1\"}}}";
+    char *version = NULL;
+    check(snodo_engine_legacy_version_for(engine, TEXT("2025-11-25"), &version, NULL), "version_for");
+    if (!version) return 1; /* legacy serving disabled */
+    snodo_session *session = NULL;
+    check(snodo_session_from_initialize(TEXT(init), TEXT(version), &session), "from_initialize");
+    check(snodo_session_with_id(session, TEXT("stdio-1")), "with_id"); /* HTTP: the Mcp-Session-Id */
+    printf("initialize: protocolVersion %s\n", version);
+    snodo_string_free(version);
+
+    /* A tools/call on that session: same handler as the 2026 path. */
+    const char *request = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"greet\"}}";
+    snodo_call *call = NULL;
+    snodo_response *ready = NULL;
+    check(snodo_engine_begin_legacy(engine, TEXT(request), session, TEXT("alice"), &call, &ready), "begin_legacy");
+    if (ready) { print_response("server -> client:", ready); return 1; }
+    snodo_pending_flow *pending = run(engine, call);
+    if (!pending) return 1;
+
+    /* The client answers the elicitation/create; route by id. */
+    char *ids = NULL, answer[512];
+    check(snodo_pending_flow_request_ids(pending, &ids, NULL), "request_ids");
+    snprintf(answer, sizeof answer, "{\"jsonrpc\":\"2.0\",\"id\":%.*s,\"result\":{\"action\":\"accept\","
+             "\"content\":{\"name\":\"Ada\"}}}", (int)(strchr(ids + 2, '"') - ids), ids + 1);
+    snodo_string_free(ids);
+    printf("client -> server: %s\n", answer);
+    snodo_feed_kind kind;
+    snodo_response *response = NULL;
+    char *cancellations = NULL;
+    check(snodo_engine_feed(engine, pending, TEXT(answer), &kind, &call, &response, &cancellations, NULL), "feed");
+    snodo_string_free(cancellations);
+    if (kind == SNODO_FEED_KIND_RESUME) {
+        snodo_pending_flow *again = run(engine, call);
+        snodo_pending_flow_free(again);
+    } else if (response) {
+        print_response("server -> client:", response);
+        snodo_response_free(response);
+    }
+
+    /* The same response again: refused with a clear status, nothing sent. */
+    snodo_status st = snodo_engine_feed(engine, pending, TEXT(answer), &kind, &call, &response, &cancellations, NULL);
+    char *detail = NULL;
+    snodo_last_error(&detail, NULL);
+    printf("duplicate: %s (%s)\n", snodo_status_name((int)st), detail ? detail : "");
+    snodo_string_free(detail);
+
+    snodo_pending_flow_free(pending); /* also what a disconnect does */
+    snodo_session_free(session);
+    snodo_engine_free(engine);
+    return 0;
+}
