@@ -26,6 +26,16 @@ CORE_LABEL = {
     "flow3": "three-round flow (3 × begin + decide)",
 }
 TARGETS = {"core_open_floor": 4.0, "speedup": 3.0, "call_us": 10.0}
+# Issue 16, the core rows: (label, ops summed, case, at most this × the floor of the case).
+CORE_TARGETS = [
+    ("core begin on a retry, 256 B state ≤ 4× floor", ("begin",), "state_256", 4.0),
+    ("core decide asking one question, 256 B state ≤ 4× floor", ("decide",), "state_256", 4.0),
+    ("core begin with 32 KiB arguments ≤ 3× floor (same bytes)", ("begin",), "args_32768", 3.0),
+    ("core three-round flow, 4 KiB state ≤ 8× floor", ("flow3",), "state_4096", 8.0),
+    ("core begin+decide, 256 B state ≤ 8× floor", ("begin", "decide"), "state_256", 8.0),
+]
+GROWTH = [("state", [256, 1024, 4096, 16384], ["begin", "decide"]),
+          ("args", [1024, 8192, 32768, 262144], ["begin"])]
 
 
 def fmt_ns(ns: float) -> str:
@@ -36,11 +46,11 @@ def fmt_ns(ns: float) -> str:
     return f"{ns:.0f} ns"
 
 
-def core_rows(crit: str) -> dict[tuple[str, str], tuple[float, float, float]]:
+def core_rows(crit: str, group: str = "core", ops=CORE_OPS, cases=None) -> dict[tuple[str, str], tuple[float, float, float]]:
     out = {}
-    for op in CORE_OPS:
-        for case, _ in CASES:
-            d = os.path.join(crit, "core", op, case, "new")
+    for op in ops:
+        for case in cases or [c for c, _ in CASES]:
+            d = os.path.join(crit, group, op, case, "new")
             try:
                 with open(os.path.join(d, "estimates.json")) as f:
                     est = json.load(f)
@@ -84,6 +94,10 @@ def main() -> None:
     if ("begin", "state_256") in core and ("decide", "state_256") in core:
         us = (core[("begin", "state_256")][0] + core[("decide", "state_256")][0]) / 1e3
         checks.append(("core begin + decide, typical tools/call ≤ 10 µs", f"{us:.2f} µs", us <= TARGETS["call_us"]))
+    for name, ops, case, most in CORE_TARGETS:
+        if all((op, case) in core for op in ops + ("floor",)):
+            x = sum(core[(op, case)][0] for op in ops) / core[("floor", case)][0]
+            checks.append((name, f"{x:.1f}×", x <= most))
 
     peers = {
         "python": ("snodo seal+open", "sdk boundary _seal+_unseal (str state)"),
@@ -125,10 +139,31 @@ def main() -> None:
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
     for r in rows:
         print(line(r))
+    growth_table(crit)
     print()
     print("Targets (ratios within this run):")
     for name, value, ok in checks:
         print(f"  [{'met' if ok else 'MISSED'}] {name}: {value}")
+
+
+def growth_table(crit: str) -> None:
+    """Cost against size (core/benches/growth.rs), each beside the floor of the same bytes."""
+    lines = []
+    for kind, sizes, ops in GROWTH:
+        cases = [f"{kind}_{n}" for n in sizes]
+        g = core_rows(crit, "growth", ["floor"] + ops, cases)
+        for n, case in zip(sizes, cases):
+            if ("floor", case) not in g:
+                continue
+            fl = g[("floor", case)][0]
+            cells = [f"{fmt_ns(g[(op, case)][0])} ({g[(op, case)][0] / fl:.1f}×)" if (op, case) in g else "" for op in ops]
+            lines.append(f"| {kind} {n} B | {fmt_ns(fl)} | " + " | ".join(cells) + " |" + (" |" if len(ops) == 1 else ""))
+    if lines:
+        print()
+        print("Growth (core; ratio to the floor of the same bytes):")
+        print("| size | floor | begin | decide |")
+        print("|---|---|---|---|")
+        print("\n".join(lines))
 
 
 if __name__ == "__main__":

@@ -63,6 +63,12 @@ rm -rf target/criterion/core
 cargo bench --locked -p snodo --bench token -- --noplot $CRITERION_ARGS 2>&1 | grep -E '^core/|time:' || true
 [ -d target/criterion/core ] || { echo "bench: criterion produced no results" >&2; exit 1; }
 
+step "core growth (criterion) and memory (counting allocator, RSS over 100 000 flows)"
+rm -rf target/criterion/growth
+# shellcheck disable=SC2086
+cargo bench --locked -p snodo --bench growth -- --noplot $CRITERION_ARGS 2>&1 | grep -E '^growth/|time:' || true
+cargo bench --locked -p snodo --bench memory | tee "$OUT/memory.md"
+
 step "python: build the wheel, run"
 # One interpreter for every pyo3 build (docs/toolchain notes): no rebuild thrash.
 export PYO3_PYTHON="$VENV/bin/python"

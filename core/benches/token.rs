@@ -4,24 +4,21 @@
 //! `arguments` object. The payloads are the files in `benches/payloads/`,
 //! shared with the Python, Node and C benches so every language measures the
 //! same bytes. Run with `make bench` (scripts/bench.sh), which also prints
-//! the table; `cargo bench -p snodo` runs this part alone.
+//! the table; `cargo bench -p snodo --bench token` runs this part alone
+//! (`--bench growth` the growth table, `--bench memory` the memory table).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+mod common;
+
+use common::{ARGS_SMALL, NOW, call_of, floor, parse, question, request, token_of};
 use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
-use hmac::{Hmac, KeyInit, Mac};
 use serde_json::{Value, json};
-use sha2::Sha256;
-use snodo::{Answer, Begin, Call, Config, Engine, Key, Outcome, Principal, SealInput};
+use snodo::{Answer, Outcome, SealInput};
 use std::hint::black_box;
 
-const NOW: u64 = 1_800_000_000;
 const STATE_256: &str = include_str!("payloads/state-256.json");
 const STATE_4096: &str = include_str!("payloads/state-4096.json");
 const ARGS_32K: &str = include_str!("payloads/args-32768.json");
-/// The arguments of a typical `tools/call` (the same as in the other benches).
-const ARGS_SMALL: &str = r#"{"query":"flights to LIS","limit":10}"#;
 
 /// One benchmark case: the application state carried between rounds and the
 /// tool's arguments. `floor_bytes` is what the floor signs: the state for
@@ -39,60 +36,9 @@ const CASES: [Case; 3] = [
     Case { name: "args_32768", state: STATE_256, args: ARGS_32K, floor_bytes: ARGS_32K },
 ];
 
-fn parse(text: &str) -> Value {
-    snodo::internal::json::parse_str(text, 1 << 20).unwrap()
-}
-
-fn question(field: &str) -> Value {
-    snodo::elicit_form(
-        "Which seat?",
-        &json!({"type": "object", "properties": {field: {"type": "string"}}, "required": [field]}),
-    )
-    .unwrap()
-}
-
-/// A `tools/call` request text, optionally a retry carrying `retry`
-/// (`inputResponses` and `requestState`) in its params.
-fn request(args: &str, retry: Option<(&str, &str)>) -> String {
-    let extra = match retry {
-        Some((key, token)) => format!(
-            r#","inputResponses":{{"{key}":{{"action":"accept","content":{{"{key}":"12A"}}}}}},"requestState":"{token}""#
-        ),
-        None => String::new(),
-    };
-    format!(
-        r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"book_flight","arguments":{args}{extra},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{"elicitation":{{"form":{{}}}}}}}}}}}}"#
-    )
-}
-
-fn call_of(engine: &Engine, bytes: &[u8], who: &Principal) -> Call {
-    match engine.begin(bytes, who).unwrap() {
-        Begin::Call(c) => *c,
-        Begin::Respond(r) => panic!("begin refused the bench request: {}", r.to_json()),
-    }
-}
-
-fn token_of(engine: &Engine, call: &Call, outcome: Outcome) -> String {
-    let r = engine.decide(call, outcome).expect("first decide");
-    match r.body().pointer("/result/requestState") {
-        Some(Value::String(t)) => t.clone(),
-        _ => panic!("no token in {}", r.to_json()),
-    }
-}
-
-/// The floor: base64url of the bytes, HMAC-SHA256 over that, base64url of the tag.
-fn floor(bytes: &[u8]) -> (String, String) {
-    let body = URL_SAFE_NO_PAD.encode(bytes);
-    let mut m = Hmac::<Sha256>::new_from_slice(&[7; 32]).unwrap();
-    m.update(body.as_bytes());
-    let tag = URL_SAFE_NO_PAD.encode(m.finalize().into_bytes());
-    (body, tag)
-}
-
 fn bench(c: &mut Criterion) {
-    let engine =
-        Engine::new(Config::new(vec![Key::new("k1", vec![7; 32]).unwrap()]).fixed_time(NOW)).unwrap();
-    let who = Principal::user("alice").unwrap();
+    let engine = common::engine();
+    let who = common::who();
     let (q1, q2) = (question("seat"), question("meal"));
     let mut group = c.benchmark_group("core");
     for case in &CASES {
@@ -135,12 +81,17 @@ fn bench(c: &mut Criterion) {
             b.iter(|| engine.begin(black_box(r2.as_bytes()), &who).unwrap())
         });
         // decide of a first call that asks a question and carries the state
-        // (validation, capability admission, seal); the outcome is built
-        // outside the timing.
+        // (validation, capability admission, seal). A call is decided once,
+        // so each iteration decides a fresh call; the call (a begin) and the
+        // outcome are made outside the timing.
         group.bench_function(id("decide"), |b| {
             b.iter_batched(
-                || ask(&q1, "seat"),
-                |o| engine.decide(black_box(&call1), o),
+                || (call_of(&engine, r1.as_bytes(), &who), ask(&q1, "seat")),
+                |(call, o)| {
+                    // The call goes back out, so its drop is not timed.
+                    let r = engine.decide(black_box(&call), o).unwrap();
+                    (call, r)
+                },
                 BatchSize::SmallInput,
             )
         });

@@ -11,6 +11,7 @@ pub trait Sink {
 }
 
 impl Sink for Vec<u8> {
+    #[inline]
     fn put(&mut self, bytes: &[u8]) {
         self.extend_from_slice(bytes);
     }
@@ -26,38 +27,48 @@ impl Sink for Sha256 {
 /// (punctuation, keys, short values) into one buffer and hashes them in
 /// large updates: each `Sha256::update` call has a fixed cost that
 /// dominated hashing small pieces one at a time. The digest is the same.
+/// The buffer lives inline (no heap allocation per digest: `begin` and
+/// `decide` each take one or more digests).
 #[derive(Debug)]
 pub struct HashSink {
     hash: Sha256,
-    buf: Vec<u8>,
+    buf: [u8; HashSink::CAP],
+    len: usize,
 }
 
 impl HashSink {
-    const CAP: usize = 4096;
+    const CAP: usize = 1024;
 
     /// Continues `hash` (which may already hold a prefix).
     pub fn new(hash: Sha256) -> HashSink {
-        HashSink { hash, buf: Vec::with_capacity(Self::CAP) }
+        HashSink { hash, buf: [0; Self::CAP], len: 0 }
     }
 
     /// The hash with every piece written so far.
     pub fn finish(mut self) -> Sha256 {
-        self.hash.update(&self.buf);
+        self.hash.update(self.buf.get(..self.len).unwrap_or_default());
         self.hash
     }
 }
 
 impl Sink for HashSink {
+    #[inline]
     fn put(&mut self, bytes: &[u8]) {
-        if self.buf.len() + bytes.len() > Self::CAP {
-            self.hash.update(&self.buf);
-            self.buf.clear();
-            if bytes.len() >= Self::CAP {
-                self.hash.update(bytes);
-                return;
-            }
+        let end = self.len + bytes.len();
+        if let Some(slot) = self.buf.get_mut(self.len..end) {
+            slot.copy_from_slice(bytes);
+            self.len = end;
+            return;
         }
-        self.buf.extend_from_slice(bytes);
+        self.hash.update(self.buf.get(..self.len).unwrap_or_default());
+        self.len = 0;
+        match self.buf.get_mut(..bytes.len()) {
+            Some(slot) => {
+                slot.copy_from_slice(bytes);
+                self.len = bytes.len();
+            }
+            None => self.hash.update(bytes),
+        }
     }
 }
 

@@ -153,11 +153,16 @@ impl<'de> Visitor<'de> for Strict<'_> {
         let v = map.next_value_seed(self.child())?;
         out.insert(first, v);
         while let Some(k) = map.next_key::<String>()? {
-            if out.contains_key(&k) {
-                return Err(self.fail(JsonError::DuplicateKey(k)));
+            // One search per key: the entry both finds a duplicate (refused
+            // before its value is read, as before) and is where the value goes.
+            match out.entry(k) {
+                serde_json::map::Entry::Occupied(e) => {
+                    return Err(self.fail(JsonError::DuplicateKey(e.key().clone())));
+                }
+                serde_json::map::Entry::Vacant(slot) => {
+                    slot.insert(map.next_value_seed(self.child())?);
+                }
             }
-            let v = map.next_value_seed(self.child())?;
-            out.insert(k, v);
         }
         Ok(Value::Object(out))
     }

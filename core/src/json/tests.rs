@@ -108,3 +108,25 @@ fn integer_by_value() {
     assert!(!number_is_integer(&n("30.5")));
     assert!(!number_is_integer(&n("1e400")));
 }
+
+proptest::proptest! {
+    // Issue 16: the inline-buffered sink hashes exactly the bytes it is
+    // given, however they are cut (pieces smaller than, equal to and larger
+    // than its buffer), like a plain SHA-256 over their concatenation.
+    #[test]
+    fn hash_sink_is_cut_independent(
+        data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..6000),
+        cuts in proptest::collection::vec(0usize..2500, 0..12),
+    ) {
+        use sha2::Digest as _;
+        let mut sink = super::HashSink::new(sha2::Sha256::new());
+        let mut rest: &[u8] = &data;
+        for c in cuts {
+            let (a, b) = rest.split_at(c.min(rest.len()));
+            super::Sink::put(&mut sink, a);
+            rest = b;
+        }
+        super::Sink::put(&mut sink, rest);
+        proptest::prop_assert_eq!(sink.finish().finalize(), sha2::Sha256::digest(&data));
+    }
+}
