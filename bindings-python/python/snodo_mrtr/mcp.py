@@ -68,7 +68,7 @@ def current_call() -> Optional[Call]:
 
 
 def _mcp_error(response: Response) -> Exception:
-    from mcp.shared.exceptions import MCPError
+    from mcp.shared.exceptions import MCPError  # type: ignore[import-not-found, unused-ignore]  # the optional extra
 
     err = json.loads(response.to_json())["error"]
     return MCPError(err["code"], err["message"], err.get("data"))
@@ -143,7 +143,7 @@ class Snodo:
     def install(self, server: Any) -> "Snodo":
         """Puts the middleware on ``server`` (``MCPServer`` or low-level ``Server``),
         in front of any ``RequestStateBoundary`` so that snodo's rounds never reach it."""
-        from mcp.server.request_state import RequestStateBoundary
+        from mcp.server.request_state import RequestStateBoundary  # type: ignore[import-not-found, unused-ignore]  # the optional extra
 
         chain = server.middleware
         at = next((i for i, m in enumerate(chain) if isinstance(m, RequestStateBoundary)), len(chain))
@@ -225,18 +225,18 @@ class Snodo:
 
     def call_tool(self, fn: Callable[[Call], Any]) -> Callable[..., Any]:
         """``Server(..., on_call_tool=snodo.call_tool(route))``: every ``tools/call`` is snodo's."""
-        from mcp_types import CallToolResult
+        from mcp_types import CallToolResult  # type: ignore[import-not-found, unused-ignore]  # the optional extra
 
         return self._handler("tools/call", fn, lambda: CallToolResult(content=[]))
 
     def get_prompt(self, fn: Callable[[Call], Any]) -> Callable[..., Any]:
         """``on_get_prompt=snodo.get_prompt(route)``: every ``prompts/get`` is snodo's."""
-        from mcp_types import GetPromptResult
+        from mcp_types import GetPromptResult  # type: ignore[import-not-found, unused-ignore]  # the optional extra
 
         return self._handler("prompts/get", fn, lambda: GetPromptResult(messages=[]))
 
     def read_resource(self, fn: Callable[[Call], Any]) -> Callable[..., Any]:
         """``on_read_resource=snodo.read_resource(route)``: every ``resources/read`` is snodo's."""
-        from mcp_types import ReadResourceResult
+        from mcp_types import ReadResourceResult  # type: ignore[import-not-found, unused-ignore]  # the optional extra
 
         return self._handler("resources/read", fn, lambda: ReadResourceResult(contents=[]))
