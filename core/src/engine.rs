@@ -200,7 +200,7 @@ impl Engine {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
+#[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
     use super::*;
 
@@ -235,6 +235,28 @@ mod tests {
         assert!(d.contains("k1"));
         assert!(!d.contains("90")); // 0x5a
         assert!(!d.contains("5a"));
+    }
+
+    #[test]
+    fn begin_parts_refuses_depth_like_the_bytes_path() {
+        let e = Engine::new(Config::new(vec![key()])).unwrap();
+        let mut deep = serde_json::json!(1);
+        for _ in 0..crate::json::MAX_DEPTH {
+            deep = serde_json::json!([deep]);
+        }
+        let params = serde_json::json!({"name": "t", "arguments": {"x": deep}});
+        let text = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+        let from_bytes = match e.begin(text.to_string().as_bytes(), &Principal::anonymous()).unwrap() {
+            Begin::Respond(r) => r.body().clone(),
+            Begin::Call(_) => panic!("bytes: a call"),
+        };
+        let from_parts =
+            match e.begin_parts(Value::from(1), "tools/call", params, &Principal::anonymous()).unwrap() {
+                Begin::Respond(r) => r.body().clone(),
+                Begin::Call(_) => panic!("parts: a call"),
+            };
+        assert_eq!(from_parts, from_bytes);
+        assert_eq!(from_parts["error"]["message"], "Request is nested too deeply");
     }
 
     #[test]
