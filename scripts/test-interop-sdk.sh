@@ -34,6 +34,9 @@ run() {
   echo "-- $*"
   "$@" || status=1
 }
+# The adapter in process (needs the mcp extra, hence here and not in test-python.sh).
+interop_log "snodo_mrtr.mcp in process (bindings-python/tests_sdk)"
+run "$SNODO_INTEROP_PYTHON" -m pytest -q -p no:cacheprovider bindings-python/tests_sdk
 for server in python-sdk node-sdk; do
   for transport in stdio http; do
     interop_log "official TypeScript client (2026-07-28 pin): $server server over $transport"
