@@ -4,9 +4,8 @@
 # bindings-python/examples/sdk_server.py (`mcp` 2.3.0 MCPServer) and
 # bindings-node/examples/sdk_server.mjs (@modelcontextprotocol/server 2.4.0
 # McpServer) — against the official TypeScript client (pinned to 2026-07-28,
-# and with its default options: a 2025-era session through the TS SDK's
-# legacy shim), the official Python client (mode 2026-07-28, and mode=legacy
-# against the Node one) and the conformance suite.
+# and with its default options: a 2025-era session), the official Python
+# client (mode 2026-07-28, and mode=legacy) and the conformance suite.
 #
 # The SDKs come from the repository's own pins: `mcp` from
 # interop/python_client/requirements.txt, @modelcontextprotocol/server from
@@ -48,14 +47,17 @@ for server in python-sdk node-sdk; do
   interop_log "conformance suite: $server server over http"
   run node interop/conformance/run.mjs --server "$server"
 done
-# 2025-era sessions are served on the TS SDK's path only (its legacy shim);
-# the Python SDK answers input_required on a 2025 connection with -32603.
-for transport in stdio http; do
-  interop_log "official TypeScript client (default options: a 2025 session): node-sdk server over $transport"
-  run node interop/official_client/run.mjs --server node-sdk --transport "$transport" --negotiation default
-  interop_log "official Python client (mode=legacy: a 2025 session): node-sdk server over $transport"
-  run "$SNODO_INTEROP_PYTHON" -m pytest -q -p no:cacheprovider interop/python_client \
-    --server node-sdk --transport "$transport" --era legacy
+# 2025-era sessions: the Node SDK server through the TS SDK's legacy shim, the
+# Python SDK server through snodo_mrtr.mcp driving the core's legacy bridge
+# over the SDK session's back-channel (ServerSession.send_request).
+for server in python-sdk node-sdk; do
+  for transport in stdio http; do
+    interop_log "official TypeScript client (default options: a 2025 session): $server server over $transport"
+    run node interop/official_client/run.mjs --server "$server" --transport "$transport" --negotiation default
+    interop_log "official Python client (mode=legacy: a 2025 session): $server server over $transport"
+    run "$SNODO_INTEROP_PYTHON" -m pytest -q -p no:cacheprovider interop/python_client \
+      --server "$server" --transport "$transport" --era legacy
+  done
 done
 
 interop_log "summaries"
@@ -70,8 +72,8 @@ expected = [f"{suite}-{server}-{transport}.json"
                                       ("python_client", ("stdio", "http")),
                                       ("conformance", ("http",)))
             for transport in transports]
-expected += [f"official_client_default-node-sdk-{t}.json" for t in ("stdio", "http")]
-expected += [f"python_client-node-sdk-{t}-legacy.json" for t in ("stdio", "http")]
+expected += [f"official_client_default-{s}-{t}.json" for s in ("python-sdk", "node-sdk") for t in ("stdio", "http")]
+expected += [f"python_client-{s}-{t}-legacy.json" for s in ("python-sdk", "node-sdk") for t in ("stdio", "http")]
 bad = 0
 for name in expected:
     try:

@@ -33,7 +33,7 @@ import dataclasses
 import functools
 import inspect
 import json
-from typing import Any, Callable, Dict, Optional, Set
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from . import Call, Engine, Response
 
@@ -42,6 +42,7 @@ __all__ = ["Snodo", "current_call"]
 #: The three methods where ``input_required`` is legal (MRTR).
 MRTR_METHODS = ("tools/call", "prompts/get", "resources/read")
 _ENVELOPE = ("requestState", "inputResponses")
+_STATE_ROUND_PACE_SECS = 0.25
 
 
 class _Flow:
@@ -72,6 +73,23 @@ def _mcp_error(response: Response) -> Exception:
 
     err = json.loads(response.to_json())["error"]
     return MCPError(err["code"], err["message"], err.get("data"))
+
+
+def _is_legacy(version: Any) -> bool:
+    """A 2025-era session (``initialize`` handshake): revisions are dates, MRTR starts at 2026-07-28."""
+    return isinstance(version, str) and version < "2026-07-28"
+
+
+def _answer(response: Response) -> Any:
+    """The result dict the SDK sends, or the JSON-RPC error raised as ``MCPError``."""
+    if response.diagnostic:
+        import logging
+
+        logging.getLogger("snodo_mrtr.mcp").warning("snodo: %s", response.diagnostic)
+    body = json.loads(response.to_json())
+    if "error" in body:
+        raise _mcp_error(response)  # -32021 with requiredCapabilities, handler errors
+    return body["result"]  # complete or input_required, resultType stamped, sealed once
 
 
 def _without_call(fn: Callable[..., Any]) -> inspect.Signature:
@@ -115,6 +133,8 @@ class Snodo:
         if not self.owns(ctx.method, params):
             return await call_next(ctx)
         raw = dict(params) if params is not None else None
+        if _is_legacy(ctx.protocol_version):
+            return await self._legacy(ctx, call_next, raw)
         begun = self.engine.begin_parts(ctx.request_id, ctx.method, raw, self.principal(ctx))
         if isinstance(begun, Response):
             raise _mcp_error(begun)  # -32602 (bad _meta, bad token + data.reason), -32022, ...
@@ -130,15 +150,113 @@ class Snodo:
             # The SDK answered before the function ran (bad arguments, unknown
             # name, a raised exception): its own answer stands, nothing sealed.
             return sdk_result
-        response = self.engine.decide(begun, flow.outcome)
-        if response.diagnostic:
-            import logging
+        return _answer(self.engine.decide(begun, flow.outcome))
 
-            logging.getLogger("snodo_mrtr.mcp").warning("snodo: %s", response.diagnostic)
-        body = json.loads(response.to_json())
-        if "error" in body:
-            raise _mcp_error(response)  # -32021 with requiredCapabilities, handler errors
-        return body["result"]  # complete or input_required, resultType stamped, sealed once
+    # -- 2025-era sessions: the core's legacy bridge over the SDK's back-channel --
+
+    async def _run(self, call: Call, ctx: Any, call_next: Any, raw: Optional[Dict[str, Any]]) -> Tuple[_Flow, Any]:
+        """Runs the SDK's chain (argument validation, then the function) for one round of ``call``."""
+        flow = _Flow(call)
+        reset = _CURRENT.set(flow)
+        try:
+            inner = {k: v for k, v in (raw or {}).items() if k not in _ENVELOPE}
+            sdk_result = await call_next(dataclasses.replace(ctx, params=inner))
+        finally:
+            _CURRENT.reset(reset)
+        return flow, sdk_result
+
+    async def _legacy(self, ctx: Any, call_next: Any, raw: Optional[Dict[str, Any]]) -> Any:
+        """A request on a 2025-era session: the same function, its ``input_required``
+        turned by ``decide_legacy`` into real server-to-client requests sent on
+        this request's back-channel, each answer fed to the engine, until one
+        final response for the originating request."""
+        import anyio  # type: ignore[import-not-found, unused-ignore]  # comes with the optional extra
+
+        from . import Session
+
+        sdk = ctx.session
+        caps = sdk.client_capabilities
+        client = sdk.client_params
+        info = client.client_info.model_dump(by_alias=True, mode="json", exclude_none=True) if client else None
+        session = Session(
+            ctx.protocol_version,
+            caps.model_dump(by_alias=True, mode="json", exclude_none=True) if caps is not None else {},
+            info,
+        )
+        request = {"jsonrpc": "2.0", "id": ctx.request_id, "method": ctx.method}
+        if raw is not None:
+            request["params"] = raw
+        begun = self.engine.begin_legacy(request, session, self.principal(ctx))
+        if isinstance(begun, Response):
+            raise _mcp_error(begun)  # an unsupported 2025 revision, bad _meta, ...
+        call: Call = begun
+        while True:
+            flow, sdk_result = await self._run(call, ctx, call_next, raw)
+            if flow.outcome is None:
+                return sdk_result  # the SDK answered itself (bad arguments, an exception)
+            decided = self.engine.decide_legacy(call, flow.outcome)
+            if isinstance(decided, Response):
+                return _answer(decided)
+            if isinstance(decided, Call):
+                # A round with state only: run the function again, never in a tight loop.
+                await anyio.sleep(_STATE_ROUND_PACE_SECS)
+                call = decided
+                continue
+            fed = await self._ask(ctx, decided)
+            if fed.kind == "resume" and fed.call is not None:
+                call = fed.call
+                continue
+            if fed.response is None:
+                raise RuntimeError("snodo_mrtr.mcp: the legacy flow ended without a response")
+            return _answer(fed.response)
+
+    async def _ask(self, ctx: Any, pending: Any) -> Any:
+        """Sends one round's requests through ``ServerSession.send_request`` (on the
+        originating request's stream) and feeds every answer, result or error,
+        to ``Engine.feed``; ``Engine.timeout`` at the flow's deadline."""
+        import anyio  # type: ignore[import-not-found, unused-ignore]  # comes with the optional extra
+        from mcp.shared.exceptions import MCPError  # type: ignore[import-not-found, unused-ignore]  # the optional extra
+        from mcp.shared.message import ServerMessageMetadata  # type: ignore[import-not-found, unused-ignore]
+        from mcp_types import server_request_adapter  # type: ignore[import-not-found, unused-ignore]
+        from pydantic import RootModel  # type: ignore[import-not-found, unused-ignore]
+
+        # Any result object, kept whole: the engine, not the SDK, judges the answer.
+        whole = RootModel[Dict[str, Any]]
+
+        engine = self.engine
+        outcome: List[Any] = []
+        related = ServerMessageMetadata(related_request_id=ctx.request_id)
+
+        async def one(req: Dict[str, Any]) -> None:
+            reply: Dict[str, Any] = {"jsonrpc": "2.0", "id": req["id"]}
+            try:
+                typed = server_request_adapter.validate_python({"method": req["method"], "params": req.get("params")})
+                result = await ctx.session.send_request(typed, whole, metadata=related)
+                reply["result"] = result.model_dump(mode="json")
+            except MCPError as e:
+                err: Dict[str, Any] = {"code": e.code, "message": e.message}
+                if e.data is not None:
+                    err["data"] = e.data
+                reply["error"] = err
+            except Exception as e:  # a result the SDK could not validate: the engine sees an error
+                reply["error"] = {"code": -32603, "message": f"client answer not usable: {e}"}
+            try:
+                fed = engine.feed(pending, reply)
+            except Exception as e:  # not of this flow, late, twice: the flow is unchanged
+                import logging
+
+                logging.getLogger("snodo_mrtr.mcp").warning("snodo: answer refused: %s", e)
+                return
+            if fed.kind != "waiting":
+                outcome.append(fed)
+
+        with anyio.move_on_after(max(0.0, pending.deadline - engine.now())):
+            async with anyio.create_task_group() as tg:
+                for req in pending.requests:
+                    tg.start_soon(one, req)
+        if outcome:
+            return outcome[-1]
+        return engine.timeout(pending)
 
     def install(self, server: Any) -> "Snodo":
         """Puts the middleware on ``server`` (``MCPServer`` or low-level ``Server``),
