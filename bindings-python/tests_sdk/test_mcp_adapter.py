@@ -89,3 +89,25 @@ async def test_rounds_token_and_errors(make: Any) -> None:
 async def test_plain_sdk_tool_beside_snodo() -> None:
     async with Client(high_level(), mode="2026-07-28") as client:
         assert (await client.call_tool("plain", {})).content[0].text == "sdk"
+
+
+@pytest.mark.parametrize("make", [high_level, low_level], ids=["MCPServer", "Server"])
+async def test_legacy_session_asks_through_the_sdk(make: Any) -> None:
+    """A 2025 session (initialize handshake): the same function's input_required
+    becomes a real elicitation/create on the SDK's back-channel, answered in one
+    tools/call; no requestState ever reaches the client."""
+    server = make()
+    asked: list = []
+
+    async def answer(context: Any, params: Any) -> ElicitResult:
+        asked.append(params)
+        return ElicitResult(action="accept", content={"c": "blue"})
+
+    async with Client(server, mode="legacy", elicitation_callback=answer) as client:
+        done = await client.call_tool("pick", {})
+        assert done.content[0].text == "blue"
+        assert len(asked) == 1 and asked[0].message == "Color?"
+    async with Client(server, mode="legacy") as no_elicitation:
+        with pytest.raises(MCPError) as missing:
+            await no_elicitation.call_tool("pick", {})
+        assert missing.value.error.code == -32021
