@@ -79,6 +79,7 @@ def serve_http(mcp: MCPServer, port: int) -> None:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", port))
     sock.listen(128)
+    # SSE responses: a 2025-era request needs its own stream for the elicitation/create snodo sends.
     config = uvicorn.Config(mcp.streamable_http_app(json_response=False), log_level="warning", lifespan="on")
     print(f"listening on http://127.0.0.1:{sock.getsockname()[1]}/mcp", file=sys.stderr, flush=True)
     anyio.run(uvicorn.Server(config).serve, [sock])

@@ -23,6 +23,13 @@ How (public API only, no monkeypatching):
   (``snodo_mrtr.complete(...)``, ``input_required(...)``, ``tool_error(...)``,
   ``error(...)``), exactly as in a server without the SDK.
 
+* a request on a 2025-era session (``ctx.protocol_version`` before
+  2026-07-28) goes through the core's legacy bridge instead: ``begin_legacy``
+  with a ``Session`` built from what the SDK negotiated, the same function,
+  ``decide_legacy``, and each ``PendingFlow`` request sent with
+  ``ctx.session.send_request`` on the request's own stream, its answer fed to
+  ``Engine.feed``. HTTP needs SSE responses (``json_response=False``) for that.
+
 ``mcp`` is imported lazily, so ``import snodo_mrtr`` never needs it.
 """
 
