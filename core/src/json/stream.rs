@@ -10,6 +10,7 @@
 //! first included): the property tests in `stream/tests.rs` hold it
 //! to `canonical(parse(text))`.
 
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::collections::HashSet;
 use std::fmt;
@@ -116,6 +117,12 @@ impl<'de> Visitor<'de> for Canon<'_, '_> {
                 if map.next_key::<String>()?.is_some() {
                     return Err(de::Error::custom("reserved object key"));
                 }
+                if !text.bytes().any(|b| b == b'e' || b == b'E') {
+                    // serde_json validated the grammar, and a `Number` keeps
+                    // such text exactly (`number_from_text`): written as is.
+                    self.out.put(text.as_bytes());
+                    return Ok(());
+                }
                 let n = number_from_text(text).map_err(de::Error::custom)?;
                 self.out.put(n.as_str().as_bytes());
                 return Ok(());
@@ -132,11 +139,11 @@ impl<'de> Visitor<'de> for Canon<'_, '_> {
         write_string(&first, self.out);
         self.out.put(b":");
         map.next_value_seed(self.child())?;
-        entries.push(first, start, self.out.len());
-        while let Some(k) = map.next_key::<String>()? {
+        entries.push(Cow::Owned(first), start, self.out.len());
+        while let Some(k) = map.next_key_seed(KeyText)? {
             // Refused before its value is read, as `Strict` does.
             if entries.contains(&k) {
-                return Err(self.strict.fail(JsonError::DuplicateKey(k)));
+                return Err(self.strict.fail(JsonError::DuplicateKey(k.into_owned())));
             }
             if k == NUMBER_TOKEN {
                 self.odd.set(true);
@@ -156,26 +163,26 @@ impl<'de> Visitor<'de> for Canon<'_, '_> {
 
 /// An object's entries as written: key and byte span in the buffer.
 #[derive(Default)]
-struct Entries {
-    list: Vec<(String, usize, usize)>,
+struct Entries<'de> {
+    list: Vec<(Cow<'de, str>, usize, usize)>,
     /// Whether the keys arrived in strictly increasing order so far (the
     /// common case for canonical input): then a new key greater than the
     /// last cannot be a duplicate, and nothing needs reordering.
     sorted: bool,
     /// Every key, once they stop arriving in order: a duplicate check that
     /// stays linear on objects of many keys.
-    seen: Option<HashSet<String>>,
+    seen: Option<HashSet<Cow<'de, str>>>,
 }
 
-impl Entries {
+impl<'de> Entries<'de> {
     fn contains(&mut self, k: &str) -> bool {
-        if self.list.is_empty() || (self.sorted && self.list.last().is_some_and(|l| l.0.as_str() < k)) {
+        if self.list.is_empty() || (self.sorted && self.list.last().is_some_and(|l| &*l.0 < k)) {
             return false;
         }
         let seen = self.seen.get_or_insert_with(|| self.list.iter().map(|e| e.0.clone()).collect());
         seen.contains(k)
     }
-    fn push(&mut self, k: String, start: usize, end: usize) {
+    fn push(&mut self, k: Cow<'de, str>, start: usize, end: usize) {
         self.sorted = match self.list.last() {
             None => true,
             Some(l) => self.sorted && l.0 < k,
@@ -198,6 +205,33 @@ impl Entries {
             }
             out.put(written.get(start - body..end - body).unwrap_or_default());
         }
+    }
+}
+
+/// An object key, borrowed from the text when it has no escapes (no
+/// allocation per key, unlike `String`; the same serde_json path).
+struct KeyText;
+
+impl<'de> DeserializeSeed<'de> for KeyText {
+    type Value = Cow<'de, str>;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Cow<'de, str>, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeyText {
+    type Value = Cow<'de, str>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Borrowed(v))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(v.to_owned()))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(v))
     }
 }
 

@@ -184,6 +184,13 @@ fn many_unordered_keys_stay_linear_and_duplicates_are_found() {
     assert_eq!(canonical_text(dup.as_bytes(), 1 << 24), Err(JsonError::DuplicateKey("k7".into())));
 }
 
+#[test]
+fn numbers_written_as_spelled() {
+    // Numbers without an exponent are written straight from the text.
+    let long = format!("[{0},-{0}.{0},-0,-0.0,0.10,1E2,1e-0]", "9".repeat(400));
+    assert_eq!(canonical_text(long.as_bytes(), BOUND), reference(&long));
+}
+
 fn reference_big(text: &str) -> Result<Vec<u8>, JsonError> {
     parse(text.as_bytes(), 1 << 24).map(|v| canonical(&v))
 }
