@@ -14,7 +14,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value, json};
 
-use crate::call::Call;
+use crate::call::{Call, LazyArgs};
 use crate::error::{Error, ErrorCode, Result};
 use crate::json::{self, JsonError};
 use crate::policy::Policy;
@@ -64,25 +64,27 @@ pub(crate) fn begin(
     bytes: &[u8],
     principal: &Principal,
 ) -> Result<Begin> {
-    match parse_text(bytes, policy.max_request_bytes) {
-        Ok(value) => begin_value(policy, sealer, now, value, principal),
-        Err(respond) => Ok(respond),
+    // Issue 16: `params.arguments` is streamed into canonical bytes (for
+    // the binding) rather than built as a tree; the same errors either way.
+    match json::parse_request(bytes, policy.max_request_bytes) {
+        Ok((value, args)) => begin_parsed(policy, sealer, now, value, args, principal),
+        Err(e) => Ok(text_error(e)),
     }
 }
 
 /// The text rules every request shares, 2026 or legacy (size, syntax,
 /// duplicate keys, depth): the parsed message, or the ready error.
 pub(crate) fn parse_text(bytes: &[u8], max_bytes: usize) -> std::result::Result<Value, Begin> {
-    match json::parse(bytes, max_bytes) {
-        Ok(v) => Ok(v),
-        Err(JsonError::Syntax(_)) => {
-            Err(Begin::Respond(jsonrpc_error(Value::Null, -32700, "Parse error", None, 400)))
-        }
-        Err(JsonError::TooLarge) => Err(invalid_params(Value::Null, "Request exceeds the size limit", 400)),
-        Err(JsonError::TooDeep) => Err(invalid_params(Value::Null, "Request is nested too deeply", 400)),
-        Err(JsonError::DuplicateKey(_)) => {
-            Err(invalid_params(Value::Null, "Request has a duplicate object key", 400))
-        }
+    json::parse(bytes, max_bytes).map_err(text_error)
+}
+
+/// The ready error for a request text the strict parser refused.
+fn text_error(e: JsonError) -> Begin {
+    match e {
+        JsonError::Syntax(_) => Begin::Respond(jsonrpc_error(Value::Null, -32700, "Parse error", None, 400)),
+        JsonError::TooLarge => invalid_params(Value::Null, "Request exceeds the size limit", 400),
+        JsonError::TooDeep => invalid_params(Value::Null, "Request is nested too deeply", 400),
+        JsonError::DuplicateKey(_) => invalid_params(Value::Null, "Request has a duplicate object key", 400),
     }
 }
 
@@ -157,6 +159,19 @@ pub(crate) fn begin_value(
     sealer: &Sealer,
     now: &dyn Fn() -> u64,
     value: Value,
+    principal: &Principal,
+) -> Result<Begin> {
+    begin_parsed(policy, sealer, now, value, None, principal)
+}
+
+/// [`begin_value`], where `args` (if any) are the canonical bytes of
+/// `params.arguments`, which the message holds as a `null` placeholder.
+fn begin_parsed(
+    policy: &Policy,
+    sealer: &Sealer,
+    now: &dyn Fn() -> u64,
+    value: Value,
+    args: Option<Vec<u8>>,
     principal: &Principal,
 ) -> Result<Begin> {
     let (id, method, mut params, mut meta) = match read_shape(value, "a response, not a request")? {
@@ -245,6 +260,7 @@ pub(crate) fn begin_value(
         decided: Arc::new(AtomicBool::new(false)),
         strict_answers: policy.strict_answers,
         legacy_tag: None,
+        lazy_args: LazyArgs::new(args),
     };
     let now = call.flow_start;
     if call.mrtr && call.method == crate::tasks::TASKS_UPDATE {
@@ -265,7 +281,8 @@ pub(crate) fn begin_value(
         return Ok(Begin::Call(Box::new(call)));
     }
     let mut call = Box::new(call);
-    call.binding = token::binding_digest_map(&call.method, &call.params);
+    call.binding =
+        token::binding_digest_spliced(&call.method, &call.params, call.lazy_args.canonical.as_deref());
     // Issue 13: the configured audience, if any, is bound into every token.
     call.binding = crate::audience::audience_binding(&call.binding, policy.audience.as_deref());
     finish_retry(policy, sealer, call, input_responses, request_state, now)

@@ -39,6 +39,23 @@ pub struct Call {
     /// session (`legacy::begin_legacy`); the tag names the legacy bridge's
     /// outgoing request ids. `None` on every 2026 call.
     pub(crate) legacy_tag: Option<String>,
+    /// Issue 16: `params.arguments` as `begin` streamed it, built into a
+    /// tree only when the handler reads the params.
+    pub(crate) lazy_args: LazyArgs,
+}
+
+/// `params.arguments` kept as canonical bytes (the map holds `null` in its
+/// place) until first read; then `full` is the params with the tree.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LazyArgs {
+    pub(crate) canonical: Option<Vec<u8>>,
+    full: OnceLock<Map<String, Value>>,
+}
+
+impl LazyArgs {
+    pub(crate) fn new(canonical: Option<Vec<u8>>) -> LazyArgs {
+        LazyArgs { canonical, full: OnceLock::new() }
+    }
 }
 
 impl Call {
@@ -53,7 +70,16 @@ impl Call {
     /// The salient params: everything but `_meta`, `inputResponses` and
     /// `requestState`. This is exactly what the token binds.
     pub fn params(&self) -> &Map<String, Value> {
-        &self.params
+        let Some(bytes) = &self.lazy_args.canonical else { return &self.params };
+        self.lazy_args.full.get_or_init(|| {
+            let mut full = self.params.clone();
+            // Canonical bytes the strict parser wrote always parse (no
+            // size bound: the request's own bound already applied); the
+            // fallback keeps the no-panic rule mechanical.
+            let args = crate::json::parse(bytes, usize::MAX).unwrap_or(Value::Null);
+            full.insert("arguments".to_owned(), args);
+            full
+        })
     }
     /// `params.name` (tools/call, prompts/get), if a string.
     pub fn name(&self) -> Option<&str> {
@@ -65,7 +91,7 @@ impl Call {
     }
     /// `params.arguments`, if present.
     pub fn arguments(&self) -> Option<&Value> {
-        self.params.get("arguments")
+        self.params().get("arguments")
     }
     /// The principal the application passed to `begin`.
     pub fn principal(&self) -> &Principal {

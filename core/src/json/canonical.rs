@@ -111,6 +111,18 @@ pub fn write_object_except<S: Sink>(value: &Value, skip: &[&str], out: &mut S) {
 
 /// Writes the canonical form of an object, leaving out the top-level keys in `skip`.
 pub fn write_map_except<S: Sink>(map: &Map<String, Value>, skip: &[&str], out: &mut S) {
+    write_map_spliced(map, skip, None, out)
+}
+
+/// [`write_map_except`], where the value of top-level key `splice.0` is
+/// written as the ready canonical bytes `splice.1` (issue 16: a request's
+/// `arguments`, streamed by `parse_request`) instead of from the map.
+pub fn write_map_spliced<S: Sink>(
+    map: &Map<String, Value>,
+    skip: &[&str],
+    splice: Option<(&str, &[u8])>,
+    out: &mut S,
+) {
     // Sort explicitly: the Map's own order depends on serde_json features
     // that another crate in a build could switch on. `str` ordering is byte
     // ordering, which for UTF-8 is code point order.
@@ -129,7 +141,10 @@ pub fn write_map_except<S: Sink>(map: &Map<String, Value>, skip: &[&str], out: &
         first = false;
         write_string(k, out);
         out.put(b":");
-        write_canonical(v, out);
+        match splice {
+            Some((key, bytes)) if key == k => out.put(bytes),
+            _ => write_canonical(v, out),
+        }
     };
     if sorted {
         for (k, v) in map {

@@ -17,6 +17,7 @@
 //! binding and the question digests hash.
 
 mod canonical;
+mod stream;
 mod strict;
 #[cfg(test)]
 mod tests;
@@ -24,11 +25,13 @@ mod tests;
 use serde_json::{Number, Value};
 use sha2::{Digest, Sha256};
 
-pub use canonical::{HashSink, Sink, canonical, write_canonical, write_map_except, write_string};
+pub use canonical::{HashSink, Sink, canonical, write_canonical, write_string};
 // Only the tests use it; production skips keys through `write_map_except`.
+pub use canonical::write_map_spliced;
 #[cfg(test)]
 pub use canonical::write_object_except;
-pub use strict::{JsonError, MAX_DEPTH, deeper_than, parse, parse_str};
+pub use stream::canonical_text;
+pub use strict::{JsonError, MAX_DEPTH, deeper_than, parse, parse_request, parse_str};
 
 /// The one size cap on JSON text handed to snodo as an argument (outcomes,
 /// schemas, params, `canonicalize`, ...), in every language: 64 MiB.
@@ -48,8 +51,11 @@ pub fn parse_json(bytes: &[u8], what: &str) -> crate::Result<Value> {
 /// refused, at most [`MAX_ARGUMENT_BYTES`]) and returns its canonical form
 /// (docs/canonical-json.md). Every binding's `canonicalize` is this.
 pub fn canonicalize(text: impl AsRef<[u8]>) -> crate::Result<String> {
-    let v = parse_json(text.as_ref(), "text")?;
-    String::from_utf8(canonical(&v))
+    // Streamed (issue 16): no tree; the same bytes and errors as
+    // `canonical(parse_json(text))`, held to it by property tests.
+    let bytes = canonical_text(text.as_ref(), MAX_ARGUMENT_BYTES)
+        .map_err(|e| crate::Error::new(crate::ErrorCode::Json, format!("text: {e}")))?;
+    String::from_utf8(bytes)
         .map_err(|_| crate::Error::new(crate::ErrorCode::Json, "text: canonical form is not UTF-8"))
 }
 

@@ -2,6 +2,8 @@
 //! refused, numbers kept as their lexical text (see the module above).
 
 use std::cell::Cell;
+
+use super::stream::Canon;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
@@ -13,7 +15,7 @@ pub const MAX_DEPTH: usize = 64;
 /// The key serde_json uses, with `arbitrary_precision`, to hand a number's
 /// lexical text to `deserialize_any` visitors. It has been stable since
 /// serde_json 1.0.0; the vectors with `1.0` vs `1` catch any change.
-const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+pub(crate) const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 
 /// Why a JSON text was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,12 +43,37 @@ impl fmt::Display for JsonError {
 
 /// Parses `bytes` strictly (see the module docs). `max_bytes` is checked first.
 pub fn parse(bytes: &[u8], max_bytes: usize) -> Result<Value, JsonError> {
+    parse_with(bytes, max_bytes, None)
+}
+
+/// [`parse`] for a request message: `params.arguments` (of a message
+/// object whose `params` is an object) is not built as a tree but read by
+/// the streaming writer; the message gets `null` in its place and the
+/// second result is its canonical bytes. Same errors as [`parse`].
+pub fn parse_request(bytes: &[u8], max_bytes: usize) -> Result<(Value, Option<Vec<u8>>), JsonError> {
+    let args = ArgsSlot { bytes: Cell::new(None), odd: Cell::new(false) };
+    let v = parse_with(bytes, max_bytes, Some(&args))?;
+    if args.odd.get() {
+        // Canonical bytes that would not parse back (see `Canon::odd`):
+        // the text passed every check once, so the plain tree is built.
+        return Ok((parse_with(bytes, max_bytes, None)?, None));
+    }
+    Ok((v, args.bytes.take()))
+}
+
+/// Where [`parse_request`] gets the streamed arguments.
+pub(crate) struct ArgsSlot {
+    bytes: Cell<Option<Vec<u8>>>,
+    odd: Cell<bool>,
+}
+
+fn parse_with(bytes: &[u8], max_bytes: usize, args: Option<&ArgsSlot>) -> Result<Value, JsonError> {
     if bytes.len() > max_bytes {
         return Err(JsonError::TooLarge);
     }
     let failure = Cell::new(None);
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let seed = Strict { depth: 0, failure: &failure };
+    let seed = Strict { depth: 0, failure: &failure, args };
     let value = seed.deserialize(&mut de).and_then(|v| de.end().map(|()| v));
     match value {
         Ok(v) => Ok(v),
@@ -59,19 +86,38 @@ pub fn parse_str(text: &str, max_bytes: usize) -> Result<Value, JsonError> {
     parse(text.as_bytes(), max_bytes)
 }
 
-struct Strict<'a> {
-    depth: usize,
-    failure: &'a Cell<Option<JsonError>>,
+pub(crate) struct Strict<'a> {
+    pub(crate) depth: usize,
+    pub(crate) failure: &'a Cell<Option<JsonError>>,
+    /// Only on the path to `params.arguments` of a request (see
+    /// [`parse_request`]): where its canonical bytes go.
+    pub(crate) args: Option<&'a ArgsSlot>,
 }
 
 impl Strict<'_> {
-    fn fail<E: de::Error>(&self, why: JsonError) -> E {
+    pub(crate) fn fail<E: de::Error>(&self, why: JsonError) -> E {
         let msg = why.to_string();
         self.failure.set(Some(why));
         E::custom(msg)
     }
-    fn child(&self) -> Strict<'_> {
-        Strict { depth: self.depth + 1, failure: self.failure }
+    pub(crate) fn child(&self) -> Strict<'_> {
+        Strict { depth: self.depth + 1, failure: self.failure, args: None }
+    }
+    /// The value under `key` of this object: the message's `params` keep
+    /// the path to `arguments`; `params.arguments` is streamed.
+    fn entry<'de, A: MapAccess<'de>>(&self, key: &str, map: &mut A) -> Result<Value, A::Error> {
+        match self.args {
+            Some(args) if self.depth == 1 && key == "arguments" => {
+                let mut out = Vec::new();
+                map.next_value_seed(Canon { strict: self.child(), out: &mut out, odd: &args.odd })?;
+                args.bytes.set(Some(out));
+                Ok(Value::Null)
+            }
+            Some(args) if self.depth == 0 && key == "params" => {
+                map.next_value_seed(Strict { depth: 1, failure: self.failure, args: Some(args) })
+            }
+            _ => map.next_value_seed(self.child()),
+        }
     }
 }
 
@@ -150,7 +196,7 @@ impl<'de> Visitor<'de> for Strict<'_> {
             return Err(self.fail(JsonError::TooDeep));
         }
         let mut out = Map::new();
-        let v = map.next_value_seed(self.child())?;
+        let v = self.entry(&first, &mut map)?;
         out.insert(first, v);
         while let Some(k) = map.next_key::<String>()? {
             // One search per key: the entry both finds a duplicate (refused
@@ -160,7 +206,8 @@ impl<'de> Visitor<'de> for Strict<'_> {
                     return Err(self.fail(JsonError::DuplicateKey(e.key().clone())));
                 }
                 serde_json::map::Entry::Vacant(slot) => {
-                    slot.insert(map.next_value_seed(self.child())?);
+                    let v = self.entry(slot.key(), &mut map)?;
+                    slot.insert(v);
                 }
             }
         }
@@ -169,12 +216,12 @@ impl<'de> Visitor<'de> for Strict<'_> {
 }
 
 /// The first key of a map: serde_json's number marker or a real key.
-enum Key {
+pub(crate) enum Key {
     Number,
     Name(String),
 }
 
-struct FirstKey;
+pub(crate) struct FirstKey;
 
 impl<'de> DeserializeSeed<'de> for FirstKey {
     type Value = Key;
@@ -199,7 +246,7 @@ impl<'de> Visitor<'de> for FirstKey {
 /// Accepts only what serde_json's number path delivers: the number's text
 /// as an owned `String`. Input JSON values reach a visitor as borrowed or
 /// transient `str`s, or as other types, all of which are refused.
-struct NumberText;
+pub(crate) struct NumberText;
 
 impl<'de> DeserializeSeed<'de> for NumberText {
     type Value = String;
@@ -226,7 +273,7 @@ impl Visitor<'_> for NumberText {
 /// builds the same text without a second parse. The result is used only if
 /// its text is exactly the input (so `-0` and anything unusual take the
 /// general path), which keeps every spelling byte for byte.
-fn number_from_text(text: String) -> Result<Number, String> {
+pub(crate) fn number_from_text(text: String) -> Result<Number, String> {
     let fast = if text.starts_with('-') {
         text.parse::<i64>().ok().map(Number::from)
     } else {

@@ -201,7 +201,7 @@ fn ask(
     let origin = Origin {
         id: call.id.clone(),
         method: call.method.clone(),
-        params: call.params.clone(),
+        params: call.params().clone(),
         meta: call.meta.clone(),
         principal: call.principal.clone(),
         protocol_version: call.protocol_version.clone(),
@@ -266,5 +266,6 @@ pub(crate) fn resume(
         decided: Arc::new(AtomicBool::new(false)),
         strict_answers: origin.strict_answers,
         legacy_tag: Some(origin.tag),
+        lazy_args: Default::default(),
     }))
 }

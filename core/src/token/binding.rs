@@ -31,8 +31,19 @@ pub const BINDING_PARAMS_MESSAGE: &str = "params: must be an object";
 
 /// [`binding_digest`] of a params object.
 pub fn binding_digest_map(method: &str, params: &Map<String, Value>) -> [u8; 32] {
+    binding_digest_spliced(method, params, None)
+}
+
+/// [`binding_digest_map`] where `params.arguments`, if `arguments` is
+/// `Some`, is given as its canonical bytes (issue 16: `begin` streams them
+/// and leaves a placeholder in the map). The same digest as over the tree.
+pub(crate) fn binding_digest_spliced(
+    method: &str,
+    params: &Map<String, Value>,
+    arguments: Option<&[u8]>,
+) -> [u8; 32] {
     let mut h = json::HashSink::new(binding_hasher(method));
-    json::write_map_except(params, &BINDING_SKIP, &mut h);
+    json::write_map_spliced(params, &BINDING_SKIP, arguments.map(|a| ("arguments", a)), &mut h);
     h.finish().finalize().into()
 }
 

@@ -1,0 +1,196 @@
+//! Issue 16: the streaming canonical writer against the reference (strict
+//! parse to a tree, then the canonical writer), on random JSON text that
+//! is often invalid: the same bytes, or the same error.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+use proptest::prelude::*;
+use serde_json::Value;
+
+use crate::json::*;
+
+const BOUND: usize = 1 << 20;
+
+fn reference(text: &str) -> Result<Vec<u8>, JsonError> {
+    parse(text.as_bytes(), BOUND).map(|v| canonical(&v))
+}
+
+fn number() -> impl Strategy<Value = String> {
+    prop_oneof![
+        8 => "-?(0|[1-9][0-9]{0,22})(\\.[0-9]{1,6})?([eE][+-]?[0-9]{1,4})?",
+        1 => prop::sample::select(vec!["01", "1.", "-", "+1", ".5", "1e", "-0", "1E400", "NaN", "0x1"])
+            .prop_map(str::to_owned),
+    ]
+}
+
+fn string() -> impl Strategy<Value = String> {
+    let piece = prop::sample::select(vec![
+        "a",
+        "b",
+        "Z",
+        " ",
+        "é",
+        "日本",
+        "😀",
+        "\\n",
+        "\\t",
+        "\\\"",
+        "\\\\",
+        "\\/",
+        "\\u00e9",
+        "\\u0000",
+        "\\u001f",
+        "\\ud83d\\ude00",
+        "\\ud800",
+        "\\udc00x",
+        "\\uDBFF\\uDFFF",
+        "\u{7f}",
+        "\\b",
+        "\\f",
+        "\\r",
+        "\\x",
+        "\t",
+    ]);
+    prop::collection::vec(piece, 0..6).prop_map(|p| format!("\"{}\"", p.concat()))
+}
+
+fn key() -> impl Strategy<Value = String> {
+    // Few keys, so duplicates (also spelled with escapes) are common.
+    prop::sample::select(vec![
+        "\"a\"",
+        "\"b\"",
+        "\"\\u0061\"",
+        "\"arguments\"",
+        "\"params\"",
+        "\"é\"",
+        "\"\\u00e9\"",
+        "\"aa\"",
+        "\"$serde_json::private::Number\"",
+        "\"\"",
+        "\"B\"",
+    ])
+    .prop_map(str::to_owned)
+}
+
+fn ws() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec!["", "", "", " ", "\n", "\t "])
+}
+
+fn json() -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![
+        number(),
+        string(),
+        prop::sample::select(vec!["true", "false", "null", "nul", "tru"]).prop_map(str::to_owned),
+    ];
+    leaf.prop_recursive(6, 80, 8, |inner| {
+        prop_oneof![
+            prop::collection::vec((ws(), inner.clone()), 0..6).prop_map(|v| format!(
+                "[{}]",
+                v.into_iter().map(|(w, x)| format!("{w}{x}")).collect::<Vec<_>>().join(",")
+            )),
+            prop::collection::vec((key(), ws(), inner), 0..7).prop_map(|v| {
+                let body: Vec<String> = v.into_iter().map(|(k, w, x)| format!("{k}{w}:{x}")).collect();
+                format!("{{{}}}", body.join(","))
+            }),
+        ]
+    })
+}
+
+/// Random text, sometimes spoiled: cut short, nested past the depth
+/// bound, or followed by a trailing byte.
+fn text() -> impl Strategy<Value = String> {
+    (json(), 0u8..10, 0usize..400, 55usize..70).prop_map(|(t, how, cut, deep)| match how {
+        0 => t.chars().take(cut % (t.chars().count() + 1)).collect(),
+        1 => format!("{}{t}{}", "[".repeat(deep), "]".repeat(deep)),
+        2 => format!("{}{t}{}", "{\"a\":".repeat(deep), "}".repeat(deep)),
+        3 => format!("{t} x"),
+        _ => t,
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(6000))]
+
+    #[test]
+    fn streaming_matches_parse_then_canonical(t in text()) {
+        prop_assert_eq!(canonical_text(t.as_bytes(), BOUND), reference(&t));
+    }
+
+    /// A request: `params.arguments` streamed, the rest a tree with a
+    /// placeholder. Same error as `parse`; on success the same message
+    /// once the arguments are put back, and the same binding digest.
+    #[test]
+    fn request_path_matches_reference(args in text(), other in json(), first in any::<bool>()) {
+        let (a, b) = if first { ("arguments", "zz") } else { ("zz", "arguments") };
+        let t = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"x","{a}":{args},"{b}":{other}}}}}"#
+        );
+        let fast = parse_request(t.as_bytes(), BOUND);
+        let slow = parse(t.as_bytes(), BOUND);
+        match (fast, slow) {
+            (Err(f), Err(s)) => prop_assert_eq!(f, s),
+            (Ok((v, None)), Ok(s)) => {
+                // Only the reserved-key case keeps the tree (see above).
+                prop_assert!(t.contains("private::Number"));
+                prop_assert_eq!(v, s);
+            }
+            (Ok((mut v, Some(bytes))), Ok(s)) => {
+                let Some(Value::Object(params)) = v.get_mut("params") else { panic!("no params") };
+                let binding = crate::token::binding_digest_spliced("tools/call", params, Some(&bytes));
+                let Some(Value::Object(ref_params)) = s.get("params") else { panic!("no params") };
+                prop_assert_eq!(binding, crate::token::binding_digest_map("tools/call", ref_params));
+                prop_assert_eq!(params.get("arguments"), Some(&Value::Null));
+                params.insert("arguments".into(), parse(&bytes, usize::MAX).unwrap());
+                prop_assert_eq!(v, s);
+            }
+            (f, s) => prop_assert!(false, "fast {:?} vs reference {:?}", f, s),
+        }
+    }
+}
+
+#[test]
+fn only_the_request_arguments_are_streamed() {
+    // Not an object's params, nested `arguments`, top-level `arguments`:
+    // all stay trees, with nothing streamed.
+    for t in [
+        r#"{"params":[{"arguments":1}]}"#,
+        r#"{"params":{"x":{"arguments":1}}}"#,
+        r#"{"arguments":{"a":1}}"#,
+        r#"[{"params":{"arguments":1}}]"#,
+        r#"{"x":{"params":{"arguments":1}}}"#,
+    ] {
+        let (v, args) = parse_request(t.as_bytes(), BOUND).unwrap();
+        assert_eq!(args, None, "{t}");
+        assert_eq!(v, parse(t.as_bytes(), BOUND).unwrap(), "{t}");
+    }
+    // The reserved number key after the first key is an ordinary key to
+    // the tree parser, but first in the canonical form, which does not
+    // parse back: such arguments are built as a tree.
+    let t = r#"{"params":{"arguments":{"a":0,"\u0024serde_json::private::Number":0}}}"#;
+    let (v, args) = parse_request(t.as_bytes(), BOUND).unwrap();
+    assert_eq!(args, None);
+    assert_eq!(v, parse(t.as_bytes(), BOUND).unwrap());
+    let (_, args) = parse_request(br#"{"params":{"arguments":{"b":1.50,"a":"\u00e9"}}}"#, BOUND).unwrap();
+    assert_eq!(args.as_deref(), Some(r#"{"a":"é","b":1.50}"#.as_bytes()));
+}
+
+#[test]
+fn many_unordered_keys_stay_linear_and_duplicates_are_found() {
+    // Keys out of order switch the duplicate check to a set; a late
+    // duplicate among many is still found, before its value is read.
+    let body: Vec<String> = (0..20_000).rev().map(|i| format!("\"k{i}\":{i}")).collect();
+    let ok = format!("{{{}}}", body.join(","));
+    assert_eq!(canonical_text(ok.as_bytes(), 1 << 24), reference_big(&ok));
+    let dup = format!("{{{},\"k7\":[}}", body.join(","));
+    assert_eq!(canonical_text(dup.as_bytes(), 1 << 24), Err(JsonError::DuplicateKey("k7".into())));
+}
+
+#[test]
+fn numbers_written_as_spelled() {
+    // Numbers without an exponent are written straight from the text.
+    let long = format!("[{0},-{0}.{0},-0,-0.0,0.10,1E2,1e-0]", "9".repeat(400));
+    assert_eq!(canonical_text(long.as_bytes(), BOUND), reference(&long));
+}
+
+fn reference_big(text: &str) -> Result<Vec<u8>, JsonError> {
+    parse(text.as_bytes(), 1 << 24).map(|v| canonical(&v))
+}
