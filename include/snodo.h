@@ -1015,139 +1015,6 @@ snodo_status snodo_canonicalize(const uint8_t *input,
                                 char **out,
                                 size_t *out_len);
 
-// A session that negotiated `protocol_version` (the version the server
-// answered in its `initialize` result), with the client's `capabilities`
-// (JSON text of an object) and `client_info` (JSON text of an object, or
-// NULL). Its id is random; set the transport's own with
-// `snodo_session_with_id`. Whether the version is accepted is decided by
-// the engine at `snodo_engine_begin_legacy`.
-//
-// On OK `*out` owns a new session (free with `snodo_session_free`).
-// Statuses: OK, ARGUMENT (names the field), JSON, INVALID_UTF8,
-// NULL_ARGUMENT, PANIC. Thread-safe.
-//
-// # Safety
-//
-// `protocol_version` and `capabilities` valid for their lengths;
-// `client_info` NULL or valid for `client_info_len` bytes; `out` valid
-// for one pointer write.
-snodo_status snodo_session_new(const uint8_t *protocol_version,
-                               size_t protocol_version_len,
-                               const uint8_t *capabilities,
-                               size_t capabilities_len,
-                               const uint8_t *client_info,
-                               size_t client_info_len,
-                               snodo_session **out);
-
-// A session from the client's `initialize` request (JSON text of the whole
-// message or of its `params`), with `negotiated` the version the server
-// answered (see `snodo_engine_legacy_version_for`). Random id as
-// `snodo_session_new`.
-//
-// On OK `*out` owns a new session. Statuses: OK, ARGUMENT (not an
-// initialize request, bad field), JSON, INVALID_UTF8, NULL_ARGUMENT,
-// PANIC. Thread-safe.
-//
-// # Safety
-//
-// `initialize` and `negotiated` valid for their lengths; `out` valid for
-// one pointer write.
-snodo_status snodo_session_from_initialize(const uint8_t *initialize,
-                                           size_t initialize_len,
-                                           const uint8_t *negotiated,
-                                           size_t negotiated_len,
-                                           snodo_session **out);
-
-// Sets the session's id to the transport's (the `Mcp-Session-Id` the
-// server issued, or any unique string for a stdio connection): 1 to 128
-// printable ASCII bytes. Rust's `with_id`, applied in place; on an error
-// the session is unchanged.
-//
-// Statuses: OK, ARGUMENT, INVALID_UTF8, NULL_ARGUMENT, PANIC. Not
-// thread-safe: set the id before sharing the session.
-//
-// # Safety
-//
-// `session` a live session no other thread uses; `id` valid for `id_len`
-// bytes.
-snodo_status snodo_session_with_id(snodo_session *session, const uint8_t *id, size_t id_len);
-
-// Frees a session. NULL is a no-op. Calls and flows made with it stay
-// valid (they copied what they need).
-//
-// # Safety
-//
-// `session` NULL or a session from snodo, not yet freed.
-void snodo_session_free(snodo_session *session);
-
-// The session id (text). On OK `*out` is a new string (free with
-// `snodo_string_free`); `out_len` may be NULL. Statuses: OK,
-// NULL_ARGUMENT, PANIC. Thread-safe.
-//
-// # Safety
-//
-// `session` NULL or live; `out` NULL or valid for one pointer write;
-// `out_len` NULL or valid for one `size_t` write.
-snodo_status snodo_session_id(const snodo_session *session, char **out, size_t *out_len);
-
-// The negotiated protocol revision (text). Outs and statuses as
-// `snodo_session_id`.
-//
-// # Safety
-//
-// As `snodo_session_id`.
-snodo_status snodo_session_protocol_version(const snodo_session *session,
-                                            char **out,
-                                            size_t *out_len);
-
-// The capabilities the client declared at `initialize`, as given (JSON
-// text). Outs and statuses as `snodo_session_id`.
-//
-// # Safety
-//
-// As `snodo_session_id`.
-snodo_status snodo_session_client_capabilities(const snodo_session *session,
-                                               char **out,
-                                               size_t *out_len);
-
-// The capabilities this session can use: declared minus what its
-// revision lacks (JSON text; what a legacy call reports and admission
-// checks). Outs and statuses as `snodo_session_id`.
-//
-// # Safety
-//
-// As `snodo_session_id`.
-snodo_status snodo_session_usable_capabilities(const snodo_session *session,
-                                               char **out,
-                                               size_t *out_len);
-
-// The client info from `initialize` (JSON text; `null` when absent).
-// Outs and statuses as `snodo_session_id`.
-//
-// # Safety
-//
-// As `snodo_session_id`.
-snodo_status snodo_session_client_info(const snodo_session *session, char **out, size_t *out_len);
-
-// The 2025-11-25 `notifications/elicitation/complete` message (JSON text)
-// for `elicitation_id` (from `snodo_pending_flow_elicitation_ids`), to
-// send when the out-of-band step of a URL elicitation completes.
-//
-// On OK `*out` is a new string (free with `snodo_string_free`). Statuses:
-// OK, ARGUMENT (the session cannot receive it: revision before 2025-11-25
-// or no `elicitation.url`; or an empty id), INVALID_UTF8, NULL_ARGUMENT,
-// PANIC. Thread-safe.
-//
-// # Safety
-//
-// `session` live; `elicitation_id` valid for its length; `out` valid for
-// one pointer write; `out_len` NULL or valid for one `size_t` write.
-snodo_status snodo_session_elicitation_complete(const snodo_session *session,
-                                                const uint8_t *elicitation_id,
-                                                size_t elicitation_id_len,
-                                                char **out,
-                                                size_t *out_len);
-
 // The protocol version to answer an `initialize` that asked for
 // `requested`: `requested` itself when it is an accepted legacy revision,
 // else the first configured one (the spec's counter-offer).
@@ -1463,6 +1330,139 @@ snodo_status snodo_response_is_error(const snodo_response *response, bool *out);
 // `response` NULL or live; `out` NULL or valid for one pointer write;
 // `out_len` NULL or valid for one `size_t` write.
 snodo_status snodo_response_diagnostic(const snodo_response *response, char **out, size_t *out_len);
+
+// A session that negotiated `protocol_version` (the version the server
+// answered in its `initialize` result), with the client's `capabilities`
+// (JSON text of an object) and `client_info` (JSON text of an object, or
+// NULL). Its id is random; set the transport's own with
+// `snodo_session_with_id`. Whether the version is accepted is decided by
+// the engine at `snodo_engine_begin_legacy`.
+//
+// On OK `*out` owns a new session (free with `snodo_session_free`).
+// Statuses: OK, ARGUMENT (names the field), JSON, INVALID_UTF8,
+// NULL_ARGUMENT, PANIC. Thread-safe.
+//
+// # Safety
+//
+// `protocol_version` and `capabilities` valid for their lengths;
+// `client_info` NULL or valid for `client_info_len` bytes; `out` valid
+// for one pointer write.
+snodo_status snodo_session_new(const uint8_t *protocol_version,
+                               size_t protocol_version_len,
+                               const uint8_t *capabilities,
+                               size_t capabilities_len,
+                               const uint8_t *client_info,
+                               size_t client_info_len,
+                               snodo_session **out);
+
+// A session from the client's `initialize` request (JSON text of the whole
+// message or of its `params`), with `negotiated` the version the server
+// answered (see `snodo_engine_legacy_version_for`). Random id as
+// `snodo_session_new`.
+//
+// On OK `*out` owns a new session. Statuses: OK, ARGUMENT (not an
+// initialize request, bad field), JSON, INVALID_UTF8, NULL_ARGUMENT,
+// PANIC. Thread-safe.
+//
+// # Safety
+//
+// `initialize` and `negotiated` valid for their lengths; `out` valid for
+// one pointer write.
+snodo_status snodo_session_from_initialize(const uint8_t *initialize,
+                                           size_t initialize_len,
+                                           const uint8_t *negotiated,
+                                           size_t negotiated_len,
+                                           snodo_session **out);
+
+// Sets the session's id to the transport's (the `Mcp-Session-Id` the
+// server issued, or any unique string for a stdio connection): 1 to 128
+// printable ASCII bytes. Rust's `with_id`, applied in place; on an error
+// the session is unchanged.
+//
+// Statuses: OK, ARGUMENT, INVALID_UTF8, NULL_ARGUMENT, PANIC. Not
+// thread-safe: set the id before sharing the session.
+//
+// # Safety
+//
+// `session` a live session no other thread uses; `id` valid for `id_len`
+// bytes.
+snodo_status snodo_session_with_id(snodo_session *session, const uint8_t *id, size_t id_len);
+
+// Frees a session. NULL is a no-op. Calls and flows made with it stay
+// valid (they copied what they need).
+//
+// # Safety
+//
+// `session` NULL or a session from snodo, not yet freed.
+void snodo_session_free(snodo_session *session);
+
+// The session id (text). On OK `*out` is a new string (free with
+// `snodo_string_free`); `out_len` may be NULL. Statuses: OK,
+// NULL_ARGUMENT, PANIC. Thread-safe.
+//
+// # Safety
+//
+// `session` NULL or live; `out` NULL or valid for one pointer write;
+// `out_len` NULL or valid for one `size_t` write.
+snodo_status snodo_session_id(const snodo_session *session, char **out, size_t *out_len);
+
+// The negotiated protocol revision (text). Outs and statuses as
+// `snodo_session_id`.
+//
+// # Safety
+//
+// As `snodo_session_id`.
+snodo_status snodo_session_protocol_version(const snodo_session *session,
+                                            char **out,
+                                            size_t *out_len);
+
+// The capabilities the client declared at `initialize`, as given (JSON
+// text). Outs and statuses as `snodo_session_id`.
+//
+// # Safety
+//
+// As `snodo_session_id`.
+snodo_status snodo_session_client_capabilities(const snodo_session *session,
+                                               char **out,
+                                               size_t *out_len);
+
+// The capabilities this session can use: declared minus what its
+// revision lacks (JSON text; what a legacy call reports and admission
+// checks). Outs and statuses as `snodo_session_id`.
+//
+// # Safety
+//
+// As `snodo_session_id`.
+snodo_status snodo_session_usable_capabilities(const snodo_session *session,
+                                               char **out,
+                                               size_t *out_len);
+
+// The client info from `initialize` (JSON text; `null` when absent).
+// Outs and statuses as `snodo_session_id`.
+//
+// # Safety
+//
+// As `snodo_session_id`.
+snodo_status snodo_session_client_info(const snodo_session *session, char **out, size_t *out_len);
+
+// The 2025-11-25 `notifications/elicitation/complete` message (JSON text)
+// for `elicitation_id` (from `snodo_pending_flow_elicitation_ids`), to
+// send when the out-of-band step of a URL elicitation completes.
+//
+// On OK `*out` is a new string (free with `snodo_string_free`). Statuses:
+// OK, ARGUMENT (the session cannot receive it: revision before 2025-11-25
+// or no `elicitation.url`; or an empty id), INVALID_UTF8, NULL_ARGUMENT,
+// PANIC. Thread-safe.
+//
+// # Safety
+//
+// `session` live; `elicitation_id` valid for its length; `out` valid for
+// one pointer write; `out_len` NULL or valid for one `size_t` write.
+snodo_status snodo_session_elicitation_complete(const snodo_session *session,
+                                                const uint8_t *elicitation_id,
+                                                size_t elicitation_id_len,
+                                                char **out,
+                                                size_t *out_len);
 
 // Checks the input requests a `tasks/get` result carries: `task` is the
 // Task object (JSON text), `capabilities` the ClientCapabilities the

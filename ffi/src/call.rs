@@ -10,7 +10,7 @@ use snodo::Call;
 
 use crate::answer::snodo_answer_kind;
 use crate::error::snodo_status;
-use crate::ffi::{Out, OutStr, guard, guard_void, handle, json, text};
+use crate::ffi::{Out, OutStr, guard, guard_void, handle, json, read_scalar, read_text, text};
 
 /// One request as the handler sees it, from `snodo_engine_begin`. Free it
 /// with `snodo_call_free`. Not thread-safe: use a call from one thread at a
@@ -49,15 +49,8 @@ unsafe fn read(
     out_len: *mut usize,
     f: impl FnOnce(&Call) -> Vec<u8>,
 ) -> snodo_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let call = unsafe { handle(call, "call") }?;
-        let out = OutStr::new(out, out_len)?;
-        let bytes = f(&call.inner);
-        // SAFETY: caller contract.
-        unsafe { out.write(&bytes) };
-        Ok(())
-    })
+    // SAFETY: caller contract.
+    unsafe { read_text(call, "call", out, out_len, |c| f(&c.inner)) }
 }
 
 fn json_text(v: Option<&Value>) -> Vec<u8> {
@@ -313,14 +306,8 @@ pub unsafe extern "C" fn snodo_call_asked_keys(
 ///
 /// `call` NULL or a live call; `out` NULL or valid for one write.
 unsafe fn scalar<T>(call: *const snodo_call, out: *mut T, f: impl FnOnce(&Call) -> T) -> snodo_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let call = unsafe { handle(call, "call") }?;
-        let out = Out::new(out, "out")?;
-        // SAFETY: caller contract.
-        unsafe { out.write(f(&call.inner)) };
-        Ok(())
-    })
+    // SAFETY: caller contract.
+    unsafe { read_scalar(call, "call", out, |c| f(&c.inner)) }
 }
 
 /// The round: 1 for a first call, n+1 for a retry of round n.

@@ -143,6 +143,54 @@ pub(crate) unsafe fn handle<'a, T>(ptr: *const T, what: &str) -> Result<&'a T, F
     unsafe { ptr.as_ref() }.ok_or_else(|| Fail::null(what))
 }
 
+/// Shared body of every handle's text readers (call, session, pending
+/// flow): checks the handle and the out-params, then writes what `f`
+/// returns as a new string. One body so the NULL and panic rules cannot
+/// differ between handles.
+///
+/// # Safety
+///
+/// `ptr` NULL or a live handle; `out`/`out_len` as in [`OutStr::write`].
+pub(crate) unsafe fn read_text<H>(
+    ptr: *const H,
+    what: &str,
+    out: *mut *mut c_char,
+    out_len: *mut usize,
+    f: impl FnOnce(&H) -> Vec<u8>,
+) -> snodo_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let h = unsafe { handle(ptr, what) }?;
+        let out = OutStr::new(out, out_len)?;
+        let bytes = f(h);
+        // SAFETY: caller contract.
+        unsafe { out.write(&bytes) };
+        Ok(())
+    })
+}
+
+/// Shared body of every handle's scalar readers.
+///
+/// # Safety
+///
+/// `ptr` NULL or a live handle; `out` NULL or valid for one write.
+pub(crate) unsafe fn read_scalar<H, T>(
+    ptr: *const H,
+    what: &str,
+    out: *mut T,
+    f: impl FnOnce(&H) -> T,
+) -> snodo_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let h = unsafe { handle(ptr, what) }?;
+        let out = Out::new(out, "out")?;
+        let value = f(h);
+        // SAFETY: caller contract.
+        unsafe { out.write(value) };
+        Ok(())
+    })
+}
+
 /// Checks a pointer out-param up front, writes it only on success.
 pub(crate) struct Out<T> {
     ptr: *mut T,

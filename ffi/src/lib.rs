@@ -35,7 +35,9 @@ mod ffi;
 pub mod http_headers;
 pub mod json;
 pub mod legacy;
+pub mod pending;
 pub mod response;
+pub mod session;
 pub mod tasks;
 pub mod token;
 
