@@ -61,50 +61,17 @@ for server in python-sdk node-sdk; do
 done
 
 interop_log "summaries"
-"$SNODO_INTEROP_PYTHON" - "$OUT" <<'PY' || status=1
-import json, sys
-from pathlib import Path
-
-out = Path(sys.argv[1])
-expected = [f"{suite}-{server}-{transport}.json"
-            for server in ("python-sdk", "node-sdk")
-            for suite, transports in (("official_client", ("stdio", "http")),
-                                      ("python_client", ("stdio", "http")),
-                                      ("conformance", ("http",)))
-            for transport in transports]
-expected += [f"official_client_default-{s}-{t}.json" for s in ("python-sdk", "node-sdk") for t in ("stdio", "http")]
-expected += [f"python_client-{s}-{t}-legacy.json" for s in ("python-sdk", "node-sdk") for t in ("stdio", "http")]
-bad = 0
-for name in expected:
-    try:
-        data = json.loads((out / name).read_text())
-        results = data["results"]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        print(f"FAIL {name}: missing or unreadable ({e})")
-        bad += 1
-        continue
-    failed = sorted(k for k, v in results.items() if v.get("status") != "pass")
-    if not results or failed or data.get("failed") != 0 or data.get("total") != len(results):
-        print(f"FAIL {name}: {len(results)} results, failed: {', '.join(failed) or 'none listed'}")
-        bad += 1
-        continue
-    strict = [k for k, v in results.items()
-              if k.startswith("input-required-result-") and (v.get("warning", 0) or v.get("skipped", 0))]
-    if strict:
-        print(f"FAIL {name}: warnings or skips in {', '.join(sorted(strict))}")
-        bad += 1
-        continue
-    notes = []
-    for key, label in (("success", "checks passed"), ("warning", "warning checks"), ("skipped", "checks skipped")):
-        n = sum(v.get(key, 0) for v in results.values())
-        if n:
-            notes.append(f"{n} {label}")
-    warned = sorted({w for v in results.values() for w in v.get("warnings", [])})
-    if warned:
-        notes.append("warnings: " + ", ".join(warned))
-    print(f"ok   {name}: {len(results)} passed" + (f" ({'; '.join(notes)})" if notes else ""))
-print(f"{len(expected) - bad} of {len(expected)} SDK summaries green")
-sys.exit(1 if bad else 0)
-PY
+# Both SDK servers: the 2026 suites, the official TypeScript client with
+# default options and the official Python client on a 2025 session. Same
+# checker as test-interop.sh.
+names=()
+for server in python-sdk node-sdk; do
+  names+=("official_client-$server-stdio.json" "official_client-$server-http.json"
+          "python_client-$server-stdio.json" "python_client-$server-http.json"
+          "conformance-$server-http.json"
+          "official_client_default-$server-stdio.json" "official_client_default-$server-http.json"
+          "python_client-$server-stdio-legacy.json" "python_client-$server-http-legacy.json")
+done
+"$SNODO_INTEROP_PYTHON" interop/check_summaries.py "$OUT" "${names[@]}" || status=1
 
 exit "$status"
