@@ -175,9 +175,17 @@ struct Entries<'de> {
 }
 
 impl<'de> Entries<'de> {
+    /// Up to this many keys, a duplicate is found by a linear scan.
+    const SCAN_BELOW: usize = 16;
+
     fn contains(&mut self, k: &str) -> bool {
         if self.list.is_empty() || (self.sorted && self.list.last().is_some_and(|l| &*l.0 < k)) {
             return false;
+        }
+        // A few keys out of order (a typical tool's arguments): a scan
+        // costs less than building and hashing into a set.
+        if self.seen.is_none() && self.list.len() < Self::SCAN_BELOW {
+            return self.list.iter().any(|e| e.0 == k);
         }
         let seen = self.seen.get_or_insert_with(|| self.list.iter().map(|e| e.0.clone()).collect());
         seen.contains(k)

@@ -147,6 +147,31 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// Objects of 0 to 40 members: the duplicate check scans while an
+    /// object has few keys and switches to a set at `SCAN_BELOW`; either
+    /// way the first repeated key (in document order) is the error.
+    #[test]
+    fn duplicate_check_across_the_scan_bound(
+        all in Just((0u8..40).collect::<Vec<_>>()).prop_shuffle(),
+        n in 0usize..40,
+        dup in prop::option::of((any::<prop::sample::Index>(), any::<prop::sample::Index>())),
+    ) {
+        // n distinct keys in random order, sometimes one repeated later.
+        let mut keys = all[..n].to_vec();
+        if let (Some((from, to)), false) = (dup, keys.is_empty()) {
+            let i = from.index(keys.len());
+            let j = i + 1 + to.index(keys.len() - i);
+            keys.insert(j, keys[i]);
+        }
+        let body: Vec<String> = keys.iter().map(|k| format!("\"k{k}\":{k}")).collect();
+        let t = format!("{{{}}}", body.join(","));
+        prop_assert_eq!(canonical_text(t.as_bytes(), BOUND), reference(&t));
+    }
+}
+
 #[test]
 fn only_the_request_arguments_are_streamed() {
     // Not an object's params, nested `arguments`, top-level `arguments`:
