@@ -16,6 +16,8 @@
 //! ([`TokenReason`]) and nothing of the token is ever echoed.
 
 mod binding;
+#[cfg(test)]
+mod fast_tests;
 mod keys;
 mod payload;
 mod principal;

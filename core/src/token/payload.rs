@@ -161,8 +161,12 @@ pub(crate) struct Payload {
 }
 
 pub(crate) fn decode_fixed<const N: usize>(s: &str) -> Result<[u8; N], TokenError> {
-    let bytes = URL_SAFE_NO_PAD.decode(s).map_err(|_| TokenError { reason: TokenReason::Malformed })?;
-    bytes.try_into().map_err(|_| TokenError { reason: TokenReason::Malformed })
+    let malformed = || TokenError { reason: TokenReason::Malformed };
+    // Decoded on the stack, not into a `Vec` per digest (issue 16). Text
+    // that does not fit decodes to more than N bytes: malformed either way.
+    let mut buf = [0u8; 64];
+    let n = URL_SAFE_NO_PAD.decode_slice(s, &mut buf).map_err(|_| malformed())?;
+    buf.get(..n).and_then(|b| b.try_into().ok()).ok_or_else(malformed)
 }
 
 /// `v` followed by one or more digits: a format version word.

@@ -121,12 +121,9 @@ pub(crate) fn open(
     };
     // The tag must be exactly the canonical base64url of 32 bytes (the
     // decoder rejects padding and non-zero trailing bits).
-    let Ok(tag_bytes) = URL_SAFE_NO_PAD.decode(tag) else {
+    let Ok(tag_bytes) = decode_fixed::<32>(tag) else {
         return fail(TokenReason::Malformed);
     };
-    if tag_bytes.len() != 32 {
-        return fail(TokenReason::Malformed);
-    }
     let Some(signed) = token.get(..PREFIX.len() + 1 + kid.len() + 1 + body.len()) else {
         return fail(TokenReason::Malformed);
     };
