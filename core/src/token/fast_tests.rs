@@ -56,3 +56,35 @@ fn decode_fixed_refuses_with_malformed() {
     let ok = URL_SAFE_NO_PAD.encode([9u8; 32]);
     assert_eq!(decode_fixed::<32>(&ok).unwrap(), [9u8; 32]);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// The payload's numbers, written without a `String` each, are the
+    /// canonical form of the same payload built as a tree.
+    #[test]
+    fn payload_numbers_match_the_canonical_tree(
+        now in any::<u64>(),
+        ttl in any::<u64>(),
+        flow_start in any::<u64>(),
+        round in any::<u32>(),
+    ) {
+        let ring = KeyRing::new(&[Key::new("k", vec![3; 32]).unwrap()]).unwrap();
+        let (_, mac) = ring.signer().unwrap();
+        let limits = Limits { ttl, max_rounds: 16, max_flow_age: 3600, max_token_bytes: 16384, skew: 60 };
+        let principal = Principal::user("alice").unwrap();
+        let binding = [5u8; 32];
+        let question = serde_json::json!({"method": "roots/list"});
+        let questions = vec![("q".to_owned(), question.clone())];
+        let state = serde_json::json!({"n": 1.50, "s": "é"});
+        let input = SealInput { principal: &principal, binding: &binding, round, flow_start, questions: &questions, state: Some(&state) };
+        let mut out = Vec::new();
+        write_payload(&mut out, mac, &limits, now, &input);
+        let tree = serde_json::json!({
+            "b": b64(&binding), "exp": now.saturating_add(ttl), "fs": flow_start, "iat": now,
+            "p": b64(&principal_tag(mac, &principal)), "q": {"q": b64(&question_digest(&question))},
+            "r": round, "s": state, "v": FORMAT_VERSION,
+        });
+        prop_assert_eq!(out, crate::json::canonical(&tree));
+    }
+}

@@ -113,7 +113,9 @@ pub(crate) fn write_payload(
     }
     let num = |out: &mut Vec<u8>, key: &[u8], n: u64| {
         out.put(key);
-        out.put(n.to_string().as_bytes());
+        // Straight into the buffer, not through a `String` per number
+        // (issue 16); writing into a `Vec` cannot fail.
+        let _ = std::io::Write::write_fmt(out, format_args!("{n}"));
     };
     out.put(b"{\"b\":\"");
     out.put(b64(input.binding).as_bytes());
