@@ -130,3 +130,61 @@ proptest::proptest! {
         proptest::prop_assert_eq!(sink.finish().finalize(), sha2::Sha256::digest(&data));
     }
 }
+
+mod depth {
+    //! Issue 16: the recursive depth check against the iterative walk.
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    use super::super::strict::deeper_than_iterative;
+    use super::*;
+
+    fn bushy() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![Just(Value::Null), Just(json!(1)), Just(json!("s"))];
+        leaf.prop_recursive(5, 40, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::vec(("[a-d]", inner), 0..4)
+                    .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// A bushy value under a spine of `wraps` arrays and objects (each
+    /// with a sibling or not), so depths on both sides of 64 are common.
+    fn deep() -> impl Strategy<Value = Value> {
+        (bushy(), prop::collection::vec((any::<bool>(), any::<bool>()), 0..75)).prop_map(|(v, wraps)| {
+            wraps.into_iter().fold(v, |inner, (object, sibling)| match (object, sibling) {
+                // Built by hand: `json!` would copy `inner` at every level.
+                (false, false) => Value::Array(vec![inner]),
+                (false, true) => Value::Array(vec![json!(1), inner, json!({})]),
+                (true, false) => Value::Object([("k".to_owned(), inner)].into_iter().collect()),
+                (true, true) => Value::Object(
+                    [("a".to_owned(), json!([])), ("k".to_owned(), inner), ("z".to_owned(), json!(2))]
+                        .into_iter()
+                        .collect(),
+                ),
+            })
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        #[test]
+        fn recursive_depth_check_matches_the_iterative_walk(v in deep(), max in 0usize..80) {
+            prop_assert_eq!(deeper_than(&v, max), deeper_than_iterative(&v, max));
+            prop_assert_eq!(deeper_than(&v, MAX_DEPTH), deeper_than_iterative(&v, MAX_DEPTH));
+        }
+    }
+
+    #[test]
+    fn a_very_deep_value_is_safe() {
+        // Far past any bound: the recursion stops one level past it.
+        let v = (0..200_000).fold(json!(1), |inner, _| Value::Array(vec![inner]));
+        assert!(deeper_than(&v, MAX_DEPTH));
+        assert!(deeper_than(&v, 3));
+        // Leak it: dropping 200 000 nested arrays would itself recurse.
+        std::mem::forget(v);
+    }
+}
