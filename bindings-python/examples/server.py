@@ -715,7 +715,7 @@ class Request:
 def parse_head(raw: bytes) -> Union[Request, Reply]:
     lines = raw.decode("iso-8859-1").split("\r\n")
     parts = lines[0].split(" ")
-    if len(parts) != 3 or parts[2] not in ("HTTP/1.1", "HTTP/1.0") or not parts[1].startswith("/"):
+    if len(parts) != 3 or parts[2] not in ("HTTP/1.1", "HTTP/1.0"):
         return Reply(400, close=True)
     if len(lines) > MAX_HEADERS + 1:
         return Reply(431, close=True)
@@ -784,7 +784,10 @@ class HttpLoop:
             for key, mask in self.selector.select(SWEEP_SECS):
                 now = time.monotonic()
                 if key.data is None:
-                    self.accept(now)
+                    try:
+                        self.accept(now)
+                    except OSError as e:  # accept() pauses itself on the usual ones; anything else: log, go on
+                        print(f"http: accept failed: {e!r}", file=sys.stderr, flush=True)
                     continue
                 conn: Connection = key.data
                 try:
@@ -943,15 +946,21 @@ class HttpLoop:
             self.selector.register(self.listener, selectors.EVENT_READ, None)
             self.accepting = True
         for conn in list(self.conns.values()):
-            if conn.linger_until is not None:
-                if now >= conn.linger_until:
-                    self.close(conn)
-            elif conn.started is not None and not conn.closing and now - conn.started >= self.timeout:
-                # Too slow in all (a slow drip, or a half request left hanging). An oversized
-                # upload still gets its 413, as it would have at its end.
-                self.send(conn, Reply(413 if conn.discard else 408, close=True), now)
-            elif now - conn.active >= self.timeout:
-                self.close(conn)  # idle keep-alive, or a client not reading its answer
+            try:
+                self.expire(conn, now)
+            except OSError:  # the client is gone as we answer it
+                self.close(conn)
+
+    def expire(self, conn: Connection, now: float) -> None:
+        if conn.linger_until is not None:
+            if now >= conn.linger_until:
+                self.close(conn)
+        elif conn.started is not None and not conn.closing and now - conn.started >= self.timeout:
+            # Too slow in all (a slow drip, or a half request left hanging). An oversized
+            # upload still gets its 413, as it would have at its end.
+            self.send(conn, Reply(413 if conn.discard else 408, close=True), now)
+        elif now - conn.active >= self.timeout:
+            self.close(conn)  # idle keep-alive, or a client not reading its answer
 
     def close(self, conn: Connection) -> None:
         if self.conns.pop(id(conn), None) is None:
