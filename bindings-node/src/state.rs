@@ -141,6 +141,30 @@ fn skip_value(b: &[u8], mut i: usize) -> Option<usize> {
     }
 }
 
+/// An outcome argument (object or text) for `engine.decide`, its `state`
+/// carried as canonical text ([`canonical_state`]). Only `decide` may use
+/// it: there the core only seals the state. `decideLegacy` keeps the state
+/// in its pending flow and gives it back, so it reads the reference way.
+pub fn read_outcome(
+    env: &napi::Env,
+    outcome: napi::bindgen_prelude::Unknown<'_>,
+) -> crate::error::Result<Value> {
+    outcome_value(&crate::json::text_of(env, outcome, "outcome")?)
+}
+
+/// [`read_outcome`] of outcome text.
+pub fn outcome_value(text: &[u8]) -> crate::error::Result<Value> {
+    match split(text, "outcome") {
+        Some(Split { mut rest, state }) => {
+            if let Some(carried) = state.and_then(canonical_state) {
+                rest.insert(STATE.to_owned(), carried);
+            }
+            Ok(Value::Object(rest))
+        }
+        None => crate::json::parse(text, "outcome"),
+    }
+}
+
 /// The text of `opened` as an object: exactly the members of the core's
 /// `Opened::to_json()`, in its (sorted) order, with the state's canonical
 /// text put in as it is rather than parsed and written again.
@@ -324,6 +348,39 @@ mod tests {
             r#"{"principal":"alice","\u0073tate":{"b":1,"a":2}}"#,
         ] {
             check(&e, text);
+        }
+    }
+
+    fn outcome_fast(text: &str) -> Result<Value, String> {
+        outcome_value(text.as_bytes()).map_err(|e| format!("{e:?}"))
+    }
+
+    #[test]
+    fn fast_decide_equals_the_reference_on_random_states() {
+        let e = engine();
+        let p = snodo::Principal::user("alice").unwrap();
+        let request = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}}}"#;
+        let question = r#"{"mode":"form","message":"Seat?","requestedSchema":{"type":"object","properties":{"seat":{"type":"string"}}}}"#;
+        let decide = |outcome: Result<Value, String>| -> Result<String, String> {
+            let snodo::Begin::Call(call) = e.begin(request, &p).unwrap() else { panic!("not a call") };
+            let o = snodo::Outcome::from_value(outcome?).map_err(|e| e.to_string())?;
+            e.decide(&call, o).map(|r| r.to_json()).map_err(|e| e.to_string())
+        };
+        let mut r = Rng(0x0dec_1de5_0000_0016);
+        let mut states: Vec<String> = (0..1500).map(|_| value(&mut r, 5)).collect();
+        states.extend([nested(62), nested(63), nested(64), "null".into()]);
+        for state in states {
+            for text in [
+                format!(
+                    r#"{{"type":"input_required","inputRequests":{{"seat":{question}}},"state":{state}}}"#
+                ),
+                format!(r#"{{"state":{state},"type":"input_required"}}"#),
+                format!(r#"{{"type":"complete","result":{{"content":[]}},"state":{state}}}"#),
+                format!(r#"{{"type":"input_required","state":{state},"state":1}}"#),
+            ] {
+                let reference = crate::json::parse(text.as_bytes(), "outcome").map_err(|e| format!("{e:?}"));
+                assert_eq!(decide(outcome_fast(&text)), decide(reference), "outcome {text}");
+            }
         }
     }
 
