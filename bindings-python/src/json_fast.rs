@@ -17,8 +17,6 @@
 //!   deep nesting): the
 //!   caller then takes the reference path, which decides.
 
-use std::collections::HashMap;
-
 use pyo3::IntoPyObjectExt;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -29,12 +27,14 @@ use crate::json::{self, MAX_DEPTH};
 /// Converts a Python value to JSON: same result and same errors as
 /// `json::to_value_reference` (the module docs say how).
 pub fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
-    Walker { keys: HashMap::new() }.value(obj, 0)
+    Walker { keys: Vec::new() }.value(obj, 0)
 }
 
-/// Distinct key objects remembered per conversion: bounded, so a state with
-/// very many distinct keys costs no more than without the cache.
-const KEY_CACHE: usize = 256;
+/// Distinct keys remembered per conversion or per text: a few, scanned
+/// linearly (cheaper than hashing for the handful of field names a state's
+/// records repeat), and bounded, so many distinct keys cost no more than
+/// without the cache.
+const KEY_CACHE: usize = 24;
 
 struct Walker<'py> {
     /// Key `str` objects already converted, by identity. The `Bound` keeps
@@ -42,18 +42,17 @@ struct Walker<'py> {
     /// while the walk lasts. (`json.loads` and literals share key objects;
     /// under the stable ABI for 3.9 every conversion of a `str` costs a
     /// temporary `bytes` object, which a hit saves.)
-    keys: HashMap<usize, (Bound<'py, PyString>, String)>,
+    keys: Vec<(Bound<'py, PyString>, String)>,
 }
 
 impl<'py> Walker<'py> {
     fn key(&mut self, key: &Bound<'py, PyString>) -> PyResult<String> {
-        let id = key.as_ptr() as usize;
-        if let Some((_, text)) = self.keys.get(&id) {
+        if let Some((_, text)) = self.keys.iter().find(|(k, _)| k.is(key)) {
             return Ok(text.clone());
         }
         let text = key.to_cow()?.into_owned();
         if self.keys.len() < KEY_CACHE {
-            self.keys.insert(id, (key.clone(), text.clone()));
+            self.keys.push((key.clone(), text.clone()));
         }
         Ok(text)
     }
@@ -209,7 +208,7 @@ impl std::fmt::Write for Buf {
 /// Reads JSON text into Python objects; `None` when the reference path
 /// must decide (see the module docs).
 pub fn text_to_py<'py>(py: Python<'py>, text: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
-    let mut reader = Reader { py, text: text.as_bytes(), pos: 0, keys: HashMap::new() };
+    let mut reader = Reader { py, text: text.as_bytes(), pos: 0, keys: Vec::new() };
     let Some(value) = reader.value(0)? else {
         return Ok(None);
     };
@@ -225,7 +224,7 @@ struct Reader<'py, 't> {
     pos: usize,
     /// Key strings without escapes, made once per text (a state's list of
     /// records repeats the same few keys).
-    keys: HashMap<&'t [u8], Bound<'py, PyString>>,
+    keys: Vec<(&'t [u8], Bound<'py, PyString>)>,
 }
 
 type Read<'py> = PyResult<Option<Bound<'py, PyAny>>>;
@@ -298,14 +297,16 @@ impl<'py, 't> Reader<'py, 't> {
                 return Ok(None);
             }
             let key = match &text {
-                Text::Borrowed(b) => match self.keys.get(b) {
-                    Some(k) => k.clone(),
+                Text::Borrowed(b) => match self.keys.iter().find(|(t, _)| t == b) {
+                    Some((_, k)) => k.clone(),
                     None => {
                         let Ok(s) = std::str::from_utf8(b) else {
                             return Ok(None);
                         };
                         let k = PyString::new(self.py, s);
-                        self.keys.insert(b, k.clone());
+                        if self.keys.len() < KEY_CACHE {
+                            self.keys.push((b, k.clone()));
+                        }
                         k
                     }
                 },
