@@ -104,7 +104,8 @@ def main() -> None:
         "node": ("snodo seal+open", "sdk createRequestStateCodec mint+verify (no bind)"),
     }
     for lang in ("python", "node"):
-        results = load(os.path.join(res, f"{lang}.json"))
+        # Rows with a `group` (growth) are tabled apart, below.
+        results = [r for r in load(os.path.join(res, f"{lang}.json")) if not r.get("group")]
         by = {(r["op"], r["size"]): r for r in results}
         ours, peer = peers[lang]
         for r in results:
@@ -124,6 +125,8 @@ def main() -> None:
                 checks.append((f"{lang} seal+open ≥ 3× faster than the SDK ({size} B)", f"{x:.1f}×",
                                x >= TARGETS["speedup"]))
 
+    checks += node_checks(res, core)
+
     for r in load(os.path.join(res, "c.json")):
         rows.append(("c", r["op"], "256 B state", f"{r['calls_per_s']:,.0f}/s",
                      f"{r['min_calls_per_s']:,.0f}–{r['max_calls_per_s']:,.0f}/s", "",
@@ -140,6 +143,7 @@ def main() -> None:
     for r in rows:
         print(line(r))
     growth_table(crit)
+    node_growth_and_memory(res)
     print()
     print("Targets (ratios within this run):")
     for name, value, ok in checks:
@@ -164,6 +168,82 @@ def growth_table(crit: str) -> None:
         print("| size | floor | begin | decide |")
         print("|---|---|---|---|")
         print("\n".join(lines))
+
+
+# Issue 16, the Node rows: seal+open at 4 KiB at least this many times faster
+# than the TS SDK codec; begin+decide per round at most this × the core's;
+# growth slope at most this × the floor's.
+NODE_TARGETS = {"speedup_4k": 5.0, "round_vs_core": 1.3, "slope": 1.5}
+
+
+def node_checks(res: str, core: dict) -> list[tuple[str, str, bool]]:
+    out = []
+    by = {(r["op"], r["size"]): r["median_ns"] for r in load(os.path.join(res, "node.json")) if not r.get("group")}
+    ours, peer = ("snodo seal+open", 4096), ("sdk createRequestStateCodec mint+verify (no bind)", 4096)
+    if ours in by and peer in by:
+        x = by[peer] / by[ours]
+        out.append((f"node seal+open, 4 KiB object state, ≥ {NODE_TARGETS['speedup_4k']:g}× faster than "
+                    "createRequestStateCodec (no bind)", f"{x:.1f}×", x >= NODE_TARGETS["speedup_4k"]))
+    rounds = [v for (op, _), v in by.items() if op.startswith("snodo begin+decide round")]
+    if rounds and ("begin", "state_256") in core and ("decide", "state_256") in core:
+        core_ns = core[("begin", "state_256")][0] + core[("decide", "state_256")][0]
+        x = sum(rounds) / len(rounds) / core_ns
+        out.append((f"node begin+decide per round (mean of rounds 1 and 2), 256 B, ≤ "
+                    f"{NODE_TARGETS['round_vs_core']:g}× the core's begin+decide", f"{x:.2f}×",
+                    x <= NODE_TARGETS["round_vs_core"]))
+    for kind, op in (("state", "snodo seal+open"), ("args", "snodo begin (retry)")):
+        rows = growth_rows(res, kind, op)
+        if len(rows) >= 2:
+            (n0, f0, t0), (n1, f1, t1) = rows[0], rows[-1]
+            x = (t1 - t0) / (f1 - f0) if f1 > f0 else float("inf")
+            out.append((f"node growth, {op} {n0} B → {n1} B: slope ≤ {NODE_TARGETS['slope']:g}× the floor's",
+                        f"{x:.1f}×", x <= NODE_TARGETS["slope"]))
+    mem = load_obj(os.path.join(res, "node-memory.json"))
+    if mem:
+        r = mem["readings"]
+        peak = max(x["rss_kib"] for x in r) - r[0]["rss_kib"]
+        out.append((f"node RSS over {mem['flows']:,} two-round flows flat after warm-up (≤ {mem['bound_kib']} KiB)",
+                    f"+{peak} KiB", bool(mem["ok"])))
+    return out
+
+
+def load_obj(path: str) -> dict:
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return {}
+
+
+def growth_rows(res: str, kind: str, op: str) -> list[tuple[int, float, float]]:
+    """(size, floor ns, op ns) of one Node growth series, by size."""
+    rows = [r for r in load(os.path.join(res, "node.json")) if r.get("group") == f"growth-{kind}"]
+    floor = {r["size"]: r["median_ns"] for r in rows if r["op"].startswith("floor")}
+    ours = {r["size"]: r["median_ns"] for r in rows if r["op"] == op}
+    return [(n, floor[n], ours[n]) for n in sorted(ours) if n in floor]
+
+
+def node_growth_and_memory(res: str) -> None:
+    """Node cost against size, each beside the floor of the same bytes; RSS over flows."""
+    lines = []
+    for kind, op in (("state", "snodo seal+open"), ("args", "snodo begin (retry)")):
+        for n, fl, t in growth_rows(res, kind, op):
+            lines.append(f"| {kind} {n} B | {fmt_ns(fl)} | {op} | {fmt_ns(t)} ({t / fl:.1f}×) |")
+    if lines:
+        print()
+        print("Growth (node; ratio to the floor of the same bytes, node:crypto HMAC-SHA256 + base64url):")
+        print("| size | floor | operation | median |")
+        print("|---|---|---|---|")
+        print("\n".join(lines))
+    mem = load_obj(os.path.join(res, "node-memory.json"))
+    if mem:
+        print()
+        print(f"Memory (node, {mem['flows']:,} two-round flows, 4 KiB state, after global.gc()):")
+        print("| flows | RSS (KiB) | V8 heap reserved (KiB) | RSS outside the V8 heap (KiB) | V8 heap used (KiB) |")
+        print("|---:|---:|---:|---:|---:|")
+        for r in mem["readings"]:
+            print(f"| {r['flows']:,} | {r['rss_kib']:,} | {r['heap_total_kib']:,} | "
+                  f"{r['rss_kib'] - r['heap_total_kib']:,} | {r['heap_used_kib']:,} |")
 
 
 if __name__ == "__main__":

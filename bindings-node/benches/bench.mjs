@@ -12,6 +12,7 @@
 import { createRequire } from 'node:module';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createHmac } from 'node:crypto';
 import { createRequestStateCodec } from '@modelcontextprotocol/server';
 
 const require = createRequire(import.meta.url);
@@ -90,6 +91,62 @@ ops.push({
   },
 });
 
+// Growth (issue 16): cost against size, each beside the floor over the same
+// bytes (base64url of the bytes, HMAC-SHA256 over that, base64url of the
+// tag: core/benches/common's floor, with node:crypto). State 256 B..16 KiB:
+// seal+open reading `.state`; arguments 1..256 KiB: begin of a retry (256 B
+// state). Sizes without a file in the payload directory are made by the
+// rule of core/benches/common `payload_of_size`, so every language measures
+// the same bytes.
+function payloadOfSize(size) {
+  const item = (i) => `{"fare":${129 + (i % 300)}.5,"from":"LHR","ok":${i % 2 === 0},"seats":${i % 9},`
+    + `"sku":"FL-${String(i).padStart(5, '0')}","to":"LIS"}`;
+  const text = (items, pad) => `{"flow":"booking","items":[${items.join(',')}],"pad":"${'x'.repeat(pad)}","step":2}`;
+  const items = [];
+  while (text(items, 0).length + 80 < Math.floor((size * 3) / 4)) items.push(item(items.length));
+  const out = text(items, size - text(items, 0).length);
+  if (out.length !== size || mrtr.canonicalize(out) !== out) throw new Error(`payload of ${size} B`);
+  return out;
+}
+function payload(kind, size) {
+  try {
+    return readFileSync(join(payloadDir, `${kind}-${size}.json`), 'utf8');
+  } catch {
+    return payloadOfSize(size);
+  }
+}
+const floorOf = (bytes) => {
+  const body = bytes.toString('base64url');
+  return body.length + createHmac('sha256', KEY).update(body).digest('base64url').length;
+};
+// Room for a 16 KiB state: its token is over the default 16 KiB limit.
+const roomy = new mrtr.Engine({ keys: [{ id: 'k1', secret: KEY }], fixedTime: NOW, maxTokenBytes: 64 << 10 });
+for (const size of [256, 1024, 4096, 16384]) {
+  const text = payload('state', size);
+  const bytes = Buffer.from(text);
+  const state = JSON.parse(text);
+  ops.push({ name: 'floor: HMAC-SHA256 + base64url', group: 'growth-state', size, async: false, fn: () => floorOf(bytes) });
+  ops.push({
+    name: 'snodo seal+open', group: 'growth-state', size, async: false,
+    fn: () => roomy.open(roomy.seal({ principal: 'alice', binding: bindingHex, round: 1, flowStart: NOW, state }),
+      'alice', binding).state,
+  });
+}
+for (const size of [1024, 8192, 32768, 262144]) {
+  const text = payload('args', size);
+  const bytes = Buffer.from(text);
+  const args = JSON.parse(text);
+  const r = (extra = {}) => JSON.stringify({
+    jsonrpc: '2.0', id: 7, method: 'tools/call',
+    params: { name: 'book_flight', arguments: args, _meta: META, ...extra },
+  });
+  const tok = roomy.decide(roomy.begin(r(), 'alice'), mrtr.inputRequired({ seat: Q }, state256)).body.result.requestState;
+  const retry = r({ inputResponses: { seat: { action: 'accept', content: { seat: '12A' } } }, requestState: tok });
+  if (!roomy.begin(retry, 'alice').isRetry) throw new Error(`growth retry of ${size} B not opened`);
+  ops.push({ name: 'floor: HMAC-SHA256 + base64url', group: 'growth-args', size, async: false, fn: () => floorOf(bytes) });
+  ops.push({ name: 'snodo begin (retry)', group: 'growth-args', size, async: false, fn: () => roomy.begin(retry, 'alice') });
+}
+
 let sink = 0;
 async function run(op, n) {
   const t0 = process.hrtime.bigint();
@@ -129,12 +186,12 @@ const median = (xs) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 const results = ops.map((op) => ({
-  lang: 'node', op: op.name, size: op.size,
+  lang: 'node', op: op.name, size: op.size, ...(op.group ? { group: op.group } : {}),
   median_ns: median(op.samples), min_ns: Math.min(...op.samples), max_ns: Math.max(...op.samples),
   repeats: op.samples.length,
 }));
 for (const r of results) {
-  console.log(`node    ${r.op.padEnd(60)} ${String(r.size).padStart(5)} B  ${(r.median_ns / 1000).toFixed(2).padStart(9)} µs`
+  console.log(`node    ${(r.group ? `${r.group}: ${r.op}` : r.op).padEnd(60)} ${String(r.size).padStart(5)} B  ${(r.median_ns / 1000).toFixed(2).padStart(9)} µs`
     + `  (${(r.min_ns / 1000).toFixed(2)}–${(r.max_ns / 1000).toFixed(2)})`);
 }
 writeFileSync(outPath, JSON.stringify(results, null, 1));

@@ -11,7 +11,7 @@ use snodo::Config;
 use crate::call::Call;
 use crate::error::{Result, core};
 use crate::response::response_object;
-use crate::{config, json, token};
+use crate::{config, json, state, token};
 
 /// The MRTR engine. Build it once (`new Engine(config)` or
 /// `Engine.development()`) and share it across requests.
@@ -141,8 +141,7 @@ impl Engine {
         call: &Call,
         #[napi(ts_arg_type = "Outcome | string | Buffer")] outcome: Unknown,
     ) -> Result<Unknown<'e>> {
-        let value = json::read(env, outcome, "outcome")?;
-        let outcome = snodo::Outcome::from_value(value).map_err(core)?;
+        let outcome = snodo::Outcome::from_value(state::read_outcome(env, outcome)?).map_err(core)?;
         let response = self.inner.decide(&call.inner, outcome).map_err(core)?;
         response_object(env, &response)
     }

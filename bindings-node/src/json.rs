@@ -78,9 +78,14 @@ pub fn parse(bytes: &[u8], what: &str) -> Result<Value> {
 
 /// A plain JS value for `value`, by `JSON.parse` of its wire text.
 pub fn to_js<'e>(env: &'e Env, value: &Value) -> Result<Unknown<'e>> {
+    parse_to_js(env, snodo::to_wire(value))
+}
+
+/// `JSON.parse(text)` for JSON text snodo wrote (so it cannot throw).
+pub fn parse_to_js(env: &Env, text: String) -> Result<Unknown<'_>> {
     let json = json_object(env)?;
     let f: Function<String, Unknown> = json.get_named_property_unchecked("parse").map_err(napi_failure)?;
-    f.call(snodo::to_wire(value)).map_err(napi_failure)
+    f.call(text).map_err(napi_failure)
 }
 
 /// A string argument.

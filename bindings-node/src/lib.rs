@@ -15,7 +15,8 @@
 //! * `http_headers`: the Streamable HTTP header check.
 //! * `token`: low-level seal/open and the request binding.
 //! * `json`: how JSON crosses (text exactly, values via `JSON.stringify`),
-//!   `canonicalize`.
+//!   `canonicalize`; `state`: application state as canonical text, without
+//!   a `Value` (issue 16).
 //! * `error`: `err.code` on every thrown error (`SnodoErrorCode`,
 //!   `ERROR_CODES`, `TOKEN_REASONS`).
 //!
@@ -36,6 +37,7 @@ pub mod inspect;
 pub mod json;
 pub mod legacy;
 pub mod response;
+pub mod state;
 pub mod tasks;
 pub mod token;
 

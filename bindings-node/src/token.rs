@@ -3,10 +3,10 @@
 
 use napi::ValueType;
 use napi::bindgen_prelude::*;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::error::{Result, argument, core, napi_failure};
-use crate::json;
+use crate::{json, state};
 
 /// What an opened token says (`engine.open`): the core's `Opened::to_json()`
 /// shape, the same names as C's JSON text and Python's `to_dict()`.
@@ -80,9 +80,21 @@ pub(crate) fn binding_of(env: &Env, value: Unknown) -> Result<[u8; 32]> {
 
 /// Seals `input` (object or JSON text) with `engine`.
 pub(crate) fn seal(engine: &snodo::Engine, env: &Env, input: Unknown) -> Result<String> {
-    let Value::Object(obj) = json::read(env, input, "input")? else {
+    let text = json::text_of(env, input, "input")?;
+    // Fast path (src/state.rs): the state goes in as canonical text.
+    if let Some(split) = state::split(&text, "input") {
+        let carried = split.state.and_then(state::canonical_state);
+        return seal_object(engine, &split.rest, carried.as_ref());
+    }
+    // Reference path: also the one that words every error.
+    let Value::Object(obj) = json::parse(&text, "input")? else {
         return Err(argument("input: must be an object"));
     };
+    seal_object(engine, &obj, obj.get(state::STATE))
+}
+
+/// Seals the members of `obj` other than `state`, with `state` given apart.
+fn seal_object(engine: &snodo::Engine, obj: &Map<String, Value>, state: Option<&Value>) -> Result<String> {
     let principal = match obj.get("principal") {
         None | Some(Value::Null) => snodo::Principal::anonymous(),
         Some(Value::String(s)) => snodo::Principal::from_option(Some(s)).map_err(core)?,
@@ -99,10 +111,10 @@ pub(crate) fn seal(engine: &snodo::Engine, env: &Env, input: Unknown) -> Result<
         _ => return Err(argument("input: give `binding` (hex) or `method` and `params`")),
     };
     let mut seal = engine.seal_input(&principal, &binding);
-    if let Some(round) = json::u64_field(&obj, "round", "input")? {
+    if let Some(round) = json::u64_field(obj, "round", "input")? {
         seal.round = u32::try_from(round).map_err(|_| argument("input.round: too large"))?;
     }
-    if let Some(flow_start) = json::u64_field(&obj, "flowStart", "input")? {
+    if let Some(flow_start) = json::u64_field(obj, "flowStart", "input")? {
         seal.flow_start = flow_start;
     }
     let questions = match obj.get("questions") {
@@ -111,7 +123,7 @@ pub(crate) fn seal(engine: &snodo::Engine, env: &Env, input: Unknown) -> Result<
         Some(_) => return Err(argument("input.questions: must be an object")),
     };
     seal.questions = &questions;
-    seal.state = obj.get("state");
+    seal.state = state;
     engine.seal(&seal).map_err(core)
 }
 
@@ -126,7 +138,8 @@ pub(crate) fn open<'e>(
     let principal = json::principal(principal)?;
     let binding = binding_of(env, binding)?;
     match engine.open(token, &principal, &binding) {
-        Ok(o) => json::to_js(env, &o.to_json()),
+        // The state's canonical text goes to `JSON.parse` as it is (src/state.rs).
+        Ok(o) => json::parse_to_js(env, state::opened_text(&o)),
         Err(e) => Err(crate::error::token(env, e)),
     }
 }

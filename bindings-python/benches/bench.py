@@ -21,11 +21,22 @@ The peers:
   separate row ("+ json") because snodo takes and returns the dict itself.
 * `AESGCMRequestStateCodec.seal` / `.unseal` alone over the same bytes: the
   codec layer without the envelope (it binds nothing).
+
+Growth (issue 16), rows with a `group`: seal+open of a dict state of 256 B,
+1 KiB, 4 KiB and 16 KiB, and `begin` of a retry whose arguments are 1, 8,
+32 and 256 KiB, each beside the floor over the same bytes (Python's
+`hmac.new(k, m, sha256).digest()` over the base64url of the bytes, plus
+base64url of the tag: what core/benches/growth.rs calls the floor). The
+sizes without a shared payload file are made by `payload_of_size`, the rule
+of core/benches/common/mod.rs, byte for byte.
 """
 
 from __future__ import annotations
 
+import base64
 import dataclasses
+import hashlib
+import hmac
 import json
 import os
 import random
@@ -57,6 +68,52 @@ QUESTION = mrtr.elicit_form(
     "Which seat?",
     {"type": "object", "properties": {"seat": {"type": "string"}}, "required": ["seat"]},
 )
+
+
+def payload_of_size(size: int) -> bytes:
+    """A canonical JSON object of exactly `size` bytes: flight items, then a
+    `pad` string (the rule of `payload_of_size` in core/benches/common/mod.rs)."""
+    def item(i: int) -> str:
+        return (f'{{"fare":{129 + i % 300}.5,"from":"LHR","ok":{"true" if i % 2 == 0 else "false"},'
+                f'"seats":{i % 9},"sku":"FL-{i:05}","to":"LIS"}}')
+
+    def text(items: list[str], pad: int) -> str:
+        return f'{{"flow":"booking","items":[{",".join(items)}],"pad":"{"x" * pad}","step":2}}'
+
+    items: list[str] = []
+    while len(text(items, 0)) + 80 < size * 3 // 4:
+        items.append(item(len(items)))
+    out = text(items, size - len(text(items, 0))).encode()
+    assert len(out) == size and mrtr.canonicalize(out) == out.decode()
+    return out
+
+
+def payload(payload_dir: str, kind: str, size: int) -> bytes:
+    """The shared payload file where there is one, else `payload_of_size`."""
+    path = os.path.join(payload_dir, f"{kind}-{size}.json")
+    if os.path.exists(path):
+        with open(path, "rb") as f:
+            return f.read()
+    return payload_of_size(size)
+
+
+def floor(data: bytes) -> bytes:
+    """HMAC-SHA256 + base64url of the same bytes (core/benches/common/mod.rs `floor`)."""
+    body = base64.urlsafe_b64encode(data).rstrip(b"=")
+    tag = hmac.new(KEY, body, hashlib.sha256).digest()
+    return body + b"." + base64.urlsafe_b64encode(tag).rstrip(b"=")
+
+
+def request_text(args: str, retry: tuple[str, str] | None = None) -> bytes:
+    """The core growth bench's request (core/benches/common/mod.rs `request`), arguments as given."""
+    extra = ""
+    if retry:
+        key, token = retry
+        extra = (f',"inputResponses":{{"{key}":{{"action":"accept","content":{{"{key}":"12A"}}}}}},'
+                 f'"requestState":"{token}"')
+    return (f'{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"book_flight","arguments":{args}'
+            f'{extra},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
+            f'"io.modelcontextprotocol/clientCapabilities":{{"elicitation":{{"form":{{}}}}}}}}}}}}').encode()
 
 
 def request(params_extra: dict | None = None) -> bytes:
@@ -137,8 +194,34 @@ def main() -> None:
          "fixed.decide(c, mrtr.complete({'content': [{'type': 'text', 'text': 'booked'}]}))"),
     ]
 
+    # Growth (issue 16): a roomy engine, as core/benches/growth.rs (a 16 KiB
+    # state makes a token over the default 16 KiB token limit).
+    roomy = mrtr.Engine([("k1", KEY)], fixed_time=NOW, max_token_bytes=64 << 10)
+    g.update(roomy=roomy, floor=floor)
+    growth: list[tuple[str, int, str, str]] = []  # (name, size, statement, group)
+    for size in (256, 1024, 4096, 16384):
+        raw = payload(payload_dir, "state", size)
+        g[f"GS{size}"], g[f"GB{size}"] = json.loads(raw), raw
+        for name, stmt in (
+            ("snodo seal+open",
+             f"roomy.open(roomy.seal(principal='alice', binding=binding, state=GS{size}), "
+             f"principal='alice', binding=binding).state"),
+            ("floor: HMAC-SHA256 + base64url", f"floor(GB{size})"),
+        ):
+            growth.append((name, size, stmt, "growth-state"))
+    for size in (1024, 8192, 32768, 262144):
+        raw = payload(payload_dir, "args", size)
+        r1 = request_text(raw.decode())
+        tok = roomy.decide(roomy.begin(r1, "alice"), mrtr.input_required({"seat": QUESTION}, state=g["S256"]))
+        r2 = request_text(raw.decode(), ("seat", tok.body["result"]["requestState"]))
+        assert roomy.begin(r2, "alice").response("seat", QUESTION).is_accepted, "the growth retry must be accepted"
+        g[f"GR{size}"], g[f"GA{size}"] = r2, raw
+        for name, stmt in (("snodo begin (retry)", f"roomy.begin(GR{size}, 'alice')"),
+                           ("floor: HMAC-SHA256 + base64url", f"floor(GA{size})")):
+            growth.append((name, size, stmt, "growth-args"))
+
     timers = []
-    for name, size, stmt in ops:
+    for name, size, stmt, group in [(*op, "") for op in ops] + growth:
         t = timeit.Timer(stmt, globals=g)
         t.timeit(3)  # warm up, and fail early
         n, elapsed = 1, 0.0
@@ -148,21 +231,22 @@ def main() -> None:
                 break
             n *= 4
         loops = max(1, int(n * SAMPLE_S / max(elapsed, 1e-9)))
-        timers.append((name, size, t, loops, []))
+        timers.append((name, size, group, t, loops, []))
     for _ in range(REPEATS):
         order = list(range(len(timers)))
         random.shuffle(order)
         for i in order:
-            name, size, t, loops, samples = timers[i]
+            name, size, _group, t, loops, samples = timers[i]
             samples.append(t.timeit(loops) / loops * 1e9)
     results = []
-    for name, size, _t, _loops, samples in timers:
+    for name, size, group, _t, _loops, samples in timers:
         results.append({
-            "lang": "python", "op": name, "size": size,
+            "lang": "python", "op": name, "size": size, **({"group": group} if group else {}),
             "median_ns": statistics.median(samples), "min_ns": min(samples), "max_ns": max(samples),
             "repeats": len(samples),
         })
-        print(f"python  {name:<55} {size:>5} B  {statistics.median(samples) / 1000:9.2f} µs"
+        label = f"{group}: {name}" if group else name
+        print(f"python  {label:<55} {size:>6} B  {statistics.median(samples) / 1000:9.2f} µs"
               f"  ({min(samples) / 1000:.2f}–{max(samples) / 1000:.2f})", flush=True)
     with open(out_path, "w") as f:
         json.dump(results, f, indent=1)

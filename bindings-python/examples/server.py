@@ -21,14 +21,15 @@ import json
 import os
 import queue
 import re
+import selectors
 import socket
 import sys
 import threading
 import time
 import uuid
 import warnings
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Dict, List, NoReturn, Optional, Tuple
+from http import HTTPStatus
+from typing import Any, Callable, Dict, List, NamedTuple, NoReturn, Optional, Tuple, Union
 
 import snodo_mrtr as mrtr
 from snodo_mrtr import Call, Engine, Response
@@ -634,268 +635,481 @@ def serve_stdio_legacy(engines: Callable[[], Engine], ls: LegacySession, lines: 
         ls.close()
 
 
-# --- HTTP plumbing (docs/operations.md): keep-alive, a deep listen backlog, bounded threads and deadlines ---
+# --- HTTP plumbing (docs/operations.md): one event loop, keep-alive, a deep backlog, bounded input, deadlines ---
 #
-# Why the standard library's ThreadingHTTPServer needs these four changes to hold load:
-# * its listen backlog is 5, so past ~8 concurrent clients new connections are dropped
-#   or reset and clients wait on SYN retries (request_queue_size below);
-# * BaseHTTPRequestHandler speaks HTTP/1.0 unless told otherwise, so every request pays
-#   a new TCP connection and a new thread (protocol_version = "HTTP/1.1", with an exact
-#   Content-Length on every reply);
-# * it starts one thread per connection without limit (MAX_CONNECTIONS: at the cap the
-#   server stops accepting and new connections wait in the backlog instead);
-# * it leaves Nagle's algorithm on, so each keep-alive reply stalls ~40 ms on a delayed ACK;
-# * nothing bounds how long a client may hold a connection: an idle or stalled socket is
-#   closed after SNODO_HTTP_TIMEOUT_SECS (default 10) seconds, and a request body must
-#   arrive within that time (a slow-drip upload gets 408).
+# Why one event loop and not a thread per connection: a 2026-era request costs a few snodo
+# calls, short and CPU-bound, and Python runs one thread at a time (the GIL). With a thread
+# per keep-alive connection, 64 clients are 64 threads handing the GIL to each other on every
+# recv and send, which at that count costs more CPU than the requests themselves
+# (docs/benchmarks.md). Here one thread waits on every socket at once (the standard library's
+# `selectors`) and answers each request inline as soon as its bytes are in: no handover.
+#
+# What any server of this kind needs, and what each constant below is for:
+# * a listen backlog of 1024 (the stdlib default of 5 drops or resets new connections past
+#   ~8 concurrent clients), and at most MAX_CONNECTIONS open sockets (at the cap the server
+#   stops accepting: new connections wait in the backlog);
+# * HTTP/1.1 keep-alive with an exact Content-Length on every reply, and TCP_NODELAY (with
+#   Nagle's algorithm on, a keep-alive reply can wait ~40 ms for the client's delayed ACK);
+# * bounded input: the request head (MAX_HEAD, else 431) and body (MAX_BODY, else 413);
+# * deadlines: a request must arrive whole within SNODO_HTTP_TIMEOUT_SECS (default 10) of its
+#   first byte (a slow drip gets 408), and an idle keep-alive connection is closed after it;
+# * a lingering close after an error reply: closing a socket with unread input makes the
+#   kernel send a reset, which can destroy the reply before the client reads it.
+#
+# The loop must never wait. One kind of request does: a 2025-era tools/call (or prompts/get,
+# resources/read) that asks the user is answered as an SSE stream, held open until the client
+# answers on *another* request. Only those are handed to a thread of their own (at most
+# MAX_STREAMS), which owns the connection until the stream ends with a close; the 2025-era
+# handshake, notifications and answers are short and stay in the loop.
 # A production deployment may sit behind a reverse proxy instead; the handlers stay the same.
 
-MAX_CONNECTIONS = 256  # one thread each; a keep-alive client holds one while connected
+MAX_CONNECTIONS = 512  # open sockets, SSE streams included (the default fd limit is 1024)
+MAX_STREAMS = 256  # 2025-era SSE streams, one thread each
+MAX_HEAD = 64 * 1024  # request line and headers
+MAX_HEADERS = 100
+MAX_QUEUED_OUT = 1 << 20  # a client sending requests without reading the answers is paused here
+LINGER_SECS = 1.0  # in all: a client still dripping bytes must not hold a closing socket
+SWEEP_SECS = 0.25  # how often deadlines are checked
 QUIET_ERRORS = (ConnectionError, TimeoutError)  # clients that vanish are normal, not server faults
+PHRASES = {s.value: s.phrase for s in HTTPStatus}
 
 
-class McpServer(ThreadingHTTPServer):
-    request_queue_size = 1024  # the listen backlog (the kernel caps it at net.core.somaxconn)
-    daemon_threads = True  # never join connection threads at exit, and keep no list of them
+class Reply(NamedTuple):
+    status: int
+    body: Optional[str] = None  # JSON text; None = no Content-Type, empty body
+    headers: Optional[Dict[str, str]] = None
+    close: bool = False  # the connection cannot be reused after this reply
 
-    def __init__(self, address: Tuple[str, int], handler: Any) -> None:
-        self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
-        super().__init__(address, handler)
 
-    def process_request(self, request: Any, client_address: Any) -> None:
-        self.slots.acquire()  # at the cap: stop accepting; the backlog holds the next ones
+class Handoff(NamedTuple):
+    """A reply the loop cannot wait for: `run(send)` gets the connection in a thread of its
+    own and writes everything itself; the connection is closed when it returns. `busy` is the
+    reply when MAX_STREAMS threads are already running."""
+    run: Callable[[Callable[[bytes], None]], None]
+    busy: Reply
+
+
+class Request:
+    """A parsed request head; `headers` keeps every occurrence, in order."""
+
+    __slots__ = ("method", "path", "headers", "first", "keep_alive")
+
+    def __init__(self, method: str, path: str, version: str, headers: List[Tuple[str, str]]) -> None:
+        self.method, self.path, self.headers = method, path, headers
+        self.first: Dict[str, str] = {}
+        for k, v in headers:
+            self.first.setdefault(k.lower(), v)
+        connection = self.first.get("connection", "").lower()
+        self.keep_alive = "close" not in connection if version == "HTTP/1.1" else "keep-alive" in connection
+
+    def header(self, name: str) -> Optional[str]:
+        return self.first.get(name)  # `name` in lower case
+
+    def principal(self) -> Optional[str]:
+        # DEMO ONLY: the bearer token is trusted as the user id. A real server
+        # verifies the token first and passes the verified user id instead.
+        scheme, _, token = (self.header("authorization") or "").partition(" ")
+        return token if scheme.lower() == "bearer" and token else None
+
+
+def parse_head(raw: bytes) -> Union[Request, Reply]:
+    lines = raw.decode("iso-8859-1").split("\r\n")
+    parts = lines[0].split(" ")
+    if len(parts) != 3 or parts[2] not in ("HTTP/1.1", "HTTP/1.0"):
+        return Reply(400, close=True)
+    if len(lines) > MAX_HEADERS + 1:
+        return Reply(431, close=True)
+    headers: List[Tuple[str, str]] = []
+    for line in lines[1:]:
+        name, sep, value = line.partition(":")
+        if not sep or not name or name != name.strip():  # also refuses obsolete line folding
+            return Reply(400, close=True)
+        headers.append((name, value.strip()))
+    return Request(parts[0], parts[1], parts[2], headers)
+
+
+def encode_reply(reply: Reply, close: bool) -> bytes:
+    data = (reply.body or "").encode("utf-8")
+    head = [f"HTTP/1.1 {reply.status} {PHRASES.get(reply.status, '')}"]
+    head += [f"{k}: {v}" for k, v in (reply.headers or {}).items()]
+    if reply.body is not None:
+        head.append("Content-Type: application/json")
+    head.append(f"Content-Length: {len(data)}")
+    if close:
+        head.append("Connection: close")
+    return ("\r\n".join(head) + "\r\n\r\n").encode("iso-8859-1") + data
+
+
+class Connection:
+    """What the loop keeps per client socket."""
+
+    def __init__(self, sock: socket.socket, now: float) -> None:
+        self.sock = sock
+        self.inbuf = bytearray()
+        self.out = bytearray()
+        self.head: Optional[Request] = None  # a parsed head whose body is still arriving
+        self.need = 0  # that body's length
+        self.discard = 0  # bytes of an oversized body still to read and drop before the 413
+        self.started: Optional[float] = None  # when the first byte of the request in progress came
+        self.active = now  # last progress either way: for the idle and slow-reader deadlines
+        self.closing = False  # close once `out` is sent
+        self.linger_until: Optional[float] = None
+        self.events = selectors.EVENT_READ
+
+
+Respond = Callable[[Request, bytes], Union[Reply, Handoff]]
+
+
+class HttpLoop:
+    def __init__(self, port: int, respond: Respond, timeout: float) -> None:
+        self.respond = respond
+        self.timeout = timeout
+        self.listener = socket.create_server(("127.0.0.1", port), backlog=1024)  # the kernel caps it at somaxconn
+        self.listener.setblocking(False)
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(self.listener, selectors.EVENT_READ, None)
+        self.accepting = True
+        self.conns: Dict[int, Connection] = {}  # by id(), so a closed socket never aliases a new one
+        self.streams = threading.BoundedSemaphore(MAX_STREAMS)
+        self.open_streams = 0  # written by stream threads too
+        self.lock = threading.Lock()
+        self.next_sweep = 0.0
+
+    @property
+    def port(self) -> int:
+        return int(self.listener.getsockname()[1])
+
+    def serve_forever(self) -> None:
+        while True:
+            for key, mask in self.selector.select(SWEEP_SECS):
+                now = time.monotonic()
+                if key.data is None:
+                    try:
+                        self.accept(now)
+                    except OSError as e:  # accept() pauses itself on the usual ones; anything else: log, go on
+                        print(f"http: accept failed: {e!r}", file=sys.stderr, flush=True)
+                    continue
+                conn: Connection = key.data
+                try:
+                    if mask & selectors.EVENT_WRITE:
+                        self.flush(conn, now)
+                        if not conn.out and conn.inbuf and id(conn) in self.conns:
+                            self.process(conn, now)  # it was paused behind its unread answers
+                    if mask & selectors.EVENT_READ and id(conn) in self.conns:
+                        self.read(conn, now)
+                except Exception as e:  # one client's trouble never stops the loop
+                    if not isinstance(e, QUIET_ERRORS):
+                        print(f"http: connection error: {e!r}", file=sys.stderr, flush=True)
+                    self.close(conn)
+            now = time.monotonic()
+            if now >= self.next_sweep:
+                self.sweep(now)
+                self.next_sweep = now + SWEEP_SECS
+
+    def accept(self, now: float) -> None:
+        for _ in range(64):  # a burst of connects is taken in one go, then the others get a turn
+            if len(self.conns) + self.open_streams >= MAX_CONNECTIONS:
+                return self.pause_accepting()
+            try:
+                sock, _ = self.listener.accept()
+            except BlockingIOError:
+                return
+            except OSError as e:  # out of file descriptors, most likely: retry at the next sweep
+                print(f"http: accept failed: {e!r}", file=sys.stderr, flush=True)
+                return self.pause_accepting()
+            sock.setblocking(False)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            conn = Connection(sock, now)
+            self.conns[id(conn)] = conn
+            self.selector.register(sock, selectors.EVENT_READ, conn)
+
+    def pause_accepting(self) -> None:
+        if self.accepting:
+            self.selector.unregister(self.listener)
+            self.accepting = False
+
+    def read(self, conn: Connection, now: float) -> None:
         try:
-            super().process_request(request, client_address)
-        except BaseException:
-            self.slots.release()
-            raise
+            data = conn.sock.recv(1 << 16)
+        except (BlockingIOError, InterruptedError):
+            return
+        if not data:  # the client left (or half-closed: it will not read an answer either way)
+            return self.close(conn)
+        if conn.linger_until is not None:
+            return  # only drained, so that the close is not a reset
+        conn.active = now
+        if conn.started is None:
+            conn.started = now
+        if conn.discard:
+            conn.discard -= min(conn.discard, len(data))
+            if not conn.discard:
+                self.send(conn, Reply(413, close=True), now)
+            return
+        conn.inbuf += data
+        self.process(conn, now)
 
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
-        try:
-            super().process_request_thread(request, client_address)
-        finally:
-            self.slots.release()
-
-    def shutdown_request(self, request: Any) -> None:
-        # Lingering close: closing a socket with unread input makes the kernel send a reset,
-        # which can destroy the reply (a 400 for garbage, a 413) before the client reads it.
-        # Stop writing, read what is left for a moment, then close.
-        deadline = time.monotonic() + 1.0  # in all: a client still dripping bytes must not hold us
-        try:
-            request.shutdown(socket.SHUT_WR)
-            for _ in range(64):  # at most 4 MiB more
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
+    def process(self, conn: Connection, now: float) -> None:
+        """Answers every whole request in the buffer (pipelined ones in order)."""
+        while not conn.closing and len(conn.out) < MAX_QUEUED_OUT:
+            if conn.head is None:
+                end = conn.inbuf.find(b"\r\n\r\n")
+                if end < 0 or end > MAX_HEAD:
+                    if end > MAX_HEAD or len(conn.inbuf) > MAX_HEAD:
+                        self.send(conn, Reply(431, close=True), now)
                     break
-                request.settimeout(remaining)
-                if not request.recv(1 << 16):
+                parsed = parse_head(bytes(conn.inbuf[:end]))
+                del conn.inbuf[:end + 4]
+                if isinstance(parsed, Reply):
+                    self.send(conn, parsed, now)
                     break
-        except OSError:
+                if not self.frame(conn, parsed, now):
+                    break
+            if len(conn.inbuf) < conn.need:
+                break
+            request, body = conn.head, bytes(conn.inbuf[:conn.need])
+            if request is None:
+                break  # not reached: frame() set the head
+            del conn.inbuf[:conn.need]
+            conn.head, conn.need = None, 0
+            conn.started = now if conn.inbuf else None
+            try:
+                answer = self.respond(request, body)
+            except Exception as e:  # never leave a request without an answer
+                print(f"request failed: {e!r}", file=sys.stderr, flush=True)
+                answer = Reply(500, close=True)
+            if isinstance(answer, Handoff):
+                if self.hand_off(conn, answer):
+                    return
+                answer = answer.busy
+            self.send(conn, answer if request.keep_alive else answer._replace(close=True), now)
+        self.flush(conn, now)
+
+    def frame(self, conn: Connection, request: Request, now: float) -> bool:
+        """Where the body ends. False when the request was answered already (and the connection closes)."""
+        if request.header("transfer-encoding") is not None:
+            self.send(conn, Reply(411, close=True), now)  # chunked uploads are not read: say so, then close
+            return False
+        lengths = {v for k, v in request.headers if k.lower() == "content-length"}
+        length = lengths.pop() if len(lengths) == 1 else "0" if not lengths else "x"
+        if not length.isdigit():
+            self.send(conn, Reply(400, close=True), now)  # the body's end is unknown: the connection cannot be reused
+            return False
+        expect = (request.header("expect") or "").lower() == "100-continue"
+        if int(length) > MAX_BODY:
+            if expect:  # the client waits for our word before uploading: it can have the 413 now
+                self.send(conn, Reply(413, close=True), now)
+            else:
+                # Read the upload (keeping nothing) before answering: closing mid-upload makes
+                # clients see a reset, not the 413. The request deadline still applies.
+                conn.discard = int(length) - min(int(length), len(conn.inbuf))
+                conn.inbuf.clear()
+                if not conn.discard:
+                    self.send(conn, Reply(413, close=True), now)
+            return False
+        conn.head, conn.need = request, int(length)
+        if expect and len(conn.inbuf) < conn.need:
+            conn.out += b"HTTP/1.1 100 Continue\r\n\r\n"
+        return True
+
+    def send(self, conn: Connection, reply: Reply, now: float) -> None:
+        conn.out += encode_reply(reply, reply.close)
+        if reply.close:
+            conn.closing = True
+            conn.inbuf.clear()
+        self.flush(conn, now)
+
+    def flush(self, conn: Connection, now: float) -> None:
+        if conn.out:
+            try:
+                sent = conn.sock.send(conn.out)
+            except (BlockingIOError, InterruptedError):
+                sent = 0
+            if sent:
+                del conn.out[:sent]
+                conn.active = now
+        if not conn.out and conn.closing and conn.linger_until is None:
+            try:
+                conn.sock.shutdown(socket.SHUT_WR)  # stop writing; read what is left; then close
+            except OSError:
+                return self.close(conn)
+            conn.linger_until = now + LINGER_SECS
+            conn.discard = 0
+        events = selectors.EVENT_READ if len(conn.out) < MAX_QUEUED_OUT else 0
+        if conn.out:
+            events |= selectors.EVENT_WRITE
+        if events != conn.events:
+            self.selector.modify(conn.sock, events, conn)
+            conn.events = events
+
+    def sweep(self, now: float) -> None:
+        if not self.accepting and len(self.conns) + self.open_streams < MAX_CONNECTIONS:
+            self.selector.register(self.listener, selectors.EVENT_READ, None)
+            self.accepting = True
+        for conn in list(self.conns.values()):
+            try:
+                self.expire(conn, now)
+            except OSError:  # the client is gone as we answer it
+                self.close(conn)
+
+    def expire(self, conn: Connection, now: float) -> None:
+        if conn.linger_until is not None:
+            if now >= conn.linger_until:
+                self.close(conn)
+        elif conn.started is not None and not conn.closing and now - conn.started >= self.timeout:
+            # Too slow in all (a slow drip, or a half request left hanging). An oversized
+            # upload still gets its 413, as it would have at its end.
+            self.send(conn, Reply(413 if conn.discard else 408, close=True), now)
+        elif now - conn.active >= self.timeout:
+            self.close(conn)  # idle keep-alive, or a client not reading its answer
+
+    def close(self, conn: Connection) -> None:
+        if self.conns.pop(id(conn), None) is None:
+            return
+        try:
+            self.selector.unregister(conn.sock)
+        except (KeyError, ValueError):
             pass
-        self.close_request(request)
+        conn.sock.close()
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        error = sys.exc_info()[1]
-        if not isinstance(error, QUIET_ERRORS):  # one line, no traceback: 1 000 disconnects must not flood stderr
-            print(f"http: connection error: {error!r}", file=sys.stderr, flush=True)
+    def hand_off(self, conn: Connection, job: Handoff) -> bool:
+        """False when MAX_STREAMS are running: the caller answers `job.busy` instead."""
+        if not self.streams.acquire(blocking=False):
+            return False
+        # The connection leaves the loop: what is still buffered in `out` goes first, then the
+        # thread writes with blocking sends; any pipelined input after this request is dropped,
+        # as the stream ends with a close.
+        self.conns.pop(id(conn), None)
+        self.selector.unregister(conn.sock)
+        with self.lock:
+            self.open_streams += 1
+        sock, pending = conn.sock, bytes(conn.out)
+        lock = threading.Lock()
+
+        def send(data: bytes) -> None:
+            with lock:  # a cancellation may be written from another request's thread
+                try:
+                    sock.sendall(data)
+                except OSError:
+                    pass  # the client dropped the stream: not a cancellation; the flow times out
+
+        def run() -> None:
+            try:
+                sock.settimeout(self.timeout)  # blocking, but never forever
+                send(pending)
+                job.run(send)
+            except Exception as e:
+                print(f"http: stream failed: {e!r}", file=sys.stderr, flush=True)
+            finally:
+                with lock:
+                    linger_close(sock)
+                with self.lock:
+                    self.open_streams -= 1
+                self.streams.release()
+
+        threading.Thread(target=run, daemon=True).start()
+        return True
+
+
+def linger_close(sock: socket.socket) -> None:
+    """The blocking form of the loop's lingering close, for a handed-off connection."""
+    deadline = time.monotonic() + LINGER_SECS
+    try:
+        sock.shutdown(socket.SHUT_WR)
+        while (remaining := deadline - time.monotonic()) > 0:
+            sock.settimeout(remaining)
+            if not sock.recv(1 << 16):
+                break
+    except OSError:
+        pass
+    sock.close()
+
+
+# --- MCP over HTTP: a parsed request in, a reply out (no sockets below this line) ---
+
+
+def http_answer(engines: Callable[[], Engine], request: Request, body: bytes) -> Union[Reply, Handoff]:
+    path = request.path.split("?")[0]
+    sid = request.header("mcp-session-id")
+    if request.method == "POST" and path == "/mcp":
+        # 2025-era sessions (issue 14): an `initialize` handshake or an Mcp-Session-Id header.
+        # Everything else goes on to the 2026 per-request path below.
+        if sid is not None or b'"initialize"' in body:
+            answer = legacy_http(engines, request, sid, body)
+            if answer is not None:
+                return answer
+        # The request-metadata header rules (-32020, HTTP 400) are snodo's: every
+        # occurrence of every header goes in, so a repeated one is caught.
+        mismatch = mrtr.check_http_headers(request.headers, body)
+        if mismatch is not None:
+            return Reply(mismatch.http_status, mismatch.to_json())
+        out = handle(engines(), body, request.principal())
+        return Reply(*out) if out else Reply(202)
+    if request.method == "DELETE" and path == "/mcp" and sid is not None:
+        ls = SESSIONS.remove(sid)
+        if ls is None:
+            return Reply(404, rpc_error(None, -32001, "Session not found"))
+        ls.close()  # its pending flows end without writing
+        return Reply(200)
+    if path != "/mcp":
+        return Reply(404)
+    return Reply(405, headers={"Allow": "POST"})  # no server-initiated (GET) stream
+
+
+def legacy_http(engines: Callable[[], Engine], request: Request, sid: Optional[str],
+                body: bytes) -> Optional[Union[Reply, Handoff]]:
+    """A POST on the 2025-era path; None when it belongs to the 2026 path."""
+    try:
+        message = json.loads(body)
+    except (ValueError, RecursionError):
+        return None if sid is None else Reply(400, rpc_error(None, -32700, "Parse error"))  # 2026 answers its own
+    if sid is None:
+        if not legacy_handshake(message):
+            return None
+        ls, answer = open_legacy_session(engines(), message, uuid.uuid4().hex)
+        if ls is None:
+            return Reply(200, answer)
+        if not SESSIONS.add(ls):
+            return Reply(503, rpc_error(message.get("id"), -32000, "Too many sessions; try again later"))
+        return Reply(200, answer, {"Mcp-Session-Id": ls.session.id})
+    ls = SESSIONS.get(sid)
+    if ls is None:
+        return Reply(404, rpc_error(None, -32001, "Session not found"))
+    version = request.header("mcp-protocol-version")
+    if version is not None and version != ls.session.protocol_version:
+        return Reply(400, rpc_error(None, -32000, f"Bad MCP-Protocol-Version: {version}"))
+    if isinstance(message, dict) and "method" in message and "id" in message:
+        if message.get("method") in mrtr.MRTR_METHODS:
+            return sse_stream(engines, ls, body, message, request.principal())
+        out: List[str] = []  # ping, tools/list, ...: nothing to wait for
+        serve_legacy_request(engines, ls, body, message, request.principal(), out.append)
+        return Reply(200, out[-1] if out else None, {"Mcp-Session-Id": sid})
+    why = legacy_message(engines, ls, body, message)
+    return Reply(202) if why is None else Reply(400, rpc_error(None, -32600, why))
+
+
+def sse_stream(engines: Callable[[], Engine], ls: LegacySession, body: bytes, message: Dict[str, Any],
+               principal: Optional[str]) -> Handoff:
+    """A request that may ask the user: its answer is an SSE stream carrying the server's
+    requests, then the response; the stream (and the connection) ends with it."""
+    head = ("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
+            f"Mcp-Session-Id: {ls.session.id}\r\n"
+            "Connection: close\r\n\r\n").encode("iso-8859-1")  # no length known: the end of the stream is the close
+
+    def run(send: Callable[[bytes], None]) -> None:
+        send(head)  # the client sees the stream open before the first event
+        serve_legacy_request(engines, ls, body, message, principal,
+                             lambda text: send(f"event: message\ndata: {text}\n\n".encode("utf-8")))
+
+    busy = rpc_error(message.get("id"), -32000, "Too many open streams; try again later")
+    return Handoff(run, Reply(503, busy, {"Mcp-Session-Id": ls.session.id}))
 
 
 def serve_http(engines: Callable[[], Engine], port: int) -> None:
-    http_timeout = float(env_int("SNODO_HTTP_TIMEOUT_SECS") or 10)  # idle keep-alive, and a whole body
-
-    class McpHandler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"  # keep-alive; every reply below has an exact Content-Length
-        timeout = http_timeout  # socket timeout: an idle keep-alive connection is closed after this
-        # The head and the body of a reply go out in two writes; with Nagle's algorithm on, the
-        # second waits for the client's delayed ACK (~40 ms) on a keep-alive connection.
-        disable_nagle_algorithm = True
-        # Buffer replies: the head and the body leave in one send when the request is done
-        # (handle_one_request flushes), not two. Each send releases and retakes the GIL;
-        # at 64 connections every extra handover is a context switch between busy threads.
-        # SSE streams and 100 Continue flush themselves (stream, handle_expect_100).
-        wbufsize = 64 * 1024
-        # Unparsable request lines are answered as HTTP/0.9 (a bare body, no status line) by
-        # default; answer them with a status, and without the stdlib's HTML error page.
-        default_request_version = "HTTP/1.1"
-        error_message_format = ""
-
-        def do_POST(self) -> None:
-            if self.path.split("?")[0] != "/mcp":
-                return self.reply(404, close=self.headers.get("Content-Length") not in (None, "0"))
-            if self.headers.get("Transfer-Encoding"):
-                return self.reply(411, close=True)  # chunked uploads are not read: say so, then close
-            length = self.headers.get("Content-Length") or "0"
-            if not length.isdigit():
-                return self.reply(400, close=True)  # the body's end is unknown: the connection cannot be reused
-            if int(length) > MAX_BODY:
-                # Read the upload (within the deadline, keeping nothing) before answering: closing
-                # mid-upload makes clients see a reset, not the 413.
-                self.read_body(int(length), keep=False)
-                return self.reply(413, close=True)
-            body = self.read_body(int(length))
-            if body is None:
-                return self.reply(408, close=True)  # slow drip past the deadline, or the client left
-            # 2025-era sessions (issue 14): an `initialize` handshake or an Mcp-Session-Id header.
-            # Everything else goes on to the 2026 per-request path below, unchanged.
-            sid = self.headers.get("Mcp-Session-Id")
-            if (sid is not None or b'"initialize"' in body) and self.legacy(sid, body):
-                return None
-            # The request-metadata header rules (-32020, HTTP 400) are snodo's: every
-            # occurrence of every header goes in, so a repeated one is caught.
-            mismatch = mrtr.check_http_headers(self.headers.items(), body)
-            if mismatch is not None:
-                return self.reply(mismatch.http_status, mismatch.to_json())
-            # DEMO ONLY: the bearer token is trusted as the user id. A real server
-            # verifies the token first and passes the verified user id instead.
-            scheme, _, token = (self.headers.get("Authorization") or "").partition(" ")
-            principal = token if scheme.lower() == "bearer" and token else None
-            try:
-                out = handle(engines(), body, principal)
-            except Exception as e:  # never drop the connection without an answer
-                print(f"request failed: {e!r}", file=sys.stderr, flush=True)
-                return self.reply(500, close=True)
-            self.reply(*(out or (202, None)))
-
-        def principal(self) -> Optional[str]:
-            # DEMO ONLY: the bearer token is trusted as the user id (see do_POST).
-            scheme, _, token = (self.headers.get("Authorization") or "").partition(" ")
-            return token if scheme.lower() == "bearer" and token else None
-
-        def legacy(self, sid: Optional[str], body: bytes) -> bool:
-            """Serves a POST on the 2025-era path; False when it belongs to the 2026 path."""
-            try:
-                message = json.loads(body)
-            except (ValueError, RecursionError):
-                if sid is None:
-                    return False  # the 2026 path answers the parse error
-                self.reply(400, rpc_error(None, -32700, "Parse error"))
-                return True
-            if sid is None:
-                if not legacy_handshake(message):
-                    return False
-                ls, answer = open_legacy_session(engines(), message, uuid.uuid4().hex)
-                if ls is None:
-                    self.reply(200, answer)
-                elif not SESSIONS.add(ls):
-                    self.reply(503, rpc_error(message.get("id"), -32000, "Too many sessions; try again later"))
-                else:
-                    self.reply(200, answer, {"Mcp-Session-Id": ls.session.id})
-                return True
-            ls = SESSIONS.get(sid)
-            if ls is None:
-                self.reply(404, rpc_error(None, -32001, "Session not found"))
-                return True
-            version = self.headers.get("MCP-Protocol-Version")
-            if version is not None and version != ls.session.protocol_version:
-                self.reply(400, rpc_error(None, -32000, f"Bad MCP-Protocol-Version: {version}"))
-                return True
-            if isinstance(message, dict) and "method" in message and "id" in message:
-                if message.get("method") in mrtr.MRTR_METHODS:
-                    self.stream(ls, body, message)
-                else:
-                    out: List[str] = []
-                    serve_legacy_request(engines, ls, body, message, self.principal(), out.append)
-                    self.reply(200, out[-1] if out else None, {"Mcp-Session-Id": sid})
-                return True
-            why = legacy_message(engines, ls, body, message)
-            if why is None:
-                self.reply(202)
-            else:
-                self.reply(400, rpc_error(None, -32600, why))
-            return True
-
-        def stream(self, ls: LegacySession, body: bytes, message: Dict[str, Any]) -> None:
-            """A request that may ask the user: its answer is an SSE stream carrying the server's
-            requests, then the response; the stream (and the connection) ends with it."""
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Cache-Control", "no-cache")
-            self.send_header("Mcp-Session-Id", ls.session.id)
-            self.send_header("Connection", "close")  # no length known: the end of the stream is the close
-            self.end_headers()
-            self.wfile.flush()  # the client sees the stream open before the first event
-            lock = threading.Lock()
-
-            def emit(text: str) -> None:
-                with lock:  # a cancellation may be written from another request's thread
-                    try:
-                        self.wfile.write(f"event: message\ndata: {text}\n\n".encode("utf-8"))
-                        self.wfile.flush()
-                    except OSError:
-                        pass  # the client dropped the stream: not a cancellation; the flow times out
-
-            serve_legacy_request(engines, ls, body, message, self.principal(), emit)
-
-        def do_DELETE(self) -> None:
-            sid = self.headers.get("Mcp-Session-Id")
-            if sid is None or self.path.split("?")[0] != "/mcp":
-                return self.not_allowed()
-            ls = SESSIONS.remove(sid)
-            if ls is None:
-                return self.reply(404, rpc_error(None, -32001, "Session not found"))
-            ls.close()  # its pending flows end without writing
-            self.reply(200)
-
-        def read_body(self, length: int, keep: bool = True) -> Optional[bytes]:
-            """The body, read within the HTTP timeout in all; None if the client is too slow or leaves."""
-            deadline = time.monotonic() + http_timeout
-            chunks: List[bytes] = []
-            left = length
-            try:
-                while left > 0:
-                    remaining = deadline - time.monotonic()
-                    if remaining <= 0:
-                        return None
-                    self.connection.settimeout(remaining)  # per-recv timeouts alone let a slow drip last forever
-                    chunk = self.rfile.read1(min(left, 1 << 16))
-                    if not chunk:
-                        return None
-                    left -= len(chunk)
-                    if keep:
-                        chunks.append(chunk)
-            except (TimeoutError, ConnectionError):
-                return None
-            finally:
-                self.connection.settimeout(http_timeout)
-            return b"".join(chunks)
-
-        def not_allowed(self) -> None:
-            close = self.headers.get("Content-Length") not in (None, "0")  # an unread body: do not reuse
-            if self.path.split("?")[0] != "/mcp":
-                return self.reply(404, close=close)
-            self.reply(405, headers={"Allow": "POST"}, close=close)  # no server-initiated (GET) stream
-
-        do_GET = do_PUT = do_PATCH = do_OPTIONS = not_allowed
-
-        def reply(self, status: int, body: Optional[str] = None, headers: Optional[Dict[str, str]] = None,
-                  close: bool = False) -> None:
-            data = (body or "").encode("utf-8")
-            self.send_response(status)
-            for k, v in (headers or {}).items():
-                self.send_header(k, v)
-            if body is not None:
-                self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            if close:
-                self.send_header("Connection", "close")  # also sets close_connection
-            self.end_headers()
-            self.wfile.write(data)
-
-        def handle_expect_100(self) -> bool:
-            ok = super().handle_expect_100()
-            self.wfile.flush()  # the 100 Continue must go out before we wait for the body
-            return ok
-
-        def log_request(self, code: Any = "-", size: Any = "-") -> None:
-            pass  # no access log: stderr is for the listening line and real problems
-
-        def log_message(self, format: str, *args: Any) -> None:
-            print(f"http: {format % args}", file=sys.stderr)  # stdout is never used for logs
-
-    server = McpServer(("127.0.0.1", port), McpHandler)
-    print(f"listening on http://127.0.0.1:{server.server_address[1]}/mcp", file=sys.stderr, flush=True)
+    timeout = float(env_int("SNODO_HTTP_TIMEOUT_SECS") or 10)  # a whole request; an idle keep-alive connection
+    loop = HttpLoop(port, lambda request, body: http_answer(engines, request, body), timeout)
+    print(f"listening on http://127.0.0.1:{loop.port}/mcp", file=sys.stderr, flush=True)
     try:
-        server.serve_forever()
+        loop.serve_forever()
     except KeyboardInterrupt:
         pass
 

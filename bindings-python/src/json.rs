@@ -9,6 +9,9 @@
 //!
 //! JSON → Python: integers become `int`, other numbers `float` (so a
 //! `1e400` becomes `inf`: use `Response.to_json()` for the exact text).
+//!
+//! The functions here are the reference; `json_fast` holds the fast paths
+//! that the bindings use for state (issue 16) and that must equal them.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -20,7 +23,7 @@ use snodo::ErrorCode;
 
 /// Deepest nesting accepted from Python objects, the same bound the core
 /// applies to JSON text (and a guard against self-referencing containers).
-const MAX_DEPTH: usize = snodo::MAX_DEPTH;
+pub(crate) const MAX_DEPTH: usize = snodo::MAX_DEPTH;
 
 /// Exact JSON text, usable wherever snodo takes a JSON value.
 ///
@@ -110,8 +113,15 @@ pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
     obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "object".into())
 }
 
-/// Converts a Python value to JSON (see the module docs for the rules).
+/// Converts a Python value to JSON (see the module docs for the rules),
+/// through the fast path of `json_fast` (issue 16).
 pub fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
+    crate::json_fast::to_value(obj)
+}
+
+/// The reference conversion: what `json_fast::to_value` must equal, result
+/// and error alike (tests/test_json_paths.py checks it on random values).
+pub fn to_value_reference(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
     to_value_at(obj, 0)
 }
 
@@ -121,7 +131,7 @@ fn number(py: Python<'_>, text: &str) -> PyResult<Value> {
         .map_err(|_| raise(py, ErrorCode::Json, format!("{text} is not a JSON number")))
 }
 
-fn to_value_at(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
+pub(crate) fn to_value_at(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
     let py = obj.py();
     if obj.is_none() {
         return Ok(Value::Null);

@@ -19,6 +19,7 @@ mod error;
 mod http_headers;
 mod inspect;
 mod json;
+mod json_fast;
 mod legacy;
 mod response;
 mod tasks;
@@ -52,6 +53,8 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tasks::declares_tasks, m)?)?;
     m.add("TASKS_EXTENSION", snodo::TASKS_EXTENSION)?;
     m.add_function(wrap_pyfunction!(json::canonicalize, m)?)?;
+    m.add_function(wrap_pyfunction!(json_fast::_canonical_of, m)?)?;
+    m.add_function(wrap_pyfunction!(json_fast::_from_text, m)?)?;
     m.add_function(wrap_pyfunction!(inspect::run_cli, m)?)?;
     m.add_function(wrap_pyfunction!(token::binding_digest, m)?)?;
     m.add_function(wrap_pyfunction!(error::_register_errors, m)?)?;

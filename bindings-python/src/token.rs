@@ -43,6 +43,14 @@ impl Opened {
     }
     #[getter]
     fn state<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        // Issue 16: the canonical text straight into Python objects; the
+        // reference (parse to a Value, then convert) only when the fast
+        // reader defers.
+        if let Some(text) = self.inner.state_json()
+            && let Some(value) = crate::json_fast::text_to_py(py, text)?
+        {
+            return Ok(Some(value));
+        }
         self.inner.state().as_ref().map(|s| to_py(py, s)).transpose()
     }
     /// Every field above, by its snake_case name: the core's one shape

@@ -39,8 +39,9 @@ class Server:
     def __init__(self, kind: str, keys: str, port: int = 0, **env: str) -> None:
         self.kind = kind
         if kind == "python":
+            # SNODO_LOAD_PYTHON_SERVER: another copy of the script, for an A/B run against a change.
             cmd = [os.environ.get("SNODO_LOAD_PYTHON") or sys.executable,
-                   str(ROOT / "bindings-python/examples/server.py")]
+                   os.environ.get("SNODO_LOAD_PYTHON_SERVER") or str(ROOT / "bindings-python/examples/server.py")]
         elif kind == "node":
             cmd = [os.environ.get("SNODO_LOAD_NODE") or "node", str(ROOT / "bindings-node/examples/server.mjs")]
         else:

@@ -35,6 +35,8 @@ __all__ = [
     "missing_capabilities",
     "filter_supported",
     "canonicalize",
+    "_canonical_of",
+    "_from_text",
     "run_cli",
     "binding_digest",
     "elicit_form_without_lint",
@@ -369,6 +371,10 @@ def list_roots() -> Dict[str, Any]: ...
 def missing_capabilities(requests: Dict[str, Any], capabilities: _JsonObject) -> Dict[str, Any]: ...
 def filter_supported(requests: Dict[str, Any], capabilities: _JsonObject) -> Dict[str, Any]: ...
 def canonicalize(text: _JsonText) -> str: ...
+def _canonical_of(obj: Any, reference: bool = False) -> str:
+    """Test hook (issue 16): canonical text of ``obj`` via the fast or the reference conversion."""
+def _from_text(text: str, reference: bool = False) -> Optional[List[Any]]:
+    """Test hook (issue 16): JSON text to objects via the fast reader (None: it defers) or the reference."""
 def run_cli(args: List[str], keys: Optional[str] = None, now: Optional[int] = None) -> Tuple[str, str, int]:
     """The ``snodo-mrtr`` command line (``snodo_mrtr.cli``): ``(stdout, stderr, exit_code)``."""
 def binding_digest(method: str, params: Union[_JsonText, Dict[str, Any]]) -> bytes: ...

@@ -1,0 +1,423 @@
+//! Application state across the boundary without a `serde_json::Value`
+//! (issue 16).
+//!
+//! The reference path turns a JS state into text (`JSON.stringify`), parses
+//! that text into a `Value` (an allocation per key, string and number) and
+//! writes the `Value` canonically into the token; on open it parses the
+//! token's canonical state text into a `Value`, writes that back out as text
+//! and hands the text to `JSON.parse`. At 4 KiB the two `Value` trees cost
+//! several times the HMAC and base64 of the token.
+//!
+//! The fast path keeps the state as text end to end:
+//!
+//! * in: the input text is canonicalised by the core's streaming
+//!   canonicaliser (`snodo::canonicalize`, no tree), the top-level `state`
+//!   member is cut out of the canonical text, and only the small rest is
+//!   parsed; the state's canonical bytes reach the core's canonical writer
+//!   as they are (see [`canonical_state`]);
+//! * out: the opened token's canonical state text goes straight into the
+//!   text handed to `JSON.parse`.
+//!
+//! Whenever the fast path cannot be taken (the text does not canonicalise,
+//! or is not an object), the caller runs the reference path, so every error
+//! is the reference path's error, word for word. `tests` below hold the two
+//! paths to the same tokens and the same opened objects on random values.
+
+use serde_json::{Map, Number, Value};
+
+/// The key of the application state in `engine.seal`'s input and in an
+/// opened token's object.
+pub const STATE: &str = "state";
+
+/// A parsed JSON object with its top-level `state` member taken out as
+/// canonical text (`None`: no `state` member).
+#[derive(Debug)]
+pub struct Split {
+    /// Every other member, parsed strictly.
+    pub rest: Map<String, Value>,
+    /// The canonical text of `state`, if present.
+    pub state: Option<String>,
+}
+
+/// The fast reading of an object argument that carries a `state`: `None`
+/// means "take the reference path" (which then reports any error).
+pub fn split(text: &[u8], what: &str) -> Option<Split> {
+    // The same strictness, caps and depth rule as `parse_json` on the whole
+    // text (the core holds `canonicalize` to `canonical(parse_json(..))`).
+    let canon = snodo::canonicalize(text).ok()?;
+    let (rest, state) = cut_member(&canon, STATE)?;
+    let Ok(Value::Object(rest)) = snodo::parse_json(rest.as_bytes(), what) else {
+        return None;
+    };
+    Some(Split { rest, state: state.map(str::to_owned) })
+}
+
+/// The value the core's canonical writer writes as exactly `canonical`.
+///
+/// The core takes the state as a `Value` and writes numbers by their exact
+/// lexical text (`arbitrary_precision`), so a number whose text is the
+/// state's canonical form is written byte for byte as the state would be;
+/// no tree is built. `null` stays JSON `null` (no state), as the core reads
+/// it. The text must be what `snodo::canonicalize` returned (the caller
+/// checks depth and syntax through it), and the value must only be handed
+/// to the core's sealing (`SealInput::state`), never read as a number.
+pub fn canonical_state(canonical: String) -> Option<Value> {
+    if canonical == "null" {
+        return None;
+    }
+    Some(Value::Number(Number::from_string_unchecked(canonical)))
+}
+
+/// Cuts the top-level member `key` out of canonical object text: the object
+/// without it, and the member's value text. `None` if `canon` is not an
+/// object (the caller then takes the reference path).
+///
+/// Canonical text has no whitespace and escapes only inside strings (a
+/// backslash always starts a two-character escape or `\uXXXX`, whose tail
+/// has no quote), so skipping a value is bracket counting outside strings.
+fn cut_member<'t>(canon: &'t str, key: &str) -> Option<(String, Option<&'t str>)> {
+    let b = canon.as_bytes();
+    if b.first() != Some(&b'{') || b.last() != Some(&b'}') {
+        return None;
+    }
+    let mut i = 1;
+    while i < b.len() - 1 {
+        let key_start = i;
+        let key_end = skip_string(b, i)?;
+        if b.get(key_end) != Some(&b':') {
+            return None;
+        }
+        let value_start = key_end + 1;
+        let value_end = skip_value(b, value_start)?;
+        if canon.get(key_start + 1..key_end - 1) == Some(key) {
+            let value = canon.get(value_start..value_end)?;
+            let rest = if b.get(value_end) == Some(&b',') {
+                format!("{}{}", canon.get(..key_start)?, canon.get(value_end + 1..)?)
+            } else if key_start > 1 {
+                // The last member: drop the comma before it.
+                format!("{}{}", canon.get(..key_start - 1)?, canon.get(value_end..)?)
+            } else {
+                "{}".to_owned()
+            };
+            return Some((rest, Some(value)));
+        }
+        i = value_end + 1;
+    }
+    Some((canon.to_owned(), None))
+}
+
+/// `b[i]` opens a string: the index just past its closing quote.
+fn skip_string(b: &[u8], mut i: usize) -> Option<usize> {
+    if b.get(i) != Some(&b'"') {
+        return None;
+    }
+    i += 1;
+    loop {
+        match b.get(i)? {
+            b'\\' => i += 2,
+            b'"' => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+}
+
+/// A value starts at `b[i]`: the index of the `,` or `}` that ends it.
+fn skip_value(b: &[u8], mut i: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    loop {
+        match b.get(i)? {
+            b'"' => i = skip_string(b, i)?,
+            b'{' | b'[' => {
+                depth += 1;
+                i += 1;
+            }
+            b',' | b'}' if depth == 0 => return Some(i),
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+}
+
+/// An outcome argument (object or text) for `engine.decide`, its `state`
+/// carried as canonical text ([`canonical_state`]). Only `decide` may use
+/// it: there the core only seals the state. `decideLegacy` keeps the state
+/// in its pending flow and gives it back, so it reads the reference way.
+pub fn read_outcome(
+    env: &napi::Env,
+    outcome: napi::bindgen_prelude::Unknown<'_>,
+) -> crate::error::Result<Value> {
+    outcome_value(&crate::json::text_of(env, outcome, "outcome")?)
+}
+
+/// Outcome text shorter than this goes the reference path. Canonicalising
+/// the whole outcome and then parsing the rest (the question included) is
+/// no cheaper than parsing it all when the state is small: at 256 B no gain
+/// showed, within ±10 % (cachegrind, docs/benchmarks.md, Node). For a large
+/// state it saves most of the work.
+pub const FAST_OUTCOME_BYTES: usize = 1024;
+
+/// [`read_outcome`] of outcome text.
+pub fn outcome_value(text: &[u8]) -> crate::error::Result<Value> {
+    outcome_value_from(text, FAST_OUTCOME_BYTES)
+}
+
+/// [`outcome_value`], taking the fast path from `min_bytes` of text on (the
+/// tests take it always).
+fn outcome_value_from(text: &[u8], min_bytes: usize) -> crate::error::Result<Value> {
+    // Most outcomes carry no state (`complete`, `error`, ...): canonicalising
+    // them first would only add work, so they go the reference path. (A key
+    // spelled with escapes, `"st\u0061te"`, also goes there: still correct.)
+    if text.len() < min_bytes
+        || !text.windows(STATE.len() + 2).any(|w| w.starts_with(b"\"state") && w.ends_with(b"\""))
+    {
+        return crate::json::parse(text, "outcome");
+    }
+    match split(text, "outcome") {
+        Some(Split { mut rest, state }) => {
+            if let Some(carried) = state.and_then(canonical_state) {
+                rest.insert(STATE.to_owned(), carried);
+            }
+            Ok(Value::Object(rest))
+        }
+        None => crate::json::parse(text, "outcome"),
+    }
+}
+
+/// The text of `opened` as an object: exactly the members of the core's
+/// `Opened::to_json()`, in its (sorted) order, with the state's canonical
+/// text put in as it is rather than parsed and written again.
+pub fn opened_text(opened: &snodo::Opened) -> String {
+    let head = serde_json::json!({
+        "expiresAt": opened.expires_at,
+        "flowStart": opened.flow_start,
+        "issuedAt": opened.issued_at,
+        "keyId": opened.key_id,
+        "questionKeys": opened.question_keys(),
+        "round": opened.round,
+    });
+    let mut text = snodo::to_wire(&head);
+    // `head` is an object, so its text ends with `}`; "state" sorts last.
+    text.pop();
+    text.push_str(",\"state\":");
+    text.push_str(opened.state_json().unwrap_or("null"));
+    text.push('}');
+    text
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    //! The fast path against the reference path on random values: the same
+    //! token bytes (fixed clock), the same opened object, the same errors.
+    use super::*;
+
+    /// A small seeded generator (xorshift64*), so failures reproduce.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    const PIECES: [&str; 12] =
+        ["a", "state", "Z", "é", "😀", "\\n", "\\\"", "\\u0001", "\\ud83d\\ude00", "\\\\", "\u{2028}", "s"];
+    const NUMBERS: [&str; 12] = [
+        "0",
+        "-0",
+        "1",
+        "1.0",
+        "-12.5e-3",
+        "1E+21",
+        "12345678901234567890",
+        "-98765432109876543210123",
+        "3.141592653589793238",
+        "1e400",
+        "0.1",
+        "42",
+    ];
+
+    fn string(r: &mut Rng) -> String {
+        let n = r.below(5);
+        let body: String = (0..n).map(|_| PIECES[r.below(PIECES.len() as u64) as usize]).collect();
+        format!("\"{body}\"")
+    }
+
+    /// Random JSON text (with optional whitespace and keys in any order).
+    fn value(r: &mut Rng, depth: usize) -> String {
+        let ws = if r.below(4) == 0 { " " } else { "" };
+        match if depth == 0 { r.below(4) } else { r.below(6) } {
+            0 => ["null", "true", "false"][r.below(3) as usize].to_owned(),
+            1 => NUMBERS[r.below(NUMBERS.len() as u64) as usize].to_owned(),
+            2 | 3 => string(r),
+            4 => {
+                let items: Vec<String> = (0..r.below(4)).map(|_| value(r, depth - 1)).collect();
+                format!("[{ws}{}]", items.join(&format!(",{ws}")))
+            }
+            _ => {
+                let mut keys: Vec<String> = (0..r.below(5)).map(|_| string(r)).collect();
+                keys.sort();
+                keys.dedup();
+                let members: Vec<String> =
+                    keys.iter().map(|k| format!("{k}{ws}:{ws}{}", value(r, depth - 1))).collect();
+                format!("{{{}}}", members.join(","))
+            }
+        }
+    }
+
+    fn nested(levels: usize) -> String {
+        format!("{}1{}", "[".repeat(levels), "]".repeat(levels))
+    }
+
+    fn engine() -> snodo::Engine {
+        let c =
+            snodo::Config::new(vec![snodo::Key::new("k1", vec![7u8; 32]).unwrap()]).fixed_time(1_800_000_000);
+        snodo::Engine::new(c).unwrap()
+    }
+
+    /// Reference: the whole text parsed into a `Value`, `state` read from it.
+    fn seal_reference(e: &snodo::Engine, text: &str) -> Result<String, String> {
+        let Value::Object(obj) = snodo::parse_json(text.as_bytes(), "input").map_err(|e| e.to_string())?
+        else {
+            return Err("not an object".into());
+        };
+        seal_with(e, &obj, obj.get(STATE))
+    }
+
+    fn seal_fast(e: &snodo::Engine, text: &str) -> Result<String, String> {
+        match split(text.as_bytes(), "input") {
+            Some(s) => {
+                let state = s.state.and_then(canonical_state);
+                seal_with(e, &s.rest, state.as_ref())
+            }
+            None => seal_reference(e, text),
+        }
+    }
+
+    fn seal_with(
+        e: &snodo::Engine,
+        obj: &Map<String, Value>,
+        state: Option<&Value>,
+    ) -> Result<String, String> {
+        let p = snodo::Principal::user(obj["principal"].as_str().unwrap()).unwrap();
+        let binding = [9u8; 32];
+        let mut input = e.seal_input(&p, &binding);
+        input.round = obj.get("round").and_then(Value::as_u64).unwrap_or(1) as u32;
+        input.state = state;
+        e.seal(&input).map_err(|e| e.to_string())
+    }
+
+    fn check(e: &snodo::Engine, text: &str) {
+        let fast = seal_fast(e, text);
+        let reference = seal_reference(e, text);
+        assert_eq!(fast, reference, "input {text}");
+        if let Ok(token) = fast {
+            let p = snodo::Principal::user("alice").unwrap();
+            let opened = e.open(&token, &p, &[9u8; 32]).unwrap();
+            let text_form: Value = serde_json::from_str(&opened_text(&opened)).unwrap();
+            assert_eq!(text_form, opened.to_json(), "opened {text}");
+        }
+    }
+
+    #[test]
+    fn fast_seal_and_open_equal_the_reference_on_random_values() {
+        let e = engine();
+        let mut r = Rng(0x5eed_1600_dead_beef);
+        let mut fast = 0;
+        for _ in 0..3000 {
+            let state = value(&mut r, 5);
+            let text = match r.below(4) {
+                0 => format!(r#"{{"state":{state},"principal":"alice","round":2}}"#),
+                1 => format!(r#"{{"principal":"alice", "state" : {state}}}"#),
+                2 => format!(r#"{{"round":1,"principal":"alice","zz":{state},"state":{state}}}"#),
+                _ => format!(r#"{{"principal":"alice","a":{state}}}"#),
+            };
+            // Whatever the reference accepts, the fast path must take (escapes
+            // can make two spellings one key: that text is refused by both).
+            if seal_reference(&e, &text).is_ok() {
+                assert!(split(text.as_bytes(), "input").is_some(), "slow path for {text}");
+                fast += 1;
+            }
+            check(&e, &text);
+        }
+        assert!(fast > 2000, "only {fast} of 3000 inputs were valid");
+    }
+
+    #[test]
+    fn edges_take_the_reference_path_or_agree() {
+        let e = engine();
+        for levels in [1, 61, 62, 63, 64, 65, 200] {
+            check(&e, &format!(r#"{{"principal":"alice","state":{}}}"#, nested(levels)));
+        }
+        for text in [
+            r#"{"principal":"alice","state":null}"#,
+            r#"{"principal":"alice","state":{}}"#,
+            r#"{"state":"x","principal":"alice"}"#,
+            r#"{"principal":"alice","state":1,"state":2}"#,
+            r#"{"principal":"alice","state":"\ud800"}"#,
+            r#"{"principal":"alice","state":[1,]}"#,
+            r#"{"principal":"alice","state":"x"} trailing"#,
+            r#"["state"]"#,
+            r#"{"principal":"alice","\u0073tate":{"b":1,"a":2}}"#,
+        ] {
+            check(&e, text);
+        }
+    }
+
+    fn outcome_fast(text: &str) -> Result<Value, String> {
+        outcome_value_from(text.as_bytes(), 0).map_err(|e| format!("{e:?}"))
+    }
+
+    #[test]
+    fn fast_decide_equals_the_reference_on_random_states() {
+        let e = engine();
+        let p = snodo::Principal::user("alice").unwrap();
+        let request = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}}}"#;
+        let question = r#"{"mode":"form","message":"Seat?","requestedSchema":{"type":"object","properties":{"seat":{"type":"string"}}}}"#;
+        let decide = |outcome: Result<Value, String>| -> Result<String, String> {
+            let snodo::Begin::Call(call) = e.begin(request, &p).unwrap() else { panic!("not a call") };
+            let o = snodo::Outcome::from_value(outcome?).map_err(|e| e.to_string())?;
+            e.decide(&call, o).map(|r| r.to_json()).map_err(|e| e.to_string())
+        };
+        let mut r = Rng(0x0dec_1de5_0000_0016);
+        let mut states: Vec<String> = (0..1500).map(|_| value(&mut r, 5)).collect();
+        states.extend([nested(62), nested(63), nested(64), "null".into()]);
+        for state in states {
+            for text in [
+                format!(
+                    r#"{{"type":"input_required","inputRequests":{{"seat":{question}}},"state":{state}}}"#
+                ),
+                format!(r#"{{"state":{state},"type":"input_required"}}"#),
+                format!(r#"{{"type":"complete","result":{{"content":[]}},"state":{state}}}"#),
+                format!(r#"{{"type":"input_required","state":{state},"state":1}}"#),
+            ] {
+                let reference = crate::json::parse(text.as_bytes(), "outcome").map_err(|e| format!("{e:?}"));
+                assert_eq!(decide(outcome_fast(&text)), decide(reference), "outcome {text}");
+            }
+        }
+    }
+
+    #[test]
+    fn cut_member_handles_every_position() {
+        assert_eq!(cut_member(r#"{"state":1}"#, STATE), Some(("{}".into(), Some("1"))));
+        assert_eq!(
+            cut_member(r#"{"a":"}","state":[{"x":","}]}"#, STATE),
+            Some((r#"{"a":"}"}"#.into(), Some(r#"[{"x":","}]"#)))
+        );
+        assert_eq!(
+            cut_member(r#"{"a":1,"state":2,"z":3}"#, STATE),
+            Some((r#"{"a":1,"z":3}"#.into(), Some("2")))
+        );
+        assert_eq!(cut_member(r#"{"a\"state":1}"#, STATE), Some((r#"{"a\"state":1}"#.into(), None)));
+        assert_eq!(cut_member("{}", STATE), Some(("{}".into(), None)));
+        assert_eq!(cut_member("[1]", STATE), None);
+    }
+}

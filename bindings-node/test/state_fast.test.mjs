@@ -1,0 +1,149 @@
+// Issue 16: seal, open and decide carry the application state as canonical
+// text (src/state.rs), never as a serde Value. On random nested values
+// (seeded, so a failure reproduces) this holds the fast path to the
+// reference rules, seen from JavaScript:
+//
+// * the token carries exactly `canonicalize(JSON.stringify(state))`, the
+//   core's reference canonical form of what the value means;
+// * the state read back is `JSON.parse` of that text (today's rule for
+//   numbers: exact in the token, a JS number in the object);
+// * an object and its JSON text seal to the same token;
+// * what the reference refuses (lone surrogates, nesting past the limit)
+//   is refused with the reference's `JSON` error, and not sealed.
+//
+// The Rust side (`cargo test -p snodo-node state`) compares the two paths
+// themselves: same tokens, same opened objects, same errors word for word.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const mrtr = require('../index.js');
+
+const NOW = 1_800_000_000;
+const KEY = Buffer.alloc(32, 7);
+const engine = new mrtr.Engine({ keys: [{ id: 'k1', secret: KEY }], fixedTime: NOW, maxTokenBytes: 64 << 10 });
+const binding = mrtr.bindingDigest('tools/call', { name: 't' });
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+};
+
+// xorshift32: small, seeded, good enough to spread the cases.
+function rng(seed) {
+  let x = seed >>> 0 || 1;
+  const next = () => {
+    x ^= x << 13; x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5; x >>>= 0;
+    return x;
+  };
+  return { below: (n) => next() % n, pick: (xs) => xs[next() % xs.length] };
+}
+
+const PIECES = ['a', 'state', 'Z', 'é', '😀', '\n', '"', '\\', '\u0001', '\u001f', '\u2028', '\u{10FFFF}', '/', ' ', '10', 'ß'];
+const NUMBERS = [0, -0, 1, -1, 1.5, 0.1, 1e21, 1e-7, 5e-324, 2 ** 53, -(2 ** 53) + 1, 123456789.125, 1.7976931348623157e308];
+
+function str(r) {
+  let s = '';
+  for (let n = r.below(5); n > 0; n--) s += r.pick(PIECES);
+  return s;
+}
+
+function value(r, depth) {
+  switch (depth === 0 ? r.below(4) : r.below(6)) {
+    case 0: return r.pick([null, true, false]);
+    case 1: return r.below(2) ? r.pick(NUMBERS) : (r.below(2 ** 31) - 2 ** 30) / r.pick([1, 3, 1024]);
+    case 2:
+    case 3: return str(r);
+    case 4: return Array.from({ length: r.below(4) }, () => value(r, depth - 1));
+    default: {
+      const o = {};
+      // Insertion order is random; integer-like keys ('10') come first in V8.
+      for (let n = r.below(5); n > 0; n--) o[str(r) || 'k'] = value(r, depth - 1);
+      return o;
+    }
+  }
+}
+
+// The state member of a token's payload (docs/token-format.md: keys sorted,
+// `s` between the round and the version; no questions in these tokens).
+function sealedState(token) {
+  const payload = Buffer.from(token.split('.')[2], 'base64url').toString('utf8');
+  const m = /^\{"b":"[^"]*","exp":\d+,"fs":\d+,"iat":\d+,"p":"[^"]*","q":\{\},"r":\d+(?:,"s":(.*))?,"v":1\}$/s.exec(payload);
+  assert.ok(m, payload);
+  return m[1] ?? null;
+}
+
+test('seal/open: random states carry their canonical form and come back as JSON.parse of it', () => {
+  const r = rng(0x16_5eed);
+  for (let i = 0; i < 1500; i++) {
+    const state = value(r, 5);
+    const text = JSON.stringify(state);
+    const canonical = mrtr.canonicalize(text);
+    const input = { principal: 'alice', binding: binding.toString('hex'), round: 1 + r.below(3), flowStart: NOW, state };
+    const token = engine.seal(input);
+    assert.equal(engine.seal(JSON.stringify(input)), token, text);
+    assert.equal(sealedState(token), state === null ? null : canonical, text);
+    const opened = engine.open(token, 'alice', binding);
+    assert.deepEqual(opened.state, JSON.parse(canonical), text);
+    assert.deepEqual(opened.state, JSON.parse(text), text);
+    assert.deepEqual(Object.keys(opened), ['expiresAt', 'flowStart', 'issuedAt', 'keyId', 'questionKeys', 'round', 'state']);
+  }
+});
+
+test('seal: numbers as JSON text stay exact in the token, and read back as JSON.parse reads them', () => {
+  for (const n of ['12345678901234567890', '1.0', '-0.0', '1E+2', '0.1e-400', '-98765432109876543210123']) {
+    const text = `{"principal":"alice","binding":"${binding.toString('hex')}","state":{"n":${n},"a":[${n}]}}`;
+    const token = engine.seal(text);
+    const canonical = mrtr.canonicalize(`{"n":${n},"a":[${n}]}`);
+    assert.equal(sealedState(token), canonical);
+    if (/^-?\d+$/.test(n)) assert.equal(canonical, `{"a":[${n}],"n":${n}}`); // big integers exact
+    assert.deepEqual(engine.open(token, 'alice', binding).state, JSON.parse(canonical));
+  }
+});
+
+test('seal: what the reference refuses is refused the same way, never sealed', () => {
+  const deep = (n) => { let v = 1; for (let i = 0; i < n; i++) v = [v]; return v; };
+  const hex = binding.toString('hex');
+  // The input object is one level: a 63-level state is 64 in all, the limit.
+  assert.equal(typeof engine.seal({ principal: 'alice', binding: hex, state: deep(63) }), 'string');
+  for (const state of [deep(64), deep(300), { s: 'lone \ud800 surrogate' }, ['\udc00']]) {
+    const text = JSON.stringify({ principal: 'alice', binding: hex, state });
+    assert.throws(() => mrtr.canonicalize(text), { code: 'JSON' });
+    let fromObject;
+    let fromText;
+    assert.throws(() => engine.seal({ principal: 'alice', binding: hex, state }), (e) => (fromObject = e, true));
+    assert.throws(() => engine.seal(text), (e) => (fromText = e, true));
+    assert.equal(fromObject.code, 'JSON');
+    assert.match(fromObject.message, /^input: /);
+    assert.equal(fromObject.message, fromText.message);
+  }
+  // Repeated keys in text: the reference parser's error.
+  assert.throws(() => engine.seal(`{"principal":"alice","binding":"${hex}","state":1,"state":2}`),
+    { code: 'JSON', message: /input: .*duplicate/i });
+});
+
+test('decide/begin: random states round-trip through inputRequired and the retry', () => {
+  const r = rng(0xdec1de);
+  const Q = mrtr.elicitForm('Seat?', { type: 'object', properties: { seat: { type: 'string' } } });
+  const req = (extra = {}) => JSON.stringify({
+    jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 't', _meta: META, ...extra },
+  });
+  for (let i = 0; i < 400; i++) {
+    // Outcomes from 1 KiB on take the canonical-text path (src/state.rs):
+    // every other state is padded past that.
+    const state = i % 2 ? { pad: 'x'.repeat(1100), v: value(r, 4) } : value(r, 4);
+    const text = JSON.stringify(state);
+    const asObject = engine.decide(engine.begin(req(), 'alice'), mrtr.inputRequired({ seat: Q }, state));
+    const asText = engine.decide(engine.begin(req(), 'alice'),
+      JSON.stringify({ type: 'input_required', inputRequests: { seat: Q }, state }));
+    assert.equal(asObject.json, asText.json, text);
+    const token = asObject.body.result.requestState;
+    const payload = Buffer.from(token.split('.')[2], 'base64url').toString('utf8');
+    assert.ok(state === null ? !payload.includes(',"s":') : payload.endsWith(`,"s":${mrtr.canonicalize(text)},"v":1}`), text);
+    const call = engine.begin(req({ inputResponses: { seat: { action: 'accept', content: { seat: '1' } } }, requestState: token }), 'alice');
+    assert.ok(call instanceof mrtr.Call, text);
+    assert.deepEqual(call.state, state === null ? null : JSON.parse(text), text);
+  }
+});

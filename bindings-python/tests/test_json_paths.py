@@ -1,0 +1,210 @@
+"""Issue 16: the fast Python <-> JSON paths against the reference ones.
+
+`_native._canonical_of(obj, reference)` converts a Python value to JSON
+through the fast walker or the reference one and returns its canonical
+text; `_native._from_text(text, reference)` reads JSON text into Python
+objects through the fast reader (a one-item list, or None when it defers
+to the reference) or the reference (parse to a Value, then convert).
+Random values must give the same bytes, the same objects back (same types,
+same float bits) and the same errors.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import math
+import struct
+from typing import Any, List, Optional
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import snodo_mrtr as s
+from conftest import KEY, NOW
+from snodo_mrtr import RawJSON, _native
+
+SETTINGS = settings(max_examples=300, deadline=None)
+
+# Strings with escapes, control characters and non-BMP characters (no lone
+# surrogates: those are not text, and both paths refuse them alike, below).
+TEXT = st.text(
+    alphabet=st.one_of(
+        st.characters(blacklist_categories=("Cs",)),
+        st.sampled_from(['"', "\\", "/", "\b", "\f", "\n", "\r", "\t", "\x00", "\x1f", "\x7f", "\u2028", "😀", "\U0010ffff"]),
+    ),
+    max_size=12,
+)
+INTS = st.one_of(
+    st.integers(min_value=-(2**63), max_value=2**64),
+    st.integers(min_value=-(10**60), max_value=10**60),
+    st.sampled_from([0, -1, 2**63 - 1, 2**63, -(2**63) - 1, 2**64, 10**400]),
+)
+FLOATS = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from([0.0, -0.0, 1.0, 1e16, 1e15, 9999999999999998.0, 1e-4, 1e-5, 5e-324, 1.7976931348623157e308, 0.1, 123456789.125]),
+    st.integers(min_value=-400, max_value=400).map(lambda e: 10.0**e if -300 < e < 300 else 1.5),
+)
+SCALARS = st.one_of(st.none(), st.booleans(), INTS, FLOATS, TEXT)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=6),
+        st.lists(inner, max_size=4).map(tuple),
+        st.dictionaries(TEXT, inner, max_size=6),
+    ),
+    max_leaves=40,
+)
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal with the same types all the way down (1 vs 1.0 vs True differ, -0.0 vs 0.0 too)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        return struct.pack("<d", a) == struct.pack("<d", b) or (math.isnan(a) and math.isnan(b))
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    return bool(a == b)
+
+
+def outcome(fn: Any, *args: Any) -> Any:
+    """The result, or the exception's type and message."""
+    try:
+        return ("ok", fn(*args))
+    except Exception as e:  # noqa: BLE001 - comparing whatever each path raises
+        return ("err", type(e), str(e))
+
+
+@SETTINGS
+@given(VALUES)
+def test_fast_walker_gives_the_reference_bytes(value: Any) -> None:
+    assert outcome(_native._canonical_of, value) == outcome(_native._canonical_of, value, True)
+
+
+@SETTINGS
+@given(FLOATS)
+def test_floats_are_spelled_as_python_repr(f: float) -> None:
+    assert _native._canonical_of(f) == repr(f)
+    assert _native._canonical_of([f]) == _native._canonical_of([f], True)
+
+
+@SETTINGS
+@given(VALUES)
+def test_fast_reader_gives_the_reference_objects(value: Any) -> None:
+    text = _native._canonical_of(value)
+    fast = _native._from_text(text)
+    ref = _native._from_text(text, True)
+    assert fast is not None, "canonical text is always read by the fast reader"
+    assert same(fast[0], ref[0])
+
+
+@SETTINGS
+@given(VALUES, st.booleans(), st.sampled_from([None, 0, 2]))
+def test_fast_reader_on_other_spellings_defers_or_agrees(value: Any, ascii_only: bool, indent: Optional[int]) -> None:
+    text = json.dumps(value, ensure_ascii=ascii_only, indent=indent)
+    fast = _native._from_text(text)
+    ref = _native._from_text(text, True)
+    if fast is not None:
+        assert same(fast[0], ref[0])
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['{"a":1,"a":2}', '{"a":1', "[1,]", "01", "-", "1.", ".5", "1e", '"\\x"', '"\\ud800"', '"\\udc00x"',
+     '"a\tb"', "nul", "[1] x", "{'a':1}", '{"a" 1}', "[" * 70 + "]" * 70, '{"k":' * 70 + "1" + "}" * 70],
+)
+def test_fast_reader_defers_on_what_the_reference_refuses(text: str) -> None:
+    assert _native._from_text(text) is None
+    with pytest.raises(s.JsonError):
+        _native._from_text(text, True)
+
+
+def test_fast_reader_defers_on_keys_out_of_order() -> None:
+    # The reference's dict has its keys in byte order (a sorted map); canonical text already does.
+    assert _native._from_text('{"b":1,"a":2}') is None
+    assert list(_native._from_text('{"b":1,"a":2}', True)[0]) == ["a", "b"]
+    assert list(_native._from_text(r'{"Z":1,"a":2,"\u00e9":3,"\ud83d\ude00":4}')[0]) == ["Z", "a", "é", "😀"]
+
+
+def test_fast_reader_numbers_match_the_reference() -> None:
+    for text in ["0", "-0", "-0.0", "1E5", "1e400", "-1e400", "123456789012345678901234567890", "-9223372036854775809",
+                 "18446744073709551615", "9223372036854775807", "2.5e-3", "1.0", "[1e2, 3]"]:
+        fast = _native._from_text(text)
+        assert fast is not None and same(fast[0], _native._from_text(text, True)[0]), text
+
+
+class Color(enum.IntEnum):
+    RED = 7
+
+
+class MyStr(str):
+    pass
+
+
+class MyFloat(float):
+    def __repr__(self) -> str:
+        return "MyFloat!"
+
+
+class MyDict(dict):  # type: ignore[type-arg]
+    pass
+
+
+def cyclic() -> List[Any]:
+    a: List[Any] = []
+    a.append(a)
+    return a
+
+
+def cyclic_dict() -> Any:
+    d: Any = {}
+    d["self"] = d
+    return d
+
+
+def nested(depth: int) -> Any:
+    v: Any = 1
+    for _ in range(depth):
+        v = {"k": [v]}
+    return v
+
+
+ODD = [
+    float("nan"), float("inf"), -float("inf"), {"a": float("nan")}, [1, float("inf")],
+    {1: 2}, {"a": 1, 2: 3}, {(1, 2): 3}, {None: 1}, {MyStr("k"): 1}, {"k": MyStr("v")},
+    Color.RED, {"c": Color.RED}, MyFloat(1.5), [MyFloat(2.5)], MyDict(a=1), {"d": MyDict(b=[1.5])},
+    {1, 2}, b"bytes", object(), {"x": {"y": object()}}, cyclic(), cyclic_dict(), nested(62), nested(63), nested(64),
+    [[[]] * 3] * 2, "\ud800", {"\udc00": 1}, {"a": "\ud83d"},
+    RawJSON("1.0e2"), {"r": RawJSON('{"b":1,"a":[1E400,-0]}')}, [RawJSON("null"), True, False, None],
+    2**64 + 1, -(2**70), {"big": 10**100}, (1, (2, 3)), {"t": ()},
+]
+
+
+@pytest.mark.parametrize("value", ODD, ids=range(len(ODD)))
+def test_odd_values_and_errors_match_the_reference(value: Any) -> None:
+    assert outcome(_native._canonical_of, value) == outcome(_native._canonical_of, value, True)
+
+
+def test_raw_json_stays_exact() -> None:
+    # The canonical form's one normalisation (docs/canonical-json.md): the exponent's sign.
+    assert _native._canonical_of({"r": RawJSON("1.0e2"), "a": RawJSON("-0")}) == '{"a":-0,"r":1.0e+2}'
+    assert _native._canonical_of([RawJSON("1.0e2")], True) == "[1.0e+2]"
+
+
+@SETTINGS
+@given(st.dictionaries(TEXT, VALUES, max_size=8))
+def test_state_round_trips_through_a_token(state: Any) -> None:
+    engine = s.Engine([("k1", KEY)], fixed_time=NOW, max_token_bytes=1 << 20)
+    binding = s.binding_digest("tools/call", {"name": "t"})
+    token = engine.seal(principal="alice", binding=binding, state=state)
+    opened = engine.open(token, principal="alice", binding=binding)
+    # The state back equals what the reference reads from the same canonical text.
+    expected = _native._from_text(_native._canonical_of(state, True), True)[0]
+    if not state:
+        assert opened.state in ({}, None)
+    else:
+        assert same(opened.state, expected)
