@@ -126,6 +126,7 @@ def main() -> None:
                                x >= TARGETS["speedup"]))
 
     checks += node_checks(res, core)
+    checks += python_checks(res, core)
 
     for r in load(os.path.join(res, "c.json")):
         rows.append(("c", r["op"], "256 B state", f"{r['calls_per_s']:,.0f}/s",
@@ -144,6 +145,7 @@ def main() -> None:
         print(line(r))
     growth_table(crit)
     node_growth_and_memory(res)
+    python_growth_and_memory(res)
     print()
     print("Targets (ratios within this run):")
     for name, value, ok in checks:
@@ -215,9 +217,9 @@ def load_obj(path: str) -> dict:
         return {}
 
 
-def growth_rows(res: str, kind: str, op: str) -> list[tuple[int, float, float]]:
-    """(size, floor ns, op ns) of one Node growth series, by size."""
-    rows = [r for r in load(os.path.join(res, "node.json")) if r.get("group") == f"growth-{kind}"]
+def growth_rows(res: str, kind: str, op: str, lang: str = "node") -> list[tuple[int, float, float]]:
+    """(size, floor ns, op ns) of one growth series of a binding (node.json, python.json), by size."""
+    rows = [r for r in load(os.path.join(res, f"{lang}.json")) if r.get("group") == f"growth-{kind}"]
     floor = {r["size"]: r["median_ns"] for r in rows if r["op"].startswith("floor")}
     ours = {r["size"]: r["median_ns"] for r in rows if r["op"] == op}
     return [(n, floor[n], ours[n]) for n in sorted(ours) if n in floor]
@@ -244,6 +246,68 @@ def node_growth_and_memory(res: str) -> None:
         for r in mem["readings"]:
             print(f"| {r['flows']:,} | {r['rss_kib']:,} | {r['heap_total_kib']:,} | "
                   f"{r['rss_kib'] - r['heap_total_kib']:,} | {r['heap_used_kib']:,} |")
+
+
+# Issue 16, the Python rows (and C's memory row): seal+open of a 4 KiB dict
+# state at least this many times faster than the mcp 2.3.0 boundary (str
+# state); begin+decide per round at most this × the core's; growth slope at
+# most this × the floor's.
+PYTHON_TARGETS = {"speedup_4k": 5.0, "round_vs_core": 1.3, "slope": 1.5}
+
+
+def python_checks(res: str, core: dict) -> list[tuple[str, str, bool]]:
+    out = []
+    by = {(r["op"], r["size"]): r["median_ns"] for r in load(os.path.join(res, "python.json")) if not r.get("group")}
+    ours, peer = ("snodo seal+open", 4096), ("sdk boundary _seal+_unseal (str state)", 4096)
+    if ours in by and peer in by:
+        x = by[peer] / by[ours]
+        out.append((f"python seal+open, 4 KiB dict state, ≥ {PYTHON_TARGETS['speedup_4k']:g}× faster than "
+                    "the mcp boundary (str state)", f"{x:.1f}×", x >= PYTHON_TARGETS["speedup_4k"]))
+    rounds = [v for (op, _), v in by.items() if op.startswith("snodo begin+decide round")]
+    if rounds and ("begin", "state_256") in core and ("decide", "state_256") in core:
+        core_ns = core[("begin", "state_256")][0] + core[("decide", "state_256")][0]
+        x = sum(rounds) / len(rounds) / core_ns
+        out.append((f"python begin+decide per round (mean of rounds 1 and 2), 256 B, ≤ "
+                    f"{PYTHON_TARGETS['round_vs_core']:g}× the core's begin+decide", f"{x:.2f}×",
+                    x <= PYTHON_TARGETS["round_vs_core"]))
+    for kind, op in (("state", "snodo seal+open"), ("args", "snodo begin (retry)")):
+        rows = growth_rows(res, kind, op, "python")
+        if len(rows) >= 2:
+            (n0, f0, t0), (n1, f1, t1) = rows[0], rows[-1]
+            x = (t1 - t0) / (f1 - f0) if f1 > f0 else float("inf")
+            out.append((f"python growth, {op} {n0} B → {n1} B: slope ≤ {PYTHON_TARGETS['slope']:g}× the floor's",
+                        f"{x:.1f}×", x <= PYTHON_TARGETS["slope"]))
+    for lang in ("python", "c"):
+        mem = load_obj(os.path.join(res, f"{lang}-memory.json"))
+        if mem:
+            r = mem["readings"]
+            grew = r[-1]["peak_kib"] - r[0]["peak_kib"]
+            out.append((f"{lang} peak RSS over {mem['flows']:,} two-round flows flat after {r[0]['flows']:,} "
+                        f"(≤ {mem['bound_kib']} KiB)", f"+{grew} KiB", bool(mem["ok"])))
+    return out
+
+
+def python_growth_and_memory(res: str) -> None:
+    """Python cost against size beside the floor of the same bytes; peak RSS (Python and C) over flows."""
+    lines = []
+    for kind, op in (("state", "snodo seal+open"), ("args", "snodo begin (retry)")):
+        for n, fl, t in growth_rows(res, kind, op, "python"):
+            lines.append(f"| {kind} {n} B | {fmt_ns(fl)} | {op} | {fmt_ns(t)} ({t / fl:.1f}×) |")
+    if lines:
+        print()
+        print("Growth (python; ratio to the floor of the same bytes, hmac.new(k, m, sha256) + base64url):")
+        print("| size | floor | operation | median |")
+        print("|---|---|---|---|")
+        print("\n".join(lines))
+    for lang in ("python", "c"):
+        mem = load_obj(os.path.join(res, f"{lang}-memory.json"))
+        if mem:
+            print()
+            print(f"Memory ({lang}, {mem['flows']:,} two-round flows, {mem['state_bytes']} B state):")
+            print("| flows | VmHWM (KiB) | VmRSS (KiB) | peak (KiB) |")
+            print("|---:|---:|---:|---:|")
+            for r in mem["readings"]:
+                print(f"| {r['flows']:,} | {r['hwm_kib']:,} | {r['rss_kib']:,} | {r['peak_kib']:,} |")
 
 
 if __name__ == "__main__":

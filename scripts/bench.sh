@@ -5,12 +5,14 @@
 #   core    criterion (core/benches/token.rs): seal, open, begin, decide and a
 #           three-round flow for 256 B / 4 KiB state and 32 KiB arguments,
 #           each beside a bare HMAC-SHA256 + base64url of the same bytes;
-#   python  bindings-python/benches/bench.py: snodo_mrtr beside mcp 2.3.0;
+#   python  bindings-python/benches/bench.py: snodo_mrtr beside mcp 2.3.0,
+#           and growth against size; bindings-python/benches/memory.py:
+#           peak RSS over 100 000 flows;
 #   node    bindings-node/benches/bench.mjs: snodo-mrtr beside
 #           @modelcontextprotocol/server 2.4.0, and growth against size;
 #           bindings-node/benches/memory.mjs: RSS over 100 000 flows;
 #   c       ffi/benches/bench.c: begin + decide calls/s through libsnodo,
-#           1 and 2 threads;
+#           1 and 2 threads; ffi/benches/rss.c: peak RSS over 100 000 flows;
 #   sdk     bindings-python/benches/sdk_bench.py, bindings-node/benches/sdk_bench.mjs:
 #           a two-round tool flow inside each official SDK server, served by
 #           snodo vs by the SDK's own state handling (issue 15).
@@ -79,6 +81,10 @@ rm -rf target/bench-wheels
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps target/bench-wheels/snodo_mrtr-*.whl
 # Run from outside the repository so the installed wheel is what is measured.
 (cd "$OUT" && "$VENV/bin/python" "$ROOT/bindings-python/benches/bench.py" "$PAYLOADS" "$OUT/python.json")
+# Issue 16: peak RSS over 100 000 two-round flows through the wheel; the
+# table says [met]/[MISSED] (the script exits 1 on growth: the run goes on).
+(cd "$OUT" && "$VENV/bin/python" "$ROOT/bindings-python/benches/memory.py" "$PAYLOADS" "$OUT/python-memory.json") ||
+  echo "python memory: peak RSS grew after warm-up (see the table)"
 
 step "node: build the addon, run"
 # Never --use-napi-cross / --cross-compile: they download toolchains.
@@ -105,6 +111,10 @@ ln -sfn libsnodo.so "target/release/libsnodo.so.$(sed -n 's/^version = "\([0-9]*
 gcc -std=c11 -O2 -Wall -Wextra -Werror -pthread -Iinclude ffi/benches/bench.c \
   -Ltarget/release -lsnodo -Wl,-rpath,"$ROOT/target/release" -o "$OUT/cbench"
 "$OUT/cbench" "$PAYLOADS" "$OUT/c.json"
+# Issue 16: peak RSS over 100 000 two-round flows through libsnodo.
+gcc -std=c11 -O2 -Wall -Wextra -Werror -Iinclude ffi/benches/rss.c \
+  -Ltarget/release -lsnodo -Wl,-rpath,"$ROOT/target/release" -o "$OUT/crss"
+"$OUT/crss" "$PAYLOADS" "$OUT/c-memory.json" || echo "c memory: peak RSS grew after warm-up (see the table)"
 
 step "table"
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); load: $(cut -d' ' -f1-3 /proc/loadavg)"
