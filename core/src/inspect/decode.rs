@@ -51,6 +51,11 @@ struct Payload {
     q: BTreeMap<String, String>,
     #[serde(default)]
     s: Option<Box<RawValue>>,
+    // Issue 17: the flow and token ids (absent in v1 tokens sealed before).
+    #[serde(default)]
+    fid: Option<String>,
+    #[serde(default)]
+    tid: Option<String>,
 }
 
 /// Decodes `token`'s fields without verifying it. Refuses, with the reason
@@ -96,12 +101,19 @@ pub fn decode_token(token: &str, max_token_bytes: usize) -> Result<TokenFields, 
     for digest in p.q.values() {
         decode_fixed::<32>(digest)?;
     }
+    if p.fid.is_some() != p.tid.is_some() {
+        return Err(Malformed);
+    }
+    for id in [&p.fid, &p.tid].into_iter().flatten() {
+        decode_fixed::<16>(id)?;
+    }
     // The payload must be exactly its canonical form. It is rebuilt from
     // its parts rather than canonicalised whole, because a state may nest
     // as deep as the parser allows and the payload adds one level.
     let questions = serde_json::to_string(&p.q).map_err(|_| Malformed)?;
+    let fid = p.fid.as_ref().map(|f| format!(r#","fid":"{f}""#)).unwrap_or_default();
     let mut canonical = format!(
-        r#"{{"b":"{}","exp":{},"fs":{},"iat":{},"p":"{}","q":{},"r":{}"#,
+        r#"{{"b":"{}","exp":{}{fid},"fs":{},"iat":{},"p":"{}","q":{},"r":{}"#,
         p.b,
         p.exp,
         p.fs,
@@ -113,6 +125,9 @@ pub fn decode_token(token: &str, max_token_bytes: usize) -> Result<TokenFields, 
     if let Some(state) = &p.s {
         canonical.push_str(r#","s":"#);
         canonical.push_str(&crate::canonicalize(state.get()).map_err(|_| Malformed)?);
+    }
+    if let Some(t) = &p.tid {
+        canonical.push_str(&format!(r#","tid":"{t}""#));
     }
     canonical.push_str(&format!(r#","v":{}}}"#, p.v));
     if canonical.as_bytes() != payload.as_slice() {
