@@ -278,9 +278,11 @@ fn run_tokens(doc: &mut Value) {
                 // Issue 17: a literal token (sealed by an earlier release) has no source.
                 let src = match from.is_null() {
                     true => t["token"].as_str().unwrap().to_owned(),
-                    false => {
-                        sealed.iter().find(|(i, _)| *i == from["tcId"]).and_then(|(_, tok)| tok.clone()).unwrap()
-                    }
+                    false => sealed
+                        .iter()
+                        .find(|(i, _)| *i == from["tcId"])
+                        .and_then(|(_, tok)| tok.clone())
+                        .unwrap(),
                 };
                 let tok = match from.get("edit").and_then(Value::as_str) {
                     Some(edit) => edit_token(&src, edit),

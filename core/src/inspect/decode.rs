@@ -91,9 +91,24 @@ pub fn decode_token(token: &str, max_token_bytes: usize) -> Result<TokenFields, 
         return Err(Malformed);
     }
     let payload = URL_SAFE_NO_PAD.decode(body).map_err(|_| Malformed)?;
+    decode_payload(kid, &payload, crate::FORMAT_VERSION)
+}
+
+/// Issue 17: the fields of a v2 token, decrypted with `keys` (only the
+/// key that sealed it can read it). `None` when it does not decrypt.
+pub(crate) fn decode_v2(token: &str, keys: &[crate::Key]) -> Option<Result<TokenFields, TokenReason>> {
+    let ring = crate::token::KeyRing::new(keys).ok()?;
+    let (kid, payload) = crate::token::decrypt_v2(&ring, token)?;
+    Some(decode_payload(kid, &payload, crate::FORMAT_VERSION_V2))
+}
+
+/// The fields of a payload (v1 as carried, v2 decrypted), refused unless
+/// canonical and of `version`.
+fn decode_payload(kid: &str, payload: &[u8], version: u64) -> Result<TokenFields, TokenReason> {
+    use TokenReason::{Malformed, Version};
     // Repeated or unknown top-level fields are refused here, as by `open`.
-    let p: Payload = serde_json::from_slice(&payload).map_err(|_| Malformed)?;
-    if p.v != crate::FORMAT_VERSION {
+    let p: Payload = serde_json::from_slice(payload).map_err(|_| Malformed)?;
+    if p.v != version {
         return Err(Version);
     }
     let binding: [u8; 32] = decode_fixed(&p.b)?;
@@ -130,7 +145,7 @@ pub fn decode_token(token: &str, max_token_bytes: usize) -> Result<TokenFields, 
         canonical.push_str(&format!(r#","tid":"{t}""#));
     }
     canonical.push_str(&format!(r#","v":{}}}"#, p.v));
-    if canonical.as_bytes() != payload.as_slice() {
+    if canonical.as_bytes() != payload {
         return Err(Malformed);
     }
     Ok(TokenFields {
