@@ -671,11 +671,11 @@ cs("opened", "the opened token's one shape", {
     "principal": "alice", "method": "tools/call", "params": P1, "round": 2, "flowStart": NOW - 100,
     "questions": {"color": COLOR, "age": FORM}, "state": {"step": 1}}, {"opened": {
         "keyId": "k1", "issuedAt": NOW, "expiresAt": NOW + 300, "flowStart": NOW - 100, "round": 2,
-        "questionKeys": ["age", "color"], "state": {"step": 1}}})
+        "questionKeys": ["age", "color"], "state": {"step": 1}, "tokenId": "-7wd-v3MYXNA6UHvQgtC3Q", "flowId": "Rfvm_AVFZKB5NC9QevN7_w"}})
 cs("opened", "seal defaults: round 1, the flow starts now, no questions, no state", {
     "principal": None, "method": "tools/call", "params": P1}, {"opened": {
         "keyId": "k1", "issuedAt": NOW, "expiresAt": NOW + 300, "flowStart": NOW, "round": 1,
-        "questionKeys": [], "state": None}})
+        "questionKeys": [], "state": None, "tokenId": "cPlopYuV1NcLk-XzvkGO2w", "flowId": "Ih0VMYBqyIp9glnK0NO1YQ"}})
 cs("opened", "a rejected token: one message and the reason", {
     "principal": "alice", "openAs": "bob", "method": "tools/call", "params": P1},
    {"error": "TOKEN", "reason": "principal", "message": "Invalid or expired requestState (principal)"})
@@ -688,6 +688,12 @@ for spelling, flow, ttl, rounds in (("snake", "max_flow_age_secs", "ttl_secs", "
     cs("config", f"flow age below the token lifetime, {spelling}_case", {"spelling": spelling, "name": flow, "value": 10},
        {"error": "CONFIG", "message": f"{flow}: 10 must be at least {ttl} (300)"})
     cs("config", f"a valid limit, {spelling}_case", {"spelling": spelling, "name": rounds, "value": 3}, {"ok": True})
+# Issue 17: the token version is a row of the limits table (1 or 2).
+for spelling, name in (("snake", "token_version"), ("camel", "tokenVersion")):
+    cs("config", f"token version 2 (encrypted), {spelling}_case", {"spelling": spelling, "name": name, "value": 2},
+       {"ok": True})
+    cs("config", f"token version 3 is refused, {spelling}_case", {"spelling": spelling, "name": name, "value": 3},
+       {"error": "CONFIG", "message": f"{name}: 3 is outside 1..=2"})
 
 
 # ---------------------------------------------------------------- parts

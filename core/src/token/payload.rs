@@ -66,10 +66,13 @@ impl Opened {
     /// The readable fields as one JSON object, with the names every binding
     /// exposes (camelCase here, in C and in Node; Python and Rust spell the
     /// same names in snake_case): `keyId`, `issuedAt`, `expiresAt`,
-    /// `flowStart`, `round`, `questionKeys`, `state` (`null` when none).
+    /// `flowStart`, `round`, `questionKeys`, `state` (`null` when none),
+    /// and since issue 17 `tokenId` and `flowId`.
     pub fn to_json(&self) -> Value {
         serde_json::json!({
             "keyId": self.key_id,
+            "tokenId": self.token_id,
+            "flowId": self.flow_id,
             "issuedAt": self.issued_at,
             "expiresAt": self.expires_at,
             "flowStart": self.flow_start,
