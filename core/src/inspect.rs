@@ -194,10 +194,10 @@ pub fn inspect_token(
 ) -> Result<InspectReport> {
     let mut fields = decode_token(token, options.max_token_bytes);
     // Issue 17: a v2 token's fields are readable only with its key.
-    if let Some(keys) = keys.filter(|_| token.len() <= options.max_token_bytes) {
-        if let Some(decrypted) = decode::decode_v2(token, keys) {
-            fields = decrypted;
-        }
+    if let Some(keys) = keys.filter(|_| token.len() <= options.max_token_bytes)
+        && let Some(decrypted) = decode::decode_v2(token, keys)
+    {
+        fields = decrypted;
     }
     let request_binding = match &options.request {
         Some(text) => Some(request_binding(text, options.audience.as_deref())?),
