@@ -382,6 +382,10 @@ export interface EngineConfig {
   strictAnswers?: boolean
   /** This service's name, bound into every token (1 to 256 bytes). */
   audience?: string
+  /** Token format sealed: 1 signed (default), 2 encrypted; both always open. */
+  tokenVersion?: number
+  /** Tests only: non-zero makes token ids and v2 nonces predictable. */
+  testRandomSeed?: number
 }
 
 /** One key of the ring. */
@@ -468,6 +472,10 @@ export interface Opened {
   questionKeys: Array<string>
   /** The application state, or `null`. */
   state: unknown
+  /** Issue 17: the token's random id (base64url, 22 characters). */
+  tokenId: string
+  /** Issue 17: the id of the token's flow, kept across its rounds. */
+  flowId: string
 }
 
 /**

@@ -46,6 +46,8 @@ for t in load("tokens.json"):
 for tok in tokens:
     put("token_open", tok)
     put("inspect", tok)
+    # Issue 17: v2 tokens (and v1 ones: a v2 engine opens both).
+    put("token_open_v2", tok)
 for t in load("builders.json"):
     if t["op"] == "elicit_form":
         put("form_schema", json.dumps(t["schema"]))

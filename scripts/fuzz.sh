@@ -15,7 +15,7 @@ CORPUS="$ROOT/target/fuzz-corpus"
 python3 fuzz/seeds.py "$CORPUS"
 cd fuzz
 # FUZZ_TARGETS="canonical begin" limits the run to some targets.
-for target in ${FUZZ_TARGETS:-begin token_open form_schema answer canonical inspect}; do
+for target in ${FUZZ_TARGETS:-begin token_open token_open_v2 form_schema answer canonical inspect}; do
     echo "== fuzz: $target for ${SECONDS_EACH}s"
     mkdir -p "$CORPUS/$target"
     log="$ROOT/target/fuzz-$target.log"

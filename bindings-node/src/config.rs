@@ -62,6 +62,10 @@ pub struct EngineConfig {
     pub strict_answers: Option<bool>,
     /// This service's name, bound into every token (1 to 256 bytes).
     pub audience: Option<String>,
+    /// Token format sealed: 1 signed (default), 2 encrypted; both always open.
+    pub token_version: Option<i64>,
+    /// Tests only: non-zero makes token ids and v2 nonces predictable.
+    pub test_random_seed: Option<i64>,
 }
 
 /// The config fields that are not rows of the core's `LIMITS` (camelCase).

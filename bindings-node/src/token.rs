@@ -29,6 +29,10 @@ pub struct Opened<'a> {
     /// The application state, or `null`.
     #[napi(ts_type = "unknown")]
     pub state: Unknown<'a>,
+    /// Issue 17: the token's random id (base64url, 22 characters).
+    pub token_id: String,
+    /// Issue 17: the id of the token's flow, kept across its rounds.
+    pub flow_id: String,
 }
 
 /// `engine.seal(input)`. Omitted `round`/`flowStart`/`questions`/`state`

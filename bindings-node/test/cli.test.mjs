@@ -45,7 +45,8 @@ test('every cli.json case, byte for byte', () => {
 });
 
 test('decoded fields match tokens.json', () => {
-  const valid = TOKENS.tests.filter((t) => t.op === 'open' && t.result === 'valid');
+  // v1 tokens only: a v2 token is encrypted (the CLI vectors cover it with keys).
+  const valid = TOKENS.tests.filter((t) => t.op === 'open' && t.result === 'valid' && t.token.startsWith('v1.'));
   assert.ok(valid.length > 0);
   for (const t of valid) {
     const out = run(['inspect', '--now', String(t.now), t.token]);

@@ -124,7 +124,7 @@ function runTokens(doc, raw) {
         const o = e.open(t.token, who, binding);
         out = {
           round: o.round, flowStart: o.flowStart, issuedAt: o.issuedAt, expiresAt: o.expiresAt,
-          questionKeys: o.questionKeys,
+          questionKeys: o.questionKeys, tokenId: o.tokenId, flowId: o.flowId,
         };
         const { state, ...rest } = t.expected;
         assert.deepEqual(out, rest, ctx);

@@ -77,7 +77,8 @@ impl Engine {
     #[new]
     #[pyo3(signature = (keys, *, ttl_secs=None, max_rounds=None, max_flow_age_secs=None, max_token_bytes=None,
         max_request_bytes=None, max_input_responses=None, clock_skew_secs=None, supported_versions=None,
-        server_info=None, strict_answers=None, audience=None, fixed_time=None, legacy_versions=None))]
+        server_info=None, strict_answers=None, audience=None, fixed_time=None, legacy_versions=None,
+        token_version=None, test_random_seed=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -95,6 +96,8 @@ impl Engine {
         audience: Option<String>,
         fixed_time: Option<u64>,
         legacy_versions: Option<Vec<String>>,
+        token_version: Option<u64>,
+        test_random_seed: Option<u64>,
     ) -> PyResult<Self> {
         let keys = keys_arg(py, keys)?;
         let mut c = Config::new(keys.clone());
@@ -109,6 +112,8 @@ impl Engine {
             ("max_request_bytes", max_request_bytes),
             ("max_input_responses", max_input_responses),
             ("clock_skew_secs", clock_skew_secs),
+            ("token_version", token_version),
+            ("test_random_seed", test_random_seed),
         ];
         for (name, value) in limits {
             if let Some(v) = value {

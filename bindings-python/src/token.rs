@@ -53,6 +53,16 @@ impl Opened {
         }
         self.inner.state().as_ref().map(|s| to_py(py, s)).transpose()
     }
+    /// Issue 17: the token's random id (base64url, 22 characters).
+    #[getter]
+    fn token_id(&self) -> &str {
+        self.inner.token_id()
+    }
+    /// Issue 17: the id of the token's flow, kept across its rounds.
+    #[getter]
+    fn flow_id(&self) -> &str {
+        self.inner.flow_id()
+    }
     /// Every field above, by its snake_case name: the core's one shape
     /// (`Opened::to_json`) with each camelCase name spelled in snake_case.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {

@@ -70,6 +70,8 @@ def engine_for(config: Dict[str, Any], now: Any) -> Engine:
         "maxRequestBytes": "max_request_bytes",
         "maxInputResponses": "max_input_responses",
         "clockSkewSecs": "clock_skew_secs",
+        "tokenVersion": "token_version",
+        "testRandomSeed": "test_random_seed",
     }
     kwargs: Dict[str, Any] = {}
     keys = []
@@ -110,7 +112,8 @@ def request(method: str = "tools/call", id: Any = 1, **params: Any) -> Dict[str,
 
 @pytest.fixture
 def engine() -> Engine:
-    return Engine([("k1", KEY)], fixed_time=NOW)
+    # Issue 17: token ids are random; tests pin them like the clock.
+    return Engine([("k1", KEY)], fixed_time=NOW, test_random_seed=1)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -260,8 +260,10 @@ def test_opened_to_dict_is_the_core_shape_in_snake_case(engine: Engine) -> None:
     binding = s.binding_digest("tools/call", {"name": "x"})
     token = engine.seal(principal="alice", binding=binding, state={"n": 1})
     opened = engine.open(token, principal="alice", binding=binding)
+    assert len(opened.token_id) == len(opened.flow_id) == 22  # issue 17: base64url of 16 bytes
     assert opened.to_dict() == {"key_id": "k1", "issued_at": NOW, "expires_at": NOW + 300, "flow_start": NOW,
-                                "round": 1, "question_keys": [], "state": {"n": 1}}
+                                "round": 1, "question_keys": [], "state": {"n": 1},
+                                "token_id": opened.token_id, "flow_id": opened.flow_id}
 
 
 def test_check_http_headers_takes_pairs_mappings_and_http_messages() -> None:

@@ -57,7 +57,10 @@ def test_vectors_cover_every_open_token() -> None:
     assert opens and all(200 + t["tcId"] in ids and 100 + t["tcId"] in ids for t in opens)
 
 
-@pytest.mark.parametrize("t", [t for t in TOKENS["tests"] if t["op"] == "open" and t["result"] == "valid"],
+# Fields readable without a key: v1 tokens only (a v2 token is encrypted;
+# test_cli_vector covers its inspection with keys, byte for byte).
+@pytest.mark.parametrize("t", [t for t in TOKENS["tests"] if t["op"] == "open" and t["result"] == "valid"
+                               and t["token"].startswith("v1.")],
                          ids=lambda t: str(t["tcId"]))
 def test_fields_match_the_token_vector(t: Dict[str, Any]) -> None:
     out = run(["inspect", "--now", str(t["now"]), t["token"]])

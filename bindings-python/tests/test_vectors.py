@@ -141,7 +141,8 @@ def run_token(doc: Dict[str, Any], test: Dict[str, Any]) -> None:
         return
     opened = engine.open(test["token"], principal=test["principal"], binding=binding)
     fields = {"round": "round", "flowStart": "flow_start", "issuedAt": "issued_at", "expiresAt": "expires_at",
-              "questionKeys": "question_keys", "state": "state", "keyId": "key_id"}
+              "questionKeys": "question_keys", "state": "state", "keyId": "key_id",
+              "tokenId": "token_id", "flowId": "flow_id"}
     for field, want in exp.items():
         assert same(getattr(opened, fields[field]), plain(want)), field
 
@@ -190,7 +191,8 @@ def _err(e: SnodoError) -> Dict[str, Any]:
 
 
 OPENED_NAMES = {"key_id": "keyId", "issued_at": "issuedAt", "expires_at": "expiresAt",
-                "flow_start": "flowStart", "round": "round", "question_keys": "questionKeys", "state": "state"}
+                "flow_start": "flowStart", "round": "round", "question_keys": "questionKeys", "state": "state",
+                "token_id": "tokenId", "flow_id": "flowId"}
 
 
 def consistency_out(doc: Dict[str, Any], test: Dict[str, Any]) -> Any:

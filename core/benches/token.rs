@@ -1,5 +1,6 @@
 //! The core's costs beside the floor (a bare HMAC-SHA256 + base64url of the
-//! same bytes): `seal`, `open`, `begin`, `decide` and a full three-round
+//! same bytes): `seal`, `open`, `seal_v2`, `open_v2` (issue 17, encrypted
+//! tokens), `begin`, `decide` and a full three-round
 //! flow, for 256 B and 4 KiB of application state and for a 32 KiB
 //! `arguments` object. The payloads are the files in `benches/payloads/`,
 //! shared with the Python, Node and C benches so every language measures the
@@ -38,6 +39,13 @@ const CASES: [Case; 3] = [
 
 fn bench(c: &mut Criterion) {
     let engine = common::engine();
+    // Issue 17: the same engine sealing v2 (encrypted) tokens.
+    let engine_v2 = {
+        let mut config =
+            snodo::Config::new(vec![snodo::Key::new("k1", vec![7; 32]).unwrap()]).fixed_time(NOW);
+        config.token_version = 2;
+        snodo::Engine::new(config).unwrap()
+    };
     let who = common::who();
     let (q1, q2) = (question("seat"), question("meal"));
     let mut group = c.benchmark_group("core");
@@ -75,6 +83,13 @@ fn bench(c: &mut Criterion) {
         group.bench_function(id("seal"), |b| b.iter(|| engine.seal(black_box(&input)).unwrap()));
         group.bench_function(id("open"), |b| {
             b.iter(|| engine.open(black_box(&token), &who, input.binding).unwrap())
+        });
+        // Issue 17: v2 seal and open of the same input (target: v2
+        // seal+open at most 1.5x v1 at 4 KiB).
+        let token_v2 = engine_v2.seal(&input).unwrap();
+        group.bench_function(id("seal_v2"), |b| b.iter(|| engine_v2.seal(black_box(&input)).unwrap()));
+        group.bench_function(id("open_v2"), |b| {
+            b.iter(|| engine_v2.open(black_box(&token_v2), &who, input.binding).unwrap())
         });
         // begin of a retry: parse, binding digest, open the token.
         group.bench_function(id("begin"), |b| {

@@ -5,6 +5,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
 
 use crate::answer::Answer;
 use crate::elicitation;
@@ -137,6 +138,36 @@ impl Call {
     /// Unix seconds when the flow began (this request's time on round 1).
     pub fn flow_start(&self) -> u64 {
         self.flow_start
+    }
+    /// Issue 17: the flow id of the token opened on this retry (the same
+    /// for every round of one flow), base64url without padding of 16
+    /// bytes; `None` on a first round.
+    pub fn flow_id(&self) -> Option<&str> {
+        self.opened.as_ref().map(Opened::flow_id)
+    }
+    /// Issue 17: the random id of the token opened on this retry (the key
+    /// for consume-once), base64url without padding of 16 bytes; `None` on
+    /// a first round.
+    pub fn token_id(&self) -> Option<&str> {
+        self.opened.as_ref().map(Opened::token_id)
+    }
+    /// Issue 17: when the token opened on this retry expires (Unix seconds;
+    /// it is refused from then on), so that a consume-once entry can expire
+    /// with it; `None` on a first round.
+    pub fn token_expires_at(&self) -> Option<u64> {
+        self.opened.as_ref().map(|o| o.expires_at)
+    }
+    /// Issue 17: SHA-256 over the canonical JSON (docs/canonical-json.md)
+    /// of this request's `inputResponses` object as the call reads it
+    /// ([`Call::input_responses`]; `{}` when absent), base64url without
+    /// padding. With [`Call::flow_id`] it keys a remembered final response:
+    /// the same answers in the same flow give the same digest, whatever
+    /// their key order or spacing on the wire.
+    pub fn answers_digest(&self) -> String {
+        let mut h = crate::json::HashSink::new(Sha256::new());
+        crate::json::write_map_spliced(&self.responses, &[], None, &mut h);
+        let digest: [u8; 32] = h.finish().finalize().into();
+        base64::Engine::encode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, digest)
     }
     /// The application state carried by the token, if any.
     pub fn state(&self) -> Option<&Value> {

@@ -232,7 +232,9 @@ fn input_required(
         questions: &requests,
         state: state.as_ref(),
     };
-    let token = match ctx.sealer.seal((ctx.now)(), &input) {
+    // Issue 17: a retry continues the flow of the token it opened.
+    let flow = call.opened.as_ref().map(|o| o.flow_id_bytes());
+    let token = match ctx.sealer.seal_in_flow((ctx.now)(), &input, flow) {
         Ok(t) => t,
         Err(e) => return Response::internal(id, e.to_string()),
     };

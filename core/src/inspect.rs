@@ -192,7 +192,13 @@ pub fn inspect_token(
     now: u64,
     options: &InspectOptions,
 ) -> Result<InspectReport> {
-    let fields = decode_token(token, options.max_token_bytes);
+    let mut fields = decode_token(token, options.max_token_bytes);
+    // Issue 17: a v2 token's fields are readable only with its key.
+    if let Some(keys) = keys.filter(|_| token.len() <= options.max_token_bytes)
+        && let Some(decrypted) = decode::decode_v2(token, keys)
+    {
+        fields = decrypted;
+    }
     let request_binding = match &options.request {
         Some(text) => Some(request_binding(text, options.audience.as_deref())?),
         None => None,

@@ -136,7 +136,7 @@ pub use capabilities::{INPUT_REQUESTS_MESSAGE, filter_supported, input_requests,
 pub use config::{
     Clock, Config, DEFAULT_CLOCK_SKEW_SECS, DEFAULT_LEGACY_VERSIONS, DEFAULT_MAX_FLOW_AGE_SECS,
     DEFAULT_MAX_INPUT_RESPONSES, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_ROUNDS, DEFAULT_MAX_TOKEN_BYTES,
-    DEFAULT_TTL_SECS, LIMITS, Limit, MAX_TTL_SECS, Spelling, find_limit,
+    DEFAULT_TOKEN_VERSION, DEFAULT_TTL_SECS, LIMITS, Limit, MAX_TTL_SECS, Spelling, find_limit,
 };
 pub use decide::ALREADY_DECIDED_MESSAGE;
 #[allow(deprecated)]
@@ -162,9 +162,9 @@ pub use tasks::{
     check_task_input_requests, declares_tasks, task_required_capabilities,
 };
 pub use token::{
-    BINDING_PARAMS_MESSAGE, EMPTY_PRINCIPAL_MESSAGE, FORMAT_VERSION, Key, MAX_KEY_BYTES, MAX_KEY_ID_BYTES,
-    MAX_KEYS, MIN_KEY_BYTES, Opened, Principal, SealInput, TokenError, TokenReason, binding_digest,
-    binding_digest_text,
+    BINDING_PARAMS_MESSAGE, EMPTY_PRINCIPAL_MESSAGE, FORMAT_VERSION, FORMAT_VERSION_V2, Key, MAX_KEY_BYTES,
+    MAX_KEY_ID_BYTES, MAX_KEYS, MIN_KEY_BYTES, Opened, Principal, SealInput, TokenError, TokenReason,
+    binding_digest, binding_digest_text,
 };
 
 /// Not API: internals re-exported for snodo's own tests, fuzz targets and

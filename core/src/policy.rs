@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::config::{Clock, Config};
 use crate::error::{Error, ErrorCode, Result};
-use crate::token::{KeyRing, Limits, Sealer};
+use crate::token::{KeyRing, Limits, Random, Sealer};
 
 /// The rules `begin` and `decide` apply, from a validated configuration.
 #[derive(Debug, Clone)]
@@ -85,6 +85,7 @@ pub(crate) fn from_config(config: Config) -> Result<Parts> {
         max_flow_age: config.max_flow_age_secs,
         max_token_bytes: config.max_token_bytes,
         skew: config.clock_skew_secs,
+        version: config.token_version,
     };
     Ok(Parts {
         policy: Policy {
@@ -96,7 +97,7 @@ pub(crate) fn from_config(config: Config) -> Result<Parts> {
             strict_answers: config.strict_answers,
             audience: config.audience,
         },
-        sealer: Sealer { ring, limits },
+        sealer: Sealer { ring, limits, random: Random::from_seed(config.test_random_seed) },
         clock: config.clock,
     })
 }

@@ -172,8 +172,11 @@ fn non_canonical_base64_future_version_unknown_key() {
     assert_eq!(retry_reason(&e, &text, &non_canonical).as_deref(), Some("malformed"));
     let repadded = format!("{token}=");
     assert_eq!(retry_reason(&e, &text, &repadded).as_deref(), Some("malformed"));
-    let future = token.replacen("v1.", "v2.", 1);
+    let future = token.replacen("v1.", "v3.", 1);
     assert_eq!(retry_reason(&e, &text, &future).as_deref(), Some("version"));
+    // Issue 17: `v2` is a known format; a v1 body under it is malformed.
+    let v2_prefix = token.replacen("v1.", "v2.", 1);
+    assert_eq!(retry_reason(&e, &text, &v2_prefix).as_deref(), Some("malformed"));
     let unknown = token.replacen("v1.k1.", "v1.k9.", 1);
     assert_eq!(retry_reason(&e, &text, &unknown).as_deref(), Some("key"));
     // A body re-encoded with padding inside: the MAC no longer matches.

@@ -232,6 +232,13 @@ fn edit_token(token: &str, edit: &str) -> String {
             String::from_utf8(b).unwrap()
         }
         "replace-prefix" => format!("{arg}{}", &token[token.find('.').unwrap()..]),
+        // Issue 17: the key id (second part) replaced.
+        "replace-kid" => {
+            let mut parts: Vec<&str> = token.split('.').collect();
+            parts[1] = arg;
+            parts.join(".")
+        }
+        "keep" => token[..arg.parse::<usize>().unwrap()].to_owned(),
         _ => panic!("unknown edit {edit}"),
     }
 }
@@ -268,8 +275,15 @@ fn run_tokens(doc: &mut Value) {
             }
             "open" => {
                 let from = &t["tokenFrom"];
-                let src =
-                    sealed.iter().find(|(i, _)| *i == from["tcId"]).and_then(|(_, tok)| tok.clone()).unwrap();
+                // Issue 17: a literal token (sealed by an earlier release) has no source.
+                let src = match from.is_null() {
+                    true => t["token"].as_str().unwrap().to_owned(),
+                    false => sealed
+                        .iter()
+                        .find(|(i, _)| *i == from["tcId"])
+                        .and_then(|(_, tok)| tok.clone())
+                        .unwrap(),
+                };
                 let tok = match from.get("edit").and_then(Value::as_str) {
                     Some(edit) => edit_token(&src, edit),
                     None => src,
@@ -283,7 +297,7 @@ fn run_tokens(doc: &mut Value) {
                     Ok(o) => json!({
                         "round": o.round, "flowStart": o.flow_start, "issuedAt": o.issued_at,
                         "expiresAt": o.expires_at, "questionKeys": o.question_keys(),
-                        "state": o.state(),
+                        "state": o.state(), "tokenId": o.token_id(), "flowId": o.flow_id(),
                     }),
                     Err(err) => json!({"reason": err.reason.name()}),
                 }

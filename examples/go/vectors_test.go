@@ -111,6 +111,8 @@ type vconfig struct {
 	MaxRequestBytes   raw      `json:"maxRequestBytes"`
 	MaxInputResponses raw      `json:"maxInputResponses"`
 	ClockSkewSecs     raw      `json:"clockSkewSecs"`
+	TokenVersion      raw      `json:"tokenVersion"`
+	TestRandomSeed    raw      `json:"testRandomSeed"`
 	StrictAnswers     *bool    `json:"strictAnswers"`
 	Audience          *string  `json:"audience"`
 	SupportedVersions []string `json:"supportedVersions"`
@@ -119,7 +121,8 @@ type vconfig struct {
 
 var knownConfig = map[string]bool{"keys": true, "ttlSecs": true, "maxRounds": true, "maxFlowAgeSecs": true,
 	"maxTokenBytes": true, "maxRequestBytes": true, "maxInputResponses": true, "clockSkewSecs": true,
-	"strictAnswers": true, "audience": true, "supportedVersions": true, "serverInfo": true}
+	"strictAnswers": true, "audience": true, "supportedVersions": true, "serverInfo": true,
+	"tokenVersion": true, "testRandomSeed": true}
 
 // engine builds an engine from a vector config with its clock fixed at now.
 func engine(t *testing.T, cfg raw, now uint64) *Engine {
@@ -173,6 +176,13 @@ func engine(t *testing.T, cfg raw, now uint64) *Engine {
 	}
 	if present(vc.ClockSkewSecs) {
 		must(c.SetClockSkewSecs(u64(t, vc.ClockSkewSecs)))
+	}
+	// Issue 17: rows of the core's LIMITS, set by name.
+	if present(vc.TokenVersion) {
+		must(c.SetLimit("token_version", u64(t, vc.TokenVersion)))
+	}
+	if present(vc.TestRandomSeed) {
+		must(c.SetLimit("test_random_seed", u64(t, vc.TestRandomSeed)))
 	}
 	if vc.StrictAnswers != nil {
 		must(c.SetStrictAnswers(*vc.StrictAnswers))
@@ -550,6 +560,20 @@ func editToken(t *testing.T, tok, edit string) string {
 			return arg + tok[dot:]
 		}
 		return arg
+	case "keep":
+		n, err := strconv.Atoi(arg)
+		if err != nil || n > len(tok) {
+			t.Fatalf("edit %q", edit)
+		}
+		return tok[:n]
+	case "replace-kid":
+		// Issue 17: the second part (the key id) replaced.
+		parts := strings.Split(tok, ".")
+		if len(parts) < 3 {
+			t.Fatalf("edit %q on %q", edit, tok)
+		}
+		parts[1] = arg
+		return strings.Join(parts, ".")
 	}
 	t.Fatalf("unknown edit %q", edit)
 	return ""
@@ -610,7 +634,7 @@ func runToken(t *testing.T, f vfile, tc raw) {
 				t.Fatal(err)
 			}
 			parts := []string{}
-			for _, k := range []string{"round", "flowStart", "issuedAt", "expiresAt", "questionKeys", "state"} {
+			for _, k := range []string{"round", "flowStart", "issuedAt", "expiresAt", "questionKeys", "state", "tokenId", "flowId"} {
 				parts = append(parts, quote(k)+":"+string(o[k]))
 			}
 			out = "{" + strings.Join(parts, ",") + "}"

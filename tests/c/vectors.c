@@ -61,6 +61,9 @@ static snodo_engine *make_engine(const jval *cfg, uint64_t now) {
     if ((v = json_get(cfg, "maxRequestBytes"))) snodo_config_set_max_request_bytes(c, (size_t)json_u64(v));
     if ((v = json_get(cfg, "maxInputResponses"))) snodo_config_set_max_input_responses(c, (size_t)json_u64(v));
     if ((v = json_get(cfg, "clockSkewSecs"))) snodo_config_set_clock_skew_secs(c, json_u64(v));
+    /* Issue 17: rows of the core's LIMITS, set by name. */
+    if ((v = json_get(cfg, "tokenVersion"))) CHECK_OK(snodo_config_set_limit(c, (const uint8_t *)"token_version", 13, json_u64(v)));
+    if ((v = json_get(cfg, "testRandomSeed"))) CHECK_OK(snodo_config_set_limit(c, (const uint8_t *)"test_random_seed", 16, json_u64(v)));
     if ((v = json_get(cfg, "strictAnswers"))) CHECK_OK(snodo_config_set_strict_answers(c, v->type == J_BOOL && v->boolean));
     if ((v = json_get(cfg, "audience"))) CHECK_OK(snodo_config_set_audience(c, (const uint8_t *)v->text, v->len));
     if ((v = json_get(cfg, "supportedVersions")))
@@ -329,6 +332,16 @@ static char *edit_token(const char *tok, const char *edit) {
         const char *dot = strchr(tok, '.');
         sb_str(&b, arg);
         sb_str(&b, dot ? dot : "");
+    } else if (strncmp(edit, "keep:", 5) == 0) {
+        size_t keep = (size_t)strtoull(arg, NULL, 10);
+        sb_add(&b, tok, keep <= n ? keep : n);
+    } else if (strncmp(edit, "replace-kid:", 12) == 0) {
+        /* Issue 17: the second part (the key id) replaced. */
+        const char *d1 = strchr(tok, '.'), *d2 = d1 ? strchr(d1 + 1, '.') : NULL;
+        CHECK(d2 != NULL, "replace-kid on %s", tok);
+        sb_add(&b, tok, (size_t)(d1 - tok) + 1);
+        sb_str(&b, arg);
+        sb_str(&b, d2);
     } else {
         CHECK(0, "unknown edit %s", edit);
     }
@@ -370,8 +383,11 @@ static void run_token(const jval *file_cfg, const jval *t, sealed_t *sealed, siz
     } else if (json_is(json_get(t, "op"), "open")) {
         const jval *from = json_get(t, "tokenFrom"), *edit = json_get(from, "edit");
         const char *src = NULL;
-        for (size_t k = 0; k < *n_sealed; k++)
-            if (sealed[k].id == json_u64(json_get(from, "tcId"))) src = sealed[k].token;
+        /* Issue 17: a literal token (sealed by an earlier release) has no source. */
+        if (!from) src = json_get(t, "token")->text;
+        else
+            for (size_t k = 0; k < *n_sealed; k++)
+                if (sealed[k].id == json_u64(json_get(from, "tcId"))) src = sealed[k].token;
         CHECK(src != NULL, "tokenFrom %llu", (unsigned long long)json_u64(json_get(from, "tcId")));
         char *tok = edit ? edit_token(src ? src : "", edit->text) : strdup(src ? src : "");
         CHECK(json_is(json_get(t, "token"), tok), "token %s", tok);
@@ -379,9 +395,10 @@ static void run_token(const jval *file_cfg, const jval *t, sealed_t *sealed, siz
         snodo_status st = snodo_engine_open(e, SZ(tok), who, who_len, binding, &opened, NULL);
         if (st == SNODO_STATUS_OK) {
             jval *o = json_parse(opened, strlen(opened));
-            static const char *fields[] = {"round", "flowStart", "issuedAt", "expiresAt", "questionKeys", "state"};
+            static const char *fields[] = {"round", "flowStart", "issuedAt", "expiresAt", "questionKeys", "state",
+                                           "tokenId", "flowId"};
             sb_str(&out, "{");
-            for (size_t k = 0; k < 6; k++) {
+            for (size_t k = 0; k < 8; k++) {
                 if (k) sb_str(&out, ",");
                 json_write_string(fields[k], strlen(fields[k]), &out);
                 sb_str(&out, ":");

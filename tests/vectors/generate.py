@@ -15,7 +15,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 NOW = 1_800_000_000
 K1 = bytes(range(32)).hex()
 K2 = bytes(range(32, 64)).hex()
-CONFIG = {"keys": [{"id": "k1", "hex": K1}]}
+# Issue 17: every token carries random ids (and v2 a random nonce); the
+# tests-only seed makes them a function of the seal's inputs, so tokens stay
+# byte-exact in every language (README.md, "Randomness").
+SEED = 1
+CONFIG = {"keys": [{"id": "k1", "hex": K1}], "testRandomSeed": SEED}
 V = "2026-07-28"
 
 
@@ -384,7 +388,7 @@ flow("rotation: a ring with another key only rejects the token: reason key", ["t
 flow("rotation: a ring [k2, k1] accepts a k1 token and signs with k2", ["token", "rotation"],
      [step(req(), ir({"color": COLOR}), irr_check("color")),
       step(req(id=2, retry=A1), ir({"again": COLOR}), irr_check("again"),
-           config={"keys": [{"id": "k2", "hex": K2}, {"id": "k1", "hex": K1}]})])
+           config={"keys": [{"id": "k2", "hex": K2}, {"id": "k1", "hex": K1}], "testRandomSeed": SEED})])
 flow("server info stamped on results when configured", ["result"],
      [step(req(), ir({"color": COLOR}), {"/result/_meta/io.modelcontextprotocol~1serverInfo/name": "vec"})],
      config={**CONFIG, "serverInfo": {"name": "vec", "version": "1.0.0"}})
@@ -523,7 +527,8 @@ op_open("appended -TAMPERED", s1, "malformed", edit="append:-TAMPERED")
 op_open("truncated by one", s1, "malformed", edit="truncate:1")
 op_open("payload character changed", s1, "signature", edit="flip:12")
 op_open("padding added", s1, "malformed", edit="append:=")
-op_open("unknown version", s1, "version", edit="replace-prefix:v2")
+op_open("unknown version", s1, "version", edit="replace-prefix:v9")
+op_open("a v1 body under the v2 prefix is not a v2 token", s1, "malformed", edit="replace-prefix:v2")
 op_open("unknown key id", s1, "key", config={"keys": [{"id": "k2", "hex": K2}]})
 op_open("rotated ring still verifies", s1, config={"keys": [{"id": "k2", "hex": K2}, {"id": "k1", "hex": K1}]})
 op_open("same key id, other key bytes", s1, "signature", config={"keys": [{"id": "k1", "hex": K2}]})
@@ -532,6 +537,57 @@ op_open("rounds used up", s2, "rounds", principal=None, method="resources/read",
         config={**CONFIG, "maxRounds": 3})
 op_open("flow too old", s2, "flow_age", principal=None, method="resources/read", params='{"uri":"prefs://color"}',
         now=NOW + 10, config={**CONFIG, "maxFlowAgeSecs": 900})
+
+# Issue 17: token v2 (XChaCha20-Poly1305), sealed when tokenVersion is 2.
+CONFIG2 = {**CONFIG, "tokenVersion": 2}
+s3 = tk(op="seal", comment="v2: seal with state and one question", principal="alice", method="tools/call", params=P1,
+        round=1, flowStart=NOW, questions={"color": COLOR}, state={"step": 1, "note": "é"}, result="valid",
+        config=CONFIG2)
+s4 = tk(op="seal", comment="v2: seal anonymous, state-only, round 3", principal=None, method="resources/read",
+        params='{"uri":"prefs://color"}', round=3, flowStart=NOW - 1000, questions={}, state=None, result="valid",
+        config=CONFIG2)
+tk(op="seal", comment="v2: state too large to seal", principal="alice", method="tools/call", params=P1, round=1,
+   flowStart=NOW, questions={}, state={"blob": "x" * 20000}, expected={"error": "STATE_TOO_LARGE"}, result="invalid",
+   config=CONFIG2)
+op_open("v2: opens with the same principal and request", s3, config=CONFIG2)
+op_open("v2: params with keys reordered open the same", s3, config=CONFIG2,
+        params='{"arguments":{"b":[1.0,"x"],"a":1},"name":"pick","_meta":{"x":1}}')
+op_open("v2: anonymous state-only token opens", s4, principal=None, method="resources/read",
+        params='{"uri":"prefs://color"}', config=CONFIG2)
+op_open("v2: a v1 engine opens v2 tokens (tokenVersion only chooses what is sealed)", s3)
+op_open("v2: a v2 engine opens v1 tokens (rotation from v1 to v2)", s1, config=CONFIG2)
+op_open("v2: other principal", s3, "principal", principal="bob", config=CONFIG2)
+op_open("v2: other arguments", s3, "request", params='{"name":"pick","arguments":{"a":2,"b":[1.0,"x"]}}',
+        config=CONFIG2)
+op_open("v2: at expiry", s3, "expired", now=NOW + 300, config=CONFIG2)
+op_open("v2: issued too far in the future", s3, "not_yet_valid", now=NOW - 61, config=CONFIG2)
+op_open("v2: ciphertext character changed", s3, "signature", edit="flip:40", config=CONFIG2)
+op_open("v2: nonce character changed", s3, "signature", edit="flip:8", config=CONFIG2)
+op_open("v2: another key id of the ring (the key id is associated data)", s3, "signature", edit="replace-kid:k2",
+        config={**CONFIG2, "keys": [{"id": "k1", "hex": K1}, {"id": "k2", "hex": K1}]})
+op_open("v2: unknown key id", s3, "key", config={"keys": [{"id": "k2", "hex": K2}]})
+op_open("v2: same key id, other key bytes", s3, "signature", config={"keys": [{"id": "k1", "hex": K2}]})
+op_open("v2: rotated ring still opens", s3, config={"keys": [{"id": "k2", "hex": K2}, {"id": "k1", "hex": K1}]})
+op_open("v2: oversized token", s3, "size", config={**CONFIG2, "maxTokenBytes": 256})
+op_open("v2: padding added (not canonical base64url)", s3, "malformed", edit="append:=", config=CONFIG2)
+op_open("v2: a fourth part", s3, "malformed", edit="append:.AAAA", config=CONFIG2)
+op_open("v2: truncated to the nonce", s3, "malformed", edit="keep:38", config=CONFIG2)
+op_open("v2: truncated by one character", s3, "malformed", edit="truncate:1", config=CONFIG2)
+op_open("v2: truncated to 60 bytes of body (canonical base64url)", s3, "signature", edit="keep:86", config=CONFIG2)
+op_open("v2: rounds used up", s4, "rounds", principal=None, method="resources/read", params='{"uri":"prefs://color"}',
+        config={**CONFIG2, "maxRounds": 3})
+op_open("v2: flow too old", s4, "flow_age", principal=None, method="resources/read", params='{"uri":"prefs://color"}',
+        config={**CONFIG2, "maxFlowAgeSecs": 900})
+# A v1 token sealed before issue 17 (no ids; tcId 1 of the previous
+# release): it still opens, and its ids are derived from its MAC tag.
+PRE_17 = ("v1.k1.eyJiIjoiamlzNWJlRTVEWVQyZUI2Vi0zRF9jWXBjTnRMelNmbjljNkZRc3RmS1JIWSIsImV4cCI6MTgwMDAwMDMwMCwiZnMiOjE4"
+          "MDAwMDAwMDAsImlhdCI6MTgwMDAwMDAwMCwicCI6IkR0dUd3QTFaYXRXbEstRkpLclhIblEiLCJxIjp7ImNvbG9yIjoiMWlwZHMyampXOUYxWkJm"
+          "VlFxclZxajhfbDFVTVUteG5lUHpKZWhULWd6byJ9LCJyIjoxLCJzIjp7Im5vdGUiOiLDqSIsInN0ZXAiOjF9LCJ2IjoxfQ.b--qNkbSGHWC_ZGeED"
+          "bFQ3hgBmBjmjgyMNTqMjn-1lA")
+tk(now=NOW + 10, op="open", comment="a v1 token sealed before issue 17 (no ids) still opens, ids from its tag",
+   token=PRE_17, principal="alice", method="tools/call", params=P1, result="valid")
+tk(now=NOW + 10, op="open", comment="a pre-issue-17 v1 token opens at a v2 engine", token=PRE_17,
+   principal="alice", method="tools/call", params=P1, result="valid", config=CONFIG2)
 
 # ---------------------------------------------------------------- canonical
 canon = []
@@ -615,11 +671,11 @@ cs("opened", "the opened token's one shape", {
     "principal": "alice", "method": "tools/call", "params": P1, "round": 2, "flowStart": NOW - 100,
     "questions": {"color": COLOR, "age": FORM}, "state": {"step": 1}}, {"opened": {
         "keyId": "k1", "issuedAt": NOW, "expiresAt": NOW + 300, "flowStart": NOW - 100, "round": 2,
-        "questionKeys": ["age", "color"], "state": {"step": 1}}})
+        "questionKeys": ["age", "color"], "state": {"step": 1}, "tokenId": "-7wd-v3MYXNA6UHvQgtC3Q", "flowId": "Rfvm_AVFZKB5NC9QevN7_w"}})
 cs("opened", "seal defaults: round 1, the flow starts now, no questions, no state", {
     "principal": None, "method": "tools/call", "params": P1}, {"opened": {
         "keyId": "k1", "issuedAt": NOW, "expiresAt": NOW + 300, "flowStart": NOW, "round": 1,
-        "questionKeys": [], "state": None}})
+        "questionKeys": [], "state": None, "tokenId": "cPlopYuV1NcLk-XzvkGO2w", "flowId": "Ih0VMYBqyIp9glnK0NO1YQ"}})
 cs("opened", "a rejected token: one message and the reason", {
     "principal": "alice", "openAs": "bob", "method": "tools/call", "params": P1},
    {"error": "TOKEN", "reason": "principal", "message": "Invalid or expired requestState (principal)"})
@@ -632,6 +688,12 @@ for spelling, flow, ttl, rounds in (("snake", "max_flow_age_secs", "ttl_secs", "
     cs("config", f"flow age below the token lifetime, {spelling}_case", {"spelling": spelling, "name": flow, "value": 10},
        {"error": "CONFIG", "message": f"{flow}: 10 must be at least {ttl} (300)"})
     cs("config", f"a valid limit, {spelling}_case", {"spelling": spelling, "name": rounds, "value": 3}, {"ok": True})
+# Issue 17: the token version is a row of the limits table (1 or 2).
+for spelling, name in (("snake", "token_version"), ("camel", "tokenVersion")):
+    cs("config", f"token version 2 (encrypted), {spelling}_case", {"spelling": spelling, "name": name, "value": 2},
+       {"ok": True})
+    cs("config", f"token version 3 is refused, {spelling}_case", {"spelling": spelling, "name": name, "value": 3},
+       {"error": "CONFIG", "message": f"{name}: 3 is outside 1..=2"})
 
 
 # ---------------------------------------------------------------- parts

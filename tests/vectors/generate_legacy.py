@@ -117,7 +117,7 @@ tests = [
 doc = {"schema": "snodo-vectors-v1",
        "description": "Issue 14: the sans-IO legacy bridge (begin_legacy, decide_legacy, feed, timeout, cancel); "
                       "format in README.md",
-       "config": {"keys": [KEY], "maxRounds": 3},
+       "config": {"keys": [KEY], "maxRounds": 3, "testRandomSeed": 1},
        "tests": []}
 for i, (comment, flags, result, sess, request, steps) in enumerate(tests, 1):
     doc["tests"].append({"tcId": i, "comment": comment, "flags": flags, "result": result, "now": NOW,

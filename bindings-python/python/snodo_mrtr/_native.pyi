@@ -103,6 +103,8 @@ class Engine:
         audience: Optional[str] = None,
         fixed_time: Optional[int] = None,
         legacy_versions: Optional[Sequence[str]] = None,
+        token_version: Optional[int] = None,
+        test_random_seed: Optional[int] = None,
     ) -> Engine: ...
     @classmethod
     def development(cls) -> Engine:
@@ -268,9 +270,13 @@ class Opened:
     def question_keys(self) -> List[str]: ...
     @property
     def state(self) -> Optional[Any]: ...
+    @property
+    def token_id(self) -> str: ...
+    @property
+    def flow_id(self) -> str: ...
     def to_dict(self) -> Dict[str, Any]:
         """``key_id``, ``issued_at``, ``expires_at``, ``flow_start``, ``round``,
-        ``question_keys``, ``state``."""
+        ``question_keys``, ``state``, ``token_id``, ``flow_id``."""
 
 @final
 class Session:

@@ -8,7 +8,8 @@
 
 use super::{
     Config, DEFAULT_CLOCK_SKEW_SECS, DEFAULT_MAX_FLOW_AGE_SECS, DEFAULT_MAX_INPUT_RESPONSES,
-    DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_ROUNDS, DEFAULT_MAX_TOKEN_BYTES, DEFAULT_TTL_SECS, MAX_TTL_SECS,
+    DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_ROUNDS, DEFAULT_MAX_TOKEN_BYTES, DEFAULT_TOKEN_VERSION,
+    DEFAULT_TTL_SECS, MAX_TTL_SECS,
 };
 use crate::error::{Error, ErrorCode, Result};
 
@@ -64,7 +65,7 @@ const fn limit(
 }
 
 /// Every numeric limit, in the order the docs list them.
-pub const LIMITS: [Limit; 7] = [
+pub const LIMITS: [Limit; 9] = [
     limit("ttl_secs", "ttlSecs", 1, MAX_TTL_SECS, DEFAULT_TTL_SECS, "token lifetime, seconds"),
     limit("max_rounds", "maxRounds", 1, 1000, DEFAULT_MAX_ROUNDS as u64, "most rounds in one flow"),
     limit(
@@ -107,6 +108,22 @@ pub const LIMITS: [Limit; 7] = [
         DEFAULT_CLOCK_SKEW_SECS,
         "tolerated clock skew for tokens issued in the future, seconds",
     ),
+    limit(
+        "token_version",
+        "tokenVersion",
+        1,
+        2,
+        DEFAULT_TOKEN_VERSION as u64,
+        "token format sealed: 1 signed (readable), 2 encrypted (confidential); both always open",
+    ),
+    limit(
+        "test_random_seed",
+        "testRandomSeed",
+        0,
+        u64::MAX,
+        0,
+        "TESTS ONLY: non-zero makes token ids and v2 nonces predictable; never set in production (0 = OS randomness)",
+    ),
 ];
 
 /// The limit named `name` in either spelling.
@@ -140,6 +157,8 @@ impl Config {
             "max_request_bytes" => self.max_request_bytes = to_field(l, spelling, value)?,
             "max_input_responses" => self.max_input_responses = to_field(l, spelling, value)?,
             "clock_skew_secs" => self.clock_skew_secs = value,
+            "token_version" => self.token_version = to_field(l, spelling, value)?,
+            "test_random_seed" => self.test_random_seed = value,
             _ => return Err(Error::new(ErrorCode::Config, format!("{name}: unknown configuration limit"))),
         }
         Ok(())
@@ -156,6 +175,8 @@ impl Config {
             "max_request_bytes" => self.max_request_bytes as u64,
             "max_input_responses" => self.max_input_responses as u64,
             "clock_skew_secs" => self.clock_skew_secs,
+            "token_version" => u64::from(self.token_version),
+            "test_random_seed" => self.test_random_seed,
             _ => return None,
         })
     }

@@ -32,6 +32,9 @@ pub const DEFAULT_MAX_INPUT_RESPONSES: usize = 64;
 /// Default allowed clock skew for tokens issued "in the future", seconds.
 pub const DEFAULT_CLOCK_SKEW_SECS: u64 = 60;
 
+/// Default token format sealed (issue 17): 1, signed and readable.
+pub const DEFAULT_TOKEN_VERSION: u8 = 1;
+
 /// Issue 14: the 2025-era revisions accepted by default on a legacy session,
 /// newest first (the first is the counter-offer of
 /// [`Engine::legacy_version_for`](crate::Engine::legacy_version_for)).
@@ -82,6 +85,17 @@ pub struct Config {
     /// token, so tokens never open at another service sharing a key. `None`
     /// (the default) leaves every token byte as before. (camelCase: `audience`.)
     pub audience: Option<String>,
+    /// Issue 17: the token format sealed, 1 (signed, readable; the default)
+    /// or 2 (XChaCha20-Poly1305, confidential). Tokens of either version
+    /// always open, so switching does not break live flows.
+    /// (camelCase: `tokenVersion`.)
+    pub token_version: u8,
+    /// Issue 17, **tests only**: when non-zero, token ids, flow ids and v2
+    /// nonces are derived from this seed and the seal's inputs instead of
+    /// the operating system, so that vectors are byte-exact in every
+    /// language. Never set it in production: v2 nonces would repeat.
+    /// 0 (the default) is the operating system. (camelCase: `testRandomSeed`.)
+    pub test_random_seed: u64,
     /// The clock; `None` means system time.
     pub clock: Option<Clock>,
     /// How error messages spell field names (the binding sets it: Node
@@ -106,6 +120,8 @@ impl Config {
             server_info: None,
             strict_answers: false,
             audience: None,
+            token_version: DEFAULT_TOKEN_VERSION,
+            test_random_seed: 0,
             clock: None,
             spelling: Spelling::Snake,
         }
@@ -135,6 +151,8 @@ impl fmt::Debug for Config {
             .field("clock_skew_secs", &self.clock_skew_secs)
             .field("strict_answers", &self.strict_answers)
             .field("audience", &self.audience)
+            .field("token_version", &self.token_version)
+            .field("test_random_seed", &self.test_random_seed)
             .field("clock", &self.clock.as_ref().map(|_| "custom"))
             .finish_non_exhaustive()
     }

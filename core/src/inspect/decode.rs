@@ -51,6 +51,11 @@ struct Payload {
     q: BTreeMap<String, String>,
     #[serde(default)]
     s: Option<Box<RawValue>>,
+    // Issue 17: the flow and token ids (absent in v1 tokens sealed before).
+    #[serde(default)]
+    fid: Option<String>,
+    #[serde(default)]
+    tid: Option<String>,
 }
 
 /// Decodes `token`'s fields without verifying it. Refuses, with the reason
@@ -86,9 +91,24 @@ pub fn decode_token(token: &str, max_token_bytes: usize) -> Result<TokenFields, 
         return Err(Malformed);
     }
     let payload = URL_SAFE_NO_PAD.decode(body).map_err(|_| Malformed)?;
+    decode_payload(kid, &payload, crate::FORMAT_VERSION)
+}
+
+/// Issue 17: the fields of a v2 token, decrypted with `keys` (only the
+/// key that sealed it can read it). `None` when it does not decrypt.
+pub(crate) fn decode_v2(token: &str, keys: &[crate::Key]) -> Option<Result<TokenFields, TokenReason>> {
+    let ring = crate::token::KeyRing::new(keys).ok()?;
+    let (kid, payload) = crate::token::decrypt_v2(&ring, token)?;
+    Some(decode_payload(kid, &payload, crate::FORMAT_VERSION_V2))
+}
+
+/// The fields of a payload (v1 as carried, v2 decrypted), refused unless
+/// canonical and of `version`.
+fn decode_payload(kid: &str, payload: &[u8], version: u64) -> Result<TokenFields, TokenReason> {
+    use TokenReason::{Malformed, Version};
     // Repeated or unknown top-level fields are refused here, as by `open`.
-    let p: Payload = serde_json::from_slice(&payload).map_err(|_| Malformed)?;
-    if p.v != crate::FORMAT_VERSION {
+    let p: Payload = serde_json::from_slice(payload).map_err(|_| Malformed)?;
+    if p.v != version {
         return Err(Version);
     }
     let binding: [u8; 32] = decode_fixed(&p.b)?;
@@ -96,12 +116,19 @@ pub fn decode_token(token: &str, max_token_bytes: usize) -> Result<TokenFields, 
     for digest in p.q.values() {
         decode_fixed::<32>(digest)?;
     }
+    if p.fid.is_some() != p.tid.is_some() {
+        return Err(Malformed);
+    }
+    for id in [&p.fid, &p.tid].into_iter().flatten() {
+        decode_fixed::<16>(id)?;
+    }
     // The payload must be exactly its canonical form. It is rebuilt from
     // its parts rather than canonicalised whole, because a state may nest
     // as deep as the parser allows and the payload adds one level.
     let questions = serde_json::to_string(&p.q).map_err(|_| Malformed)?;
+    let fid = p.fid.as_ref().map(|f| format!(r#","fid":"{f}""#)).unwrap_or_default();
     let mut canonical = format!(
-        r#"{{"b":"{}","exp":{},"fs":{},"iat":{},"p":"{}","q":{},"r":{}"#,
+        r#"{{"b":"{}","exp":{}{fid},"fs":{},"iat":{},"p":"{}","q":{},"r":{}"#,
         p.b,
         p.exp,
         p.fs,
@@ -114,8 +141,11 @@ pub fn decode_token(token: &str, max_token_bytes: usize) -> Result<TokenFields, 
         canonical.push_str(r#","s":"#);
         canonical.push_str(&crate::canonicalize(state.get()).map_err(|_| Malformed)?);
     }
+    if let Some(t) = &p.tid {
+        canonical.push_str(&format!(r#","tid":"{t}""#));
+    }
     canonical.push_str(&format!(r#","v":{}}}"#, p.v));
-    if canonical.as_bytes() != payload.as_slice() {
+    if canonical.as_bytes() != payload {
         return Err(Malformed);
     }
     Ok(TokenFields {

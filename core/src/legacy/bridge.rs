@@ -194,7 +194,8 @@ fn ask(
         questions: &requests,
         state: state.as_ref(),
     };
-    let token = match ctx.sealer.seal(now, &input) {
+    let flow = call.opened.as_ref().map(|o| o.flow_id_bytes());
+    let token = match ctx.sealer.seal_in_flow(now, &input, flow) {
         Ok(t) => t,
         Err(e) => return internal(e.to_string()),
     };

@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use chacha20poly1305::XChaCha20Poly1305;
 use hmac::KeyInit;
 use zeroize::Zeroizing;
 
@@ -76,15 +77,31 @@ impl fmt::Debug for Key {
     }
 }
 
+/// The HKDF-SHA256 `info` label of the token v2 encryption key. v1 keys
+/// its HMAC with the secret itself, exactly as before issue 17, so v1
+/// bytes are unchanged; the AEAD key is derived, never the same bytes.
+pub(crate) const V2_KEY_INFO: &[u8] = b"snodo/token/v2/xchacha20poly1305";
+
+/// One key of the ring, ready to use: its id, the keyed HMAC state (v1
+/// tags, principal tags) and the derived v2 cipher. Both are computed once,
+/// when the engine is built; both wipe their key bytes on drop (hmac's and
+/// chacha20poly1305's `zeroize` features).
+#[derive(Clone)]
+pub(crate) struct RingKey {
+    pub(crate) id: String,
+    pub(crate) mac: HmacSha256,
+    pub(crate) aead: XChaCha20Poly1305,
+}
+
 /// The ring: the first key signs, every key verifies (rotation).
 #[derive(Clone)]
 pub(crate) struct KeyRing {
-    keys: Vec<(String, HmacSha256)>,
+    keys: Vec<RingKey>,
 }
 
 impl fmt::Debug for KeyRing {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.keys.iter().map(|(id, _)| id)).finish()
+        f.debug_list().entries(self.keys.iter().map(|k| &k.id)).finish()
     }
 }
 
@@ -101,23 +118,34 @@ impl KeyRing {
         }
         let mut out = Vec::with_capacity(keys.len());
         for k in keys {
-            if out.iter().any(|(id, _)| id == &k.id) {
+            if out.iter().any(|r: &RingKey| r.id == k.id) {
                 return Err(Error::new(ErrorCode::Config, format!("keys: duplicate key id {:?}", k.id)));
             }
             // The keyed HMAC state is computed once per key; each use clones
             // it. hmac's `zeroize` feature wipes these states on drop.
             let mac = HmacSha256::new_from_slice(&k.secret)
                 .map_err(|_| Error::new(ErrorCode::Config, format!("key {:?}: unusable", k.id)))?;
-            out.push((k.id.clone(), mac));
+            let aead = derive_aead(&k.secret)
+                .ok_or_else(|| Error::new(ErrorCode::Config, format!("key {:?}: unusable", k.id)))?;
+            out.push(RingKey { id: k.id.clone(), mac, aead });
         }
         Ok(KeyRing { keys: out })
     }
 
-    pub(super) fn signer(&self) -> Option<&(String, HmacSha256)> {
+    pub(super) fn signer(&self) -> Option<&RingKey> {
         self.keys.first()
     }
 
-    pub(super) fn find(&self, id: &str) -> Option<&HmacSha256> {
-        self.keys.iter().find(|(k, _)| k == id).map(|(_, m)| m)
+    pub(super) fn find(&self, id: &str) -> Option<&RingKey> {
+        self.keys.iter().find(|k| k.id == id)
     }
+}
+
+/// The v2 cipher of a secret: XChaCha20-Poly1305 under
+/// `HKDF-SHA256(salt = none, ikm = secret, info = V2_KEY_INFO)`, 32 bytes.
+fn derive_aead(secret: &[u8]) -> Option<XChaCha20Poly1305> {
+    let hk = hkdf::Hkdf::<sha2::Sha256>::new(None, secret);
+    let mut okm = Zeroizing::new([0u8; 32]);
+    hk.expand(V2_KEY_INFO, okm.as_mut_slice()).ok()?;
+    XChaCha20Poly1305::new_from_slice(okm.as_slice()).ok()
 }

@@ -1,8 +1,9 @@
 //! Sealed continuation tokens: the `requestState` snodo issues and opens.
 //!
-//! `requestState` is attacker-controlled input (MCP 2026-07-28, MRTR). A token
-//! is HMAC-SHA256 over a compact, versioned payload. It is *readable*, not
-//! encrypted: never put secrets in application state. The exact bytes are in
+//! `requestState` is attacker-controlled input (MCP 2026-07-28, MRTR). A v1
+//! token is HMAC-SHA256 over a compact, versioned payload: *readable*, not
+//! encrypted. A v2 token (issue 17, `v2.rs`) carries the same payload
+//! encrypted with XChaCha20-Poly1305. The exact bytes are in
 //! `docs/token-format.md`:
 //!
 //! ```text
@@ -18,6 +19,7 @@
 mod binding;
 #[cfg(test)]
 mod fast_tests;
+mod ids;
 mod keys;
 mod payload;
 mod principal;
@@ -25,19 +27,28 @@ mod reason;
 mod seal;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_v2;
+mod v2;
 
 use hmac::Hmac;
 use sha2::Sha256;
 
 pub(crate) type HmacSha256 = Hmac<Sha256>;
 
-/// The only token format version this build issues and accepts.
+/// The signed token format version (the default, and the only one before
+/// issue 17). Version 2 (encrypted) is sealed when the engine's
+/// `token_version` is 2; both always open.
 pub const FORMAT_VERSION: u64 = 1;
+/// Issue 17: the confidential (AEAD) token format version.
+pub const FORMAT_VERSION_V2: u64 = 2;
 pub(crate) const PREFIX: &str = "v1";
 
 pub use binding::*;
+pub(crate) use ids::*;
 pub use keys::*;
 pub use payload::*;
 pub use principal::*;
 pub use reason::*;
 pub(crate) use seal::*;
+pub(crate) use v2::*;

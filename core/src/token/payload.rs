@@ -49,6 +49,12 @@ pub struct Opened {
     pub question_digests: BTreeMap<String, [u8; 32]>,
     /// The application's state as canonical JSON text, if any.
     pub(super) state_json: Option<String>,
+    /// Issue 17: this token's id and its flow's id (base64url of 16 bytes).
+    pub(super) token_id: String,
+    pub(super) flow_id: String,
+    pub(super) flow_id_bytes: [u8; ID_BYTES],
+    /// The format version it was sealed in (1 or 2).
+    pub(super) version: u64,
 }
 
 impl Opened {
@@ -60,10 +66,13 @@ impl Opened {
     /// The readable fields as one JSON object, with the names every binding
     /// exposes (camelCase here, in C and in Node; Python and Rust spell the
     /// same names in snake_case): `keyId`, `issuedAt`, `expiresAt`,
-    /// `flowStart`, `round`, `questionKeys`, `state` (`null` when none).
+    /// `flowStart`, `round`, `questionKeys`, `state` (`null` when none),
+    /// and since issue 17 `tokenId` and `flowId`.
     pub fn to_json(&self) -> Value {
         serde_json::json!({
             "keyId": self.key_id,
+            "tokenId": self.token_id,
+            "flowId": self.flow_id,
             "issuedAt": self.issued_at,
             "expiresAt": self.expires_at,
             "flowStart": self.flow_start,
@@ -71,6 +80,28 @@ impl Opened {
             "questionKeys": self.question_keys(),
             "state": self.state().unwrap_or(Value::Null),
         })
+    }
+
+    /// Issue 17: this token's random 128-bit id, base64url without padding
+    /// (22 characters). A v1 token sealed before issue 17 has none written;
+    /// its id is derived from its MAC tag (docs/token-format.md).
+    pub fn token_id(&self) -> &str {
+        &self.token_id
+    }
+
+    /// Issue 17: the id of the flow this token belongs to, the same for every
+    /// round of one flow; base64url without padding (22 characters).
+    pub fn flow_id(&self) -> &str {
+        &self.flow_id
+    }
+
+    /// The token format version it was sealed in: 1 (signed) or 2 (encrypted).
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    pub(crate) fn flow_id_bytes(&self) -> &[u8; ID_BYTES] {
+        &self.flow_id_bytes
     }
 
     /// The application's state as canonical JSON text, if any.
@@ -96,15 +127,17 @@ pub(crate) fn b64(bytes: &[u8]) -> String {
 /// The canonical payload, written directly rather than built as a `Value`
 /// and canonicalised: that saves a deep copy of the state and a map per
 /// seal. The bytes are exactly `json::canonical` of
-/// `{"b","exp","fs","iat","p","q","r","s"?,"v"}` (keys in byte order, which
-/// is the order written here; `q` keeps the last digest of a repeated key,
-/// as a map insert would). The token vectors pin this byte for byte.
+/// `{"b","exp","fid","fs","iat","p","q","r","s"?,"tid","v"}` (keys in byte
+/// order, which is the order written here; `q` keeps the last digest of a
+/// repeated key, as a map insert would). v1 and v2 write the same payload
+/// but for `v`. The token vectors pin this byte for byte.
 pub(crate) fn write_payload(
     out: &mut Vec<u8>,
     mac: &HmacSha256,
     limits: &Limits,
     now: u64,
     input: &SealInput<'_>,
+    ids: &Ids,
 ) {
     use json::Sink as _;
     let mut questions: BTreeMap<&str, [u8; 32]> = BTreeMap::new();
@@ -121,6 +154,9 @@ pub(crate) fn write_payload(
     out.put(b64(input.binding).as_bytes());
     out.put(b"\"");
     num(out, b",\"exp\":", now.saturating_add(limits.ttl));
+    out.put(b",\"fid\":\"");
+    out.put(b64(&ids.flow).as_bytes());
+    out.put(b"\"");
     num(out, b",\"fs\":", input.flow_start);
     num(out, b",\"iat\":", now);
     out.put(b",\"p\":\"");
@@ -142,7 +178,10 @@ pub(crate) fn write_payload(
         out.put(b",\"s\":");
         json::write_canonical(state, out);
     }
-    num(out, b",\"v\":", FORMAT_VERSION);
+    out.put(b",\"tid\":\"");
+    out.put(b64(&ids.token).as_bytes());
+    out.put(b"\"");
+    num(out, b",\"v\":", u64::from(limits.version));
     out.put(b"}");
 }
 
@@ -160,6 +199,18 @@ pub(crate) struct Payload {
     pub(super) q: BTreeMap<String, String>,
     #[serde(default)]
     pub(super) s: Option<Box<RawValue>>,
+    /// Issue 17: absent only in v1 tokens sealed before it (both or neither).
+    #[serde(default)]
+    pub(super) fid: Option<String>,
+    #[serde(default)]
+    pub(super) tid: Option<String>,
+}
+
+/// The two ids a token is sealed with.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Ids {
+    pub(crate) token: [u8; ID_BYTES],
+    pub(crate) flow: [u8; ID_BYTES],
 }
 
 pub(crate) fn decode_fixed<const N: usize>(s: &str) -> Result<[u8; N], TokenError> {

@@ -12,7 +12,7 @@ use crate::json;
 
 use super::*;
 
-/// Limits that apply to sealing and opening.
+/// Limits that apply to sealing and opening, and the version sealed.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Limits {
     pub ttl: u64,
@@ -20,21 +20,38 @@ pub(crate) struct Limits {
     pub max_flow_age: u64,
     pub max_token_bytes: usize,
     pub skew: u64,
+    /// Issue 17: the format sealed (1 signed, 2 encrypted). Opening
+    /// accepts both, whatever this says, so that an engine can move from
+    /// one to the other without breaking live flows.
+    pub version: u8,
 }
 
-/// The token sealer: the key ring and the limits, everything sealing and
-/// opening need besides the time (which the caller passes, so `begin` and
-/// `decide` read one clock).
+/// The token sealer: the key ring, the limits and the random source,
+/// everything sealing and opening need besides the time (which the caller
+/// passes, so `begin` and `decide` read one clock).
 #[derive(Clone)]
 pub(crate) struct Sealer {
     pub(crate) ring: KeyRing,
     pub(crate) limits: Limits,
+    pub(crate) random: Random,
 }
 
 impl Sealer {
-    /// Seals `input` at `now` with the signing key.
+    /// Seals `input` at `now` with the signing key, as the first token of
+    /// a new flow (a fresh flow id).
     pub(crate) fn seal(&self, now: u64, input: &SealInput<'_>) -> Result<String> {
-        seal(&self.ring, &self.limits, now, input)
+        seal(self, now, input, None)
+    }
+
+    /// Seals `input` at `now` for the flow `flow` (the flow id of the token
+    /// opened on this request), or a new flow when `None`.
+    pub(crate) fn seal_in_flow(
+        &self,
+        now: u64,
+        input: &SealInput<'_>,
+        flow: Option<&[u8; ID_BYTES]>,
+    ) -> Result<String> {
+        seal(self, now, input, flow)
     }
 
     /// Opens `token` at `now` for `principal` and the request `binding`.
@@ -49,9 +66,25 @@ impl Sealer {
     }
 }
 
-/// Seals a token at time `now`.
-pub(crate) fn seal(ring: &KeyRing, limits: &Limits, now: u64, input: &SealInput<'_>) -> Result<String> {
-    let Some((kid, mac)) = ring.signer() else {
+fn too_large(len: usize, limits: &Limits) -> Error {
+    Error::new(
+        ErrorCode::StateTooLarge,
+        format!(
+            "the token would be {len} bytes, over the {}-byte limit; keep less application state",
+            limits.max_token_bytes
+        ),
+    )
+}
+
+/// Seals a token at time `now`, in the sealer's version.
+pub(crate) fn seal(
+    sealer: &Sealer,
+    now: u64,
+    input: &SealInput<'_>,
+    flow: Option<&[u8; ID_BYTES]>,
+) -> Result<String> {
+    let limits = &sealer.limits;
+    let Some(key) = sealer.ring.signer() else {
         return Err(Error::new(ErrorCode::Config, "keys: the key ring is empty"));
     };
     if input.state.is_some_and(|s| json::deeper_than(s, json::MAX_DEPTH))
@@ -62,20 +95,25 @@ pub(crate) fn seal(ring: &KeyRing, limits: &Limits, now: u64, input: &SealInput<
             format!("state and questions may nest at most {} levels", json::MAX_DEPTH),
         ));
     }
-    let mut payload = Vec::with_capacity(256);
-    write_payload(&mut payload, mac, limits, now, input);
+    let draw = Draw { now, round: input.round, flow_start: input.flow_start, binding: input.binding };
+    let ids = Ids {
+        token: sealer.random.id("token-id", &draw)?,
+        flow: match flow {
+            Some(f) => *f,
+            None => sealer.random.id("flow-id", &draw)?,
+        },
+    };
+    let mut payload = Vec::with_capacity(320);
+    write_payload(&mut payload, &key.mac, limits, now, input, &ids);
+    if limits.version == 2 {
+        return seal_v2(key, limits, &sealer.random, &draw, &payload);
+    }
+    let kid = key.id.as_str();
     let body_len = base64::encoded_len(payload.len(), false).unwrap_or(usize::MAX);
     let signed_len = (PREFIX.len() + 1 + kid.len() + 1).saturating_add(body_len);
     // 43 = base64url of a 32-byte tag, plus one separator.
     if signed_len.saturating_add(44) > limits.max_token_bytes {
-        return Err(Error::new(
-            ErrorCode::StateTooLarge,
-            format!(
-                "the token would be {} bytes, over the {}-byte limit; keep less application state",
-                signed_len.saturating_add(44),
-                limits.max_token_bytes
-            ),
-        ));
+        return Err(too_large(signed_len.saturating_add(44), limits));
     }
     let mut token = String::with_capacity(signed_len + 44);
     token.push_str(PREFIX);
@@ -83,7 +121,7 @@ pub(crate) fn seal(ring: &KeyRing, limits: &Limits, now: u64, input: &SealInput<
     token.push_str(kid);
     token.push('.');
     URL_SAFE_NO_PAD.encode_string(&payload, &mut token);
-    let mut m = mac.clone();
+    let mut m = key.mac.clone();
     m.update(token.as_bytes());
     let tag = m.finalize().into_bytes();
     token.push('.');
@@ -92,6 +130,7 @@ pub(crate) fn seal(ring: &KeyRing, limits: &Limits, now: u64, input: &SealInput<
 }
 
 /// Opens `token` at time `now` for `principal` and the request `binding`.
+/// The version prefix chooses the format; both are always accepted.
 pub(crate) fn open(
     ring: &KeyRing,
     limits: &Limits,
@@ -104,19 +143,31 @@ pub(crate) fn open(
     if token.len() > limits.max_token_bytes {
         return fail(TokenReason::Size);
     }
+    let check = Check { limits, now, principal, binding };
+    match token.split('.').next() {
+        Some(PREFIX) => open_v1(ring, &check, token),
+        Some(PREFIX_V2) => open_v2(ring, &check, token),
+        Some(v) if is_version_word(v) => fail(TokenReason::Version),
+        _ => fail(TokenReason::Malformed),
+    }
+}
+
+/// What the checks after authentication compare against.
+pub(super) struct Check<'a> {
+    pub(super) limits: &'a Limits,
+    pub(super) now: u64,
+    pub(super) principal: &'a Principal,
+    pub(super) binding: &'a [u8; 32],
+}
+
+fn open_v1(ring: &KeyRing, check: &Check<'_>, token: &str) -> Result<Opened, TokenError> {
     let mut parts = token.splitn(4, '.');
-    let (Some(version), Some(kid), Some(body), Some(tag)) =
+    let (Some(_), Some(kid), Some(body), Some(tag)) =
         (parts.next(), parts.next(), parts.next(), parts.next())
     else {
-        return fail(match token.split('.').next() {
-            Some(v) if v != PREFIX && is_version_word(v) => TokenReason::Version,
-            _ => TokenReason::Malformed,
-        });
+        return fail(TokenReason::Malformed);
     };
-    if version != PREFIX {
-        return fail(if is_version_word(version) { TokenReason::Version } else { TokenReason::Malformed });
-    }
-    let Some(mac) = ring.find(kid) else {
+    let Some(key) = ring.find(kid) else {
         return fail(TokenReason::Key);
     };
     // The tag must be exactly the canonical base64url of 32 bytes (the
@@ -127,23 +178,37 @@ pub(crate) fn open(
     let Some(signed) = token.get(..PREFIX.len() + 1 + kid.len() + 1 + body.len()) else {
         return fail(TokenReason::Malformed);
     };
-    let mut m = mac.clone();
+    let mut m = key.mac.clone();
     m.update(signed.as_bytes());
     // verify_slice compares in constant time.
     if m.verify_slice(&tag_bytes).is_err() {
         return fail(TokenReason::Signature);
     }
+    let payload_bytes =
+        URL_SAFE_NO_PAD.decode(body).map_err(|_| TokenError { reason: TokenReason::Malformed })?;
+    finish(key, check, &payload_bytes, FORMAT_VERSION, Some(&tag_bytes))
+}
+
+/// The checks after authentication, the same for every version: payload
+/// syntax, clock, flow age, rounds, principal, binding. `legacy_tag` is the
+/// v1 MAC tag, from which the ids of a pre-issue-17 token are derived.
+pub(super) fn finish(
+    key: &RingKey,
+    check: &Check<'_>,
+    payload_bytes: &[u8],
+    version: u64,
+    legacy_tag: Option<&[u8]>,
+) -> Result<Opened, TokenError> {
+    let (limits, now) = (check.limits, check.now);
     // From here on the bytes are ours; a failure means a bug or a key leak,
     // but is still handled as malformed rather than trusted. The payload is
     // read into a typed struct (unknown and repeated fields are errors) and
     // the application state is kept as its JSON text: building a Value for
     // it costs far more than everything else in `open`, and a handler that
     // never reads the state should not pay for it (see `Opened::state`).
-    let payload_bytes =
-        URL_SAFE_NO_PAD.decode(body).map_err(|_| TokenError { reason: TokenReason::Malformed })?;
     let payload: Payload =
-        serde_json::from_slice(&payload_bytes).map_err(|_| TokenError { reason: TokenReason::Malformed })?;
-    if payload.v != FORMAT_VERSION {
+        serde_json::from_slice(payload_bytes).map_err(|_| TokenError { reason: TokenReason::Malformed })?;
+    if payload.v != version {
         return fail(TokenReason::Version);
     }
     let (issued_at, expires_at, flow_start, round) = (payload.iat, payload.exp, payload.fs, payload.r);
@@ -153,6 +218,12 @@ pub(crate) fn open(
     for (k, v) in payload.q {
         questions.insert(k, decode_fixed::<32>(&v)?);
     }
+    // Issue 17: both ids, or (a v1 token sealed before them) neither.
+    let (token_id, flow_id) = match (&payload.tid, &payload.fid, legacy_tag) {
+        (Some(t), Some(f), _) => (decode_fixed::<ID_BYTES>(t)?, decode_fixed::<ID_BYTES>(f)?),
+        (None, None, Some(tag)) => legacy_ids(tag),
+        _ => return fail(TokenReason::Malformed),
+    };
     if issued_at > now.saturating_add(limits.skew) {
         return fail(TokenReason::NotYetValid);
     }
@@ -165,19 +236,27 @@ pub(crate) fn open(
     if round >= limits.max_rounds {
         return fail(TokenReason::Rounds);
     }
-    if !bool::from(ptag.ct_eq(&principal_tag(mac, principal))) {
+    if !bool::from(ptag.ct_eq(&principal_tag(&key.mac, check.principal))) {
         return fail(TokenReason::Principal);
     }
-    if !bool::from(bound.ct_eq(binding)) {
+    if !bool::from(bound.ct_eq(check.binding)) {
         return fail(TokenReason::Request);
     }
     Ok(Opened {
-        key_id: kid.to_owned(),
+        key_id: key.id.clone(),
         issued_at,
         expires_at,
         flow_start,
         round,
         question_digests: questions,
         state_json: payload.s.map(|raw| raw.get().to_owned()),
+        token_id: id_text(&token_id),
+        flow_id: id_text(&flow_id),
+        flow_id_bytes: flow_id,
+        version,
     })
+}
+
+pub(super) fn size_error(len: usize, limits: &Limits) -> Error {
+    too_large(len, limits)
 }

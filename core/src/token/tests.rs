@@ -10,8 +10,16 @@ fn ring(ids: &[(&str, u8)]) -> KeyRing {
     let keys: Vec<Key> = ids.iter().map(|(id, b)| Key::new(*id, vec![*b; 32]).unwrap()).collect();
     KeyRing::new(&keys).unwrap()
 }
-const LIM: Limits = Limits { ttl: 300, max_rounds: 16, max_flow_age: 3600, max_token_bytes: 16384, skew: 60 };
+const LIM: Limits =
+    Limits { ttl: 300, max_rounds: 16, max_flow_age: 3600, max_token_bytes: 16384, skew: 60, version: 1 };
 const NOW: u64 = 1_800_000_000;
+
+/// The pre-issue-17 test signature: a sealer of `ring` and `limits` with
+/// the operating system's randomness, starting a new flow.
+fn seal(ring: &KeyRing, limits: &Limits, now: u64, input: &SealInput<'_>) -> Result<String> {
+    let sealer = Sealer { ring: ring.clone(), limits: *limits, random: Random::Seeded(7) };
+    super::seal(&sealer, now, input, None)
+}
 
 fn sealed(r: &KeyRing, state: Option<&Value>) -> (String, [u8; 32]) {
     let binding = binding_digest("tools/call", &json!({"name":"t","arguments":{"a":1}})).unwrap();
@@ -139,7 +147,9 @@ fn reasons_for_shapes() {
     let reason = |s: &str| open(&r, &LIM, NOW, s, &alice(), &b).unwrap_err().reason;
     assert_eq!(reason(""), TokenReason::Malformed);
     assert_eq!(reason("foo"), TokenReason::Malformed);
-    assert_eq!(reason("v2.k1.e30.AAAA"), TokenReason::Version);
+    assert_eq!(reason("v3.k1.e30.AAAA"), TokenReason::Version);
+    // Issue 17: `v2` is a format now; a v1-shaped body is not base64url.
+    assert_eq!(reason("v2.k1.e30.AAAA"), TokenReason::Malformed);
     assert_eq!(reason("v9"), TokenReason::Version);
     assert_eq!(reason("v1.nope.e30.AAAA"), TokenReason::Key);
     assert_eq!(reason("v1.k1.e30.AAAA"), TokenReason::Malformed);

@@ -1,0 +1,101 @@
+//! Issue 17: the token id and flow id every token carries, and where their
+//! random bytes (and v2 nonces) come from.
+//!
+//! Production draws from the operating system (`getrandom`) on every seal:
+//! no userspace generator, nothing seeded once. Tests and the
+//! cross-language vectors set `test_random_seed`, which replaces the OS by
+//! a deterministic function of the seed and the seal's own inputs, so that
+//! every language reproduces the same token bytes (docs/token-format.md).
+
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, ErrorCode, Result};
+
+use super::*;
+
+/// Bytes of a token id and of a flow id.
+pub(crate) const ID_BYTES: usize = 16;
+
+/// Where a sealer's random bytes come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Random {
+    /// The operating system, on every call (production).
+    Os,
+    /// Tests only: bytes derived from this seed and the seal's inputs.
+    Seeded(u64),
+}
+
+/// What a deterministic draw is derived from, besides the seed: the seal's
+/// time, round, flow start and binding, so that ids differ from round to
+/// round without any counter (a counter would depend on how many seals an
+/// engine made, which differs between the languages' vector runners).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Draw<'a> {
+    pub(crate) now: u64,
+    pub(crate) round: u32,
+    pub(crate) flow_start: u64,
+    pub(crate) binding: &'a [u8; 32],
+}
+
+impl Random {
+    /// From the config's `test_random_seed` (0 = the operating system).
+    pub(crate) fn from_seed(seed: u64) -> Random {
+        if seed == 0 { Random::Os } else { Random::Seeded(seed) }
+    }
+
+    /// `out.len()` (at most 32) bytes for `label`.
+    pub(crate) fn fill(&self, label: &str, draw: &Draw<'_>, out: &mut [u8]) -> Result<()> {
+        match *self {
+            Random::Os => getrandom::fill(out)
+                .map_err(|_| Error::new(ErrorCode::Config, "the operating system gave no random bytes")),
+            Random::Seeded(seed) => {
+                // SHA-256("snodo/test-random\0" ‖ seed ‖ label ‖ 0 ‖ now ‖
+                // round ‖ flow start ‖ binding), integers big-endian.
+                let mut h = Sha256::new();
+                h.update(b"snodo/test-random\0");
+                h.update(seed.to_be_bytes());
+                h.update(label.as_bytes());
+                h.update([0]);
+                h.update(draw.now.to_be_bytes());
+                h.update(draw.round.to_be_bytes());
+                h.update(draw.flow_start.to_be_bytes());
+                h.update(draw.binding);
+                let full: [u8; 32] = h.finalize().into();
+                let n = out.len().min(32);
+                out[..n].copy_from_slice(&full[..n]);
+                Ok(())
+            }
+        }
+    }
+
+    /// A fresh 16-byte id for `label` (`"token-id"` or `"flow-id"`).
+    pub(crate) fn id(&self, label: &str, draw: &Draw<'_>) -> Result<[u8; ID_BYTES]> {
+        let mut out = [0u8; ID_BYTES];
+        self.fill(label, draw, &mut out)?;
+        Ok(out)
+    }
+}
+
+/// The ids of a v1 token sealed before issue 17 (it has none): derived from
+/// its MAC tag, so they are stable for that token and distinct between
+/// tokens. `SHA-256(label ‖ 0 ‖ tag)[..16]` with the labels
+/// `snodo/v1/legacy-token-id` and `snodo/v1/legacy-flow-id`.
+pub(crate) fn legacy_ids(tag: &[u8]) -> ([u8; ID_BYTES], [u8; ID_BYTES]) {
+    let derive = |label: &[u8]| {
+        let mut h = Sha256::new();
+        h.update(label);
+        h.update([0]);
+        h.update(tag);
+        let full: [u8; 32] = h.finalize().into();
+        let mut out = [0u8; ID_BYTES];
+        out.copy_from_slice(&full[..ID_BYTES]);
+        out
+    };
+    (derive(b"snodo/v1/legacy-token-id"), derive(b"snodo/v1/legacy-flow-id"))
+}
+
+/// The text form of an id, as the payload and every binding spell it:
+/// base64url without padding (22 characters).
+pub(crate) fn id_text(id: &[u8; ID_BYTES]) -> String {
+    b64(id)
+}
