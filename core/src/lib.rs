@@ -164,9 +164,10 @@ pub use legacy::{
 };
 pub use once::{
     Claim, DEFAULT_ONCE_LEASE_SECS, DEFAULT_ONCE_MAX_ENTRIES, DEFAULT_ONCE_PREFIX, MAX_ONCE_ID_BYTES,
-    MAX_ONCE_PREFIX_BYTES, MemoryStore, ONCE_CLAIM_SCRIPT, ONCE_COMPLETE_SCRIPT, ONCE_CONSUMED, ONCE_DONE_PREFIX,
-    ONCE_PENDING, ONCE_RELEASE_SCRIPT, ONCE_REPLAYED_MESSAGE, ONCE_RESULT_KEY_PART, ONCE_TOKEN_KEY_PART, ONCE_WON,
-    OnceOptions, OnceStore, check_once_id, check_once_prefix, once_result_key, once_token_key, run_once,
+    MAX_ONCE_PREFIX_BYTES, MemoryStore, ONCE_CLAIM_SCRIPT, ONCE_COMPLETE_SCRIPT, ONCE_CONSUMED,
+    ONCE_DONE_PREFIX, ONCE_PENDING, ONCE_RELEASE_SCRIPT, ONCE_REPLAYED_MESSAGE, ONCE_RESULT_KEY_PART,
+    ONCE_TOKEN_KEY_PART, ONCE_WON, OnceOptions, OnceStore, check_once_id, check_once_prefix, once_result_key,
+    once_token_key, run_once,
 };
 // Only with the `redis` feature (docs/once.md).
 #[cfg(feature = "redis")]

@@ -52,7 +52,9 @@ pub fn check_once_prefix(prefix: &str) -> Result<()> {
     if prefix.len() > MAX_ONCE_PREFIX_BYTES || !prefix.bytes().all(|b| b.is_ascii_graphic()) {
         return Err(Error::new(
             ErrorCode::Config,
-            format!("once store: the key prefix must be at most {MAX_ONCE_PREFIX_BYTES} bytes of printable ASCII"),
+            format!(
+                "once store: the key prefix must be at most {MAX_ONCE_PREFIX_BYTES} bytes of printable ASCII"
+            ),
         ));
     }
     Ok(())

@@ -6,8 +6,8 @@
 use super::keys::{DEFAULT_ONCE_PREFIX, check_once_prefix, once_result_key, once_token_key};
 use super::memory::DEFAULT_ONCE_LEASE_SECS;
 use super::scripts::{
-    ONCE_CLAIM_SCRIPT, ONCE_COMPLETE_SCRIPT, ONCE_CONSUMED, ONCE_DONE_PREFIX, ONCE_PENDING, ONCE_RELEASE_SCRIPT,
-    ONCE_WON,
+    ONCE_CLAIM_SCRIPT, ONCE_COMPLETE_SCRIPT, ONCE_CONSUMED, ONCE_DONE_PREFIX, ONCE_PENDING,
+    ONCE_RELEASE_SCRIPT, ONCE_WON,
 };
 use super::{Claim, OnceStore, ttl_secs};
 use crate::error::{Error, ErrorCode, Result};
@@ -108,7 +108,10 @@ impl RedisStore {
 
     /// Runs `f` on a pooled connection (or a new one); the connection goes
     /// back to the pool only if `f` succeeded.
-    fn with_connection<T>(&self, f: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>) -> Result<T> {
+    fn with_connection<T>(
+        &self,
+        f: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>,
+    ) -> Result<T> {
         let pooled = self.idle.lock().unwrap_or_else(std::sync::PoisonError::into_inner).pop();
         let mut con = match pooled {
             Some(con) => con,

@@ -82,7 +82,10 @@ fn bad_ids_and_limits_are_clear_errors() {
     }
     assert!(s.consume(&"x".repeat(MAX_ONCE_ID_BYTES), NOW + 1, NOW).unwrap());
     assert_eq!(MemoryStore::with_limits(0, Duration::from_secs(1)).unwrap_err().code(), ErrorCode::Config);
-    assert_eq!(MemoryStore::with_limits(1, Duration::from_millis(999)).unwrap_err().code(), ErrorCode::Config);
+    assert_eq!(
+        MemoryStore::with_limits(1, Duration::from_millis(999)).unwrap_err().code(),
+        ErrorCode::Config
+    );
     assert_eq!(check_once_prefix("a b").unwrap_err().code(), ErrorCode::Config);
 }
 
