@@ -55,7 +55,8 @@ pub enum Claim {
 }
 
 /// A consume-once and remembered-results store, shared by every thread of a
-/// server (and, for [`RedisStore`], by every process of a fleet).
+/// server (and, for `RedisStore` (feature `redis`), by every process of a
+/// fleet).
 ///
 /// Times are Unix seconds. `expires_at` is the last second the entry must be
 /// kept: pass the token's expiry plus the engine's clock skew, the last
