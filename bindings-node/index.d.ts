@@ -590,6 +590,8 @@ export declare enum SnodoErrorCode {
   Argument = 'ARGUMENT',
   /** `decide` called a second time for the same call. */
   AlreadyDecided = 'ALREADY_DECIDED',
+  /** The consume-once store failed; the effect did not run. */
+  Store = 'STORE',
 }
 
 /**

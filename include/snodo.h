@@ -72,6 +72,9 @@ typedef enum {
   // `snodo_engine_decide` was already called successfully on this call
   // (the core's decided-once rule; 103 before issue 12).
   SNODO_STATUS_ALREADY_DECIDED = 11,
+  // The consume-once store failed (unreachable, full, still pending);
+  // the effect did not run (issue 17).
+  SNODO_STATUS_STORE = 12,
   // A required pointer argument was NULL.
   SNODO_STATUS_NULL_ARGUMENT = 100,
   // A text argument is not valid UTF-8.

@@ -6,8 +6,20 @@ cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
 echo "== rust: cargo test"
 cargo test --locked --workspace
-echo "== rust: clippy (-D warnings)"
+echo "== rust: once store on a real Redis (feature redis; fails, never skips, without Redis)"
+# shellcheck source=scripts/redis.sh
+source scripts/redis.sh
+redis_ensure_installed
+redis_start
+trap redis_stop EXIT
+cargo test --locked -p snodo --features redis --test once_redis 2>&1 | tee target/snodo-once-redis.log
+grep -qE '^test result: ok\. [1-9][0-9]* passed' target/snodo-once-redis.log ||
+  { echo "FAIL: the Redis once-store tests did not run" >&2; exit 1; }
+redis_stop
+trap - EXIT
+echo "== rust: clippy (-D warnings, default and all features)"
 cargo clippy --locked --workspace --all-targets -- -D warnings
+cargo clippy --locked -p snodo --all-targets --all-features -- -D warnings
 echo "== rust: rustfmt"
 cargo fmt --all -- --check
 echo "== rust: cargo package -p snodo (list, then build the packaged crate)"

@@ -83,6 +83,9 @@ pub enum SnodoErrorCode {
     /// `decide` called a second time for the same call.
     #[napi(value = "ALREADY_DECIDED")]
     AlreadyDecided,
+    /// The consume-once store failed; the effect did not run.
+    #[napi(value = "STORE")]
+    Store,
 }
 
 /// One entry of [`ERROR_CODES`].
@@ -103,7 +106,7 @@ pub struct ErrorCodeInfo {
 
 /// The core's error codes, in number order (`err.code` is one `name`).
 #[napi]
-pub const ERROR_CODES: [ErrorCodeInfo; 11] = [
+pub const ERROR_CODES: [ErrorCodeInfo; 12] = [
     ErrorCodeInfo { name: "CONFIG", number: 1, description: "invalid engine configuration" },
     ErrorCodeInfo { name: "SCHEMA", number: 2, description: "invalid form elicitation schema" },
     ErrorCodeInfo { name: "URL", number: 3, description: "invalid elicitation URL" },
@@ -115,6 +118,7 @@ pub const ERROR_CODES: [ErrorCodeInfo; 11] = [
     ErrorCodeInfo { name: "NOT_A_REQUEST", number: 9, description: "message is not a JSON-RPC request" },
     ErrorCodeInfo { name: "ARGUMENT", number: 10, description: "invalid argument" },
     ErrorCodeInfo { name: "ALREADY_DECIDED", number: 11, description: "the call was already decided" },
+    ErrorCodeInfo { name: "STORE", number: 12, description: "the consume-once store failed" },
 ];
 
 /// The reasons a continuation token can be refused (`data.reason` on the
@@ -172,6 +176,7 @@ mod tests {
             NotARequest => "NOT_A_REQUEST",
             Argument => "ARGUMENT",
             AlreadyDecided => "ALREADY_DECIDED",
+            Store => "STORE",
         }
     }
 
@@ -189,6 +194,7 @@ mod tests {
             NotARequest,
             Argument,
             AlreadyDecided,
+            Store,
         ]
         .into_iter()
         .find(|v| js_name(*v) == name)
@@ -209,6 +215,6 @@ mod tests {
         for c in ErrorCode::ALL {
             assert!(variant(c.name()).is_some(), "SnodoErrorCode lacks {}", c.name());
         }
-        assert_eq!(ErrorCode::ALL.len(), 11, "update SnodoErrorCode when the core enum grows");
+        assert_eq!(ErrorCode::ALL.len(), 12, "update SnodoErrorCode when the core enum grows");
     }
 }

@@ -39,11 +39,15 @@ pub enum ErrorCode {
     /// `decide` was called a second time for the same call: one request gets
     /// exactly one response (and at most one continuation token).
     AlreadyDecided = 11,
+    /// The consume-once / remembered-results store failed: unreachable,
+    /// timed out, full, or a result still pending past the wait. The effect
+    /// did not run (fail closed).
+    Store = 12,
 }
 
 impl ErrorCode {
     /// Every code, in number order. Bindings test that their lists equal this.
-    pub const ALL: [ErrorCode; 11] = [
+    pub const ALL: [ErrorCode; 12] = [
         ErrorCode::Config,
         ErrorCode::Schema,
         ErrorCode::Url,
@@ -55,6 +59,7 @@ impl ErrorCode {
         ErrorCode::NotARequest,
         ErrorCode::Argument,
         ErrorCode::AlreadyDecided,
+        ErrorCode::Store,
     ];
 
     /// The stable number of this code.
@@ -76,6 +81,7 @@ impl ErrorCode {
             ErrorCode::NotARequest => "NOT_A_REQUEST",
             ErrorCode::Argument => "ARGUMENT",
             ErrorCode::AlreadyDecided => "ALREADY_DECIDED",
+            ErrorCode::Store => "STORE",
         }
     }
 
@@ -93,6 +99,7 @@ impl ErrorCode {
             ErrorCode::NotARequest => "message is not a JSON-RPC request",
             ErrorCode::Argument => "invalid argument",
             ErrorCode::AlreadyDecided => "the call was already decided",
+            ErrorCode::Store => "the consume-once store failed",
         }
     }
 
@@ -158,7 +165,7 @@ mod tests {
             assert!(c.name().chars().all(|ch| ch.is_ascii_uppercase() || ch == '_'));
         }
         assert_eq!(ErrorCode::from_number(0), None);
-        assert_eq!(ErrorCode::from_number(12), None);
+        assert_eq!(ErrorCode::from_number(13), None);
     }
 
     #[test]

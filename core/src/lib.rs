@@ -6,6 +6,9 @@
 //!
 //! 1. `error.rs`: the one misuse error type. `json/`: `strict.rs` (parsing
 //!    attacker-controlled JSON) and `canonical.rs` (the canonical form).
+//!    `once/` (issue 17): consume-once and remembered results behind
+//!    [`OnceStore`], the in-memory store, `RedisStore` (feature `redis`)
+//!    and [`run_once`]; it needs only the error type.
 //! 2. Leaf rules: `answer.rs` ([`Answer`]), `schema/` (the form-schema
 //!    subset and answer validation), `audience.rs` (the token audience),
 //!    `error_policy.rs` and `result_check.rs` (the wire checks on handler
@@ -96,6 +99,9 @@
 // 1. Foundations: strict JSON and the canonical form; the one error type.
 mod error;
 mod json;
+// 1b. At most once (issue 17): consume-once and remembered results, on the
+//     error type alone (ids, digests and times are plain values).
+mod once;
 // 2. Leaf rules, each on its own: answers, the form-schema subset, the
 //    token audience, and the wire checks on handler errors and results.
 mod answer;
@@ -156,6 +162,16 @@ pub use json::{MAX_ARGUMENT_BYTES, MAX_DEPTH, canonicalize, parse_json, to_wire}
 pub use legacy::{
     Bridge, Feed, LEGACY_ID_PREFIX, MAX_SESSION_ID_BYTES, PendingFlow, Session, usable_capabilities,
 };
+pub use once::{
+    Claim, DEFAULT_ONCE_LEASE_SECS, DEFAULT_ONCE_MAX_ENTRIES, DEFAULT_ONCE_PREFIX, MAX_ONCE_ID_BYTES,
+    MAX_ONCE_PREFIX_BYTES, MemoryStore, ONCE_CLAIM_SCRIPT, ONCE_COMPLETE_SCRIPT, ONCE_CONSUMED,
+    ONCE_DONE_PREFIX, ONCE_PENDING, ONCE_RELEASE_SCRIPT, ONCE_REPLAYED_MESSAGE, ONCE_RESULT_KEY_PART,
+    ONCE_TOKEN_KEY_PART, ONCE_WON, OnceOptions, OnceStore, check_once_id, check_once_prefix, once_result_key,
+    once_token_key, run_once,
+};
+// Only with the `redis` feature (docs/once.md).
+#[cfg(feature = "redis")]
+pub use once::{DEFAULT_REDIS_TIMEOUT_MS, RedisStore};
 pub use response::{Outcome, Response};
 pub use tasks::{
     TASK_METHODS, TASKS_EXTENSION, TASKS_UPDATE, TaskInputCheck, check_create_task_result,

@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, &[&str])] = &[
     ("foundation: the error type", &["error"]),
     ("foundation: strict JSON and the canonical form", &["json"]),
+    ("at most once: stores on the error type alone", &["once"]),
     ("leaf rules", &["answer", "audience", "error_policy", "result_check", "schema"]),
     ("protocol objects", &["capabilities", "elicitation", "token"]),
     ("extension rules", &["tasks"]),

@@ -53,6 +53,7 @@ const (
 	StatusNotARequest    Status = C.SNODO_STATUS_NOT_A_REQUEST
 	StatusArgument       Status = C.SNODO_STATUS_ARGUMENT
 	StatusAlreadyDecided Status = C.SNODO_STATUS_ALREADY_DECIDED
+	StatusStore          Status = C.SNODO_STATUS_STORE
 	StatusNullArgument   Status = C.SNODO_STATUS_NULL_ARGUMENT
 	StatusInvalidUTF8    Status = C.SNODO_STATUS_INVALID_UTF8
 	StatusPanic          Status = C.SNODO_STATUS_PANIC

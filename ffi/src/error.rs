@@ -62,6 +62,9 @@ pub enum snodo_status {
     /// `snodo_engine_decide` was already called successfully on this call
     /// (the core's decided-once rule; 103 before issue 12).
     AlreadyDecided = 11,
+    /// The consume-once store failed (unreachable, full, still pending);
+    /// the effect did not run (issue 17).
+    Store = 12,
     /// A required pointer argument was NULL.
     NullArgument = 100,
     /// A text argument is not valid UTF-8.
@@ -117,6 +120,7 @@ status_table! {
     NotARequest => Source::Core(ErrorCode::NotARequest),
     Argument => Source::Core(ErrorCode::Argument),
     AlreadyDecided => Source::Core(ErrorCode::AlreadyDecided),
+    Store => Source::Core(ErrorCode::Store),
     NullArgument => Source::Binding("a required pointer argument is NULL"),
     InvalidUtf8 => Source::Binding("a text argument is not valid UTF-8"),
     Panic => Source::Binding("internal panic (a snodo bug); the call had no effect"),
@@ -386,7 +390,7 @@ mod tests {
 
     #[test]
     fn unknown_status_values_are_safe() {
-        for n in [-1, 12, 99, 103, c_int::MAX, c_int::MIN] {
+        for n in [-1, 13, 99, 103, c_int::MAX, c_int::MIN] {
             // SAFETY: the functions return static NUL-terminated strings.
             let m = unsafe { CStr::from_ptr(snodo_status_message(n)) };
             assert_eq!(m.to_str().unwrap(), "unknown status");

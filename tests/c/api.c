@@ -56,13 +56,14 @@ static void test_statuses(void) {
         {SNODO_STATUS_STATE_TOO_LARGE, "STATE_TOO_LARGE"}, {SNODO_STATUS_TOKEN, "TOKEN"},
         {SNODO_STATUS_NOT_A_REQUEST, "NOT_A_REQUEST"}, {SNODO_STATUS_ARGUMENT, "ARGUMENT"},
         {SNODO_STATUS_NULL_ARGUMENT, "NULL_ARGUMENT"}, {SNODO_STATUS_INVALID_UTF8, "INVALID_UTF8"},
-        {SNODO_STATUS_PANIC, "PANIC"}, {SNODO_STATUS_ALREADY_DECIDED, "ALREADY_DECIDED"}};
+        {SNODO_STATUS_PANIC, "PANIC"}, {SNODO_STATUS_ALREADY_DECIDED, "ALREADY_DECIDED"},
+        {SNODO_STATUS_STORE, "STORE"}};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
         CHECK(k > 10 || all[k].value == (int)k, "core statuses are numbered 0..10");
         CHECK(strcmp(snodo_status_name(all[k].value), all[k].name) == 0, "%s", all[k].name);
         CHECK(strlen(snodo_status_message(all[k].value)) > 0, "%s message", all[k].name);
     }
-    static const int bad[] = {-1, 12, 99, 103, 104, 1000000, INT32_MIN};
+    static const int bad[] = {-1, 13, 99, 103, 104, 1000000, INT32_MIN};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         CHECK(strcmp(snodo_status_message(bad[k]), "unknown status") == 0, "%d", bad[k]);
         CHECK(strcmp(snodo_status_name(bad[k]), "UNKNOWN") == 0, "%d", bad[k]);

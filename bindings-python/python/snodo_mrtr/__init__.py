@@ -71,6 +71,7 @@ from .errors import (
     SchemaError,
     SnodoError,
     StateTooLargeError,
+    StoreError,
     TokenError,
     UrlError,
 )
@@ -95,6 +96,7 @@ __all__ = [
     "Answer",
     "ArgumentError",
     "AlreadyDecidedError",
+    "StoreError",
     "Call",
     "ConfigError",
     "Engine",

@@ -31,6 +31,7 @@ __all__ = [
     "NotARequestError",
     "ArgumentError",
     "AlreadyDecidedError",
+    "StoreError",
     "ERROR_CLASSES",
 ]
 
@@ -130,6 +131,14 @@ class AlreadyDecidedError(SnodoError, ValueError):
     name = "ALREADY_DECIDED"
 
 
+class StoreError(SnodoError, RuntimeError):
+    """The consume-once store failed (unreachable, full, or a result still
+    pending past the wait); the effect did not run (fail closed)."""
+
+    code = 12
+    name = "STORE"
+
+
 #: Every error class by its code number; tests check it equals the core enum.
 ERROR_CLASSES: Dict[int, Type[SnodoError]] = {
     cls.code: cls
@@ -145,6 +154,7 @@ ERROR_CLASSES: Dict[int, Type[SnodoError]] = {
         NotARequestError,
         ArgumentError,
         AlreadyDecidedError,
+        StoreError,
     )
 }
 

@@ -27,6 +27,7 @@ ErrorName = Literal[
     "NOT_A_REQUEST",
     "ARGUMENT",
     "ALREADY_DECIDED",
+    "STORE",
 ]
 
 #: Why a token failed to open (``TokenError.reason``).

@@ -70,8 +70,8 @@ proptest! {
         round in any::<u32>(),
     ) {
         let ring = KeyRing::new(&[Key::new("k", vec![3; 32]).unwrap()]).unwrap();
-        let (_, mac) = ring.signer().unwrap();
-        let limits = Limits { ttl, max_rounds: 16, max_flow_age: 3600, max_token_bytes: 16384, skew: 60 };
+        let mac = &ring.signer().unwrap().mac;
+        let limits = Limits { ttl, max_rounds: 16, max_flow_age: 3600, max_token_bytes: 16384, skew: 60, version: 1 };
         let principal = Principal::user("alice").unwrap();
         let binding = [5u8; 32];
         let question = serde_json::json!({"method": "roots/list"});
@@ -79,11 +79,12 @@ proptest! {
         let state = serde_json::json!({"n": 1.50, "s": "é"});
         let input = SealInput { principal: &principal, binding: &binding, round, flow_start, questions: &questions, state: Some(&state) };
         let mut out = Vec::new();
-        write_payload(&mut out, mac, &limits, now, &input);
+        let ids = Ids { token: [7u8; 16], flow: [8u8; 16] };
+        write_payload(&mut out, mac, &limits, now, &input, &ids);
         let tree = serde_json::json!({
-            "b": b64(&binding), "exp": now.saturating_add(ttl), "fs": flow_start, "iat": now,
+            "b": b64(&binding), "exp": now.saturating_add(ttl), "fid": b64(&[8u8; 16]), "fs": flow_start, "iat": now,
             "p": b64(&principal_tag(mac, &principal)), "q": {"q": b64(&question_digest(&question))},
-            "r": round, "s": state, "v": FORMAT_VERSION,
+            "r": round, "s": state, "tid": b64(&[7u8; 16]), "v": FORMAT_VERSION,
         });
         prop_assert_eq!(out, crate::json::canonical(&tree));
     }
