@@ -27,7 +27,7 @@ use crate::json::{self, MAX_DEPTH};
 /// Converts a Python value to JSON: same result and same errors as
 /// `json::to_value_reference` (the module docs say how).
 pub fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
-    Walker { keys: Vec::new() }.value(obj, 0)
+    Walker { keys: Vec::new() }.value(obj, 0, false)
 }
 
 /// Distinct keys remembered per conversion or per text: a few, scanned
@@ -37,27 +37,37 @@ pub fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
 const KEY_CACHE: usize = 24;
 
 struct Walker<'py> {
-    /// Key `str` objects already converted, by identity. The `Bound` keeps
-    /// each one alive, so its address cannot be reused by another object
-    /// while the walk lasts. (`json.loads` and literals share key objects;
-    /// under the stable ABI for 3.9 every conversion of a `str` costs a
-    /// temporary `bytes` object, which a hit saves.)
-    keys: Vec<(Bound<'py, PyString>, String)>,
+    /// Key `str` objects seen in this walk, by identity, with their text
+    /// from the second sighting on (a key seen once costs no copy). The
+    /// `Bound` keeps each one alive, so its address cannot be reused by
+    /// another object while the walk lasts. (`json.loads` and literals
+    /// share key objects; under the stable ABI for 3.9 every conversion of a
+    /// `str` costs a temporary `bytes` object, which a hit saves.)
+    keys: Vec<(Bound<'py, PyString>, Option<String>)>,
 }
 
 impl<'py> Walker<'py> {
     fn key(&mut self, key: &Bound<'py, PyString>) -> PyResult<String> {
-        if let Some((_, text)) = self.keys.iter().find(|(k, _)| k.is(key)) {
-            return Ok(text.clone());
+        match self.keys.iter_mut().find(|(k, _)| k.is(key)) {
+            Some((_, Some(text))) => Ok(text.clone()),
+            Some((_, slot)) => {
+                let text = key.to_cow()?.into_owned();
+                *slot = Some(text.clone());
+                Ok(text)
+            }
+            None => {
+                if self.keys.len() < KEY_CACHE {
+                    self.keys.push((key.clone(), None));
+                }
+                Ok(key.to_cow()?.into_owned())
+            }
         }
-        let text = key.to_cow()?.into_owned();
-        if self.keys.len() < KEY_CACHE {
-            self.keys.push((key.clone(), text.clone()));
-        }
-        Ok(text)
     }
 
-    fn value(&mut self, obj: &Bound<'py, PyAny>, depth: usize) -> PyResult<Value> {
+    /// `in_list`: `obj` is an element of a list or tuple, where records
+    /// repeat the same keys; elsewhere keys are mostly distinct and the
+    /// cache would only cost.
+    fn value(&mut self, obj: &Bound<'py, PyAny>, depth: usize, in_list: bool) -> PyResult<Value> {
         if let Ok(s) = obj.cast_exact::<PyString>() {
             return Ok(Value::String(s.to_cow()?.into_owned()));
         }
@@ -77,30 +87,29 @@ impl<'py> Walker<'py> {
             }
         } else if depth < MAX_DEPTH {
             if let Ok(d) = obj.cast_exact::<PyDict>() {
-                let mut entries = Vec::with_capacity(d.len());
+                let mut map = Map::new();
                 for (k, v) in d.iter() {
                     let Ok(key) = k.cast_exact::<PyString>() else {
                         // A non-str key (or a str subclass): the reference
                         // decides, and words the error, for the whole dict.
                         return json::to_value_at(obj, depth);
                     };
-                    entries.push((self.key(key)?, self.value(&v, depth + 1)?));
+                    let key = if in_list { self.key(key)? } else { key.to_cow()?.into_owned() };
+                    map.insert(key, self.value(&v, depth + 1, false)?);
                 }
-                // Built in one go rather than by inserts (the keys of a
-                // dict are distinct, so nothing is dropped).
-                return Ok(Value::Object(entries.into_iter().collect::<Map<String, Value>>()));
+                return Ok(Value::Object(map));
             }
             if let Ok(l) = obj.cast_exact::<PyList>() {
                 let mut items = Vec::with_capacity(l.len());
                 for item in l.iter() {
-                    items.push(self.value(&item, depth + 1)?);
+                    items.push(self.value(&item, depth + 1, true)?);
                 }
                 return Ok(Value::Array(items));
             }
             if let Ok(t) = obj.cast_exact::<PyTuple>() {
                 let mut items = Vec::with_capacity(t.len());
                 for item in t.iter() {
-                    items.push(self.value(&item, depth + 1)?);
+                    items.push(self.value(&item, depth + 1, true)?);
                 }
                 return Ok(Value::Array(items));
             }
