@@ -22,7 +22,7 @@ const mrtr = require('../index.js');
 
 const NOW = 1_800_000_000;
 const KEY = Buffer.alloc(32, 7);
-const engine = new mrtr.Engine({ keys: [{ id: 'k1', secret: KEY }], fixedTime: NOW, maxTokenBytes: 64 << 10 });
+const engine = new mrtr.Engine({ keys: [{ id: 'k1', secret: KEY }], fixedTime: NOW, testRandomSeed: 1, maxTokenBytes: 64 << 10 });
 const binding = mrtr.bindingDigest('tools/call', { name: 't' });
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -70,7 +70,7 @@ function value(r, depth) {
 // `s` between the round and the version; no questions in these tokens).
 function sealedState(token) {
   const payload = Buffer.from(token.split('.')[2], 'base64url').toString('utf8');
-  const m = /^\{"b":"[^"]*","exp":\d+,"fs":\d+,"iat":\d+,"p":"[^"]*","q":\{\},"r":\d+(?:,"s":(.*))?,"v":1\}$/s.exec(payload);
+  const m = /^\{"b":"[^"]*","exp":\d+,"fid":"[^"]*","fs":\d+,"iat":\d+,"p":"[^"]*","q":\{\},"r":\d+(?:,"s":(.*))?,"tid":"[^"]*","v":1\}$/s.exec(payload);
   assert.ok(m, payload);
   return m[1] ?? null;
 }

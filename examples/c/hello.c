@@ -6,7 +6,7 @@
  * Build against an installed libsnodo:
  *   cc -std=c11 hello.c $(pkg-config --cflags --libs snodo) -o hello
  *
- * The key and the clock are fixed so that the output is reproducible (the
+ * The key, the clock and the token ids' random seed are fixed so that the output is reproducible (the
  * test suite diffs it against hello.expected). A real server loads its
  * keys from its secret store and leaves the clock alone.
  * SPDX-License-Identifier: MIT OR Apache-2.0 */
@@ -104,6 +104,8 @@ int main(void) {
     check(snodo_config_new(&config), "config_new");
     check(snodo_config_add_key(config, (const uint8_t *)"k1", 2, key, sizeof key), "add_key");
     check(snodo_config_set_fixed_time(config, 1800000000), "fixed_time");
+    /* Tests only, like the fixed clock: token ids from a seed, not the OS. */
+    check(snodo_config_set_limit(config, (const uint8_t *)"test_random_seed", 16, 1), "test_random_seed");
     check(snodo_engine_new(config, &engine), "engine_new");
     snodo_config_free(config);
 
