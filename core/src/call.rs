@@ -173,6 +173,12 @@ impl Call {
     pub fn state(&self) -> Option<&Value> {
         self.state_cache.get_or_init(|| self.opened.as_ref().and_then(Opened::state)).as_ref()
     }
+    /// The token's state as canonical JSON text, if any (issue 16): for a
+    /// binding that parses it with its own fast parser rather than through
+    /// [`Call::state`]'s tree.
+    pub fn state_text(&self) -> Option<&str> {
+        self.opened.as_ref().and_then(Opened::state_json)
+    }
     /// The keys asked in the previous round (empty on round 1).
     pub fn asked_keys(&self) -> Vec<&str> {
         self.opened

@@ -71,7 +71,12 @@ fn decide_once(ctx: &Ctx<'_>, call: &Call, outcome: Outcome) -> Response {
     let id = call.id.clone();
     match outcome {
         Outcome::Complete(result) | Outcome::Raw(result) => raw(ctx, call, result),
-        Outcome::InputRequired { requests, state } => input_required(ctx, call, requests, state, None),
+        Outcome::InputRequired { requests, state } => {
+            input_required(ctx, call, requests, Ask::Value(state), None)
+        }
+        Outcome::InputRequiredText { requests, state } => {
+            input_required(ctx, call, requests, Ask::Text(state), None)
+        }
         Outcome::Error { code, message, data } => {
             // Issue 13: code and data per the spec's error-code rules.
             let (code, data) = match crate::error_policy::check_error(
@@ -113,7 +118,7 @@ fn raw(ctx: &Ctx<'_>, call: &Call, result: Value) -> Response {
             };
             // Everything else (cache hints included) is dropped; _meta is kept.
             let meta = obj.remove("_meta").filter(Value::is_object);
-            input_required(ctx, call, requests, None, meta)
+            input_required(ctx, call, requests, Ask::Value(None), meta)
         }
         // Issue 13: the Tasks extension's CreateTaskResult.
         Some(Value::String(t)) if t == "task" => task(ctx, call, obj),
@@ -196,11 +201,18 @@ fn complete(ctx: &Ctx<'_>, call: &Call, result: Value) -> Response {
     Response::result(call.id.clone(), Value::Object(obj))
 }
 
+/// The state an input_required outcome carries: a tree, or (issue 16)
+/// canonical text sealed as it is.
+enum Ask {
+    Value(Option<Value>),
+    Text(json::StateText),
+}
+
 fn input_required(
     ctx: &Ctx<'_>,
     call: &Call,
     requests: Vec<(String, Value)>,
-    state: Option<Value>,
+    state: Ask,
     meta: Option<Value>,
 ) -> Response {
     let id = call.id.clone();
@@ -218,7 +230,11 @@ fn input_required(
     if !crate::MRTR_METHODS.contains(&call.method.as_str()) {
         return Response::internal(id, format!("input_required is not allowed on {}", call.method));
     }
-    if let Err(response) = check_questions(&id, &requests, state.as_ref()) {
+    let has_state = match &state {
+        Ask::Value(v) => v.is_some(),
+        Ask::Text(_) => true,
+    };
+    if let Err(response) = check_questions(&id, &requests, has_state) {
         return response;
     }
     if let Some(response) = admit(&id, &requests, &call.capabilities) {
@@ -230,11 +246,18 @@ fn input_required(
         round: call.round,
         flow_start: call.flow_start,
         questions: &requests,
-        state: state.as_ref(),
+        state: match &state {
+            Ask::Value(v) => v.as_ref(),
+            Ask::Text(_) => None,
+        },
     };
     // Issue 17: a retry continues the flow of the token it opened.
     let flow = call.opened.as_ref().map(|o| o.flow_id_bytes());
-    let token = match ctx.sealer.seal_in_flow((ctx.now)(), &input, flow) {
+    let sealed = match &state {
+        Ask::Value(_) => ctx.sealer.seal_in_flow((ctx.now)(), &input, flow),
+        Ask::Text(text) => ctx.sealer.seal_text_in_flow((ctx.now)(), &input, flow, text),
+    };
+    let token = match sealed {
         Ok(t) => t,
         Err(e) => return Response::internal(id, e.to_string()),
     };
@@ -258,7 +281,7 @@ fn input_required(
 pub(crate) fn check_questions(
     id: &Value,
     requests: &[(String, Value)],
-    state: Option<&Value>,
+    has_state: bool,
 ) -> std::result::Result<Vec<elicitation::RequestKind>, Response> {
     let internal = |why: String| Err(Response::internal(id.clone(), why));
     let mut kinds = Vec::with_capacity(requests.len());
@@ -274,7 +297,7 @@ pub(crate) fn check_questions(
             Err(e) => return internal(format!("inputRequests[{key:?}]: {e}")),
         }
     }
-    if requests.is_empty() && state.is_none() {
+    if requests.is_empty() && !has_state {
         return internal("input_required needs at least one input request or a state".into());
     }
     Ok(kinds)

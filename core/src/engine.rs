@@ -192,6 +192,14 @@ impl Engine {
         self.sealer.seal(self.now(), input)
     }
 
+    /// Low-level: [`Engine::seal`] with the state given as canonical text
+    /// (issue 16), written into the token as it is: the same token as the
+    /// same state given as `input.state`, without building a tree.
+    /// `input.state` must be `None`.
+    pub fn seal_text(&self, input: &SealInput<'_>, state: &crate::json::StateText) -> Result<String> {
+        self.sealer.seal_text_in_flow(self.now(), input, None, state)
+    }
+
     /// Low-level: opens a token for `principal` and the request `binding`
     /// (see [`crate::binding_digest`]) at the engine's time.
     pub fn open(&self, token: &str, principal: &Principal, binding: &[u8; 32]) -> Result<Opened, TokenError> {

@@ -25,6 +25,15 @@ pub enum Outcome {
         /// Application state for the next round.
         state: Option<Value>,
     },
+    /// [`Outcome::InputRequired`] with the state as canonical text (issue
+    /// 16): sealed as it is, without a tree. The same token and response
+    /// as the same state given as a `Value`. A `null` state is no state.
+    InputRequiredText {
+        /// The questions, by key.
+        requests: Vec<(String, Value)>,
+        /// Application state for the next round, as canonical text.
+        state: json::StateText,
+    },
     /// A JSON-RPC error.
     Error {
         /// The code; codes the spec reserves or forbids become `-32603`.

@@ -94,6 +94,12 @@ fn bridge(ctx: &Ctx<'_>, call: &Call, outcome: Outcome) -> Bridge {
     };
     match outcome {
         Outcome::InputRequired { requests, state } => ask(ctx, call, tag, requests, state),
+        // The pending flow keeps the state as a tree; the legacy wire is
+        // not the fast path. A text state counts as given, as `Some` does.
+        Outcome::InputRequiredText { requests, state } => {
+            let state = Some(state.to_value().unwrap_or(Value::Null));
+            ask(ctx, call, tag, requests, state)
+        }
         Outcome::Raw(Value::Object(mut obj))
             if obj.get("resultType").and_then(Value::as_str) == Some("input_required") =>
         {
@@ -154,7 +160,7 @@ fn ask(
     if !crate::MRTR_METHODS.contains(&call.method.as_str()) {
         return internal(format!("input_required is not allowed on {}", call.method));
     }
-    let kinds = match decide::check_questions(&id, &requests, state.as_ref()) {
+    let kinds = match decide::check_questions(&id, &requests, state.is_some()) {
         Ok(kinds) => kinds,
         Err(response) => return Bridge::Respond(response),
     };

@@ -80,7 +80,7 @@ proptest! {
         let input = SealInput { principal: &principal, binding: &binding, round, flow_start, questions: &questions, state: Some(&state) };
         let mut out = Vec::new();
         let ids = Ids { token: [7u8; 16], flow: [8u8; 16] };
-        write_payload(&mut out, mac, &limits, now, &input, &ids);
+        write_payload(&mut out, mac, &limits, now, &input, &ids, None);
         let tree = serde_json::json!({
             "b": b64(&binding), "exp": now.saturating_add(ttl), "fid": b64(&[8u8; 16]), "fs": flow_start, "iat": now,
             "p": b64(&principal_tag(mac, &principal)), "q": {"q": b64(&question_digest(&question))},

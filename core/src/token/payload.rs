@@ -138,6 +138,7 @@ pub(crate) fn write_payload(
     now: u64,
     input: &SealInput<'_>,
     ids: &Ids,
+    text: Option<&json::StateText>,
 ) {
     use json::Sink as _;
     let mut questions: BTreeMap<&str, [u8; 32]> = BTreeMap::new();
@@ -174,7 +175,12 @@ pub(crate) fn write_payload(
     out.put(b"}");
     num(out, b",\"r\":", u64::from(input.round));
     // A null state is no state, so that `open` gives back exactly `None`.
-    if let Some(state) = input.state.filter(|s| !s.is_null()) {
+    // State given as text (issue 16) is canonical already: written as is,
+    // the same bytes as its tree would write (`seal` allows one or the other).
+    if let Some(state) = text.filter(|t| !t.is_null()) {
+        out.put(b",\"s\":");
+        out.put(state.as_str().as_bytes());
+    } else if let Some(state) = input.state.filter(|s| !s.is_null()) {
         out.put(b",\"s\":");
         json::write_canonical(state, out);
     }

@@ -8,7 +8,7 @@ use hmac::Mac;
 use subtle::ConstantTimeEq;
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::json;
+use crate::json::{self, StateText};
 
 use super::*;
 
@@ -40,7 +40,7 @@ impl Sealer {
     /// Seals `input` at `now` with the signing key, as the first token of
     /// a new flow (a fresh flow id).
     pub(crate) fn seal(&self, now: u64, input: &SealInput<'_>) -> Result<String> {
-        seal(self, now, input, None)
+        seal(self, now, input, None, None)
     }
 
     /// Seals `input` at `now` for the flow `flow` (the flow id of the token
@@ -51,7 +51,20 @@ impl Sealer {
         input: &SealInput<'_>,
         flow: Option<&[u8; ID_BYTES]>,
     ) -> Result<String> {
-        seal(self, now, input, flow)
+        seal(self, now, input, flow, None)
+    }
+
+    /// [`Sealer::seal_in_flow`] with the state given as canonical text
+    /// (issue 16): `text` is written into the payload as it is, with no
+    /// tree. `input.state` must then be `None` (or `null`).
+    pub(crate) fn seal_text_in_flow(
+        &self,
+        now: u64,
+        input: &SealInput<'_>,
+        flow: Option<&[u8; ID_BYTES]>,
+        text: &StateText,
+    ) -> Result<String> {
+        seal(self, now, input, flow, Some(text))
     }
 
     /// Opens `token` at `now` for `principal` and the request `binding`.
@@ -82,8 +95,12 @@ pub(crate) fn seal(
     now: u64,
     input: &SealInput<'_>,
     flow: Option<&[u8; ID_BYTES]>,
+    text: Option<&StateText>,
 ) -> Result<String> {
     let limits = &sealer.limits;
+    if text.is_some() && input.state.is_some_and(|s| !s.is_null()) {
+        return Err(Error::new(ErrorCode::Argument, "give the state as a value or as text, not both"));
+    }
     let Some(key) = sealer.ring.signer() else {
         return Err(Error::new(ErrorCode::Config, "keys: the key ring is empty"));
     };
@@ -104,7 +121,7 @@ pub(crate) fn seal(
         },
     };
     let mut payload = Vec::with_capacity(320);
-    write_payload(&mut payload, &key.mac, limits, now, input, &ids);
+    write_payload(&mut payload, &key.mac, limits, now, input, &ids, text);
     if limits.version == 2 {
         return seal_v2(key, limits, &sealer.random, &draw, &payload);
     }
