@@ -141,7 +141,7 @@ impl Engine {
         call: &Call,
         #[napi(ts_arg_type = "Outcome | string | Buffer")] outcome: Unknown,
     ) -> Result<Unknown<'e>> {
-        let outcome = snodo::Outcome::from_value(state::read_outcome(env, outcome)?).map_err(core)?;
+        let outcome = state::read_outcome(env, outcome)?;
         let response = self.inner.decide(&call.inner, outcome).map_err(core)?;
         response_object(env, &response)
     }

@@ -10,11 +10,12 @@
 //!
 //! The fast path keeps the state as text end to end:
 //!
-//! * in: the input text is canonicalised by the core's streaming
-//!   canonicaliser (`snodo::canonicalize`, no tree), the top-level `state`
-//!   member is cut out of the canonical text, and only the small rest is
-//!   parsed; the state's canonical bytes reach the core's canonical writer
-//!   as they are (see [`canonical_state`]);
+//! * in: the input text is canonicalised once by the core's streaming
+//!   canonicaliser (no tree) and the top-level `state` member is cut out of
+//!   the canonical text as a `snodo::StateText` (`StateText::split_member`);
+//!   only the small rest is parsed, and the core seals the state's
+//!   canonical bytes as they are (`Engine::seal_text`,
+//!   `Outcome::InputRequiredText`);
 //! * out: the opened token's canonical state text goes straight into the
 //!   text handed to `JSON.parse`.
 //!
@@ -23,7 +24,8 @@
 //! is the reference path's error, word for word. `tests` below hold the two
 //! paths to the same tokens and the same opened objects on random values.
 
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
+use snodo::StateText;
 
 /// The key of the application state in `engine.seal`'s input and in an
 /// opened token's object.
@@ -35,8 +37,9 @@ pub const STATE: &str = "state";
 pub struct Split {
     /// Every other member, parsed strictly.
     pub rest: Map<String, Value>,
-    /// The canonical text of `state`, if present.
-    pub state: Option<String>,
+    /// The canonical text of `state`, if present (`null` included: the
+    /// core reads a `null` state as no state).
+    pub state: Option<StateText>,
 }
 
 /// The fast reading of an object argument that carries a `state`: `None`
@@ -44,111 +47,33 @@ pub struct Split {
 pub fn split(text: &[u8], what: &str) -> Option<Split> {
     // The same strictness, caps and depth rule as `parse_json` on the whole
     // text (the core holds `canonicalize` to `canonical(parse_json(..))`).
-    let canon = snodo::canonicalize(text).ok()?;
-    let (rest, state) = cut_member(&canon, STATE)?;
+    let (rest, state) = StateText::split_member(text, STATE)?;
     let Ok(Value::Object(rest)) = snodo::parse_json(rest.as_bytes(), what) else {
         return None;
     };
-    Some(Split { rest, state: state.map(str::to_owned) })
+    Some(Split { rest, state })
 }
 
-/// The value the core's canonical writer writes as exactly `canonical`.
-///
-/// The core takes the state as a `Value` and writes numbers by their exact
-/// lexical text (`arbitrary_precision`), so a number whose text is the
-/// state's canonical form is written byte for byte as the state would be;
-/// no tree is built. `null` stays JSON `null` (no state), as the core reads
-/// it. The text must be what `snodo::canonicalize` returned (the caller
-/// checks depth and syntax through it), and the value must only be handed
-/// to the core's sealing (`SealInput::state`), never read as a number.
-pub fn canonical_state(canonical: String) -> Option<Value> {
-    if canonical == "null" {
-        return None;
-    }
-    Some(Value::Number(Number::from_string_unchecked(canonical)))
-}
-
-/// Cuts the top-level member `key` out of canonical object text: the object
-/// without it, and the member's value text. `None` if `canon` is not an
-/// object (the caller then takes the reference path).
-///
-/// Canonical text has no whitespace and escapes only inside strings (a
-/// backslash always starts a two-character escape or `\uXXXX`, whose tail
-/// has no quote), so skipping a value is bracket counting outside strings.
-fn cut_member<'t>(canon: &'t str, key: &str) -> Option<(String, Option<&'t str>)> {
-    let b = canon.as_bytes();
-    if b.first() != Some(&b'{') || b.last() != Some(&b'}') {
-        return None;
-    }
-    let mut i = 1;
-    while i < b.len() - 1 {
-        let key_start = i;
-        let key_end = skip_string(b, i)?;
-        if b.get(key_end) != Some(&b':') {
-            return None;
+/// The outcome with its state as text: the core's reading of the rest, an
+/// `input_required` then carrying the text (`Outcome::InputRequiredText`).
+/// A `null` state is no state, as `Outcome::from_value` reads it.
+fn outcome_of(rest: Map<String, Value>, state: Option<StateText>) -> snodo::Result<snodo::Outcome> {
+    match (snodo::Outcome::from_value(Value::Object(rest))?, state.filter(|s| !s.is_null())) {
+        (snodo::Outcome::InputRequired { requests, state: None }, Some(state)) => {
+            Ok(snodo::Outcome::InputRequiredText { requests, state })
         }
-        let value_start = key_end + 1;
-        let value_end = skip_value(b, value_start)?;
-        if canon.get(key_start + 1..key_end - 1) == Some(key) {
-            let value = canon.get(value_start..value_end)?;
-            let rest = if b.get(value_end) == Some(&b',') {
-                format!("{}{}", canon.get(..key_start)?, canon.get(value_end + 1..)?)
-            } else if key_start > 1 {
-                // The last member: drop the comma before it.
-                format!("{}{}", canon.get(..key_start - 1)?, canon.get(value_end..)?)
-            } else {
-                "{}".to_owned()
-            };
-            return Some((rest, Some(value)));
-        }
-        i = value_end + 1;
-    }
-    Some((canon.to_owned(), None))
-}
-
-/// `b[i]` opens a string: the index just past its closing quote.
-fn skip_string(b: &[u8], mut i: usize) -> Option<usize> {
-    if b.get(i) != Some(&b'"') {
-        return None;
-    }
-    i += 1;
-    loop {
-        match b.get(i)? {
-            b'\\' => i += 2,
-            b'"' => return Some(i + 1),
-            _ => i += 1,
-        }
-    }
-}
-
-/// A value starts at `b[i]`: the index of the `,` or `}` that ends it.
-fn skip_value(b: &[u8], mut i: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    loop {
-        match b.get(i)? {
-            b'"' => i = skip_string(b, i)?,
-            b'{' | b'[' => {
-                depth += 1;
-                i += 1;
-            }
-            b',' | b'}' if depth == 0 => return Some(i),
-            b'}' | b']' => {
-                depth = depth.checked_sub(1)?;
-                i += 1;
-            }
-            _ => i += 1,
-        }
+        (outcome, _) => Ok(outcome),
     }
 }
 
 /// An outcome argument (object or text) for `engine.decide`, its `state`
-/// carried as canonical text ([`canonical_state`]). Only `decide` may use
-/// it: there the core only seals the state. `decideLegacy` keeps the state
-/// in its pending flow and gives it back, so it reads the reference way.
+/// carried as canonical text. Only `decide` uses it: there the core only
+/// seals the state. `decideLegacy` keeps the state in its pending flow and
+/// gives it back, so it reads the reference way.
 pub fn read_outcome(
     env: &napi::Env,
     outcome: napi::bindgen_prelude::Unknown<'_>,
-) -> crate::error::Result<Value> {
+) -> crate::error::Result<snodo::Outcome> {
     outcome_value(&crate::json::text_of(env, outcome, "outcome")?)
 }
 
@@ -160,29 +85,27 @@ pub fn read_outcome(
 pub const FAST_OUTCOME_BYTES: usize = 1024;
 
 /// [`read_outcome`] of outcome text.
-pub fn outcome_value(text: &[u8]) -> crate::error::Result<Value> {
+pub fn outcome_value(text: &[u8]) -> crate::error::Result<snodo::Outcome> {
     outcome_value_from(text, FAST_OUTCOME_BYTES)
 }
 
 /// [`outcome_value`], taking the fast path from `min_bytes` of text on (the
 /// tests take it always).
-fn outcome_value_from(text: &[u8], min_bytes: usize) -> crate::error::Result<Value> {
+fn outcome_value_from(text: &[u8], min_bytes: usize) -> crate::error::Result<snodo::Outcome> {
+    let reference = |text: &[u8]| {
+        snodo::Outcome::from_value(crate::json::parse(text, "outcome")?).map_err(crate::error::core)
+    };
     // Most outcomes carry no state (`complete`, `error`, ...): canonicalising
     // them first would only add work, so they go the reference path. (A key
     // spelled with escapes, `"st\u0061te"`, also goes there: still correct.)
     if text.len() < min_bytes
         || !text.windows(STATE.len() + 2).any(|w| w.starts_with(b"\"state") && w.ends_with(b"\""))
     {
-        return crate::json::parse(text, "outcome");
+        return reference(text);
     }
     match split(text, "outcome") {
-        Some(Split { mut rest, state }) => {
-            if let Some(carried) = state.and_then(canonical_state) {
-                rest.insert(STATE.to_owned(), carried);
-            }
-            Ok(Value::Object(rest))
-        }
-        None => crate::json::parse(text, "outcome"),
+        Some(Split { rest, state }) => outcome_of(rest, state).map_err(crate::error::core),
+        None => reference(text),
     }
 }
 
@@ -296,15 +219,12 @@ mod tests {
         else {
             return Err("not an object".into());
         };
-        seal_with(e, &obj, obj.get(STATE))
+        seal_with(e, &obj, obj.get(STATE), None)
     }
 
     fn seal_fast(e: &snodo::Engine, text: &str) -> Result<String, String> {
         match split(text.as_bytes(), "input") {
-            Some(s) => {
-                let state = s.state.and_then(canonical_state);
-                seal_with(e, &s.rest, state.as_ref())
-            }
+            Some(s) => seal_with(e, &s.rest, None, s.state.as_ref()),
             None => seal_reference(e, text),
         }
     }
@@ -313,13 +233,18 @@ mod tests {
         e: &snodo::Engine,
         obj: &Map<String, Value>,
         state: Option<&Value>,
+        text: Option<&StateText>,
     ) -> Result<String, String> {
         let p = snodo::Principal::user(obj["principal"].as_str().unwrap()).unwrap();
         let binding = [9u8; 32];
         let mut input = e.seal_input(&p, &binding);
         input.round = obj.get("round").and_then(Value::as_u64).unwrap_or(1) as u32;
         input.state = state;
-        e.seal(&input).map_err(|e| e.to_string())
+        match text {
+            Some(text) => e.seal_text(&input, text),
+            None => e.seal(&input),
+        }
+        .map_err(|e| e.to_string())
     }
 
     fn check(e: &snodo::Engine, text: &str) {
@@ -379,7 +304,7 @@ mod tests {
         }
     }
 
-    fn outcome_fast(text: &str) -> Result<Value, String> {
+    fn outcome_fast(text: &str) -> Result<snodo::Outcome, String> {
         outcome_value_from(text.as_bytes(), 0).map_err(|e| format!("{e:?}"))
     }
 
@@ -389,10 +314,9 @@ mod tests {
         let p = snodo::Principal::user("alice").unwrap();
         let request = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}}}"#;
         let question = r#"{"mode":"form","message":"Seat?","requestedSchema":{"type":"object","properties":{"seat":{"type":"string"}}}}"#;
-        let decide = |outcome: Result<Value, String>| -> Result<String, String> {
+        let decide = |outcome: Result<snodo::Outcome, String>| -> Result<String, String> {
             let snodo::Begin::Call(call) = e.begin(request, &p).unwrap() else { panic!("not a call") };
-            let o = snodo::Outcome::from_value(outcome?).map_err(|e| e.to_string())?;
-            e.decide(&call, o).map(|r| r.to_json()).map_err(|e| e.to_string())
+            e.decide(&call, outcome?).map(|r| r.to_json()).map_err(|e| e.to_string())
         };
         let mut r = Rng(0x0dec_1de5_0000_0016);
         let mut states: Vec<String> = (0..1500).map(|_| value(&mut r, 5)).collect();
@@ -406,25 +330,11 @@ mod tests {
                 format!(r#"{{"type":"complete","result":{{"content":[]}},"state":{state}}}"#),
                 format!(r#"{{"type":"input_required","state":{state},"state":1}}"#),
             ] {
-                let reference = crate::json::parse(text.as_bytes(), "outcome").map_err(|e| format!("{e:?}"));
+                let reference = crate::json::parse(text.as_bytes(), "outcome")
+                    .and_then(|v| snodo::Outcome::from_value(v).map_err(crate::error::core))
+                    .map_err(|e| format!("{e:?}"));
                 assert_eq!(decide(outcome_fast(&text)), decide(reference), "outcome {text}");
             }
         }
-    }
-
-    #[test]
-    fn cut_member_handles_every_position() {
-        assert_eq!(cut_member(r#"{"state":1}"#, STATE), Some(("{}".into(), Some("1"))));
-        assert_eq!(
-            cut_member(r#"{"a":"}","state":[{"x":","}]}"#, STATE),
-            Some((r#"{"a":"}"}"#.into(), Some(r#"[{"x":","}]"#)))
-        );
-        assert_eq!(
-            cut_member(r#"{"a":1,"state":2,"z":3}"#, STATE),
-            Some((r#"{"a":1,"z":3}"#.into(), Some("2")))
-        );
-        assert_eq!(cut_member(r#"{"a\"state":1}"#, STATE), Some((r#"{"a\"state":1}"#.into(), None)));
-        assert_eq!(cut_member("{}", STATE), Some(("{}".into(), None)));
-        assert_eq!(cut_member("[1]", STATE), None);
     }
 }

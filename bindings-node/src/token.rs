@@ -87,18 +87,23 @@ pub(crate) fn seal(engine: &snodo::Engine, env: &Env, input: Unknown) -> Result<
     let text = json::text_of(env, input, "input")?;
     // Fast path (src/state.rs): the state goes in as canonical text.
     if let Some(split) = state::split(&text, "input") {
-        let carried = split.state.and_then(state::canonical_state);
-        return seal_object(engine, &split.rest, carried.as_ref());
+        return seal_object(engine, &split.rest, None, split.state.as_ref());
     }
     // Reference path: also the one that words every error.
     let Value::Object(obj) = json::parse(&text, "input")? else {
         return Err(argument("input: must be an object"));
     };
-    seal_object(engine, &obj, obj.get(state::STATE))
+    seal_object(engine, &obj, obj.get(state::STATE), None)
 }
 
-/// Seals the members of `obj` other than `state`, with `state` given apart.
-fn seal_object(engine: &snodo::Engine, obj: &Map<String, Value>, state: Option<&Value>) -> Result<String> {
+/// Seals the members of `obj` other than `state`, with `state` given apart
+/// (as a tree, or as canonical text).
+fn seal_object(
+    engine: &snodo::Engine,
+    obj: &Map<String, Value>,
+    state: Option<&Value>,
+    text: Option<&snodo::StateText>,
+) -> Result<String> {
     let principal = match obj.get("principal") {
         None | Some(Value::Null) => snodo::Principal::anonymous(),
         Some(Value::String(s)) => snodo::Principal::from_option(Some(s)).map_err(core)?,
@@ -128,7 +133,11 @@ fn seal_object(engine: &snodo::Engine, obj: &Map<String, Value>, state: Option<&
     };
     seal.questions = &questions;
     seal.state = state;
-    engine.seal(&seal).map_err(core)
+    match text {
+        Some(text) => engine.seal_text(&seal, text),
+        None => engine.seal(&seal),
+    }
+    .map_err(core)
 }
 
 /// Opens `token`; the result is the core's `Opened::to_json()`.

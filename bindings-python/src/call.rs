@@ -82,6 +82,14 @@ impl Call {
     }
     #[getter]
     fn state<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        // Issue 16: the token's canonical text straight into Python objects
+        // (`Call::state_text`), as `Opened.state` does; the reference (the
+        // core's `Value`, then converted) only when the fast reader defers.
+        if let Some(text) = self.inner.state_text()
+            && let Some(value) = crate::json_fast::text_to_py(py, text)?
+        {
+            return Ok(Some(value));
+        }
         self.inner.state().map(|a| to_py(py, a)).transpose()
     }
     #[getter]
