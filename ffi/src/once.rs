@@ -404,8 +404,10 @@ const fn nul_terminated<const N: usize>(s: &str) -> [u8; N] {
 }
 
 static CLAIM_SCRIPT: [u8; snodo::ONCE_CLAIM_SCRIPT.len() + 1] = nul_terminated(snodo::ONCE_CLAIM_SCRIPT);
-static COMPLETE_SCRIPT: [u8; snodo::ONCE_COMPLETE_SCRIPT.len() + 1] = nul_terminated(snodo::ONCE_COMPLETE_SCRIPT);
-static RELEASE_SCRIPT: [u8; snodo::ONCE_RELEASE_SCRIPT.len() + 1] = nul_terminated(snodo::ONCE_RELEASE_SCRIPT);
+static COMPLETE_SCRIPT: [u8; snodo::ONCE_COMPLETE_SCRIPT.len() + 1] =
+    nul_terminated(snodo::ONCE_COMPLETE_SCRIPT);
+static RELEASE_SCRIPT: [u8; snodo::ONCE_RELEASE_SCRIPT.len() + 1] =
+    nul_terminated(snodo::ONCE_RELEASE_SCRIPT);
 
 /// The claim Lua script, byte for byte the one Rust, Python and Node run:
 /// `EVAL <script> 1 <result key> <lease_ms>` returns `won`, `pending` or
