@@ -46,6 +46,28 @@ export declare class Call {
   get isRetry(): boolean
   /** Unix seconds when the flow began. */
   get flowStart(): number
+  /**
+   * Issue 17: the flow id of the token opened on this retry (the same
+   * for every round of one flow; 22 characters of base64url), or `null`
+   * on a first round.
+   */
+  get flowId(): string | null
+  /**
+   * Issue 17: the random id of the token opened on this retry (the
+   * consume-once key), or `null` on a first round.
+   */
+  get tokenId(): string | null
+  /**
+   * Issue 17: when the token opened on this retry expires (Unix
+   * seconds), or `null` on a first round.
+   */
+  get tokenExpiresAt(): number | null
+  /**
+   * Issue 17: base64url (no padding) SHA-256 of the canonical JSON of
+   * this request's `inputResponses` (`{}` when none): with `flowId`, the
+   * key of a remembered final result.
+   */
+  get answersDigest(): string
   /** The application state carried by the token, or `null`. */
   get state(): any
   /** The keys asked in the previous round (empty on round 1). */
@@ -164,6 +186,36 @@ export declare class Engine {
    * version; `null` when legacy serving is disabled.
    */
   legacyVersionFor(requested: string): string | null
+}
+
+/**
+ * The in-memory consume-once and remembered-results store of one process
+ * (the core's `MemoryStore`): bounded, expiring, synchronous. Times are
+ * Unix seconds; `now` defaults to the system clock (pass `engine.now()`
+ * when the engine's clock is fixed).
+ */
+export declare class MemoryStore {
+  /**
+   * A store with at most `maxEntries` live entries and a claim lease of
+   * `leaseSecs` (defaults 100 000 and 30).
+   */
+  constructor(options?: MemoryStoreOptions | undefined | null)
+  /** `true` the first time `tokenId` is seen, `false` until `expiresAt`. */
+  consume(tokenId: string, expiresAt: number, now?: number | undefined | null): boolean
+  /** Claims the final round (`flowId`, `digest`): see `ClaimResult`. */
+  claim(flowId: string, digest: string, expiresAt: number, now?: number | undefined | null): ClaimResult
+  /**
+   * Remembers the result text of a won claim until `expiresAt` (the
+   * first completion stays).
+   */
+  complete(flowId: string, digest: string, text: string, expiresAt: number, now?: number | undefined | null): void
+  /**
+   * Drops a won claim whose effect did nothing, so the next caller may
+   * run it (a completed claim is left alone).
+   */
+  release(flowId: string, digest: string): void
+  /** A short description (for logs). */
+  toJSON(): string
 }
 
 /**
@@ -297,6 +349,18 @@ export declare function checkHttpHeaders(headers: Array<[string, string]> | stri
  */
 export declare function checkTaskInputRequests(task: Record<string, any> | string | Buffer, capabilities: Record<string, any> | string | Buffer): Record<string, any>
 
+/** What `claim` found. */
+export interface ClaimResult {
+  /**
+   * `won`: run the effect, then `complete` (or `release`); `done`: the
+   * remembered result text is in `text`; `pending`: another caller holds
+   * the claim, ask again later.
+   */
+  status: 'won' | 'done' | 'pending'
+  /** For `done`: the remembered result text. */
+  text?: string
+}
+
 /** What the `snodo-mrtr` command prints and how it exits. */
 export interface CliOutput {
   /** Text for standard output. */
@@ -316,6 +380,21 @@ export declare function complete(result: Record<string, any>): Outcome
  * `tools/call` may be answered with a task.
  */
 export declare function declaresTasks(capabilities: Record<string, any> | string | Buffer): boolean
+
+/**
+ * The engine's default clock skew, in seconds (what `runOnce` adds to a
+ * token's expiry unless given `expiresAt`).
+ */
+export declare const DEFAULT_CLOCK_SKEW_SECS: number
+
+/** The default lease of a won claim, in seconds. */
+export declare const DEFAULT_ONCE_LEASE_SECS: number
+
+/** The default bound of a `MemoryStore`, in entries. */
+export declare const DEFAULT_ONCE_MAX_ENTRIES: number
+
+/** The default Redis key prefix (`snodo:once:`). */
+export declare const DEFAULT_ONCE_PREFIX: string
 
 /**
  * A form-elicitation input request: `message` and a flat
@@ -446,12 +525,68 @@ export declare function inputRequired(inputRequests: Record<string, object>, sta
  */
 export declare function listRoots(): Record<string, any>
 
+/** `new MemoryStore(options)`: the bounds of the in-memory store. */
+export interface MemoryStoreOptions {
+  /**
+   * Live entries kept at most (token ids and results together; default
+   * 100 000). When full of live entries, calls fail with `STORE`.
+   */
+  maxEntries?: number
+  /**
+   * How long a won claim is held before another caller may win it, in
+   * whole seconds (default 30).
+   */
+  leaseSecs?: number
+}
+
 /**
  * The capabilities the client must add to receive every request in
  * `requests` (an object by key; anything else throws ARGUMENT), shaped like
  * ClientCapabilities; `{}` when all can be sent.
  */
 export declare function missingCapabilities(requests: Record<string, object> | string, capabilities: object | string): Record<string, any>
+
+/** The claim Lua script, byte for byte the core's. */
+export declare const ONCE_CLAIM_SCRIPT: string
+
+/** The complete Lua script, byte for byte the core's. */
+export declare const ONCE_COMPLETE_SCRIPT: string
+
+/** The value of a consumed token id's key. */
+export declare const ONCE_CONSUMED: string
+
+/** The prefix of a completed result value (the result text follows). */
+export declare const ONCE_DONE_PREFIX: string
+
+/** The value of a claimed, still running, result key. */
+export declare const ONCE_PENDING: string
+
+/** The release Lua script, byte for byte the core's. */
+export declare const ONCE_RELEASE_SCRIPT: string
+
+/** The message of the `TOKEN` error `runOnce` throws for a replayed token. */
+export declare const ONCE_REPLAYED_MESSAGE: string
+
+/** The key part of a remembered result: `<prefix>result:<flowId>:<digest>`. */
+export declare const ONCE_RESULT_KEY_PART: string
+
+/** The key part of a consumed token id: `<prefix>token:<tokenId>`. */
+export declare const ONCE_TOKEN_KEY_PART: string
+
+/** What the claim script returns to the winner. */
+export declare const ONCE_WON: string
+
+/**
+ * The remembered-result key of a final round:
+ * `<prefix>result:<flowId>:<digest>`.
+ */
+export declare function onceResultKey(prefix: string, flowId: string, digest: string): string
+
+/**
+ * The consume-once key of a token id: `<prefix>token:<tokenId>` (ids and
+ * prefix checked as every language checks them).
+ */
+export declare function onceTokenKey(prefix: string, tokenId: string): string
 
 /**
  * What an opened token says (`engine.open`): the core's `Opened::to_json()`

@@ -17,6 +17,23 @@
 #define SNODO_DEPRECATED(note)
 #endif
 
+/* Issue 17: the consume-once Redis values, the core's ONCE_* constants
+ * (written here because cbindgen does not export string constants; the
+ * ffi test header_macros_are_the_cores compares them with the core's).
+ * SNODO_ONCE_DEFAULT_PREFIX: the default key prefix of a fleet.
+ * SNODO_ONCE_CONSUMED: the value of a consumed token id's key.
+ * SNODO_ONCE_PENDING: a claimed, still running, result key.
+ * SNODO_ONCE_DONE_PREFIX: a completed result value starts with it.
+ * SNODO_ONCE_WON: what the claim script returns to the winner.
+ * SNODO_ONCE_REPLAYED_MESSAGE: the replay error's message (answer
+ * JSON-RPC -32602 "Invalid or expired requestState (replayed)"). */
+#define SNODO_ONCE_DEFAULT_PREFIX "snodo:once:"
+#define SNODO_ONCE_CONSUMED "1"
+#define SNODO_ONCE_PENDING "pending"
+#define SNODO_ONCE_DONE_PREFIX "done:"
+#define SNODO_ONCE_WON "won"
+#define SNODO_ONCE_REPLAYED_MESSAGE "once store: requestState already used (replayed)"
+
 
 // Major version of libsnodo (the `version` of the workspace Cargo.toml).
 #define SNODO_VERSION_MAJOR 0
@@ -32,6 +49,12 @@
 // statuses does not bump it. Check `snodo_abi_version() ==
 // SNODO_ABI_VERSION` at start-up to detect a mismatched shared library.
 #define SNODO_ABI_VERSION 1
+
+// The default bound of `snodo_once_memory_new` (when `max_entries` is 0).
+#define SNODO_ONCE_DEFAULT_MAX_ENTRIES 100000
+
+// The default lease of a won claim in seconds (when `lease_secs` is 0).
+#define SNODO_ONCE_DEFAULT_LEASE_SECS 30
 
 // Length of a binding digest, in bytes.
 #define SNODO_BINDING_LEN 32
@@ -132,6 +155,21 @@ typedef enum {
   SNODO_FEED_KIND_RESPOND = 2,
 } snodo_feed_kind;
 
+// What `snodo_once_claim` found for a (flow id, answers digest).
+typedef enum {
+  // This caller holds the claim: consume the token id, run the effect,
+  // then `snodo_once_complete` (or `snodo_once_release` if the effect
+  // did nothing at all).
+  SNODO_CLAIM_WON = 0,
+  // The effect already ran: the text out-param holds its remembered
+  // result. Return it; do not run the effect again.
+  SNODO_CLAIM_DONE = 1,
+  // Another caller is running the effect now: ask again after a pause
+  // (the core polls from 5 ms doubling to 250 ms); a crashed holder's
+  // claim turns into WON when its lease lapses.
+  SNODO_CLAIM_PENDING = 2,
+} snodo_claim;
+
 // One request as the handler sees it, from `snodo_engine_begin`. Free it
 // with `snodo_call_free`. Not thread-safe: use a call from one thread at a
 // time (moving it to another thread is fine).
@@ -147,6 +185,12 @@ typedef struct snodo_config snodo_config;
 // across threads freely; free it with `snodo_engine_free` once no thread
 // uses it any more.
 typedef struct snodo_engine snodo_engine;
+
+// The core's in-memory consume-once store, for one process: bounded,
+// expiring, thread-safe (share one store across threads freely; free it
+// once no thread uses it). Create with `snodo_once_memory_new`. A fleet of
+// processes needs a shared store instead: see the Redis constants below.
+typedef struct snodo_once_memory snodo_once_memory;
 
 // One legacy round in flight (`snodo_engine_decide_legacy` →
 // `SNODO_BRIDGE_KIND_SEND`): the requests to send to the client and what
@@ -1141,6 +1185,236 @@ snodo_status snodo_engine_timeout(const snodo_engine *engine,
                                   snodo_response **out_response,
                                   char **out_cancellations,
                                   size_t *out_cancellations_len);
+
+// The flow id of the token this retry opened: 22 characters of base64url,
+// the same for every round of one flow (the key of a remembered result,
+// with `snodo_call_answers_digest`).
+//
+// On OK `*out` is a new string owned by the caller (free with
+// `snodo_string_free`), or NULL (and `*out_len` 0) on a first round, which
+// opened no token. `out_len` may be NULL. Statuses: OK, NULL_ARGUMENT
+// (`call` or `out` NULL), PANIC. Not thread-safe for one call.
+//
+// # Safety
+//
+// `call` NULL or a live call; `out` NULL or valid for one pointer write;
+// `out_len` NULL or valid for one `size_t` write.
+snodo_status snodo_call_flow_id(const snodo_call *call, char **out, size_t *out_len);
+
+// The random id of the token this retry opened: 22 characters of
+// base64url, new on every round (the key of consume-once).
+//
+// On OK `*out` is a new string owned by the caller (free with
+// `snodo_string_free`), or NULL (and `*out_len` 0) on a first round.
+// `out_len` may be NULL. Statuses: OK, NULL_ARGUMENT (`call` or `out`
+// NULL), PANIC. Not thread-safe for one call.
+//
+// # Safety
+//
+// `call` NULL or a live call; `out` NULL or valid for one pointer write;
+// `out_len` NULL or valid for one `size_t` write.
+snodo_status snodo_call_token_id(const snodo_call *call, char **out, size_t *out_len);
+
+// When the token this retry opened expires, in Unix seconds (the engine
+// refuses it from then on, give or take its clock skew). `*out` is 0 on a
+// first round, which opened no token (0 is never a real expiry). A store
+// entry for this call should live until this plus the engine's clock skew
+// (`clock_skew_secs`, 60 by default).
+//
+// Statuses: OK, NULL_ARGUMENT (`call` or `out` NULL), PANIC. Not
+// thread-safe for one call.
+//
+// # Safety
+//
+// `call` NULL or a live call; `out` NULL or valid for one write.
+snodo_status snodo_call_token_expires_at(const snodo_call *call, uint64_t *out);
+
+// The answers digest: SHA-256 of the canonical JSON of this request's
+// `inputResponses` (`{}` when absent), as 43 characters of base64url. The
+// same answers give the same digest whatever their key order or spacing.
+//
+// On OK `*out` is a new NUL-terminated string owned by the caller (free
+// with `snodo_string_free`); `out_len` may be NULL. Statuses: OK,
+// NULL_ARGUMENT (`call` or `out` NULL), PANIC. Not thread-safe for one call.
+//
+// # Safety
+//
+// `call` NULL or a live call; `out` NULL or valid for one pointer write;
+// `out_len` NULL or valid for one `size_t` write.
+snodo_status snodo_call_answers_digest(const snodo_call *call, char **out, size_t *out_len);
+
+// The engine's clock, in Unix seconds (the fixed time in tests): the `now`
+// to pass to the store functions so that entries expire on the same clock
+// as the tokens.
+//
+// Statuses: OK, NULL_ARGUMENT (`engine` or `out` NULL), PANIC. Thread-safe.
+//
+// # Safety
+//
+// `engine` NULL or a live engine; `out` NULL or valid for one write.
+snodo_status snodo_engine_now(const snodo_engine *engine, uint64_t *out);
+
+// Creates an in-memory store holding at most `max_entries` live entries
+// (token ids plus results; 0 = 100 000) whose won claims lapse after
+// `lease_secs` (0 = 30). When full of live entries a call fails with
+// STORE rather than forget one (forgetting would allow a second effect).
+//
+// On OK `*out` owns a new store: free it with `snodo_once_memory_free`.
+// Statuses: OK, NULL_ARGUMENT (`out` NULL), PANIC. Thread-safe.
+//
+// # Safety
+//
+// `out` NULL or valid for one pointer write.
+snodo_status snodo_once_memory_new(size_t max_entries,
+                                   uint64_t lease_secs,
+                                   snodo_once_memory **out);
+
+// Frees a store. NULL is a no-op.
+//
+// # Safety
+//
+// `store` NULL or a store from `snodo_once_memory_new`, not yet freed, and
+// used by no other thread any more.
+void snodo_once_memory_free(snodo_once_memory *store);
+
+// Consumes `token_id` (from `snodo_call_token_id`): `*out_first` is true
+// the first time the id is seen and false on every later call until
+// `expires_at` (Unix seconds; pass the token's expiry plus the engine's
+// clock skew). `now` is the caller's clock (`snodo_engine_now`).
+//
+// Statuses: OK, ARGUMENT (an id that is empty, over 128 bytes, or not
+// printable ASCII without ':'), STORE (store full), INVALID_UTF8,
+// NULL_ARGUMENT, PANIC. On any error nothing was recorded: do not run the
+// effect. Thread-safe.
+//
+// # Safety
+//
+// `store` NULL or live; `token_id` valid for `token_id_len` bytes;
+// `out_first` NULL or valid for one write.
+snodo_status snodo_once_consume(const snodo_once_memory *store,
+                                const uint8_t *token_id,
+                                size_t token_id_len,
+                                uint64_t expires_at,
+                                uint64_t now,
+                                bool *out_first);
+
+// Claims the effect of a final round, keyed by (`flow_id`, `digest`) from
+// `snodo_call_flow_id` and `snodo_call_answers_digest`; `expires_at` and
+// `now` as for `snodo_once_consume`.
+//
+// On OK `*out_claim` says WON, DONE or PENDING (see `snodo_claim`). If
+// `out_text` is not NULL it receives, for DONE, a new string owned by the
+// caller (free with `snodo_string_free`) holding the remembered result,
+// and NULL (length 0) otherwise; `out_text_len` may be NULL.
+// Statuses: OK, ARGUMENT (bad id), STORE (store full), INVALID_UTF8,
+// NULL_ARGUMENT (`store`, an id or `out_claim` NULL), PANIC. Thread-safe.
+//
+// # Safety
+//
+// `store` NULL or live; ids valid for their lengths; outs NULL or valid
+// for one write each.
+snodo_status snodo_once_claim(const snodo_once_memory *store,
+                              const uint8_t *flow_id,
+                              size_t flow_id_len,
+                              const uint8_t *digest,
+                              size_t digest_len,
+                              uint64_t expires_at,
+                              uint64_t now,
+                              snodo_claim *out_claim,
+                              char **out_text,
+                              size_t *out_text_len);
+
+// Remembers the result of a won claim until `expires_at`: `result` (any
+// UTF-8, typically the final result object's JSON) is what later claims of
+// the same (`flow_id`, `digest`) get back as DONE. If a result is already
+// remembered (the lease lapsed and another caller completed first), the
+// first one stays.
+//
+// Statuses: OK, ARGUMENT, STORE (store full), INVALID_UTF8, NULL_ARGUMENT,
+// PANIC. Thread-safe.
+//
+// # Safety
+//
+// `store` NULL or live; ids and `result` valid for their lengths.
+snodo_status snodo_once_complete(const snodo_once_memory *store,
+                                 const uint8_t *flow_id,
+                                 size_t flow_id_len,
+                                 const uint8_t *digest,
+                                 size_t digest_len,
+                                 const uint8_t *result,
+                                 size_t result_len,
+                                 uint64_t expires_at,
+                                 uint64_t now);
+
+// Drops a won claim whose effect did nothing at all (it failed before its
+// side effect, or the token id was already consumed), so that the next
+// caller may run it. A claim that is no longer pending is left alone.
+//
+// Statuses: OK, ARGUMENT, INVALID_UTF8, NULL_ARGUMENT, PANIC. Thread-safe.
+//
+// # Safety
+//
+// `store` NULL or live; ids valid for their lengths.
+snodo_status snodo_once_release(const snodo_once_memory *store,
+                                const uint8_t *flow_id,
+                                size_t flow_id_len,
+                                const uint8_t *digest,
+                                size_t digest_len);
+
+// The claim Lua script, byte for byte the one Rust, Python and Node run:
+// `EVAL <script> 1 <result key> <lease_ms>` returns `won`, `pending` or
+// `done:<text>`. A static NUL-terminated string: never free it; never
+// NULL. Thread-safe.
+const char *snodo_once_claim_script(void);
+
+// The complete Lua script: `EVAL <script> 1 <result key> <text> <ttl_ms>`
+// stores `done:<text>` unless a result is already there (returns 1 if it
+// stored, 0 if not). Static, never NULL, never free it. Thread-safe.
+const char *snodo_once_complete_script(void);
+
+// The release Lua script: `EVAL <script> 1 <result key>` deletes the key
+// only while it is still `pending`. Static, never NULL, never free it.
+// Thread-safe.
+const char *snodo_once_release_script(void);
+
+// The consume-once key of `token_id`: `<prefix>token:<token_id>`.
+// `prefix` NULL means `SNODO_ONCE_DEFAULT_PREFIX`.
+//
+// On OK `*out` is a new string owned by the caller (free with
+// `snodo_string_free`); `out_len` may be NULL. Statuses: OK, CONFIG (a
+// prefix over 128 bytes or not printable ASCII), ARGUMENT (bad id),
+// INVALID_UTF8, NULL_ARGUMENT, PANIC. Thread-safe.
+//
+// # Safety
+//
+// `prefix` NULL or valid for `prefix_len` bytes; `token_id` valid for
+// `token_id_len` bytes; `out` valid for one pointer write; `out_len` NULL
+// or valid for one write.
+snodo_status snodo_once_token_key(const uint8_t *prefix,
+                                  size_t prefix_len,
+                                  const uint8_t *token_id,
+                                  size_t token_id_len,
+                                  char **out,
+                                  size_t *out_len);
+
+// The remembered-result key of a final round:
+// `<prefix>result:<flow_id>:<digest>`. `prefix` NULL means the default.
+//
+// On OK `*out` is a new string owned by the caller (free with
+// `snodo_string_free`); `out_len` may be NULL. Statuses: as
+// `snodo_once_token_key`. Thread-safe.
+//
+// # Safety
+//
+// As `snodo_once_token_key`, for each id.
+snodo_status snodo_once_result_key(const uint8_t *prefix,
+                                   size_t prefix_len,
+                                   const uint8_t *flow_id,
+                                   size_t flow_id_len,
+                                   const uint8_t *digest,
+                                   size_t digest_len,
+                                   char **out,
+                                   size_t *out_len);
 
 // Frees a pending flow. NULL is a no-op. Dropping a flow is also how a
 // disconnect is handled: snodo holds nothing else about it.

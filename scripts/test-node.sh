@@ -57,7 +57,7 @@ pack_files() { (cd "$1" && npm pack --dry-run --json --loglevel=error) | node -e
   let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () =>
     console.log(JSON.parse(s)[0].files.map((f) => f.path).sort().join(" ")));'; }
 got="$(pack_files "$NODE_DIR")"
-want="README.md bin/snodo-mrtr.js index.d.ts index.js index.mjs install.cjs mcp.d.ts mcp.js mcp.mjs package.json snodo.linux-x64-gnu.node"
+want="README.md bin/snodo-mrtr.js index.d.ts index.js index.mjs install.cjs mcp.d.ts mcp.js mcp.mjs once.d.ts once.js once.mjs package.json snodo.linux-x64-gnu.node"
 if [ "$got" != "$want" ]; then
   echo "npm pack would ship: $got" >&2
   echo "expected:            $want" >&2
@@ -65,8 +65,16 @@ if [ "$got" != "$want" ]; then
 fi
 echo "npm pack: $got"
 
+step "start a throwaway Redis (issue 17: the RedisStore tests need one, and fail without it)"
+# shellcheck source=scripts/redis.sh
+source scripts/redis.sh
+redis_ensure_installed
+redis_start
+trap 'rm -rf "$WORK"; redis_stop' EXIT
+
 step "node --test"
 (cd "$NODE_DIR" && node --test test/*.test.mjs)
+redis_stop
 
 step "npm pack + install into a fresh project"
 (cd "$NODE_DIR" && npm pack --silent --pack-destination "$WORK" >/dev/null)

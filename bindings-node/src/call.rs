@@ -122,6 +122,32 @@ impl Call {
     pub fn flow_start(&self) -> i64 {
         i64::try_from(self.inner.flow_start()).unwrap_or(i64::MAX)
     }
+    /// Issue 17: the flow id of the token opened on this retry (the same
+    /// for every round of one flow; 22 characters of base64url), or `null`
+    /// on a first round.
+    #[napi(getter, catch_unwind)]
+    pub fn flow_id(&self) -> Option<String> {
+        self.inner.flow_id().map(str::to_owned)
+    }
+    /// Issue 17: the random id of the token opened on this retry (the
+    /// consume-once key), or `null` on a first round.
+    #[napi(getter, catch_unwind)]
+    pub fn token_id(&self) -> Option<String> {
+        self.inner.token_id().map(str::to_owned)
+    }
+    /// Issue 17: when the token opened on this retry expires (Unix
+    /// seconds), or `null` on a first round.
+    #[napi(getter, catch_unwind)]
+    pub fn token_expires_at(&self) -> Option<i64> {
+        self.inner.token_expires_at().map(|t| i64::try_from(t).unwrap_or(i64::MAX))
+    }
+    /// Issue 17: base64url (no padding) SHA-256 of the canonical JSON of
+    /// this request's `inputResponses` (`{}` when none): with `flowId`, the
+    /// key of a remembered final result.
+    #[napi(getter, catch_unwind)]
+    pub fn answers_digest(&self) -> String {
+        self.inner.answers_digest()
+    }
     /// The application state carried by the token, or `null`.
     #[napi(getter, catch_unwind, ts_return_type = "any")]
     pub fn state<'e>(&self, env: &'e Env) -> Result<Unknown<'e>> {

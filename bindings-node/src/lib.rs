@@ -13,6 +13,8 @@
 //! * `legacy`: 2025-era sessions (`Session`, `PendingFlow`, the engine's
 //!   `beginLegacy`, `decideLegacy`, `feed`, `timeout`).
 //! * `http_headers`: the Streamable HTTP header check.
+//! * `once`: at most once (issue 17): `MemoryStore`, the Redis key spelling
+//!   and scripts (`runOnce` and `RedisStore` are JS: `once.js`).
 //! * `token`: low-level seal/open and the request binding.
 //! * `json`: how JSON crosses (text exactly, values via `JSON.stringify`),
 //!   `canonicalize`; `state`: application state as canonical text, without
@@ -36,6 +38,7 @@ pub mod http_headers;
 pub mod inspect;
 pub mod json;
 pub mod legacy;
+pub mod once;
 pub mod response;
 pub mod state;
 pub mod tasks;
@@ -67,6 +70,7 @@ mod tests {
             ("http_headers.rs", include_str!("http_headers.rs")),
             ("json.rs", include_str!("json.rs")),
             ("legacy.rs", include_str!("legacy.rs")),
+            ("once.rs", include_str!("once.rs")),
             ("response.rs", include_str!("response.rs")),
             ("tasks.rs", include_str!("tasks.rs")),
             ("token.rs", include_str!("token.rs")),

@@ -10,13 +10,16 @@ Without it: a random key for this process only, with a warning on stderr.
 
 It serves a preference workflow (ask the preferred color with a form) as a
 tool, a resource and a prompt; a two-question `book_table` tool; and the
-fixtures the official conformance suite calls. Copy the plumbing; replace the handlers.
+fixtures the official conformance suite calls; and `book_room`, an effectful tool booked at
+most once per flow through consume-once (SNODO_REDIS_URL: a Redis shared by a fleet;
+otherwise this process's memory; docs/once.md). Copy the plumbing; replace the handlers.
 """
 
 from __future__ import annotations
 
 import argparse
 import base64
+import importlib
 import json
 import os
 import queue
@@ -248,6 +251,119 @@ def context_prompt(call: Call) -> Outcome:
     return ask_all(call, {"user_context": CONTEXT}, None, done)
 
 
+# --- an effectful tool: book_room (issue 17, docs/once.md) ---
+#
+# Round 1 asks the nights and a confirmation; the final round books: one ledger entry
+# {flow, principal, answers}, answered "Booked: entry #N" (N = the ledger's length after the
+# append, so a second effect would show as another N). The final round goes through
+# run_once: a retry (lost response, double click, the same retry on another process of the
+# fleet) gets the remembered result and books nothing; the same token with other answers is
+# refused as replayed. With SNODO_REDIS_URL every process shares one RedisStore and the
+# ledger is the Redis list LEDGER_KEY; without it the store is this process's MemoryStore and
+# the ledger a file (SNODO_LEDGER, one JSON line per booking) or a list in memory.
+# Not in TOOLS: sdk_server.py serves TOOLS through the SDK, which this demo does not cover.
+
+BOOKING = mrtr.elicit_form("How many nights, and do you confirm the booking?", {
+    "type": "object",
+    "properties": {"nights": {"type": "integer", "minimum": 1, "maximum": 14}, "confirm": {"type": "boolean"}},
+    "required": ["nights", "confirm"],  # same order as server.mjs: the question is pinned byte for byte
+})
+LEDGER_KEY = "snodo:ledger"
+Append = Callable[[Dict[str, Any]], int]  # writes one ledger entry, returns the ledger's new length
+_effects: Optional[Tuple[Any, Append]] = None
+_effects_lock = threading.Lock()
+
+
+class LedgerError(RuntimeError):
+    """The ledger could not be written (the booking did not happen as far as we know)."""
+
+
+def booking_effects() -> Tuple[Any, Append]:
+    """The consume-once store and the ledger, built on first use (so a server that never
+    books never connects to Redis) and shared by every thread."""
+    global _effects
+    with _effects_lock:
+        if _effects is None:
+            _effects = open_effects()
+        return _effects
+
+
+def open_effects() -> Tuple[Any, Append]:
+    url = os.environ.get("SNODO_REDIS_URL", "").strip()
+    if url:
+        # The store builds its redis-py client (2 s timeouts: a dead Redis is a quick -32603,
+        # never a stalled request); the ledger uses the same client. redis-py is imported
+        # only here: a server without SNODO_REDIS_URL does not need it.
+        store = mrtr.RedisStore(url)
+        client = store.client
+        redis = importlib.import_module("redis")
+
+        def push(entry: Dict[str, Any]) -> int:
+            try:
+                return int(client.rpush(LEDGER_KEY, json.dumps(entry, sort_keys=True)))
+            except (redis.RedisError, OSError) as e:
+                raise LedgerError(str(e)) from e
+
+        return store, push
+    lock = threading.Lock()
+    path = os.environ.get("SNODO_LEDGER", "").strip()
+    entries: List[str] = []
+
+    def append(entry: Dict[str, Any]) -> int:
+        line = json.dumps(entry, sort_keys=True)
+        with lock:  # one process owns a file ledger; the lock orders this process's threads
+            if not path:
+                entries.append(line)
+                return len(entries)
+            try:
+                with open(path, "a+", encoding="utf-8") as f:
+                    f.write(line + "\n")
+                    f.seek(0)
+                    return sum(1 for _ in f)
+            except OSError as e:
+                raise LedgerError(str(e)) from e
+
+    return mrtr.MemoryStore(), append
+
+
+def book_room(call: Call) -> Outcome:
+    a = call.response("booking", BOOKING)
+    if a.is_declined or a.is_cancelled:
+        return text("No room booked.")
+    if not a.is_accepted:
+        return mrtr.input_required({"booking": BOOKING})  # missing or invalid: ask (again)
+    answers = dict(a.value or {})
+    if answers.get("confirm") is not True:
+        return text("Not confirmed: no room booked.")
+    if call.flow_id is None:  # an accepted answer always comes with a token; never book without a flow id
+        return mrtr.tool_error("This booking has no flow to book once: start again.")
+    flow, principal = call.flow_id, call.principal
+    store, append = booking_effects()
+
+    def effect() -> Dict[str, Any]:
+        # Raises only if the append failed: run_once then releases the claim and a retry books.
+        n = append({"flow": flow, "principal": principal, "answers": answers})
+        return {"content": [{"type": "text", "text": f"Booked: entry #{n}"}]}
+
+    try:
+        result = mrtr.run_once(store, call, effect)
+    except mrtr.StoreError as e:  # nothing was booked: the client may send the same request again
+        return mrtr.error(-32603, f"consume-once store unavailable: {e}")
+    except mrtr.TokenError:  # this token already completed its flow with other answers
+        return mrtr.error(-32602, "Invalid or expired requestState (replayed)")
+    except LedgerError as e:
+        return mrtr.error(-32603, f"ledger unavailable: {e}")
+    return mrtr.complete(result)
+
+
+EFFECT_TOOLS: Dict[str, Tuple[str, Handler]] = {
+    "book_room": ("Books a room once: asks the nights and a confirmation, then writes one ledger entry", book_room),
+}
+# A final round of an effectful tool may wait (run_once polls while another process runs the
+# effect; a Redis round trip): the HTTP loop hands requests that may be one to a thread.
+EFFECT_MARKS = [f'"{name}"'.encode() for name in EFFECT_TOOLS]
+
+
 HELLO = fixture({"user_name": NAME}, None, lambda v: text(f"Hello, {v['user_name']['name']}!"))
 TOOLS: Dict[str, Tuple[str, Handler]] = {
     "preferred_color": ("Asks your preferred color", preferred_color_tool),
@@ -282,7 +398,8 @@ RESOURCE_LIST = [{"uri": "prefs://color", "name": "preferred-color", "descriptio
 # No listChanged/subscribe anywhere: the lists are static and there is nothing to listen to.
 LISTS: Dict[str, Dict[str, Any]] = {
     "server/discover": {"supportedVersions": [mrtr.MRTR_VERSION], "capabilities": {"tools": {}, "resources": {}, "prompts": {}}},
-    "tools/list": {"tools": [{"name": n, "description": d, "inputSchema": {"type": "object", "properties": {}}} for n, (d, _) in TOOLS.items()]},
+    "tools/list": {"tools": [{"name": n, "description": d, "inputSchema": {"type": "object", "properties": {}}}
+                             for n, (d, _) in [*TOOLS.items(), *EFFECT_TOOLS.items()]]},
     "resources/list": {"resources": RESOURCE_LIST},
     "resources/templates/list": {"resourceTemplates": []},
     "prompts/list": {"prompts": [{"name": n, "description": d} for n, (d, _) in PROMPTS.items()]},
@@ -293,7 +410,7 @@ def route(call: Call) -> Outcome:
     if call.method in LISTS:
         return mrtr.complete({**LISTS[call.method], **CACHE})
     if call.method == "tools/call":
-        tool = TOOLS.get(call.name or "")
+        tool = TOOLS.get(call.name or "") or EFFECT_TOOLS.get(call.name or "")
         return tool[1](call) if tool else mrtr.error(-32602, f"Unknown tool: {call.name}")
     if call.method == "resources/read":
         resource = RESOURCES.get(call.uri or "")
@@ -660,7 +777,9 @@ def serve_stdio_legacy(engines: Callable[[], Engine], ls: LegacySession, lines: 
 # resources/read) that asks the user is answered as an SSE stream, held open until the client
 # answers on *another* request. Only those are handed to a thread of their own (at most
 # MAX_STREAMS), which owns the connection until the stream ends with a close; the 2025-era
-# handshake, notifications and answers are short and stay in the loop.
+# handshake, notifications and answers are short and stay in the loop. The final round of an
+# effectful tool (book_room) may wait too, in run_once (a Redis round trip; another process
+# still running the same flow's effect): it gets a thread the same way (effect_round).
 # A production deployment may sit behind a reverse proxy instead; the handlers stay the same.
 
 MAX_CONNECTIONS = 512  # open sockets, SSE streams included (the default fd limit is 1024)
@@ -1042,6 +1161,8 @@ def http_answer(engines: Callable[[], Engine], request: Request, body: bytes) ->
         mismatch = mrtr.check_http_headers(request.headers, body)
         if mismatch is not None:
             return Reply(mismatch.http_status, mismatch.to_json())
+        if any(mark in body for mark in EFFECT_MARKS) and b"requestState" in body:
+            return effect_round(engines, body, request.principal())
         out = handle(engines(), body, request.principal())
         return Reply(*out) if out else Reply(202)
     if request.method == "DELETE" and path == "/mcp" and sid is not None:
@@ -1102,6 +1223,19 @@ def sse_stream(engines: Callable[[], Engine], ls: LegacySession, body: bytes, me
 
     busy = rpc_error(message.get("id"), -32000, "Too many open streams; try again later")
     return Handoff(run, Reply(503, busy, {"Mcp-Session-Id": ls.session.id}))
+
+
+def effect_round(engines: Callable[[], Engine], body: bytes, principal: Optional[str]) -> Handoff:
+    """A request that may be the final round of an effectful tool (a byte test: a false match
+    only costs a thread). run_once may wait there, for Redis or for another process finishing
+    the same flow (up to its `wait`), and the loop must never wait: the request is answered
+    from a thread of its own, like an SSE stream, and its connection closes after the reply."""
+
+    def run(send: Callable[[bytes], None]) -> None:
+        out = handle(engines(), body, principal)
+        send(encode_reply(Reply(*out) if out else Reply(202), True))
+
+    return Handoff(run, Reply(503, rpc_error(None, -32000, "Too many requests in progress; try again later")))
 
 
 def serve_http(engines: Callable[[], Engine], port: int) -> None:

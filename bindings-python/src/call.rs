@@ -80,6 +80,30 @@ impl Call {
     fn flow_start(&self) -> u64 {
         self.inner.flow_start()
     }
+    /// Issue 17: the flow id of the opened token (the same on every round
+    /// of a flow); `None` on a first round.
+    #[getter]
+    fn flow_id(&self) -> Option<&str> {
+        self.inner.flow_id()
+    }
+    /// Issue 17: the random id of the opened token (the consume-once key);
+    /// `None` on a first round.
+    #[getter]
+    fn token_id(&self) -> Option<&str> {
+        self.inner.token_id()
+    }
+    /// Issue 17: when the opened token expires (Unix seconds); `None` on a
+    /// first round.
+    #[getter]
+    fn token_expires_at(&self) -> Option<u64> {
+        self.inner.token_expires_at()
+    }
+    /// Issue 17: base64url SHA-256 of the canonical `inputResponses`
+    /// (`{}` when absent): with `flow_id`, the key of a remembered result.
+    #[getter]
+    fn answers_digest(&self) -> String {
+        self.inner.answers_digest()
+    }
     #[getter]
     fn state<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         // Issue 16: the token's canonical text straight into Python objects

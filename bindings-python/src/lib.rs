@@ -6,7 +6,8 @@
 //! `call`, `answer`, `response`, `token` (Opened, binding digest),
 //! `elicitation` (builders), `capabilities`, `http_headers`, `tasks`,
 //! `error`, `json` (Python <-> JSON, canonical form) and `legacy` (issue 14:
-//! `Session`, `PendingFlow`, `Feed`).
+//! `Session`, `PendingFlow`, `Feed`) and `once` (issue 17: `MemoryStore`, the
+//! Redis constants).
 
 use pyo3::prelude::*;
 
@@ -21,6 +22,7 @@ mod inspect;
 mod json;
 mod json_fast;
 mod legacy;
+mod once;
 mod response;
 mod tasks;
 mod token;
@@ -58,6 +60,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(inspect::run_cli, m)?)?;
     m.add_function(wrap_pyfunction!(token::binding_digest, m)?)?;
     m.add_function(wrap_pyfunction!(error::_register_errors, m)?)?;
+    once::register(m)?;
     m.add("ERROR_CODES", error::error_codes(py)?)?;
     m.add("TOKEN_REASONS", error::token_reasons())?;
     m.add("VERSION", snodo::VERSION)?;

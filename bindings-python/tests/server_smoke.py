@@ -56,8 +56,9 @@ def preference_flow(send: Any, keyed: bool = True) -> None:
         assert r["result"]["ttlMs"] == 0 and r["result"]["cacheScope"] == "private"
     names = [t["name"] for t in send(msg(1, "tools/list"))[1]["result"]["tools"]]
     assert names[:3] == ["preferred_color", "book_table", "test_input_required_result_elicitation"]
-    assert names[-2:] == ["test_trigger_prompt_change", "paint_task"] and len(names) == 16, names
+    assert names[-3:] == ["test_trigger_prompt_change", "paint_task", "book_room"] and len(names) == 17, names
     task_flow(send)
+    booking_flow(send)
     # The preference flow: one question `color`, then the exact texts.
     finals = [("tools/call", {"name": "preferred_color", "arguments": {}},
                {"content": [{"type": "text", "text": "Your preferred color is green."}]}),
@@ -117,6 +118,21 @@ def preference_flow(send: Any, keyed: bool = True) -> None:
 
 
 TASKS = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+
+
+def booking_flow(send: Any) -> None:
+    """book_room (issue 17) on the memory store: booked once; the same final round again gets
+    the remembered answer; the token with other answers is refused as replayed."""
+    params = {"name": "book_room", "arguments": {}}
+    first = send(msg(1, "tools/call", **params))[1]
+    assert list(first["result"]["inputRequests"]) == ["booking"], first
+    yes = {"booking": accept(nights=2, confirm=True)}
+    booked = retry(send, "tools/call", first, yes, **params)
+    text = booked["result"]["content"][0]["text"]
+    assert text.startswith("Booked: entry #"), booked
+    assert retry(send, "tools/call", first, yes, **params)["result"]["content"][0]["text"] == text
+    other = retry(send, "tools/call", first, {"booking": accept(nights=3, confirm=True)}, **params)
+    assert other["error"] == {"code": -32602, "message": "Invalid or expired requestState (replayed)"}, other
 
 
 def task_flow(send: Any) -> None:

@@ -20,6 +20,8 @@
 //! * `tasks`: `snodo_check_task_input_requests` (Tasks extension).
 //! * `token`: binding digest, seal, open.
 //! * `json`: canonical form.
+//! * `once`: issue 17, the call's ids and answers digest, the in-memory
+//!   consume-once store, the Redis keys and scripts (C runs them itself).
 //! * `legacy`: issue 14, 2025-era sessions (`snodo_session`,
 //!   `snodo_pending_flow`, begin/decide legacy, feed, timeout).
 //! * `ffi`: the shared plumbing (panic boundary, arguments, strings).
@@ -35,6 +37,7 @@ mod ffi;
 pub mod http_headers;
 pub mod json;
 pub mod legacy;
+pub mod once;
 pub mod pending;
 pub mod response;
 pub mod session;

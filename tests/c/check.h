@@ -56,5 +56,6 @@ void run_api_tests(void);
 void run_thread_tests(void);
 void run_misuse_tests(void);
 void run_legacy_tests(void);
+void run_once_tests(void);
 
 #endif

@@ -76,11 +76,55 @@ from .errors import (
     UrlError,
 )
 from .outcomes import complete, error, input_required, raw, tool_error
+from ._native import (
+    DEFAULT_CLOCK_SKEW_SECS,
+    DEFAULT_ONCE_LEASE_SECS,
+    DEFAULT_ONCE_MAX_ENTRIES,
+    DEFAULT_ONCE_PREFIX,
+    DEFAULT_REDIS_TIMEOUT_MS,
+    ONCE_CLAIM_SCRIPT,
+    ONCE_COMPLETE_SCRIPT,
+    ONCE_CONSUMED,
+    ONCE_DONE_PREFIX,
+    ONCE_PENDING,
+    ONCE_RELEASE_SCRIPT,
+    ONCE_REPLAYED_MESSAGE,
+    ONCE_RESULT_KEY_PART,
+    ONCE_TOKEN_KEY_PART,
+    ONCE_WON,
+    MemoryStore,
+    once_result_key,
+    once_token_key,
+)
+from .once import AsyncRedisStore, ClaimResult, RedisStore, run_once, run_once_async
 from .literals import AnswerKind, ErrorName, TokenReason
 
 __version__ = VERSION
 
 __all__ = [
+    "DEFAULT_CLOCK_SKEW_SECS",
+    "DEFAULT_ONCE_LEASE_SECS",
+    "DEFAULT_ONCE_MAX_ENTRIES",
+    "DEFAULT_ONCE_PREFIX",
+    "DEFAULT_REDIS_TIMEOUT_MS",
+    "ONCE_CLAIM_SCRIPT",
+    "ONCE_COMPLETE_SCRIPT",
+    "ONCE_CONSUMED",
+    "ONCE_DONE_PREFIX",
+    "ONCE_PENDING",
+    "ONCE_RELEASE_SCRIPT",
+    "ONCE_REPLAYED_MESSAGE",
+    "ONCE_RESULT_KEY_PART",
+    "ONCE_TOKEN_KEY_PART",
+    "ONCE_WON",
+    "AsyncRedisStore",
+    "ClaimResult",
+    "MemoryStore",
+    "RedisStore",
+    "once_result_key",
+    "once_token_key",
+    "run_once",
+    "run_once_async",
     "ERROR_CLASSES",
     "ERROR_CODES",
     "DEFAULT_LEGACY_VERSIONS",

@@ -51,6 +51,27 @@ __all__ = [
     "VERSION",
     "MRTR_VERSION",
     "MRTR_METHODS",
+    "MemoryStore",
+    "check_once_prefix",
+    "once_token_key",
+    "once_result_key",
+    "_once_text",
+    "_once_parse",
+    "DEFAULT_ONCE_PREFIX",
+    "ONCE_TOKEN_KEY_PART",
+    "ONCE_RESULT_KEY_PART",
+    "ONCE_CONSUMED",
+    "ONCE_PENDING",
+    "ONCE_DONE_PREFIX",
+    "ONCE_WON",
+    "ONCE_CLAIM_SCRIPT",
+    "ONCE_COMPLETE_SCRIPT",
+    "ONCE_RELEASE_SCRIPT",
+    "ONCE_REPLAYED_MESSAGE",
+    "DEFAULT_ONCE_LEASE_SECS",
+    "DEFAULT_ONCE_MAX_ENTRIES",
+    "DEFAULT_CLOCK_SKEW_SECS",
+    "DEFAULT_REDIS_TIMEOUT_MS",
 ]
 
 #: ``(number, name, description)`` of every misuse error code, in the core's order.
@@ -199,6 +220,21 @@ class Call:
     def is_retry(self) -> bool: ...
     @property
     def flow_start(self) -> int: ...
+    @property
+    def flow_id(self) -> Optional[str]:
+        """The flow id of the opened token (the same on every round of a
+        flow; 22 base64url characters); ``None`` on a first round."""
+    @property
+    def token_id(self) -> Optional[str]:
+        """The random id of the opened token (the consume-once key, 22
+        base64url characters); ``None`` on a first round."""
+    @property
+    def token_expires_at(self) -> Optional[int]:
+        """When the opened token expires (Unix seconds); ``None`` on a first round."""
+    @property
+    def answers_digest(self) -> str:
+        """base64url SHA-256 of the canonical ``inputResponses`` (``{}`` when
+        absent): with ``flow_id``, the key of a remembered result."""
     @property
     def state(self) -> Optional[Any]: ...
     @property
@@ -394,3 +430,67 @@ def check_task_input_requests(task: _JsonObject, capabilities: _JsonObject) -> D
 def declares_tasks(capabilities: _JsonObject) -> bool:
     """Whether the client declared the Tasks extension (a task result may be sent)."""
 def _register_errors(classes: Dict[int, Any]) -> None: ...
+
+# Issue 17: consume-once and remembered results (docs/once.md).
+
+#: ``"snodo:once:"``: the default key prefix of the Redis stores.
+DEFAULT_ONCE_PREFIX: str
+#: ``"token:"``: consume-once keys are ``<prefix>token:<token_id>``.
+ONCE_TOKEN_KEY_PART: str
+#: ``"result:"``: remembered results are ``<prefix>result:<flow_id>:<digest>``.
+ONCE_RESULT_KEY_PART: str
+#: ``"1"``: the value of a consumed token id's key.
+ONCE_CONSUMED: str
+#: ``"pending"``: the value of a claimed, still running result key.
+ONCE_PENDING: str
+#: ``"done:"``: a remembered result's value is this plus the result text.
+ONCE_DONE_PREFIX: str
+#: ``"won"``: what the claim script returns to the caller that won.
+ONCE_WON: str
+#: The claim Lua script, byte for byte the core's.
+ONCE_CLAIM_SCRIPT: str
+#: The complete Lua script, byte for byte the core's.
+ONCE_COMPLETE_SCRIPT: str
+#: The release Lua script, byte for byte the core's.
+ONCE_RELEASE_SCRIPT: str
+#: The ``TokenError`` message of a replayed token (consumed, other answers).
+ONCE_REPLAYED_MESSAGE: str
+#: 30: seconds a won claim is held before another caller may win it.
+DEFAULT_ONCE_LEASE_SECS: int
+#: 100 000: the default bound of a ``MemoryStore``.
+DEFAULT_ONCE_MAX_ENTRIES: int
+#: 60: the engine's default clock skew (``run_once`` adds it to the token expiry).
+DEFAULT_CLOCK_SKEW_SECS: int
+#: 2000: the connect/read/write timeout of a Redis store built from a URL.
+DEFAULT_REDIS_TIMEOUT_MS: int
+
+@final
+class MemoryStore:
+    """The core's in-memory consume-once / remembered-results store: one
+    process, thread-safe, bounded (``StoreError`` "store full" rather than
+    forgetting a live entry), expiring."""
+    def __init__(self, *, max_entries: int = 100000, lease_secs: int = 30) -> None: ...
+    def consume(self, token_id: str, expires_at: int, *, now: Optional[int] = None) -> bool:
+        """``True`` the first time ``token_id`` is seen, ``False`` until ``expires_at``."""
+    def claim(
+        self, flow_id: str, digest: str, expires_at: int, *, now: Optional[int] = None
+    ) -> Tuple[str, Optional[str]]:
+        """``("won", None)``, ``("done", text)`` or ``("pending", None)``."""
+    def complete(
+        self, flow_id: str, digest: str, text: str, expires_at: int, *, now: Optional[int] = None
+    ) -> None:
+        """Remembers ``text`` until ``expires_at`` (a first completion stays)."""
+    def release(self, flow_id: str, digest: str) -> None:
+        """Drops a won claim that is still pending."""
+    def __len__(self) -> int: ...
+
+def check_once_prefix(prefix: str) -> None:
+    """``ConfigError`` unless ``prefix`` is <= 128 bytes of printable ASCII."""
+def once_token_key(prefix: str, token_id: str) -> str:
+    """``<prefix>token:<token_id>`` (``ArgumentError`` for a bad id)."""
+def once_result_key(prefix: str, flow_id: str, digest: str) -> str:
+    """``<prefix>result:<flow_id>:<digest>`` (``ArgumentError`` for a bad id)."""
+def _once_text(obj: Any) -> str:
+    """The canonical JSON text a result is remembered as."""
+def _once_parse(text: str) -> Any:
+    """A remembered result text as Python values."""
