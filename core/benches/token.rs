@@ -91,6 +91,22 @@ fn bench(c: &mut Criterion) {
         group.bench_function(id("open_v2"), |b| {
             b.iter(|| engine_v2.open(black_box(&token_v2), &who, input.binding).unwrap())
         });
+        // Issue 16, fourth pass: a binding that holds the state as JSON text
+        // (Node's JSON.stringify, a Python walker) either parses it into a
+        // `Value` for `seal`, or hands it over as canonical text
+        // (`StateText`, `seal_text`). Both include reading the text.
+        group.bench_function(id("seal_text_via_value"), |b| {
+            b.iter(|| {
+                let v = snodo::parse_json(black_box(case.state.as_bytes()), "state").unwrap();
+                engine.seal(&SealInput { state: Some(&v), ..input }).unwrap()
+            })
+        });
+        group.bench_function(id("seal_text"), |b| {
+            b.iter(|| {
+                let t = snodo::StateText::new(black_box(case.state)).unwrap();
+                engine.seal_text(&SealInput { state: None, ..input }, &t).unwrap()
+            })
+        });
         // begin of a retry: parse, binding digest, open the token.
         group.bench_function(id("begin"), |b| {
             b.iter(|| engine.begin(black_box(r2.as_bytes()), &who).unwrap())
