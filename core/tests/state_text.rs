@@ -167,3 +167,27 @@ fn edges_agree() {
     input.state = Some(&v);
     assert!(e.seal_text(&input, &StateText::new("2").unwrap()).is_err());
 }
+
+/// For instruction counts (`cargo test --release ... -- --ignored` under
+/// cachegrind, docs/benchmarks.md): `SNODO_STATE_PATH` = `value` or `text`,
+/// `SNODO_STATE_FILE` the state, 1000 seals from JSON text.
+#[test]
+#[ignore = "a measurement, run by hand"]
+fn seal_from_text_loop() {
+    let (Ok(path), Ok(file)) = (std::env::var("SNODO_STATE_PATH"), std::env::var("SNODO_STATE_FILE")) else {
+        return;
+    };
+    let text = std::fs::read_to_string(file).unwrap();
+    let e = engine(1);
+    let (p, b) = (Principal::user("alice").unwrap(), [9u8; 32]);
+    let input = e.seal_input(&p, &b);
+    for _ in 0..1000 {
+        let token = if path == "text" {
+            e.seal_text(&input, &StateText::new(&text).unwrap()).unwrap()
+        } else {
+            let v = parse_json(text.as_bytes(), "state").unwrap();
+            e.seal(&snodo::SealInput { state: Some(&v), ..input }).unwrap()
+        };
+        std::hint::black_box(token);
+    }
+}
