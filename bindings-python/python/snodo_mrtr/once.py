@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from typing import Any, Awaitable, Callable, Optional, Tuple, Union
+from typing import Any, Awaitable, Callable, Optional, Tuple, Type, Union
 
 from . import _native
 from ._native import (
@@ -188,10 +188,9 @@ class _RedisBase:
 
     def _store_error(self, e: BaseException) -> StoreError:
         what = "connect" if isinstance(e, (self._redis.exceptions.ConnectionError, OSError)) else "command"
-        err = StoreError(f"once store: redis {what} failed: {e}")
-        return err
+        return StoreError(f"once store: redis {what} failed: {e}")
 
-    def _errors(self) -> Tuple[type, ...]:
+    def _errors(self) -> Tuple[Type[BaseException], ...]:
         return (self._redis.exceptions.RedisError, OSError, asyncio.TimeoutError)
 
     def __repr__(self) -> str:
