@@ -165,7 +165,7 @@ def test_run_once_replay_with_other_answers_is_a_token_error_and_runs_nothing() 
     blue = begin(e, state, {"c": accept(c="blue")}, id=3)
     with pytest.raises(s.TokenError) as info:
         run_once(m, blue, effect)
-    assert str(info.value) == s.ONCE_REPLAYED_MESSAGE
+    assert str(info.value) == s.ONCE_REPLAYED_MESSAGE and info.value.reason == "replayed"
     assert effect.runs == 1
     # The replay's claim was released: not left pending.
     assert m.claim(blue.flow_id, blue.answers_digest, NOW + 400, now=NOW) == ("won", None)  # type: ignore[arg-type]

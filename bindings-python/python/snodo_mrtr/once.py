@@ -340,7 +340,12 @@ def _check_wait(wait: float) -> float:
 
 
 def _replayed() -> TokenError:
-    return TokenError(ONCE_REPLAYED_MESSAGE)
+    err = TokenError(ONCE_REPLAYED_MESSAGE)
+    # "replayed" is not one of TOKEN_REASONS (those say why a token failed
+    # to open; this one opened): the word the server puts in data.reason,
+    # as Node's err.reason.
+    setattr(err, "reason", "replayed")
+    return err
 
 
 def _still_pending(waited: float) -> StoreError:
