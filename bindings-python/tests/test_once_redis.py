@@ -332,3 +332,57 @@ def test_memory_and_redis_stores_agree(url: str, prefix: str) -> None:
         answers.append(out)
     assert answers[0] == answers[1]
     assert answers[0][5] == ("done", '{"a":[1,2.5,"\u00e9"]}')
+
+
+def test_redis_taken_away_mid_run_then_back(tmp_path: Any) -> None:
+    """A Redis of its own (the suite's is shared): stopped, every call is a
+    StoreError and nothing runs; restarted (empty) on the same port, the
+    same store object serves again without being rebuilt."""
+    import shutil
+    import subprocess
+
+    server = shutil.which("redis-server")
+    assert server, "redis-server is missing (scripts/test-python.sh installs it)"
+    port = closed_port()
+
+    def start() -> "subprocess.Popen[bytes]":
+        proc = subprocess.Popen(
+            [server, "--save", "", "--appendonly", "no", "--bind", "127.0.0.1", "--port", str(port)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path,
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                redis.Redis(port=port, socket_timeout=0.5, socket_connect_timeout=0.5).ping()
+                return proc
+            except redis.exceptions.RedisError:
+                time.sleep(0.05)
+        proc.kill()
+        pytest.fail("the test's own redis-server did not answer PING")
+
+    proc = start()
+    try:
+        store = RedisStore(f"redis://127.0.0.1:{port}/", timeout_secs=0.5)
+        e = engine()
+        runs = [0]
+
+        def effect() -> Dict[str, Any]:
+            runs[0] += 1
+            return {"content": [], "run": runs[0]}
+
+        assert run_once(store, final_round(e, flow=1), effect) == {"content": [], "run": 1}
+        proc.terminate()
+        proc.wait(timeout=10)
+        call = final_round(e, flow=2)
+        for _ in range(3):
+            with pytest.raises(s.StoreError):
+                run_once(store, call, effect)
+        assert runs[0] == 1
+        proc = start()
+        assert run_once(store, call, effect) == {"content": [], "run": 2}
+        assert run_once(store, call, effect) == {"content": [], "run": 2}
+        assert runs[0] == 2
+        store.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
