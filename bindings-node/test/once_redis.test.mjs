@@ -160,6 +160,21 @@ test('a replay with other answers: TOKEN with the replayed message, no effect', 
   assert.deepEqual(await runOnce(s, final(2), effect), { n: 1 });
 });
 
+test('a crashed winner: the claim is polled until its lease lapses, then won and run once', async () => {
+  const s = await store({ leaseSecs: 0.3 });
+  const e = engine();
+  const { final } = finalRound(e);
+  const call = final();
+  // Another process claimed this final round and died before completing.
+  assert.deepEqual(await s.claim(call.flowId, call.answersDigest, exp()), { status: 'won' });
+  let runs = 0;
+  const t0 = Date.now();
+  const results = await Promise.all([1, 2, 3].map(() => runOnce(s, final(), () => ({ n: ++runs }), { wait: 5 })));
+  assert.ok(Date.now() - t0 >= 250, 'it waited for the lease');
+  assert.equal(runs, 1);
+  for (const r of results) assert.deepEqual(r, { n: 1 });
+});
+
 // A TCP relay in front of the test Redis, so a test can take "Redis" away
 // and bring it back on the same port without touching the shared server.
 function relay(port = 0) {
@@ -216,7 +231,7 @@ test('Redis unreachable: STORE, the effect does not run, service resumes when Re
   // Redis is back on the same port: the client reconnects and the same
   // final round runs its effect, once.
   const back = await relay(r.port);
-  for (let i = 0; i < 100 && !client.isReady; i++) await new Promise((done) => setTimeout(done, 20));
+  for (let i = 0; i < 250 && !client.isReady; i++) await new Promise((done) => setTimeout(done, 20));
   assert.ok(client.isReady, 'the client reconnected');
   let runs = 0;
   assert.deepEqual(await runOnce(s, final(), () => ({ n: ++runs })), { n: 1 });
