@@ -325,6 +325,37 @@ static const char *after_id(const char *body) {
     return p ? p : body;
 }
 
+/* Plays "another process is running the effect": sets the pending marker
+ * of `request`'s final round, as the claim script would, with a lease of
+ * `lease_ms`, so that run_once polls until it lapses. */
+static void hold_claim(const snodo_engine *engine, once_store *s, const char *request, int lease_ms) {
+    snodo_call *call = NULL;
+    snodo_response *resp = NULL;
+    char *flow = NULL, *digest = NULL, *key = NULL, ms[16], err[128];
+    check(snodo_engine_begin(engine, (const uint8_t *)request, strlen(request), (const uint8_t *)"alice", 5, &call,
+                             &resp),
+          "begin");
+    check(call ? snodo_call_flow_id(call, &flow, NULL) : SNODO_STATUS_ARGUMENT, "flow_id");
+    check(snodo_call_answers_digest(call, &digest, NULL), "answers_digest");
+    check(snodo_once_result_key((const uint8_t *)s->prefix, strlen(s->prefix), (const uint8_t *)flow, strlen(flow),
+                                (const uint8_t *)digest, strlen(digest), &key, NULL),
+          "result_key");
+    snprintf(ms, sizeof ms, "%d", lease_ms);
+    const char *argv[] = {"SET", key, SNODO_ONCE_PENDING, "PX", ms};
+    size_t lens[] = {3, strlen(key), strlen(SNODO_ONCE_PENDING), 2, strlen(ms)};
+    redisReply *r = command(s, err, sizeof err, 5, argv, lens);
+    if (!r) {
+        fprintf(stderr, "hold_claim: %s\n", err);
+        exit(1);
+    }
+    freeReplyObject(r);
+    snodo_string_free(flow);
+    snodo_string_free(digest);
+    snodo_string_free(key);
+    snodo_response_free(resp);
+    snodo_call_free(call);
+}
+
 int main(void) {
     const char *url = getenv("SNODO_REDIS_URL");
     char host[64];
@@ -383,6 +414,15 @@ int main(void) {
     char *resumed = serve(engine, &store, req);
     expect(g_bookings == 2 && strstr(resumed, "\"seats\":4"), "the retry books once");
 
+    printf("-- another process holds the claim (pending, its lease lapses in 200 ms)\n");
+    const char *first3 = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"book\"," META
+                         ",\"arguments\":{\"table\":9}}}";
+    char *r3 = serve(engine, &store, first3);
+    final_round(req, sizeof req, 8, "{\"table\":9}", 1, r3);
+    hold_claim(engine, &store, req, 200);
+    char *waited = serve(engine, &store, req);
+    expect(g_bookings == 3 && strstr(waited, "\"seats\":1"), "the final round waited, then won and booked once");
+
     printf("-- misuse: run_once on a first round\n");
     snodo_call *call = NULL;
     snodo_response *resp = NULL;
@@ -390,7 +430,7 @@ int main(void) {
     check(snodo_engine_begin(engine, (const uint8_t *)first, strlen(first), (const uint8_t *)"alice", 5, &call, &resp),
           "begin");
     struct booking b = {"{}"};
-    expect(run_once(&store, engine, call, book, &b, &result, err, sizeof err) == ONCE_NOT_A_RETRY && g_bookings == 2,
+    expect(run_once(&store, engine, call, book, &b, &result, err, sizeof err) == ONCE_NOT_A_RETRY && g_bookings == 3,
            err);
     snodo_call_free(call);
 
@@ -401,6 +441,8 @@ int main(void) {
     snodo_string_free(r2);
     snodo_string_free(failed);
     snodo_string_free(resumed);
+    snodo_string_free(r3);
+    snodo_string_free(waited);
     if (store.c) redisFree(store.c);
     if (down.c) redisFree(down.c);
     snodo_engine_free(engine);
