@@ -89,8 +89,14 @@ phase() {
 }
 
 phase shared
-interop_log "fleet: stopping Redis mid-run"
+interop_log "fleet: stopping Redis mid-run, flows in flight"
+timeout 120 "$PY" tests/fleet/run.py storm >"$WORK/storm.txt" &
+storm=$!
+sleep 1
 redis_stop
+wait "$storm" || status=1
+cat "$WORK/storm.txt" | tee -a "$WORK/summary.txt"
+all_alive
 phase outage
 interop_log "fleet: Redis back on port $SNODO_REDIS_PORT"
 redis_start "$SNODO_REDIS_PORT"
@@ -106,8 +112,9 @@ if [ "$status" -ne 0 ]; then
   echo "fleet: server logs:" >&2
   tail -n 30 "$WORK"/*.log >&2
 fi
-# Five scenario lines are expected (a, b, c, d stopped, d restarted): one missing is a failure.
+# Six scenario lines are expected (a, b, c, and d: mid-run, stopped, restarted): one missing
+# is a failure.
 passed=$(grep -c '^fleet: [a-d]\. .*: ok: ' "$WORK/summary.txt" || true)
-[ "$passed" -eq 5 ] || status=1
-echo "fleet: $passed passed, $((5 - passed)) failed"
+[ "$passed" -eq 6 ] || status=1
+echo "fleet: $passed passed, $((6 - passed)) failed"
 exit "$status"

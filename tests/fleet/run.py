@@ -9,9 +9,12 @@ restarts it between the phases):
                     b. a retry after a "lost" response, later, on another server
                     c. the token replayed after completion with other answers
                     d1. round 1 of the outage flows (no store involved yet)
-    run.py outage   d2. Redis stopped: final retries -> -32603, servers alive
-    run.py resumed  d3. Redis back on the same port (empty): the failed flows
-                        retried -> each booked exactly once, on all four servers
+    run.py storm    d2. flows keep running while the script stops Redis: every
+                        answer a booking or -32603, one text per flow
+    run.py outage   d3. Redis stopped: final retries -> -32603, servers alive
+    run.py resumed  d4. Redis back on the same port (empty): the failed flows
+                        (d2's that booked nowhere, d3's) retried -> each booked
+                        exactly once, on all four servers
 
 Environment: SNODO_FLEET_SERVERS="python:PORT,python:PORT,node:PORT,node:PORT",
 SNODO_REDIS_PORT, SNODO_FLEET_STATE (a JSON file carried between the phases).
@@ -260,6 +263,61 @@ def phase_shared(rep: Report, fleet: List[Tuple[str, int]], redis_port: int, sta
     state["ledger_before_outage"] = after
 
 
+def phase_storm(rep: Report, fleet: List[Tuple[str, int]], state: Dict[str, Any]) -> None:
+    """Flows keep running (the same final retry to all four at once) while test-fleet.sh stops
+    Redis: in-flight requests see the connections drop. Every answer is a booking or the store
+    error, never anything else; a flow's bookings are one text; flows that booked nowhere are
+    retried once Redis is back (phase resumed)."""
+    ports = [p for _, p in fleet]
+    t0, n0 = time.monotonic(), len(rep.failures)
+    lock = threading.Lock()
+    seen = {"ok": 0, "store": 0}
+    failed: List[Dict[str, Any]] = []
+    booked = 0
+    counter = iter(range(FLOWS + OUTAGE_FLOWS, 10 ** 6))
+
+    def worker() -> None:
+        nonlocal booked
+        while time.monotonic() - t0 < 10:
+            with lock:
+                if seen["ok"] and seen["store"] >= 16:
+                    return  # the stop fell in the middle of the storm: enough
+                n = next(counter)
+            user = USERS[n % len(USERS)]
+            f = {"n": n, "user": user, "token": round1(ports[n % 4], user), "rid": 1000 + n}
+            got = at_once(ports, final_msg(f["rid"], f["token"], nights_for(f["n"])), f["user"])
+            texts = set()
+            for (status, raw), port in zip(got, ports):
+                err = error_of(raw) if status == 200 else None
+                if status == 200 and err is None and (text_of(raw) or "").startswith("Booked: entry #"):
+                    texts.add(text_of(raw))
+                elif not rep.check(err is not None and err.get("code") == -32603
+                                   and str(err.get("message", "")).startswith(STORE_PREFIX),
+                                   f"storm: flow {n} on :{port}: {status} {raw[:200]!r}"):
+                    continue
+                with lock:
+                    seen["store" if err else "ok"] += 1
+            rep.check(len(texts) <= 1, f"storm: flow {n} booked as {texts}")
+            with lock:
+                booked += bool(texts)
+                if not texts:
+                    failed.append(f)
+            time.sleep(0.02)
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    rep.check(seen["ok"] > 0 and seen["store"] > 0,
+              f"the Redis stop did not fall mid-storm ({seen['ok']} bookings, {seen['store']} store errors)")
+    state["storm_failed"] = failed
+    rep.line("d. Redis stopped mid-run (flows in flight)",
+             f"{booked + len(failed)} flows: {booked} booked before the stop (one text each), {len(failed)} booked "
+             f"nowhere; answers: {seen['ok']} bookings, {seen['store']} -32603 store errors, nothing else "
+             f"({time.monotonic() - t0:.1f} s)", n0)
+
+
 def phase_outage(rep: Report, fleet: List[Tuple[str, int]], state: Dict[str, Any]) -> None:
     ports = [p for _, p in fleet]
     t0, n0 = time.monotonic(), len(rep.failures)
@@ -285,7 +343,7 @@ def phase_resumed(rep: Report, fleet: List[Tuple[str, int]], redis_port: int, st
     # attempts may be in it (a booking during the outage would have had to reach it).
     rep.check(entries == [], f"after the restart the ledger has {len(entries)} entries, want 0 (restarted empty)")
     deadline = time.monotonic() + 20
-    pending = list(state["outage"])
+    pending = list(state["outage"]) + list(state.get("storm_failed", []))
     texts: Dict[int, str] = {}
     attempts = retried = 0
     served_by = set()
@@ -313,21 +371,21 @@ def phase_resumed(rep: Report, fleet: List[Tuple[str, int]], redis_port: int, st
     entries = ledger(redis_port)
     flow_ids = {e["flow"] for e in entries}
     rep.check(not pending, f"{len(pending)} outage flows never completed on all four servers")
-    rep.check(len(entries) == len(state["outage"]) and len(flow_ids) == len(entries),
-              f"after the retries the ledger has {len(entries)} entries ({len(flow_ids)} flows), "
-              f"want {len(state['outage'])}, one each")
+    want = len(state["outage"]) + len(state.get("storm_failed", []))
+    rep.check(len(entries) == want and len(flow_ids) == len(entries),
+              f"after the retries the ledger has {len(entries)} entries ({len(flow_ids)} flows), want {want}, one each")
     rep.check(len(served_by) == 4, f"only {len(served_by)}/4 servers answered a booking after the restart")
     answering = alive_all(rep, fleet)
     rep.line("d. Redis restarted (same port, empty)",
-             f"{len(texts)}/{len(state['outage'])} failed flows booked, ledger {len(entries)} entries "
+             f"{len(texts)}/{want} failed flows booked, ledger {len(entries)} entries "
              f"({len(flow_ids)} distinct flows), {len(served_by)}/4 servers booking again, {answering}/4 answering, "
              f"{attempts} rounds of retries ({retried} flow retries while reconnecting) ({time.monotonic() - t0:.1f} s)", n0)
 
 
 def main() -> int:
     phase = sys.argv[1] if len(sys.argv) == 2 else ""
-    if phase not in ("shared", "outage", "resumed"):
-        print("usage: run.py shared|outage|resumed", file=sys.stderr)
+    if phase not in ("shared", "storm", "outage", "resumed"):
+        print("usage: run.py shared|storm|outage|resumed", file=sys.stderr)
         return 2
     fleet = servers()
     redis_port = int(os.environ["SNODO_REDIS_PORT"])
@@ -337,6 +395,8 @@ def main() -> int:
     try:
         if phase == "shared":
             phase_shared(rep, fleet, redis_port, state)
+        elif phase == "storm":
+            phase_storm(rep, fleet, state)
         elif phase == "outage":
             phase_outage(rep, fleet, state)
         else:
