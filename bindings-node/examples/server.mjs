@@ -277,7 +277,9 @@ async function openEffects() {
       if (Date.now() - lastLog > 5000) console.error(`redis: ${e.message}`);
       lastLog = Date.now();
     });
-    await client.connect();
+    // Not awaited: with Redis away at startup connect() would wait for it (node-redis keeps
+    // retrying); until it is ready every command fails at once, a -32603 for the client.
+    client.connect().catch((e) => console.error(`redis: ${e.message}`));
     const append = async (entry) => {
       try {
         return await client.rPush(LEDGER_KEY, JSON.stringify(entry));
