@@ -214,6 +214,21 @@ def test_run_once_releases_the_claim_when_the_effect_raises() -> None:
     assert run_once(m, final_round(e, flow=1), effect)["content"][0]["text"] == "booked #1"
 
 
+def test_a_result_that_is_not_json_keeps_the_claim_pending() -> None:
+    # The effect ran: releasing would let a second caller run it again.
+    e, m, runs = engine(), MemoryStore(), [0]
+    call = final_round(e)
+
+    def effect() -> Any:
+        runs[0] += 1
+        return {"when": object()}
+
+    with pytest.raises(s.JsonError):
+        run_once(m, call, effect)
+    assert runs[0] == 1
+    assert m.claim(call.flow_id, call.answers_digest, NOW + 400)[0] == "pending"  # type: ignore[arg-type]
+
+
 def test_run_once_fails_closed_on_store_errors() -> None:
     class Down:
         def __init__(self, fail: str) -> None:
