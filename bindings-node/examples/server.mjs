@@ -277,9 +277,12 @@ async function openEffects() {
       if (Date.now() - lastLog > 5000) console.error(`redis: ${e.message}`);
       lastLog = Date.now();
     });
-    // Not awaited: with Redis away at startup connect() would wait for it (node-redis keeps
-    // retrying); until it is ready every command fails at once, a -32603 for the client.
-    client.connect().catch((e) => console.error(`redis: ${e.message}`));
+    // Awaited, but at most 2 s: with Redis away at startup connect() would wait for it
+    // (node-redis keeps retrying); until it is ready every command fails at once, a -32603
+    // for the client, and the first booking must not race the connection otherwise.
+    const connected = client.connect();
+    connected.catch((e) => console.error(`redis: ${e.message}`));
+    await Promise.race([connected, new Promise((ok) => { setTimeout(ok, 2000).unref(); })]);
     const append = async (entry) => {
       try {
         return await client.rPush(LEDGER_KEY, JSON.stringify(entry));
