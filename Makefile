@@ -1,14 +1,14 @@
 # snodo: the two commands are `make demo` and `make test`.
 SHELL := /bin/bash
 
-.PHONY: demo test test-rust test-c test-python test-node test-go test-interop test-interop-sdk test-load install bench fmt fuzz
+.PHONY: demo test test-rust test-c test-python test-node test-go test-interop test-interop-sdk test-load test-fleet install bench fmt fuzz
 
 # The official TypeScript MCP client drives an example server built on snodo
 # through the preference workflow, printing every round.
 demo:
 	bash scripts/demo.sh
 
-test: test-rust test-c test-python test-node test-go test-interop test-interop-sdk test-load
+test: test-rust test-c test-python test-node test-go test-interop test-interop-sdk test-load test-fleet
 
 test-rust:
 	bash scripts/test-rust.sh
@@ -35,6 +35,11 @@ test-interop-sdk:
 
 test-load:
 	bash scripts/test-load.sh
+
+# Four example servers (two Python, two Node) on one real Redis: book_room's
+# final round at most once across the fleet, through a Redis outage (issue 17).
+test-fleet:
+	bash scripts/test-fleet.sh
 
 # make install PREFIX=/usr/local: libsnodo (.so, .a), include/snodo.h, snodo.pc
 PREFIX ?= /usr/local

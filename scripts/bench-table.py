@@ -16,11 +16,13 @@ import os
 import sys
 
 CASES = [("state_256", "256 B state"), ("state_4096", "4 KiB state"), ("args_32768", "32 KiB arguments")]
-CORE_OPS = ["floor", "seal", "open", "begin", "decide", "flow3"]
+CORE_OPS = ["floor", "seal", "open", "seal_v2", "open_v2", "begin", "decide", "flow3"]
 CORE_LABEL = {
     "floor": "floor: HMAC-SHA256 + base64url of the same bytes",
     "seal": "seal",
     "open": "open",
+    "seal_v2": "seal v2 (XChaCha20-Poly1305, issue 17)",
+    "open_v2": "open v2",
     "begin": "begin (retry: parse, binding, open)",
     "decide": "decide (ask one question, seal)",
     "flow3": "three-round flow (3 × begin + decide)",
@@ -33,6 +35,14 @@ CORE_TARGETS = [
     ("core begin with 32 KiB arguments ≤ 3× floor (same bytes)", ("begin",), "args_32768", 3.0),
     ("core three-round flow, 4 KiB state ≤ 8× floor", ("flow3",), "state_4096", 8.0),
     ("core begin+decide, 256 B state ≤ 8× floor", ("begin", "decide"), "state_256", 8.0),
+]
+# Issue 17: v2 (encrypted) seal+open at most this × v1's, at 4 KiB.
+V2_TARGET = ("state_4096", 1.5)
+# Issue 17, consume-once (core/benches/once.rs, group `once`): (bench, label).
+ONCE_ROWS = [
+    ("memory_consume", "consume-once, in-memory store (first use)"),
+    ("memory_consume_seen", "consume-once, in-memory store (already used)"),
+    ("redis_consume", "consume-once round trip to loopback Redis (SET NX PX)"),
 ]
 GROWTH = [("state", [256, 1024, 4096, 16384], ["begin", "decide"]),
           ("args", [1024, 8192, 32768, 262144], ["begin"])]
@@ -60,6 +70,23 @@ def core_rows(crit: str, group: str = "core", ops=CORE_OPS, cases=None) -> dict[
                 continue
             per = [t / i for t, i in zip(sample["times"], sample["iters"])]
             out[(op, case)] = (est["median"]["point_estimate"], min(per), max(per))
+    return out
+
+
+def once_rows(crit: str) -> dict[str, tuple[float, float, float]]:
+    """Medians and spread of the `once` group (one level: once/<bench>/new)."""
+    out = {}
+    for bench, _ in ONCE_ROWS:
+        d = os.path.join(crit, "once", bench, "new")
+        try:
+            with open(os.path.join(d, "estimates.json")) as f:
+                est = json.load(f)
+            with open(os.path.join(d, "sample.json")) as f:
+                sample = json.load(f)
+        except FileNotFoundError:
+            continue
+        per = [t / i for t, i in zip(sample["times"], sample["iters"])]
+        out[bench] = (est["median"]["point_estimate"], min(per), max(per))
     return out
 
 
@@ -94,6 +121,19 @@ def main() -> None:
     if ("begin", "state_256") in core and ("decide", "state_256") in core:
         us = (core[("begin", "state_256")][0] + core[("decide", "state_256")][0]) / 1e3
         checks.append(("core begin + decide, typical tools/call ≤ 10 µs", f"{us:.2f} µs", us <= TARGETS["call_us"]))
+    case, most = V2_TARGET
+    if all((op, case) in core for op in ("seal", "open", "seal_v2", "open_v2")):
+        v1 = core[("seal", case)][0] + core[("open", case)][0]
+        x = (core[("seal_v2", case)][0] + core[("open_v2", case)][0]) / v1
+        checks.append((f"core v2 seal+open ≤ {most:g}× v1 at 4 KiB", f"{x:.2f}×", x <= most))
+    once = once_rows(crit)
+    for bench, label in ONCE_ROWS:
+        if bench in once:
+            r = once[bench]
+            rows.append(("core", label, "22-char id", fmt_ns(r[0]), f"{fmt_ns(r[1])}–{fmt_ns(r[2])}", "", ""))
+    if "redis_consume" not in once:
+        rows.append(("core", "consume-once round trip to loopback Redis", "", "not run", "", "",
+                     "needs --features redis and SNODO_REDIS_URL"))
     for name, ops, case, most in CORE_TARGETS:
         if all((op, case) in core for op in ops + ("floor",)):
             x = sum(core[(op, case)][0] for op in ops) / core[("floor", case)][0]

@@ -2,9 +2,11 @@
 # make bench: snodo beside the HMAC floor and the official SDKs' requestState
 # codecs, then one table.
 #
-#   core    criterion (core/benches/token.rs): seal, open, begin, decide and a
-#           three-round flow for 256 B / 4 KiB state and 32 KiB arguments,
-#           each beside a bare HMAC-SHA256 + base64url of the same bytes;
+#   core    criterion (core/benches/token.rs): seal, open (v1 and v2), begin,
+#           decide and a three-round flow for 256 B / 4 KiB state and 32 KiB
+#           arguments, each beside a bare HMAC-SHA256 + base64url of the same
+#           bytes; core/benches/once.rs: consume-once in memory and a round
+#           trip to a loopback Redis (scripts/redis.sh starts it);
 #   python  bindings-python/benches/bench.py: snodo_mrtr beside mcp 2.3.0,
 #           and growth against size; bindings-python/benches/memory.py:
 #           peak RSS over 100 000 flows;
@@ -71,6 +73,19 @@ rm -rf target/criterion/growth
 # shellcheck disable=SC2086
 cargo bench --locked -p snodo --bench growth -- --noplot $CRITERION_ARGS 2>&1 | grep -E '^growth/|time:' || true
 cargo bench --locked -p snodo --bench memory | tee "$OUT/memory.md"
+
+step "core consume-once (criterion): in-memory store, and a round trip to a loopback Redis (issue 17)"
+rm -rf target/criterion/once
+# shellcheck source=scripts/redis.sh
+source scripts/redis.sh
+redis_ensure_installed
+redis_start
+trap redis_stop EXIT
+# shellcheck disable=SC2086
+cargo bench --locked -p snodo --features redis --bench once -- --noplot $CRITERION_ARGS 2>&1 |
+  grep -E '^once/|time:' || true
+redis_stop
+[ -d target/criterion/once/redis_consume ] || { echo "bench: the Redis consume-once bench produced no result" >&2; exit 1; }
 
 step "python: build the wheel, run"
 # One interpreter for every pyo3 build (docs/toolchain notes): no rebuild thrash.

@@ -86,6 +86,49 @@ gcc -std=c11 -Wall -Wextra -Werror examples/c/legacy.c $pc_cflags $pc_libs -Wl,-
 diff -u examples/c/legacy.expected "$out/legacy.out"
 echo "example: output matches examples/c/legacy.expected"
 
+echo "== c: consume-once over Redis with hiredis (examples/c/once_redis.c, issue 17)"
+# The recipe of ffi/README.md "Consume-once", compiled and run against a
+# real Redis. hiredis comes from Debian (libhiredis-dev); a machine that
+# cannot install it fails this suite, it does not skip the recipe.
+if ! [ -f /usr/include/hiredis/hiredis.h ]; then
+  echo "note: libhiredis-dev missing; installing it from Debian packages"
+  if ! command -v apt-get >/dev/null ||
+    ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libhiredis-dev; } >&2; then
+    echo "FAIL: libhiredis-dev is missing and apt-get could not install it" >&2
+    exit 1
+  fi
+fi
+hiredis_libs="-lhiredis"
+if command -v pkg-config >/dev/null && pkg-config --exists hiredis; then
+  hiredis_libs="$(pkg-config --libs hiredis)"
+fi
+# shellcheck source=scripts/redis.sh
+source scripts/redis.sh
+redis_ensure_installed
+redis_start
+trap 'redis_stop; rm -rf "$prefix"' EXIT
+# shellcheck disable=SC2086 # pkg-config output is a list of flags
+gcc -std=c11 -Wall -Wextra -Werror examples/c/once_redis.c $pc_cflags $pc_libs $hiredis_libs \
+  -Wl,-rpath,"$prefix/lib" -o "$out/once_redis"
+"$out/once_redis" >"$out/once_redis.out"
+diff -u examples/c/once_redis.expected "$out/once_redis.out"
+# The example's keys are the core's (a fleet shares them with Rust, Python
+# and Node): a remembered result is "done:<result>", a used token is "1".
+keys="$(redis-cli -p "$SNODO_REDIS_PORT" --scan --pattern 'snodo:once:example:*')"
+grep -q ':result:' <<<"$keys"
+grep -q ':token:' <<<"$keys"
+for k in $keys; do
+  v="$(redis-cli -p "$SNODO_REDIS_PORT" GET "$k")"
+  case "$k:$v" in
+    *:result:*:done:\{*|*:token:*:1) ;;
+    *) echo "FAIL: $k holds '$v', not a value snodo writes" >&2; exit 1 ;;
+  esac
+done
+# Under valgrind too: hiredis and libsnodo strings are all freed.
+valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite "$out/once_redis" >/dev/null
+redis_stop
+echo "example: output matches examples/c/once_redis.expected; Redis holds the core's keys and values"
+
 echo "== c: ffi/README.md as written (install block, complete program, rpath, --static)"
 bash scripts/test-c-readme.sh
 

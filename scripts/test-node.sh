@@ -106,6 +106,10 @@ node smoke.mjs
 node -e 'const m = require("snodo-mrtr/mcp"); if (typeof m.Snodo !== "function") throw new Error("snodo-mrtr/mcp");'
 node --input-type=module -e 'import { Snodo } from "snodo-mrtr/mcp"; if (typeof Snodo !== "function") throw new Error("esm");'
 echo "snodo-mrtr/mcp: ok without @modelcontextprotocol/server"
+# snodo-mrtr/once loads without its optional peer (redis is not installed here).
+node -e 'const o = require("snodo-mrtr/once"); if (typeof o.runOnce !== "function" || o.MemoryStore !== require("snodo-mrtr").MemoryStore) throw new Error("snodo-mrtr/once");'
+node --input-type=module -e 'import { runOnce, RedisStore } from "snodo-mrtr/once"; if (typeof runOnce !== "function" || typeof RedisStore !== "function") throw new Error("esm");'
+echo "snodo-mrtr/once: ok without redis"
 # The bin is linked by npm and runs from the installed package.
 npx --no-install snodo-mrtr --version | grep -qx "snodo-mrtr $(node -p 'require("snodo-mrtr/package.json").version')"
 npx --no-install snodo-mrtr keygen --id smoke | grep -Eq '^smoke:[A-Za-z0-9+/]{43}=$'

@@ -17,13 +17,14 @@
 import http from 'node:http';
 import readline from 'node:readline';
 import { randomUUID } from 'node:crypto';
-import { realpathSync } from 'node:fs';
+import { appendFileSync, readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import {
   Engine, Call, Session, elicitForm, sampling, listRoots, filterSupported, version,
   complete, inputRequired, error, toolError,
   checkHttpHeaders, declaresTasks, checkTaskInputRequests,
 } from 'snodo-mrtr';
+import { MemoryStore, RedisStore, runOnce } from 'snodo-mrtr/once';
 
 // --- keys and engine
 
@@ -224,6 +225,121 @@ function tasksGet(call) {
 const tasksUpdate = (call) => (TASKS.has(String(call.params.taskId))
   ? complete({}) : error(-32602, `Unknown task: ${call.params.taskId}`));
 
+// --- an effectful tool: book_room (issue 17, docs/once.md)
+//
+// Round 1 asks the nights and a confirmation; the final round books: one
+// ledger entry {flow, principal, answers}, answered "Booked: entry #N" (N =
+// the ledger's length after the append, so a second effect would show as
+// another N). The final round goes through runOnce: a retry (lost response,
+// double click, the same retry on another process of the fleet) gets the
+// remembered result and books nothing; the same token with other answers is
+// refused as replayed. With SNODO_REDIS_URL every process shares one
+// RedisStore (node-redis) and the ledger is the Redis list LEDGER_KEY;
+// without it the store is this process's MemoryStore and the ledger a file
+// (SNODO_LEDGER, one JSON line per booking) or an array in memory.
+// Not in TOOLS: sdk_server.mjs serves TOOLS through the SDK, and this
+// handler is async (runOnce returns a Promise).
+
+// Same schema, same `required` order as server.py: the question is pinned
+// into the token byte for byte, and a fleet mixes Python and Node processes.
+const BOOKING = form('How many nights, and do you confirm the booking?', {
+  nights: { type: 'integer', minimum: 1, maximum: 14 }, confirm: { type: 'boolean' },
+});
+const LEDGER_KEY = 'snodo:ledger';
+class LedgerError extends Error {}
+
+// The store and the ledger, built on first use (a server that never books
+// never connects to Redis); a failed start is retried by the next booking.
+let effects = null;
+const bookingEffects = () => {
+  effects ??= openEffects().catch((e) => {
+    effects = null;
+    throw e;
+  });
+  return effects;
+};
+
+async function openEffects() {
+  const url = (process.env.SNODO_REDIS_URL ?? '').trim();
+  if (url !== '') {
+    // node-redis, imported only here: a server without SNODO_REDIS_URL does not need it.
+    const { createClient } = await import('redis');
+    const client = createClient({
+      url,
+      // Fail fast while Redis is away (a quick -32603, never a request held
+      // in node-redis's offline queue); reconnect in the background so
+      // service resumes when Redis returns.
+      disableOfflineQueue: true,
+      socket: { connectTimeout: 2000, reconnectStrategy: (n) => Math.min(50 * 2 ** n, 500) },
+    });
+    let lastLog = 0;
+    client.on('error', (e) => { // without a listener an error event would end the process
+      if (Date.now() - lastLog > 5000) console.error(`redis: ${e.message}`);
+      lastLog = Date.now();
+    });
+    // Awaited, but at most 2 s: with Redis away at startup connect() would wait for it
+    // (node-redis keeps retrying); until it is ready every command fails at once, a -32603
+    // for the client, and the first booking must not race the connection otherwise.
+    const connected = client.connect();
+    connected.catch((e) => console.error(`redis: ${e.message}`));
+    await Promise.race([connected, new Promise((ok) => { setTimeout(ok, 2000).unref(); })]);
+    const append = async (entry) => {
+      try {
+        return await client.rPush(LEDGER_KEY, JSON.stringify(entry));
+      } catch (e) {
+        throw new LedgerError(e.message);
+      }
+    };
+    return { store: new RedisStore({ client }), append };
+  }
+  const path = (process.env.SNODO_LEDGER ?? '').trim();
+  const entries = [];
+  const append = async (entry) => {
+    const line = JSON.stringify(entry);
+    if (path === '') return entries.push(line);
+    try { // one process owns a file ledger; Node's one thread orders its appends
+      appendFileSync(path, `${line}\n`);
+      return readFileSync(path, 'utf8').split('\n').filter(Boolean).length;
+    } catch (e) {
+      throw new LedgerError(e.message);
+    }
+  };
+  return { store: new MemoryStore(), append };
+}
+
+function bookRoom(call) {
+  const a = call.response('booking', BOOKING);
+  if (a.kind === 'declined' || a.kind === 'cancelled') return complete(text('No room booked.'));
+  if (a.kind !== 'accepted') return inputRequired({ booking: BOOKING }); // missing or invalid: ask (again)
+  if (a.value.confirm !== true) return complete(text('Not confirmed: no room booked.'));
+  // An accepted answer always comes with a token; never book without a flow id.
+  if (call.flowId == null) return toolError('This booking has no flow to book once: start again.');
+  return bookOnce(call, a.value);
+}
+
+async function bookOnce(call, answers) {
+  const [flow, principal] = [call.flowId, call.principal];
+  try {
+    const { store, append } = await bookingEffects();
+    // Throws only if the append failed: runOnce then releases the claim and a retry books.
+    const result = await runOnce(store, call, async () => text(`Booked: entry #${await append({ flow, principal, answers })}`));
+    return complete(result);
+  } catch (e) {
+    // Nothing was booked: the client may send the same request again.
+    if (e.code === 'STORE') return error(-32603, `consume-once store unavailable: ${e.message}`);
+    // This token already completed its flow with other answers.
+    if (e.code === 'TOKEN') return error(-32602, 'Invalid or expired requestState (replayed)');
+    if (e instanceof LedgerError) return error(-32603, `ledger unavailable: ${e.message}`);
+    // Redis could not be reached when the store was first built.
+    if (effects === null) return error(-32603, `consume-once store unavailable: ${e.message}`);
+    throw e;
+  }
+}
+
+const EFFECT_TOOLS = {
+  book_room: ['Books a room once: asks the nights and a confirmation, then writes one ledger entry', bookRoom],
+};
+
 const hello = (call) => askAll(call, { user_name: NAME }, undefined, (v) => text(`Hello, ${v.user_name.name}!`));
 const firstBlock = (content) => (Array.isArray(content) ? content[0] : content);
 
@@ -298,7 +414,7 @@ function route(call) {
     case 'server/discover': // no listChanged/subscribe: there is nothing to listen to
       return listed({ supportedVersions: ['2026-07-28'], capabilities: { tools: {}, resources: {}, prompts: {} } });
     case 'tools/list':
-      return listed({ tools: Object.entries(TOOLS).map(([name, [description]]) => ({
+      return listed({ tools: Object.entries({ ...TOOLS, ...EFFECT_TOOLS }).map(([name, [description]]) => ({
         name, description, inputSchema: { type: 'object', properties: {} } })) });
     case 'resources/list':
       return listed({ resources: [{
@@ -308,7 +424,8 @@ function route(call) {
     case 'prompts/list':
       return listed({ prompts: Object.entries(PROMPTS).map(([name, [description]]) => ({ name, description })) });
     case 'tools/call':
-      return (lookup(TOOLS, call.name) ?? (() => error(-32602, `Unknown tool: ${call.name}`)))(call);
+      return (lookup(TOOLS, call.name) ?? lookup(EFFECT_TOOLS, call.name)
+        ?? (() => error(-32602, `Unknown tool: ${call.name}`)))(call);
     case 'resources/read':
       return call.uri === 'prefs://color' ? readColor(call)
         : error(-32602, `Resource not found: ${call.uri}`, { uri: call.uri });
@@ -324,6 +441,7 @@ function route(call) {
 }
 
 // One message in, one response out (null for notifications and responses).
+// An async handler (book_room's final round) makes it a Promise of one.
 function handle(engine, message, principal) {
   let call;
   try {
@@ -337,12 +455,20 @@ function handle(engine, message, principal) {
   try {
     outcome = route(call);
   } catch (e) {
-    console.error(`handler failed on ${call.toJSON()}: ${e.stack ?? e}`);
-    outcome = error(-32603, 'Internal error');
+    outcome = handlerFailed(call, e);
   }
-  const response = engine.decide(call, outcome);
-  if (response.diagnostic) console.error(`snodo: ${response.diagnostic}`); // log it, never send it
-  return response;
+  const decide = (o) => {
+    const response = engine.decide(call, o);
+    if (response.diagnostic) console.error(`snodo: ${response.diagnostic}`); // log it, never send it
+    return response;
+  };
+  if (outcome instanceof Promise) return outcome.catch((e) => handlerFailed(call, e)).then(decide);
+  return decide(outcome);
+}
+
+function handlerFailed(call, e) {
+  console.error(`handler failed on ${call.toJSON()}: ${e.stack ?? e}`);
+  return error(-32603, 'Internal error');
 }
 
 
@@ -379,9 +505,18 @@ class LegacyConnection {
     try {
       outcome = route(call);
     } catch (e) {
-      console.error(`handler failed on ${call.toJSON()}: ${e.stack ?? e}`);
-      outcome = error(-32603, 'Internal error');
+      outcome = handlerFailed(call, e);
     }
+    if (outcome instanceof Promise) {
+      outcome.catch((e) => handlerFailed(call, e)).then((o) => {
+        if (!this.closed && !out.gone) this.decided(call, o, out);
+      });
+    } else {
+      this.decided(call, outcome, out);
+    }
+  }
+
+  decided(call, outcome, out) {
     const engine = this.engines();
     const r = engine.decideLegacy(call, outcome);
     if (r.kind === 'respond') {
@@ -562,7 +697,8 @@ function serveStdio(engines) {
       return;
     }
     const response = handle(modern, line, null); // stdio: anonymous
-    if (response) write(response.json);
+    if (response instanceof Promise) response.then((r) => write(r.json));
+    else if (response) write(response.json);
   });
   // On stdin EOF: drop the session's flows (their timers would keep Node
   // alive); the event loop drains and Node exits 0.
@@ -731,15 +867,23 @@ function serveHttp(engines, port) {
       // real server verifies the token first and passes the verified user.
       // Tokens are bound to the principal: a retry under another bearer fails.
       const bearer = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '');
+      const failed = (e) => {
+        console.error(`request failed: ${e.stack ?? e}`);
+        send(500);
+      };
+      const answer = (response) => {
+        if (!response) return send(202); // notification or response: accepted, no body
+        return send(response.httpStatus, { 'content-type': 'application/json' }, response.json);
+      };
       let response;
       try {
         response = handle(engines(), body, bearer ? bearer[1] : null);
       } catch (e) {
-        console.error(`request failed: ${e.stack ?? e}`);
-        return send(500);
+        return failed(e);
       }
-      if (!response) return send(202); // notification or response: accepted, no body
-      send(response.httpStatus, { 'content-type': 'application/json' }, response.json);
+      // A Promise: book_room's final round waits on the store while other requests go on.
+      if (response instanceof Promise) return response.then(answer, failed);
+      return answer(response);
     });
   });
   server.on('error', (e) => {

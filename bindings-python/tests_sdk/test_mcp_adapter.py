@@ -72,7 +72,9 @@ async def test_rounds_token_and_errors(make: Any) -> None:
         r1 = await client.session.call_tool("pick", {}, allow_input_required=True)
         token = r1.request_state
         assert isinstance(token, str) and token.startswith("v1.k1."), token  # snodo's, not the SDK's "v1." AES box
-        assert len(token) < 400
+        # A small v1 token: one question and no state; the two ids (issue 17) add
+        # about 60 characters to the roughly 350 before them.
+        assert len(token) < 480
         done = await client.call_tool("pick", {})
         assert done.content[0].text == "red"
         with pytest.raises(MCPError) as bad:

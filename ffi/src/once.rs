@@ -545,6 +545,40 @@ mod tests {
         assert_eq!(header_macro("SNODO_ONCE_REPLAYED_MESSAGE"), snodo::ONCE_REPLAYED_MESSAGE);
     }
 
+    /// The C readers return what the core's `Call` says, for a first round
+    /// (no ids) and for a request whose answers are on the wire in another
+    /// key order (the digest is over the canonical form).
+    #[test]
+    fn readers_are_the_cores() {
+        let engine = snodo::Engine::development().unwrap();
+        let request = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t",
+            "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities":{}},
+            "inputResponses":{"b":{"action":"decline"},"a":{"content":{"y":1,"x":2},"action":"accept"}}}}"#;
+        let call = match engine.begin(request, &snodo::Principal::anonymous()).unwrap() {
+            snodo::Begin::Call(call) => call,
+            snodo::Begin::Respond(r) => panic!("not a call: {r:?}"),
+        };
+        let want = call.answers_digest();
+        // Not the digest of `{}`: the answers are read on this request.
+        assert_ne!(want, "RBNvo1WzZ4oRRq0W9-hknpT7T8If536DEMBg9hyq_4o");
+        let c = crate::call::snodo_call::new(*call);
+        let mut out: *mut c_char = std::ptr::null_mut();
+        let mut len = 0usize;
+        let mut at = 7u64;
+        // SAFETY: a live call and valid out-pointers; strings freed below.
+        unsafe {
+            assert_eq!(snodo_call_answers_digest(&c, &mut out, &mut len), snodo_status::Ok);
+            assert_eq!(CStr::from_ptr(out).to_str().unwrap(), want);
+            assert_eq!(len, 43);
+            crate::ffi::snodo_string_free(out);
+            assert_eq!(snodo_call_flow_id(&c, &mut out, &mut len), snodo_status::Ok);
+            assert!(out.is_null() && len == 0);
+            assert_eq!(snodo_call_token_expires_at(&c, &mut at), snodo_status::Ok);
+            assert_eq!(at, 0);
+        }
+    }
+
     #[test]
     fn constants_are_the_cores() {
         assert_eq!(SNODO_ONCE_DEFAULT_MAX_ENTRIES as usize, snodo::DEFAULT_ONCE_MAX_ENTRIES);

@@ -469,7 +469,9 @@ class MemoryStore:
     """The core's in-memory consume-once / remembered-results store: one
     process, thread-safe, bounded (``StoreError`` "store full" rather than
     forgetting a live entry), expiring."""
-    def __init__(self, *, max_entries: int = 100000, lease_secs: int = 30) -> None: ...
+    def __new__(cls, *, max_entries: int = ..., lease_secs: int = ...) -> "MemoryStore":
+        """Defaults: ``DEFAULT_ONCE_MAX_ENTRIES`` (100 000) live entries and a
+        lease of ``DEFAULT_ONCE_LEASE_SECS`` (30) whole seconds (both >= 1)."""
     def consume(self, token_id: str, expires_at: int, *, now: Optional[int] = None) -> bool:
         """``True`` the first time ``token_id`` is seen, ``False`` until ``expires_at``."""
     def claim(

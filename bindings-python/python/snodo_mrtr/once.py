@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from typing import Any, Awaitable, Callable, Optional, Tuple, Union
+from typing import Any, Awaitable, Callable, Optional, Tuple, Type, Union
 
 from . import _native
 from ._native import (
@@ -188,10 +188,9 @@ class _RedisBase:
 
     def _store_error(self, e: BaseException) -> StoreError:
         what = "connect" if isinstance(e, (self._redis.exceptions.ConnectionError, OSError)) else "command"
-        err = StoreError(f"once store: redis {what} failed: {e}")
-        return err
+        return StoreError(f"once store: redis {what} failed: {e}")
 
-    def _errors(self) -> Tuple[type, ...]:
+    def _errors(self) -> Tuple[Type[BaseException], ...]:
         return (self._redis.exceptions.RedisError, OSError, asyncio.TimeoutError)
 
     def __repr__(self) -> str:
@@ -341,7 +340,12 @@ def _check_wait(wait: float) -> float:
 
 
 def _replayed() -> TokenError:
-    return TokenError(ONCE_REPLAYED_MESSAGE)
+    err = TokenError(ONCE_REPLAYED_MESSAGE)
+    # "replayed" is not one of TOKEN_REASONS (those say why a token failed
+    # to open; this one opened): the word the server puts in data.reason,
+    # as Node's err.reason.
+    setattr(err, "reason", "replayed")
+    return err
 
 
 def _still_pending(waited: float) -> StoreError:

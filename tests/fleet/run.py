@@ -1,0 +1,415 @@
+"""The fleet scenarios of issue 17: four example servers (two Python, two Node)
+share keys and one Redis, and book_room's final round is at most once.
+
+scripts/test-fleet.sh starts Redis and the servers, and runs this script in
+three phases around a Redis outage (it owns Redis: redis.sh stops and
+restarts it between the phases):
+
+    run.py shared   a. 200 flows, the same final retry sent to all four at once
+                    b. a retry after a "lost" response, later, on another server
+                    c. the token replayed after completion with other answers
+                    d1. round 1 of the outage flows (no store involved yet)
+    run.py storm    d2. flows keep running while the script stops Redis: every
+                        answer a booking or -32603, one text per flow
+    run.py outage   d3. Redis stopped: final retries -> -32603, servers alive
+    run.py resumed  d4. Redis back on the same port (empty): the failed flows
+                        (d2's that booked nowhere, d3's) retried -> each booked
+                        exactly once, on all four servers
+
+Environment: SNODO_FLEET_SERVERS="python:PORT,python:PORT,node:PORT,node:PORT",
+SNODO_REDIS_PORT, SNODO_FLEET_STATE (a JSON file carried between the phases).
+The ledger (the Redis list snodo:ledger) is read with redis-cli. Standard
+library only. Every check failing is counted; any failure exits 1.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import random
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Dict, List, Optional, Tuple
+
+META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+}
+TOOL = {"name": "book_room", "arguments": {}}
+LEDGER_KEY = "snodo:ledger"
+FLOWS = 200
+OUTAGE_FLOWS = 20
+REPLAYED = "Invalid or expired requestState (replayed)"
+STORE_PREFIX = "consume-once store unavailable: "
+USERS = ["alice", "bob", "carol"]
+
+
+class Fail(Exception):
+    pass
+
+
+def servers() -> List[Tuple[str, int]]:
+    out = []
+    for entry in os.environ["SNODO_FLEET_SERVERS"].split(","):
+        kind, _, port = entry.partition(":")
+        out.append((kind, int(port)))
+    if len(out) != 4:
+        raise Fail(f"expected four servers, got {out}")
+    return out
+
+
+def post(port: int, msg: Dict[str, Any], user: Optional[str], timeout: float = 20) -> Tuple[int, bytes]:
+    """One request on a fresh connection: (HTTP status, body bytes)."""
+    headers = {"Content-Type": "application/json", "MCP-Protocol-Version": "2026-07-28",
+               "Mcp-Method": msg["method"]}
+    if "name" in msg["params"]:
+        headers["Mcp-Name"] = msg["params"]["name"]
+    if user:
+        headers["Authorization"] = f"Bearer {user}"
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        conn.request("POST", "/mcp", json.dumps(msg).encode(), headers)
+        r = conn.getresponse()
+        return r.status, r.read()
+    finally:
+        conn.close()
+
+
+def request(rid: Any, method: str, **params: Any) -> Dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": rid, "method": method, "params": {**params, "_meta": META}}
+
+
+def nights_for(n: int) -> int:
+    return 1 + n % 14
+
+
+def final_msg(rid: int, token: str, nights: int) -> Dict[str, Any]:
+    answers = {"booking": {"action": "accept", "content": {"nights": nights, "confirm": True}}}
+    return request(rid, "tools/call", **TOOL, inputResponses=answers, requestState=token)
+
+
+def round1(port: int, user: str) -> str:
+    status, raw = post(port, request(1, "tools/call", **TOOL), user)
+    res = json.loads(raw).get("result") or {}
+    if status != 200 or res.get("resultType") != "input_required" or list(res.get("inputRequests") or {}) != ["booking"]:
+        raise Fail(f"round 1 on :{port}: HTTP {status} {raw[:300]!r}")
+    return str(res["requestState"])
+
+
+def text_of(raw: bytes) -> Optional[str]:
+    r = json.loads(raw)
+    content = (r.get("result") or {}).get("content") or [{}]
+    return content[0].get("text")
+
+
+def error_of(raw: bytes) -> Optional[Dict[str, Any]]:
+    e = json.loads(raw).get("error")
+    return e if isinstance(e, dict) else None
+
+
+def at_once(ports: List[int], msg: Dict[str, Any], user: str) -> List[Tuple[int, bytes]]:
+    """The same request to every port, released together."""
+    gate = threading.Barrier(len(ports))
+    out: List[Any] = [None] * len(ports)
+
+    def one(i: int) -> None:
+        gate.wait()
+        try:
+            out[i] = post(ports[i], msg, user)
+        except Exception as e:  # recorded as a failure of this request, never hidden
+            out[i] = (0, repr(e).encode())
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(len(ports))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return out
+
+
+def without_server_info(raw: bytes) -> str:
+    """The response as canonical JSON minus the serverInfo each server stamps with its own
+    name (snodo-python-example, snodo-node-example): what must be the same on all four."""
+    r = json.loads(raw)
+    meta = (r.get("result") or {}).get("_meta")
+    if isinstance(meta, dict):
+        meta.pop("io.modelcontextprotocol/serverInfo", None)
+        if not meta:
+            del r["result"]["_meta"]
+    return json.dumps(r, sort_keys=True)
+
+
+def ledger(port: int) -> List[Dict[str, Any]]:
+    out = subprocess.run(["redis-cli", "-h", "127.0.0.1", "-p", str(port), "--raw", "LRANGE", LEDGER_KEY, "0", "-1"],
+                         check=True, capture_output=True, text=True, timeout=10).stdout
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+class Report:
+    def __init__(self) -> None:
+        self.failures: List[str] = []
+
+    def check(self, ok: bool, what: str) -> bool:
+        if not ok:
+            self.failures.append(what)
+            print(f"  FAIL: {what}", file=sys.stderr, flush=True)
+        return ok
+
+    def line(self, name: str, summary: str, before: int) -> None:
+        status = "ok" if len(self.failures) == before else f"FAILED ({len(self.failures) - before} checks)"
+        print(f"fleet: {name}: {status}: {summary}", flush=True)
+
+
+def alive_all(rep: Report, fleet: List[Tuple[str, int]]) -> int:
+    """tools/list on every server: service goes on whatever the store does."""
+    ok = 0
+    for kind, port in fleet:
+        try:
+            status, raw = post(port, request(1, "tools/list"), None, timeout=10)
+            names = [t["name"] for t in json.loads(raw)["result"]["tools"]]
+            ok += rep.check(status == 200 and "book_room" in names, f"tools/list on {kind}:{port}: HTTP {status}")
+        except Exception as e:
+            rep.check(False, f"{kind}:{port} does not answer: {e!r}")
+    return ok
+
+
+def phase_shared(rep: Report, fleet: List[Tuple[str, int]], redis_port: int, state: Dict[str, Any]) -> None:
+    ports = [p for _, p in fleet]
+    rng = random.Random(17)
+    before_ledger = len(ledger(redis_port))
+    rep.check(before_ledger == 0, f"the ledger starts empty (has {before_ledger})")
+
+    # a. the same final retry to all four servers at once, 200 flows
+    t0, n0 = time.monotonic(), len(rep.failures)
+    flows: List[Dict[str, Any]] = []
+    lock = threading.Lock()
+    identical = same_json = 0
+
+    def flow(n: int) -> None:
+        nonlocal identical, same_json
+        user, first = USERS[n % len(USERS)], rng.choice(ports)
+        token = round1(first, user)
+        rid = 1000 + n
+        got = at_once(ports, final_msg(rid, token, nights_for(n)), user)
+        texts = [text_of(raw) if status == 200 else None for status, raw in got]
+        ok = rep.check(all(s == 200 for s, _ in got) and all(t and t.startswith("Booked: entry #") for t in texts),
+                       f"flow {n}: final answers {[(s, r[:200]) for s, r in got]}")
+        with lock:
+            # Byte for byte within each language (the same serverInfo), as JSON across them.
+            identical += all(len({raw for (_, raw), (k, _) in zip(got, fleet) if k == kind}) == 1
+                             for kind in ("python", "node"))
+            same_json += len({without_server_info(raw) for _, raw in got}) == 1 if ok else 0
+            flows.append({"n": n, "user": user, "token": token, "rid": rid, "text": texts[0], "first": first})
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        for f in pool.map(flow, range(FLOWS)):
+            pass
+    entries = ledger(redis_port)
+    flow_ids = [e["flow"] for e in entries]
+    rep.check(len(flows) == FLOWS, f"{len(flows)} of {FLOWS} flows ran")
+    rep.check(len(entries) == FLOWS, f"ledger has {len(entries)} entries for {FLOWS} flows")
+    rep.check(len(set(flow_ids)) == len(entries), f"{len(entries) - len(set(flow_ids))} duplicate flow ids in the ledger")
+    numbers = sorted(int(f["text"].rsplit("#", 1)[1]) for f in flows if f["text"])
+    rep.check(numbers == list(range(1, FLOWS + 1)), "the entry numbers answered are not exactly 1..200")
+    rep.check(same_json == FLOWS, f"{FLOWS - same_json} flows got different results from the four servers")
+    rep.check(identical == FLOWS, f"{FLOWS - identical} flows got different bytes from two servers of one language")
+    rep.line("a. same final retry to all four servers at once",
+             f"{len(flows)} flows x 4 servers, {len(entries)} ledger entries, {len(set(flow_ids))} distinct flow ids, "
+             f"answers byte-identical per language in {identical} flows and identical JSON (but the "
+             f"serverInfo stamp) across all four in {same_json} ({time.monotonic() - t0:.1f} s)", n0)
+
+    # b. the response was lost: the same retry again, later, on another server
+    t0, n0 = time.monotonic(), len(rep.failures)
+    same = 0
+    sample = flows[::4]
+    for i, f in enumerate(sample):
+        port = ports[(ports.index(f["first"]) + 1 + i) % 4]
+        status, raw = post(port, final_msg(f["rid"], f["token"], nights_for(f["n"])), f["user"])
+        same += rep.check(status == 200 and text_of(raw) == f["text"],
+                          f"lost-response retry of flow {f['n']} on :{port}: {status} {raw[:200]!r} (want {f['text']!r})")
+    after = len(ledger(redis_port))
+    rep.check(after == FLOWS, f"ledger grew to {after} after the lost-response retries")
+    rep.line("b. retry after a lost response, on another server",
+             f"{same}/{len(sample)} got the remembered result, ledger {after} entries (no new entry) "
+             f"({time.monotonic() - t0:.1f} s)", n0)
+
+    # c. the token replayed after completion with other answers
+    t0, n0 = time.monotonic(), len(rep.failures)
+    refused = 0
+    sample = flows[1::10]
+    for i, f in enumerate(sample):
+        port = ports[i % 4]
+        other = nights_for(f["n"]) % 14 + 1  # another number of nights
+        status, raw = post(port, final_msg(f["rid"], f["token"], other), f["user"])
+        err = error_of(raw)
+        refused += rep.check(err is not None and err.get("code") == -32602 and err.get("message") == REPLAYED,
+                             f"replay of flow {f['n']} with other answers on :{port}: {status} {raw[:200]!r}")
+    after = len(ledger(redis_port))
+    rep.check(after == FLOWS, f"ledger grew to {after} after the replays")
+    rep.line("c. token replayed after completion with other answers",
+             f"{refused}/{len(sample)} refused -32602 '{REPLAYED}', ledger {after} entries (no new entry) "
+             f"({time.monotonic() - t0:.1f} s)", n0)
+
+    # d1. round 1 of the flows the outage will interrupt (no store is involved in round 1)
+    outage = []
+    for n in range(FLOWS, FLOWS + OUTAGE_FLOWS):
+        user = USERS[n % len(USERS)]
+        outage.append({"n": n, "user": user, "token": round1(ports[n % 4], user), "rid": 1000 + n})
+    state["outage"] = outage
+    state["ledger_before_outage"] = after
+
+
+def phase_storm(rep: Report, fleet: List[Tuple[str, int]], state: Dict[str, Any]) -> None:
+    """Flows keep running (the same final retry to all four at once) while test-fleet.sh stops
+    Redis: in-flight requests see the connections drop. Every answer is a booking or the store
+    error, never anything else; a flow's bookings are one text; flows that booked nowhere are
+    retried once Redis is back (phase resumed)."""
+    ports = [p for _, p in fleet]
+    t0, n0 = time.monotonic(), len(rep.failures)
+    lock = threading.Lock()
+    seen = {"ok": 0, "store": 0}
+    failed: List[Dict[str, Any]] = []
+    booked = 0
+    counter = iter(range(FLOWS + OUTAGE_FLOWS, 10 ** 6))
+
+    def worker() -> None:
+        nonlocal booked
+        while time.monotonic() - t0 < 10:
+            with lock:
+                if seen["ok"] and seen["store"] >= 16:
+                    return  # the stop fell in the middle of the storm: enough
+                n = next(counter)
+            user = USERS[n % len(USERS)]
+            f = {"n": n, "user": user, "token": round1(ports[n % 4], user), "rid": 1000 + n}
+            got = at_once(ports, final_msg(f["rid"], f["token"], nights_for(f["n"])), f["user"])
+            texts = set()
+            for (status, raw), port in zip(got, ports):
+                err = error_of(raw) if status == 200 else None
+                if status == 200 and err is None and (text_of(raw) or "").startswith("Booked: entry #"):
+                    texts.add(text_of(raw))
+                elif not rep.check(err is not None and err.get("code") == -32603
+                                   and str(err.get("message", "")).startswith(STORE_PREFIX),
+                                   f"storm: flow {n} on :{port}: {status} {raw[:200]!r}"):
+                    continue
+                with lock:
+                    seen["store" if err else "ok"] += 1
+            rep.check(len(texts) <= 1, f"storm: flow {n} booked as {texts}")
+            with lock:
+                booked += bool(texts)
+                if not texts:
+                    failed.append(f)
+            time.sleep(0.02)
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    rep.check(seen["ok"] > 0 and seen["store"] > 0,
+              f"the Redis stop did not fall mid-storm ({seen['ok']} bookings, {seen['store']} store errors)")
+    state["storm_failed"] = failed
+    rep.line("d. Redis stopped mid-run (flows in flight)",
+             f"{booked + len(failed)} flows: {booked} booked before the stop (one text each), {len(failed)} booked "
+             f"nowhere; answers: {seen['ok']} bookings, {seen['store']} -32603 store errors, nothing else "
+             f"({time.monotonic() - t0:.1f} s)", n0)
+
+
+def phase_outage(rep: Report, fleet: List[Tuple[str, int]], state: Dict[str, Any]) -> None:
+    ports = [p for _, p in fleet]
+    t0, n0 = time.monotonic(), len(rep.failures)
+    store_errors = 0
+    for f in state["outage"]:
+        got = at_once(ports, final_msg(f["rid"], f["token"], nights_for(f["n"])), f["user"])
+        for (status, raw), port in zip(got, ports):
+            err = error_of(raw) if status == 200 else None
+            store_errors += rep.check(err is not None and err.get("code") == -32603
+                                      and str(err.get("message", "")).startswith(STORE_PREFIX),
+                                      f"outage: flow {f['n']} on :{port}: {status} {raw[:200]!r}")
+    answering = alive_all(rep, fleet)
+    rep.line("d. Redis stopped",
+             f"{store_errors}/{4 * len(state['outage'])} final retries got -32603 '{STORE_PREFIX}...', "
+             f"{answering}/4 servers still answer ({time.monotonic() - t0:.1f} s)", n0)
+
+
+def phase_resumed(rep: Report, fleet: List[Tuple[str, int]], redis_port: int, state: Dict[str, Any]) -> None:
+    ports = [p for _, p in fleet]
+    t0, n0 = time.monotonic(), len(rep.failures)
+    entries = ledger(redis_port)
+    # The test Redis runs without persistence: it is back empty, and nothing of the outage
+    # attempts may be in it (a booking during the outage would have had to reach it).
+    rep.check(entries == [], f"after the restart the ledger has {len(entries)} entries, want 0 (restarted empty)")
+    deadline = time.monotonic() + 20
+    pending = list(state["outage"]) + list(state.get("storm_failed", []))
+    texts: Dict[int, str] = {}
+    attempts = retried = 0
+    served_by = set()
+    while pending and time.monotonic() < deadline:
+        attempts += 1
+        left = []
+        for f in pending:
+            got = at_once(ports, final_msg(f["rid"], f["token"], nights_for(f["n"])), f["user"])
+            oks = [(p, text_of(raw)) for (s, raw), p in zip(got, ports) if s == 200 and error_of(raw) is None]
+            errs = [error_of(raw) for s, raw in got if s == 200 and error_of(raw) is not None]
+            bad = [(s, raw[:200]) for s, raw in got if s != 200]
+            rep.check(not bad, f"resumed: flow {f['n']}: {bad}")
+            rep.check(all(e.get("code") == -32603 for e in errs if e), f"resumed: flow {f['n']}: errors {errs}")
+            rep.check(len({t for _, t in oks}) <= 1, f"resumed: flow {f['n']}: different results {oks}")
+            for p, t in oks:
+                served_by.add(p)
+                if t is not None:
+                    rep.check(texts.setdefault(f["n"], t) == t, f"resumed: flow {f['n']}: {t} after {texts[f['n']]}")
+            if len(oks) < 4:
+                left.append(f)  # a server still reconnecting: the client retries, as it may after -32603
+        retried += len(left)
+        pending = left
+        if pending:
+            time.sleep(0.25)
+    entries = ledger(redis_port)
+    flow_ids = {e["flow"] for e in entries}
+    rep.check(not pending, f"{len(pending)} outage flows never completed on all four servers")
+    want = len(state["outage"]) + len(state.get("storm_failed", []))
+    rep.check(len(entries) == want and len(flow_ids) == len(entries),
+              f"after the retries the ledger has {len(entries)} entries ({len(flow_ids)} flows), want {want}, one each")
+    rep.check(len(served_by) == 4, f"only {len(served_by)}/4 servers answered a booking after the restart")
+    answering = alive_all(rep, fleet)
+    rep.line("d. Redis restarted (same port, empty)",
+             f"{len(texts)}/{want} failed flows booked, ledger {len(entries)} entries "
+             f"({len(flow_ids)} distinct flows), {len(served_by)}/4 servers booking again, {answering}/4 answering, "
+             f"{attempts} rounds of retries ({retried} flow retries while reconnecting) ({time.monotonic() - t0:.1f} s)", n0)
+
+
+def main() -> int:
+    phase = sys.argv[1] if len(sys.argv) == 2 else ""
+    if phase not in ("shared", "storm", "outage", "resumed"):
+        print("usage: run.py shared|storm|outage|resumed", file=sys.stderr)
+        return 2
+    fleet = servers()
+    redis_port = int(os.environ["SNODO_REDIS_PORT"])
+    path = os.environ["SNODO_FLEET_STATE"]
+    state: Dict[str, Any] = {} if phase == "shared" else json.load(open(path))
+    rep = Report()
+    try:
+        if phase == "shared":
+            phase_shared(rep, fleet, redis_port, state)
+        elif phase == "storm":
+            phase_storm(rep, fleet, state)
+        elif phase == "outage":
+            phase_outage(rep, fleet, state)
+        else:
+            phase_resumed(rep, fleet, redis_port, state)
+    except Fail as e:
+        rep.check(False, str(e))
+    with open(path, "w") as f:
+        json.dump(state, f)
+    if rep.failures:
+        print(f"fleet: {phase}: {len(rep.failures)} checks failed", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
