@@ -10,7 +10,7 @@
 //! depth rule and errors as `canonicalize`), so a `StateText` is always
 //! canonical JSON that parses back: the token bytes are exactly those of
 //! the same state handed over as a `Value` (property tests in
-//! `token/fast_tests.rs`).
+//! `core/tests/state_text.rs`).
 
 use serde_json::Value;
 
