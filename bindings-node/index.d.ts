@@ -211,9 +211,11 @@ export declare class MemoryStore {
   complete(flowId: string, digest: string, text: string, expiresAt: number, now?: number | undefined | null): void
   /**
    * Drops a won claim whose effect did nothing, so the next caller may
-   * run it (a completed claim is left alone).
+   * run it (a completed claim is left alone). With `tokenId` (the token
+   * id this attempt consumed), gives it back in the same step, so the
+   * retry of the same final round is not refused as a replay.
    */
-  release(flowId: string, digest: string): void
+  release(flowId: string, digest: string, tokenId?: string | undefined | null): void
   /** A short description (for logs). */
   toJSON(): string
 }

@@ -45,8 +45,12 @@ export declare class RedisStore {
   claim(flowId: string, digest: string, expiresAt: number, now?: number): Promise<ClaimResult>;
   /** Remembers the result text of a won claim until `expiresAt` (the first completion stays). */
   complete(flowId: string, digest: string, text: string, expiresAt: number, now?: number): Promise<void>;
-  /** Drops a won claim whose effect did nothing (a completed one stays). */
-  release(flowId: string, digest: string): Promise<void>;
+  /**
+   * Drops a won claim whose effect did nothing (a completed one stays); with
+   * `tokenId` (the token id the failed attempt consumed), gives it back in
+   * the same script, only while the claim is still pending.
+   */
+  release(flowId: string, digest: string, tokenId?: string | null): Promise<void>;
   toJSON(): string;
 }
 
@@ -55,7 +59,8 @@ export interface OnceStore {
   consume(tokenId: string, expiresAt: number, now?: number): boolean | Promise<boolean>;
   claim(flowId: string, digest: string, expiresAt: number, now?: number): ClaimResult | Promise<ClaimResult>;
   complete(flowId: string, digest: string, text: string, expiresAt: number, now?: number): void | Promise<void>;
-  release(flowId: string, digest: string): void | Promise<void>;
+  /** `tokenId`: given back with the claim, atomically (after a failed effect only). */
+  release(flowId: string, digest: string, tokenId?: string | null): void | Promise<void>;
 }
 
 export interface RunOnceOptions {
@@ -76,9 +81,14 @@ export interface RunOnceOptions {
  * - `call` must be a retry (`call.isRetry`): otherwise `ARGUMENT`.
  * - won: consumes `call.tokenId` first; already consumed (the same token with
  *   other answers) → claim released, `TOKEN` error, message
- *   `ONCE_REPLAYED_MESSAGE`, `err.reason === 'replayed'`. Then `effect()`;
- *   if it throws, the claim is released and the error rethrown (so an effect
- *   must throw only before doing anything, or be idempotent itself).
+ *   `ONCE_REPLAYED_MESSAGE`, `err.reason === 'replayed'` (that token id is
+ *   the other attempt's: it stays consumed). Then `effect()`; if it throws,
+ *   the claim is released and the token id given back (one
+ *   `store.release(flowId, digest, tokenId)`) and the error rethrown, so the
+ *   retry of the same final round runs the effect (an effect must throw
+ *   only before doing anything, or be idempotent itself). If that release
+ *   fails, its `STORE` error is thrown instead (`err.effectError` = the
+ *   effect's error) and the token stays consumed (fail closed).
  * - done: the remembered result; the effect does not run.
  * - pending: polls (5 ms doubling to 250 ms) until done, or won after a
  *   lapsed lease, or `wait` → `STORE` "still pending".

@@ -153,14 +153,15 @@ class RedisStore {
   }
 
   /** EVALSHA, and EVAL when Redis does not have the script yet. */
-  async #script(name, key, args) {
+  async #script(name, keys, args) {
     const { text, sha } = SCRIPTS[name];
+    const rest = [String(keys.length), ...keys, ...args];
     try {
-      return await this.#send(name, ['EVALSHA', sha, '1', key, ...args]);
+      return await this.#send(name, ['EVALSHA', sha, ...rest]);
     } catch (e) {
       const cause = e.cause instanceof Error ? e.cause.message : '';
       if (!cause.startsWith('NOSCRIPT')) throw e;
-      return this.#send(name, ['EVAL', text, '1', key, ...args]);
+      return this.#send(name, ['EVAL', text, ...rest]);
     }
   }
 
@@ -177,7 +178,7 @@ class RedisStore {
   async claim(flowId, digest, expiresAt, now) {
     const key = onceResultKey(this.#prefix, flowId, digest);
     ttlMs(expiresAt, now); // checked as the memory store checks it
-    const value = replyText(await this.#script('claim', key, [String(this.#leaseMs)]));
+    const value = replyText(await this.#script('claim', [key], [String(this.#leaseMs)]));
     if (value === ONCE_WON) return { status: 'won' };
     // nil cannot come out of the atomic script; treated as "ask again".
     if (value === ONCE_PENDING || value === null) return { status: 'pending' };
@@ -192,13 +193,18 @@ class RedisStore {
     const key = onceResultKey(this.#prefix, flowId, digest);
     if (typeof text !== 'string') throw codedError('ARGUMENT', 'once store: the result text must be a string');
     const ttl = ttlMs(expiresAt, now);
-    await this.#script('complete', key, [text, String(ttl)]);
+    await this.#script('complete', [key], [text, String(ttl)]);
   }
 
-  /** Drops a won claim whose effect did nothing (a completed one stays). */
-  async release(flowId, digest) {
-    const key = onceResultKey(this.#prefix, flowId, digest);
-    await this.#script('release', key, []);
+  /**
+   * Drops a won claim whose effect did nothing (a completed one stays);
+   * with `tokenId` (the token id the failed attempt consumed), gives it
+   * back in the same script, only while the claim is still pending.
+   */
+  async release(flowId, digest, tokenId) {
+    const keys = [onceResultKey(this.#prefix, flowId, digest)];
+    if (tokenId !== undefined && tokenId !== null) keys.push(onceTokenKey(this.#prefix, tokenId));
+    await this.#script('release', keys, []);
   }
 
   toJSON() {
@@ -297,10 +303,18 @@ async function runOnce(store, call, effect, options = {}) {
         result = await effect();
       } catch (e) {
         // Documented contract: an effect throws only before it did
-        // anything (or is idempotent itself), so the next caller may run it.
-        await Promise.resolve()
-          .then(() => store.release(flowId, digest))
-          .catch(() => {});
+        // anything (or is idempotent itself). Release the claim and give
+        // back the token id this attempt consumed, in one step, so the
+        // client's retry of the same final round runs the effect instead of
+        // getting the replay error. If that release fails, its STORE error
+        // is thrown (cause: the effect's error) and the token stays
+        // consumed: fail closed.
+        try {
+          await storeStep('release', () => store.release(flowId, digest, tokenId));
+        } catch (releaseError) {
+          releaseError.effectError = e;
+          throw releaseError;
+        }
         throw e;
       }
       // Not JSON: the effect ran, so the claim stays pending (no release)

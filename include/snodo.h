@@ -1361,6 +1361,31 @@ snodo_status snodo_once_release(const snodo_once_memory *store,
                                 const uint8_t *digest,
                                 size_t digest_len);
 
+// `snodo_once_release`, and gives back the token id this attempt consumed
+// (`snodo_once_consume` answered first) before an effect that failed
+// before doing anything, in the same step: the client's retry of the same
+// final round then runs the effect instead of getting the replay error.
+// Both are dropped only while the claim is still pending. Never pass the
+// token id on the replay path (consume answered "not first"): that id is
+// the other attempt's. A new function rather than a new parameter of
+// `snodo_once_release`, so programs built against the old header keep
+// working.
+//
+// Statuses: OK, ARGUMENT, INVALID_UTF8, NULL_ARGUMENT, PANIC. On an error
+// nothing is released and the token id stays consumed (fail closed).
+// Thread-safe.
+//
+// # Safety
+//
+// `store` NULL or live; ids valid for their lengths.
+snodo_status snodo_once_release_token(const snodo_once_memory *store,
+                                      const uint8_t *flow_id,
+                                      size_t flow_id_len,
+                                      const uint8_t *digest,
+                                      size_t digest_len,
+                                      const uint8_t *token_id,
+                                      size_t token_id_len);
+
 // The claim Lua script, byte for byte the one Rust, Python and Node run:
 // `EVAL <script> 1 <result key> <lease_ms>` returns `won`, `pending` or
 // `done:<text>`. A static NUL-terminated string: never free it; never
@@ -1373,7 +1398,9 @@ const char *snodo_once_claim_script(void);
 const char *snodo_once_complete_script(void);
 
 // The release Lua script: `EVAL <script> 1 <result key>` deletes the key
-// only while it is still `pending`. Static, never NULL, never free it.
+// only while it is still `pending`; `EVAL <script> 2 <result key> <token
+// key>` (after a failed effect) also deletes the token key this attempt
+// consumed, in the same step. Static, never NULL, never free it.
 // Thread-safe.
 const char *snodo_once_release_script(void);
 

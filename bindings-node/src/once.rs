@@ -204,10 +204,12 @@ impl MemoryStore {
     }
 
     /// Drops a won claim whose effect did nothing, so the next caller may
-    /// run it (a completed claim is left alone).
+    /// run it (a completed claim is left alone). With `tokenId` (the token
+    /// id this attempt consumed), gives it back in the same step, so the
+    /// retry of the same final round is not refused as a replay.
     #[napi(catch_unwind)]
-    pub fn release(&self, flow_id: String, digest: String) -> Result<()> {
-        self.inner.release(&flow_id, &digest).map_err(core)
+    pub fn release(&self, flow_id: String, digest: String, token_id: Option<String>) -> Result<()> {
+        self.inner.release(&flow_id, &digest, token_id.as_deref()).map_err(core)
     }
 
     /// A short description (for logs).

@@ -78,7 +78,7 @@ test('the constants are the core\'s, in both entries', () => {
   );
   assert.equal(
     snodo.ONCE_RELEASE_SCRIPT,
-    "if redis.call('GET', KEYS[1]) == 'pending' then\n  return redis.call('DEL', KEYS[1])\nend\nreturn 0\n",
+    "if redis.call('GET', KEYS[1]) == 'pending' then\n  return redis.call('DEL', unpack(KEYS))\nend\nreturn 0\n",
   );
   assert.ok(snodo.ONCE_COMPLETE_SCRIPT.includes("'done:' .. ARGV[1], 'PX', ARGV[2]"));
   assert.equal(snodo.onceTokenKey('snodo:once:', 'abc'), 'snodo:once:token:abc');
@@ -163,22 +163,23 @@ test('runOnce on a MemoryStore: effect once, the remembered result after, replay
   });
 });
 
-test('runOnce: a throwing effect releases the claim; bad arguments are ARGUMENT', async () => {
+test('runOnce: a throwing effect releases the claim and gives its token back; bad arguments are ARGUMENT', async () => {
   const e = engine();
   const store = new MemoryStore();
   const { final } = finalRound(e);
   let runs = 0;
   const boom = await runOnce(store, final(), () => {
     runs++;
-    throw new Error('card declined before charging');
+    throw new Error('payment API briefly unavailable, nothing charged');
   }).catch((err) => err);
-  assert.equal(boom.message, 'card declined before charging');
-  // The claim was released, but the token was consumed before the effect
-  // ran (as in the core): the same final round is now a replay, and the
-  // client starts the flow over. Never a second effect.
-  const again = await runOnce(store, final(), () => ({ ok: ++runs })).catch((err) => err);
-  assert.equal(again.code, 'TOKEN');
-  assert.equal(runs, 1);
+  assert.equal(boom.message, 'payment API briefly unavailable, nothing charged');
+  // The claim released and the token id given back: the client's retry of
+  // the same final round runs the effect and completes (not "replayed").
+  assert.deepEqual(await runOnce(store, final(), () => ({ ok: ++runs })), { ok: 2 });
+  assert.deepEqual(await runOnce(store, final(), () => ({ ok: ++runs })), { ok: 2 }, 'remembered');
+  // That success consumed the token: other answers are the replay.
+  assert.equal((await code(runOnce(store, final(5), () => ({ ok: ++runs }))))[0], 'TOKEN');
+  assert.equal(runs, 2);
   const f = finalRound(e).final;
   assert.equal((await code(runOnce(null, f(), () => 1)))[0], 'ARGUMENT');
   assert.equal((await code(runOnce(store, f(), 'not a function')))[0], 'ARGUMENT');
@@ -229,6 +230,63 @@ test('runOnce with a fixed engine clock: pass now = engine.now()', async () => {
   // Past the expiry (plus skew) the entries are gone, as the token is.
   const later = call.tokenExpiresAt + snodo.DEFAULT_CLOCK_SKEW_SECS + 1;
   assert.deepEqual(await runOnce(store, final(), effect, { now: later }), { n: 2 });
+});
+
+test('a replay after a failed attempt is handled, and its release keeps the other attempt\'s token', async () => {
+  const e = engine();
+  const store = new MemoryStore();
+  const { final } = finalRound(e);
+  const fails = () => {
+    throw new Error('ledger briefly unavailable');
+  };
+  assert.equal((await runOnce(store, final(2), fails).catch((err) => err)).message, 'ledger briefly unavailable');
+  // The token is free again: other answers may complete the flow.
+  assert.deepEqual(await runOnce(store, final(3), () => ({ seats: 3 })), { seats: 3 });
+  // The failed answers again are now the replay ...
+  const replay = final(2);
+  assert.equal((await code(runOnce(store, replay, () => ({ seats: 2 }))))[0], 'TOKEN');
+  // ... whose release did not free the token the other attempt consumed.
+  assert.equal(store.consume(replay.tokenId, replay.tokenExpiresAt + 60), false);
+  assert.equal((await code(runOnce(store, final(4), () => ({ seats: 4 }))))[0], 'TOKEN');
+});
+
+test('MemoryStore.release with a token id: both go, only while the claim is pending', () => {
+  const store = new MemoryStore();
+  const exp = Math.floor(Date.now() / 1000) + 60;
+  assert.equal(store.consume('tok', exp), true);
+  store.release('f', 'd', 'tok'); // no claim: nothing given back
+  assert.equal(store.consume('tok', exp), false);
+  assert.equal(store.claim('f', 'd', exp).status, 'won');
+  store.release('f', 'd', 'tok');
+  assert.equal(store.consume('tok', exp), true);
+  assert.equal(store.claim('f', 'd', exp).status, 'won');
+  assert.throws(() => store.release('f', 'd', 'a:b'), (err) => err.code === 'ARGUMENT');
+});
+
+test('a failed release after a failed effect is STORE (cause kept); the token stays consumed', async () => {
+  const e = engine();
+  const { final } = finalRound(e);
+  const mem = new MemoryStore();
+  const calls = [];
+  const noRelease = {
+    consume: (...a) => mem.consume(...a),
+    claim: (...a) => mem.claim(...a),
+    complete: (...a) => mem.complete(...a),
+    release: (...a) => {
+      calls.push(a);
+      throw new Error('connection reset');
+    },
+  };
+  const call = final();
+  const effectError = new Error('nothing happened');
+  const err = await runOnce(noRelease, call, () => {
+    throw effectError;
+  }).catch((x) => x);
+  assert.equal(err.code, 'STORE');
+  assert.match(err.message, /release failed: connection reset/);
+  assert.equal(err.effectError, effectError);
+  assert.deepEqual(calls, [[call.flowId, call.answersDigest, call.tokenId]]);
+  assert.equal(mem.consume(call.tokenId, call.tokenExpiresAt + 60), false);
 });
 
 test('a custom store that throws plain errors: STORE, effect not run', async () => {

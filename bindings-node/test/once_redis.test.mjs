@@ -160,6 +160,54 @@ test('a replay with other answers: TOKEN with the replayed message, no effect', 
   assert.deepEqual(await runOnce(s, final(2), effect), { n: 1 });
 });
 
+test('a failed effect gives its token back in one release script; the retry runs it', async () => {
+  const s = await store();
+  const e = engine();
+  const { final } = finalRound(e);
+  let runs = 0;
+  const flaky = () => {
+    runs++;
+    if (runs === 1) throw new Error('ledger briefly unavailable');
+    return { n: runs };
+  };
+  const call = final(2);
+  const tokenKey = `${PREFIX}token:${call.tokenId}`;
+  const resultKey = `${PREFIX}result:${call.flowId}:${call.answersDigest}`;
+  assert.equal((await runOnce(s, call, flaky).catch((x) => x)).message, 'ledger briefly unavailable');
+  assert.equal(await raw.get(tokenKey), null);
+  assert.equal(await raw.get(resultKey), null);
+  // The same final round retried: the effect runs and completes.
+  assert.deepEqual(await runOnce(s, final(2), flaky), { n: 2 });
+  assert.equal(await raw.get(tokenKey), '1');
+  // Other answers now: the replay, whose release keeps the token consumed.
+  assert.equal((await runOnce(s, final(5), flaky).catch((x) => x)).code, 'TOKEN');
+  assert.equal(await raw.get(tokenKey), '1');
+  assert.equal(runs, 2);
+  // The raw operation: both keys go only while the claim is pending.
+  const t = randomBytes(16).toString('base64url');
+  assert.equal(await s.consume(t, exp()), true);
+  await s.release('fl', 'dg', t); // no claim: the token stays
+  assert.equal(await raw.get(`${PREFIX}token:${t}`), '1');
+  assert.equal((await s.claim('fl', 'dg', exp())).status, 'won');
+  await s.release('fl', 'dg', t);
+  assert.equal(await raw.get(`${PREFIX}token:${t}`), null);
+  assert.equal(await raw.get(`${PREFIX}result:fl:dg`), null);
+});
+
+test('a replay after a failed attempt: the other answers win, the failed ones are then the replay', async () => {
+  const s = await store();
+  const e = engine();
+  const { final } = finalRound(e);
+  const fails = () => {
+    throw new Error('nothing happened');
+  };
+  await assert.rejects(runOnce(s, final(2), fails), /nothing happened/);
+  assert.deepEqual(await runOnce(s, final(3), () => ({ seats: 3 })), { seats: 3 });
+  const replay = final(2);
+  assert.equal((await runOnce(s, replay, () => ({ seats: 2 })).catch((x) => x)).code, 'TOKEN');
+  assert.equal(await raw.get(`${PREFIX}token:${replay.tokenId}`), '1');
+});
+
 test('a crashed winner: the claim is polled until its lease lapses, then won and run once', async () => {
   const s = await store({ leaseSecs: 0.3 });
   const e = engine();

@@ -86,9 +86,11 @@ impl MemoryStore {
             .map_err(|e| to_py_err(py, &e))
     }
 
-    /// Drops a won, still pending claim.
-    fn release(&self, py: Python<'_>, flow_id: &str, digest: &str) -> PyResult<()> {
-        self.inner.release(flow_id, digest).map_err(|e| to_py_err(py, &e))
+    /// Drops a won, still pending claim; with `token_id`, also gives back
+    /// the token id the failed attempt consumed (in the same step).
+    #[pyo3(signature = (flow_id, digest, token_id=None))]
+    fn release(&self, py: Python<'_>, flow_id: &str, digest: &str, token_id: Option<&str>) -> PyResult<()> {
+        self.inner.release(flow_id, digest, token_id).map_err(|e| to_py_err(py, &e))
     }
 
     /// Entries held (expired ones not yet swept included).

@@ -192,26 +192,95 @@ def test_run_once_gives_up_on_a_pending_claim_after_the_wait() -> None:
     assert effect.runs == 0
 
 
-def test_run_once_releases_the_claim_when_the_effect_raises() -> None:
+def test_an_effect_that_raises_gives_its_token_back_and_the_retry_runs_it() -> None:
     e, m = engine(), MemoryStore()
-    call = final_round(e)
+    state = final_state(e)
+    call = begin(e, state, {"c": accept(c="red")})
+
+    def fails() -> Any:
+        raise KeyError("ledger briefly unavailable; nothing happened")
+
+    with pytest.raises(KeyError):
+        run_once(m, call, fails)
+    # The claim released and the token id given back: nothing is left.
+    assert len(m) == 0
+    # The client retries the same final round (another JSON-RPC id): the
+    # effect runs and completes, not "replayed".
+    effect = Effect()
+    retry = begin(e, state, {"c": accept(c="red")}, id=8)
+    assert run_once(m, retry, effect)["content"][0]["text"] == "booked #1"
+    assert effect.runs == 1
+    # That success consumed the token: other answers are the replay.
+    with pytest.raises(s.TokenError):
+        run_once(m, begin(e, state, {"c": accept(c="blue")}, id=9), effect)
+    assert effect.runs == 1
+
+
+def test_a_replay_after_a_failed_attempt_keeps_the_other_attempts_token() -> None:
+    e, m, effect = engine(), MemoryStore(), Effect()
+    state = final_state(e)
 
     def fails() -> Any:
         raise KeyError("nothing happened")
 
     with pytest.raises(KeyError):
-        run_once(m, call, fails)
-    # Released, not left pending ...
-    assert m.claim(call.flow_id, call.answers_digest, NOW + 400)[0] == "won"  # type: ignore[arg-type]
-    m.release(call.flow_id, call.answers_digest)  # type: ignore[arg-type]
-    # ... but the token was consumed before the effect ran: its retry is a
-    # replay (the user starts the flow again), never a second attempt that
-    # could double an effect that raised after doing something.
-    effect = Effect()
+        run_once(m, begin(e, state, {"c": accept(c="red")}), fails)
+    # The token is free again: the user's other answers may complete the flow.
+    blue = run_once(m, begin(e, state, {"c": accept(c="blue")}, id=3), effect)
+    assert blue["content"][0]["text"] == "booked #1"
+    # The first answers again are now the replay; the replay's release must
+    # not free the token the blue attempt consumed.
+    red = begin(e, state, {"c": accept(c="red")}, id=4)
     with pytest.raises(s.TokenError):
-        run_once(m, call, effect)
-    assert effect.runs == 0
-    assert run_once(m, final_round(e, flow=1), effect)["content"][0]["text"] == "booked #1"
+        run_once(m, red, effect)
+    assert m.consume(red.token_id, NOW + 400, now=NOW) is False  # type: ignore[arg-type]
+    with pytest.raises(s.TokenError):
+        run_once(m, begin(e, state, {"c": accept(c="green")}, id=5), effect)
+    assert effect.runs == 1
+
+
+def test_a_failed_release_after_a_failed_effect_is_a_store_error() -> None:
+    # Fail closed: the release could not run, so the token stays consumed.
+    class NoRelease:
+        def __init__(self) -> None:
+            self.m, self.released = MemoryStore(), []
+
+        def claim(self, *a: Any, **k: Any) -> Any:
+            return self.m.claim(*a, **k)
+
+        def consume(self, *a: Any, **k: Any) -> bool:
+            return self.m.consume(*a, **k)
+
+        def complete(self, *a: Any, **k: Any) -> None:
+            self.m.complete(*a, **k)
+
+        def release(self, *a: Any, **k: Any) -> None:
+            self.released.append((a, k))
+            raise s.StoreError("once store: down")
+
+    call, store = final_round(engine()), NoRelease()
+
+    def fails() -> Any:
+        raise KeyError("nothing happened")
+
+    with pytest.raises(s.StoreError) as info:
+        run_once(store, call, fails)
+    assert isinstance(info.value.__cause__, KeyError)
+    assert store.released == [((call.flow_id, call.answers_digest), {"token_id": call.token_id})]
+    assert store.m.consume(call.token_id, NOW + 400, now=NOW) is False  # type: ignore[arg-type]
+
+
+def test_memory_release_with_a_token_only_while_pending() -> None:
+    m = MemoryStore()
+    assert m.consume("T", NOW + 10, now=NOW) is True
+    m.release("F", "D", token_id="T")  # no claim: nothing given back
+    assert m.consume("T", NOW + 10, now=NOW) is False
+    assert m.claim("F", "D", NOW + 10, now=NOW) == ("won", None)
+    m.release("F", "D", "T")
+    assert m.consume("T", NOW + 10, now=NOW) is True
+    assert m.claim("F", "D", NOW + 10, now=NOW) == ("won", None)
+    with pytest.raises(s.ArgumentError):
+        m.release("F", "D", "a:b")
 
 
 def test_a_result_that_is_not_json_keeps_the_claim_pending() -> None:
@@ -321,6 +390,26 @@ def test_run_once_async_over_the_memory_store() -> None:
     with pytest.raises(s.TokenError):
         asyncio.run(run_once_async(m, begin(e, state, {"c": accept(c="blue")}), effect))
     assert runs[0] == 1
+
+
+def test_run_once_async_gives_a_failed_effects_token_back() -> None:
+    e, m = engine(), MemoryStore()
+    state = final_state(e)
+    runs = [0]
+
+    async def effect() -> Dict[str, Any]:
+        runs[0] += 1
+        if runs[0] == 1:
+            raise ConnectionError("payment API briefly unavailable")
+        return {"content": [], "runs": runs[0]}
+
+    with pytest.raises(ConnectionError):
+        asyncio.run(run_once_async(m, begin(e, state, {"c": accept(c="red")}), effect))
+    retry = begin(e, state, {"c": accept(c="red")}, id=7)
+    assert asyncio.run(run_once_async(m, retry, effect)) == {"content": [], "runs": 2}
+    with pytest.raises(s.TokenError):
+        asyncio.run(run_once_async(m, begin(e, state, {"c": accept(c="blue")}), effect))
+    assert runs[0] == 2
 
 
 def test_redis_stores_name_the_extra_when_redis_py_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -232,6 +232,78 @@ def test_replay_with_other_answers_is_rejected(url: str, prefix: str, raw: Any) 
     assert run_once(store, begin(e, state, {"c": accept(c="red")}, id=4), effect) == {"content": [], "n": 1}
 
 
+def test_a_failed_effect_gives_its_token_back_in_one_script(url: str, prefix: str, raw: Any) -> None:
+    e = engine()
+    store = RedisStore(url, prefix=prefix)
+    state = final_state(e)
+    runs = [0]
+
+    def effect() -> Dict[str, Any]:
+        runs[0] += 1
+        if runs[0] == 1:
+            raise ConnectionError("ledger briefly unavailable; nothing happened")
+        return {"content": [], "n": runs[0]}
+
+    red = begin(e, state, {"c": accept(c="red")})
+    token_key = s.once_token_key(prefix, red.token_id)  # type: ignore[arg-type]
+    result_key = s.once_result_key(prefix, red.flow_id, red.answers_digest)  # type: ignore[arg-type]
+    with pytest.raises(ConnectionError):
+        run_once(store, red, effect)
+    assert raw.get(token_key) is None and raw.get(result_key) is None
+    # The release script ran (with two keys), byte for byte the core's.
+    assert raw.script_exists(hashlib.sha1(s.ONCE_RELEASE_SCRIPT.encode()).hexdigest()) == [True]
+    # The same final round retried: runs and completes, not "replayed".
+    assert run_once(store, begin(e, state, {"c": accept(c="red")}, id=5), effect) == {"content": [], "n": 2}
+    assert raw.get(token_key) == "1"
+    # Other answers now: the replay; its release leaves the token consumed.
+    with pytest.raises(s.TokenError):
+        run_once(store, begin(e, state, {"c": accept(c="blue")}, id=6), effect)
+    assert raw.get(token_key) == "1" and runs[0] == 2
+    # The raw store operation: both keys only while the claim is pending.
+    store.release("F", "D", token_id="T")
+    assert store.consume("T", int(time.time()) + 60) is True
+    store.release("F", "D", token_id="T")  # no claim: the token stays
+    assert raw.get(f"{prefix}token:T") == "1"
+    assert store.claim("F", "D", int(time.time()) + 60) == ("won", None)
+    store.release("F", "D", token_id="T")
+    assert raw.get(f"{prefix}token:T") is None and raw.get(f"{prefix}result:F:D") is None
+    store.close()
+
+
+def test_async_failed_effect_then_replay_after_it(url: str, prefix: str, raw: Any) -> None:
+    e = engine()
+    state = final_state(e)
+    runs = [0]
+
+    async def fails() -> Dict[str, Any]:
+        raise ConnectionError("payment API briefly unavailable")
+
+    async def effect() -> Dict[str, Any]:
+        runs[0] += 1
+        return {"content": [], "n": runs[0]}
+
+    async def main() -> None:
+        store = AsyncRedisStore(url, prefix=prefix)
+        try:
+            red = begin(e, state, {"c": accept(c="red")})
+            with pytest.raises(ConnectionError):
+                await run_once_async(store, red, fails)
+            # A replay with other answers after the failed attempt: the token
+            # was given back, so these answers complete the flow.
+            blue = await run_once_async(store, begin(e, state, {"c": accept(c="blue")}, id=3), effect)
+            assert blue == {"content": [], "n": 1}
+            # The failed answers again are now the replay, and the replay's
+            # release does not free blue's token.
+            with pytest.raises(s.TokenError):
+                await run_once_async(store, begin(e, state, {"c": accept(c="red")}, id=4), effect)
+            assert raw.get(s.once_token_key(prefix, red.token_id)) == "1"  # type: ignore[arg-type]
+        finally:
+            await store.close()
+
+    asyncio.run(main())
+    assert runs[0] == 1
+
+
 def test_pending_then_done_across_stores(url: str, prefix: str) -> None:
     e = engine()
     call = final_round(e)

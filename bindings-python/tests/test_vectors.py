@@ -109,7 +109,10 @@ def check_call(call: Call, step: Dict[str, Any]) -> None:
         assert same(call.raw_response(a["key"]), plain(a["expected"]))
     readers = {"askedKeys": "asked_keys", "isRetry": "is_retry", "flowStart": "flow_start",
                "protocolVersion": "protocol_version", "clientCapabilities": "client_capabilities",
-               "clientInfo": "client_info", "mrtrAllowed": "mrtr_allowed"}
+               "clientInfo": "client_info", "mrtrAllowed": "mrtr_allowed",
+               # Issue 17: the keys of consume-once and remembered results.
+               "flowId": "flow_id", "tokenId": "token_id", "tokenExpiresAt": "token_expires_at",
+               "answersDigest": "answers_digest"}
     for field, want in step.get("call", {}).items():
         got = getattr(call, readers.get(field, field))
         if field == "askedKeys":

@@ -167,7 +167,7 @@ pub use once::{
     MAX_ONCE_PREFIX_BYTES, MemoryStore, ONCE_CLAIM_SCRIPT, ONCE_COMPLETE_SCRIPT, ONCE_CONSUMED,
     ONCE_DONE_PREFIX, ONCE_PENDING, ONCE_RELEASE_SCRIPT, ONCE_REPLAYED_MESSAGE, ONCE_RESULT_KEY_PART,
     ONCE_TOKEN_KEY_PART, ONCE_WON, OnceOptions, OnceStore, check_once_id, check_once_prefix, once_result_key,
-    once_token_key, run_once,
+    once_token_key, run_once, try_run_once,
 };
 // Only with the `redis` feature (docs/once.md).
 #[cfg(feature = "redis")]

@@ -133,7 +133,7 @@ proptest! {
                 }
                 Op::Release(i) => {
                     if won.remove(&i).is_some() {
-                        store.release("f", &format!("d{i}")).unwrap();
+                        store.release("f", &format!("d{i}"), None).unwrap();
                     }
                 }
             }

@@ -9,7 +9,7 @@
 #![cfg(feature = "redis")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use snodo::{Claim, ErrorCode, OnceOptions, OnceStore, RedisStore, run_once};
+use snodo::{Claim, ErrorCode, OnceOptions, OnceStore, RedisStore, run_once, try_run_once};
 use std::io::Read;
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
@@ -60,7 +60,7 @@ fn claim_complete_release_and_remembered_text() {
     let t = now();
     assert_eq!(s.claim("flow", "dig", t + 300, t).unwrap(), Claim::Won);
     assert_eq!(s.claim("flow", "dig", t + 300, t).unwrap(), Claim::Pending);
-    s.release("flow", "dig").unwrap();
+    s.release("flow", "dig", None).unwrap();
     assert_eq!(s.claim("flow", "dig", t + 300, t).unwrap(), Claim::Won);
     // Arbitrary text survives byte for byte (quotes, newlines, non-ASCII, "done:" inside).
     let text = "{\"r\":\"d\u{e9}j\u{e0} done:pending\\n\"}\n\u{1F600}";
@@ -68,7 +68,7 @@ fn claim_complete_release_and_remembered_text() {
     assert_eq!(s.claim("flow", "dig", t + 300, t).unwrap(), Claim::Done(text.into()));
     // The first completion stays; release leaves a done result alone.
     s.complete("flow", "dig", "second", t + 300, t).unwrap();
-    s.release("flow", "dig").unwrap();
+    s.release("flow", "dig", None).unwrap();
     assert_eq!(s.claim("flow", "dig", t + 300, t).unwrap(), Claim::Done(text.into()));
     // A short remembered result expires.
     assert_eq!(s.claim("flow", "short", t + 1, t).unwrap(), Claim::Won);
@@ -127,6 +127,51 @@ fn a_replayed_token_with_other_answers_is_refused() {
     let e = run_once(&s, "f", "d2", t + 300, t, &o, || panic!("must not run")).unwrap_err();
     assert_eq!(e.code(), ErrorCode::Token);
     assert_eq!(s.claim("f", "d2", t + 300, t).unwrap(), Claim::Won, "the claim was released");
+}
+
+#[test]
+fn a_failed_effect_gives_its_token_back_in_one_release() {
+    let s = store("failed-effect");
+    let t = now();
+    let o = OnceOptions { consume_token: Some(("tok".into(), t + 300)), ..OnceOptions::default() };
+    let failed = try_run_once(&s, "f", "d1", t + 300, t, &o, || Err::<String, _>("ledger down")).unwrap();
+    assert_eq!(failed, Err("ledger down"));
+    // The same final round retried: the effect runs (not "replayed").
+    let again = try_run_once(&s, "f", "d1", t + 300, t, &o, || Ok::<_, ()>("booked".into())).unwrap();
+    assert_eq!(again, Ok("booked".to_owned()));
+    assert_eq!(run_once(&s, "f", "d1", t + 300, t, &o, || panic!("must not run")).unwrap(), "booked");
+    // That success consumed the token: other answers are a replay, and the
+    // replay's release leaves the token consumed.
+    let e = run_once(&s, "f", "d2", t + 300, t, &o, || panic!("must not run")).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Token);
+    assert!(!s.consume("tok", t + 300, t).unwrap(), "the replay path freed the other attempt's token");
+}
+
+#[test]
+fn a_replay_after_a_failed_attempt_keeps_the_winners_token() {
+    let s = store("failed-then-replay");
+    let t = now();
+    let o = OnceOptions { consume_token: Some(("tok".into(), t + 300)), ..OnceOptions::default() };
+    assert!(try_run_once(&s, "f", "d1", t + 300, t, &o, || Err::<String, _>(())).unwrap().is_err());
+    assert_eq!(run_once(&s, "f", "d2", t + 300, t, &o, || "d2".into()).unwrap(), "d2");
+    let e = run_once(&s, "f", "d1", t + 300, t, &o, || panic!("must not run")).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Token);
+    assert!(!s.consume("tok", t + 300, t).unwrap());
+}
+
+#[test]
+fn release_with_a_token_deletes_both_keys_only_while_pending() {
+    let s = store("release-token");
+    let t = now();
+    assert!(s.consume("tok", t + 300, t).unwrap());
+    assert_eq!(s.claim("f", "d", t + 300, t).unwrap(), Claim::Won);
+    s.complete("f", "d", "done", t + 300, t).unwrap();
+    s.release("f", "d", Some("tok")).unwrap();
+    assert!(!s.consume("tok", t + 300, t).unwrap(), "a done claim gives nothing back");
+    assert_eq!(s.claim("f", "e", t + 300, t).unwrap(), Claim::Won);
+    s.release("f", "e", Some("tok")).unwrap();
+    assert!(s.consume("tok", t + 300, t).unwrap(), "a pending claim gives its token back");
+    assert_eq!(s.claim("f", "e", t + 300, t).unwrap(), Claim::Won);
 }
 
 #[test]

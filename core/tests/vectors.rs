@@ -91,6 +91,7 @@ fn run_flows(doc: &mut Value) {
         let test_principal = t.get("principal").cloned();
         let mut states: Vec<Option<String>> = Vec::new();
         let mut saw_error = false;
+        let mut ids = FlowIds::default();
         for (si, s) in t["steps"].as_array_mut().unwrap().iter_mut().enumerate() {
             let ctx = format!("flows tc{id} step{}", si + 1);
             let cfg = s.get("config").cloned().unwrap_or_else(|| test_config.clone());
@@ -123,10 +124,12 @@ fn run_flows(doc: &mut Value) {
                             call.raw_response(a["key"].as_str().unwrap()).cloned().unwrap_or(Value::Null);
                         assert_eq!(got, a["expected"], "{ctx}: raw answer {}", a["key"]);
                     }
-                    if let Some(c) = s.get("call") {
+                    let opened = state_ref(s["request"].as_str().unwrap());
+                    if let Some(c) = s.get_mut("call") {
                         assert_eq!(json!(call.round()), c["round"], "{ctx}: round");
                         assert_eq!(call.state().cloned().unwrap_or(Value::Null), c["state"], "{ctx}: state");
                         assert_eq!(json!(call.asked_keys()), c["askedKeys"], "{ctx}: askedKeys");
+                        check_ids(&ctx, &call, c, &mut ids, opened);
                     }
                     let outcome = Outcome::from_value(s["outcome"].clone()).unwrap();
                     let r = e.decide(&call, outcome).unwrap();
@@ -166,8 +169,67 @@ fn with_states(text: &str, states: &[Option<String>]) -> String {
     text
 }
 
+/// Issue 17: what one test's call blocks said so far, to assert what no
+/// regenerated value may contradict: one test is one flow (a single flow
+/// id), and a token id belongs to its token (steps that open the same
+/// `{{state:N}}` share it, steps that open different ones do not).
+#[derive(Default)]
+struct FlowIds {
+    flow: Option<Value>,
+    tokens: Vec<(Option<usize>, Value)>,
+}
+
+/// The N of the `{{state:N}}` a request text opens, if any.
+fn state_ref(text: &str) -> Option<usize> {
+    let rest = &text[text.find("{{state:")? + 8..];
+    rest[..rest.find("}}")?].parse().ok()
+}
+
+/// Checks (or, when regenerating, fills in) the call block's issue-17
+/// fields `flowId`, `tokenId`, `tokenExpiresAt` and `answersDigest`. A value
+/// the generator wrote by hand (nulls of a first round, expiries, digests
+/// it computes itself) is never overwritten, only the missing ones are
+/// filled; outside regeneration every field must be there.
+fn check_ids(ctx: &str, call: &Call, c: &mut Value, ids: &mut FlowIds, opened: Option<usize>) {
+    let got = json!({
+        "flowId": call.flow_id(), "tokenId": call.token_id(),
+        "tokenExpiresAt": call.token_expires_at(), "answersDigest": call.answers_digest(),
+    });
+    for (field, value) in got.as_object().unwrap() {
+        match c.get(field.as_str()) {
+            Some(want) => assert_eq!(want, value, "{ctx}: {field}"),
+            None if regen() => c[field.as_str()] = value.clone(),
+            None => panic!("{ctx}: the call block has no {field}"),
+        }
+    }
+    assert_eq!(got["flowId"].is_null(), opened.is_none(), "{ctx}: flowId only when a token is opened");
+    assert_eq!(got["tokenId"].is_null(), opened.is_none(), "{ctx}: tokenId only when a token is opened");
+    assert_eq!(got["tokenExpiresAt"].is_null(), opened.is_none(), "{ctx}: tokenExpiresAt only on a retry");
+    if opened.is_none() {
+        return;
+    }
+    match &ids.flow {
+        Some(f) => assert_eq!(f, &got["flowId"], "{ctx}: the flow id changed within a flow"),
+        None => ids.flow = Some(got["flowId"].clone()),
+    }
+    for (n, tid) in &ids.tokens {
+        assert_eq!(
+            *n == opened,
+            *tid == got["tokenId"],
+            "{ctx}: token id vs token (state {n:?} and {opened:?})"
+        );
+    }
+    ids.tokens.push((opened, got["tokenId"].clone()));
+}
+
 /// One begin + decide, as `{httpStatus, body}` (answers and readers checked).
-fn begin_and_decide(ctx: &str, e: &Engine, s: &Value, begun: snodo::Result<Begin>) -> Value {
+fn begin_and_decide(
+    ctx: &str,
+    e: &Engine,
+    s: &mut Value,
+    begun: snodo::Result<Begin>,
+    ids: &mut FlowIds,
+) -> Value {
     match begun {
         Err(err) => json!({"error": err.code().name()}),
         Ok(Begin::Respond(r)) => json!({"httpStatus": r.http_status(), "body": r.body()}),
@@ -176,10 +238,12 @@ fn begin_and_decide(ctx: &str, e: &Engine, s: &Value, begun: snodo::Result<Begin
                 let got = answer_json(&call.response(a["key"].as_str().unwrap(), &a["request"]));
                 assert_eq!(got, a["expected"], "{ctx}: answer {}", a["key"]);
             }
-            if let Some(c) = s.get("call") {
+            let opened = state_ref(s["request"].as_str().unwrap());
+            if let Some(c) = s.get_mut("call") {
                 assert_eq!(json!(call.round()), c["round"], "{ctx}: round");
                 assert_eq!(call.state().cloned().unwrap_or(Value::Null), c["state"], "{ctx}: state");
                 assert_eq!(json!(call.asked_keys()), c["askedKeys"], "{ctx}: askedKeys");
+                check_ids(ctx, &call, c, ids, opened);
             }
             let outcome = Outcome::from_value(s["outcome"].clone()).unwrap();
             let r = e.decide(&call, outcome).unwrap();
@@ -198,14 +262,16 @@ fn run_parts(doc: &mut Value) {
         let who = principal(t.get("principal"));
         let mut states: Vec<Option<String>> = Vec::new();
         let mut saw_error = false;
+        let mut ids = FlowIds::default();
         for (si, s) in t["steps"].as_array_mut().unwrap().iter_mut().enumerate() {
             let ctx = format!("parts tc{id} step{}", si + 1);
             let text = with_states(s["request"].as_str().unwrap(), &states);
-            let bytes_out = begin_and_decide(&ctx, &e, s, e.begin(text.as_bytes(), &who));
+            let bytes_out = begin_and_decide(&ctx, &e, s, e.begin(text.as_bytes(), &who), &mut ids);
             let parts: Value = serde_json::from_str(&with_states(&s["parts"].to_string(), &states)).unwrap();
             let method = parts["method"].as_str().unwrap();
             let begun = e.begin_parts(parts["id"].clone(), method, parts["params"].clone(), &who);
-            let parts_out = begin_and_decide(&ctx, &e, s, begun);
+            // The parts must give the same ids and digest as the bytes.
+            let parts_out = begin_and_decide(&ctx, &e, s, begun, &mut ids);
             assert_eq!(parts_out, bytes_out, "{ctx}: parts and bytes differ");
             assert_checks(&ctx, s.get("check"), &bytes_out);
             saw_error |= bytes_out["body"].get("error").is_some();

@@ -14,9 +14,15 @@
  *                       250 ms, until done or `wait` (then STORE error);
  *      "won"         -> SET <prefix>token:<token id> 1 NX PX <ttl>:
  *                       nil (the token was already used with other
- *                       answers) -> release, replay error; OK -> run the
- *                       effect, EVAL complete with its result, return it.
- *   3. any Redis error -> STORE error and no effect (fail closed).
+ *                       answers) -> release (the result key only: the
+ *                       token is the other attempt's), replay error;
+ *                       OK -> run the effect, EVAL complete with its
+ *                       result, return it. An effect that failed before
+ *                       doing anything -> EVAL release with the result
+ *                       key AND the token key (one script: the retry of
+ *                       the same final round may run it again).
+ *   3. any Redis error -> STORE error and no effect (fail closed); a
+ *      failed release leaves the token consumed (the safe side).
  *
  * Build (hiredis from Debian's libhiredis-dev):
  *   cc -std=c11 once_redis.c $(pkg-config --cflags --libs snodo hiredis)
@@ -55,7 +61,7 @@ typedef struct {
     redisContext *c;
 } once_store;
 
-typedef enum { ONCE_OK, ONCE_STORE_ERROR, ONCE_REPLAYED, ONCE_NOT_A_RETRY } once_status;
+typedef enum { ONCE_OK, ONCE_STORE_ERROR, ONCE_REPLAYED, ONCE_NOT_A_RETRY, ONCE_EFFECT_FAILED } once_status;
 
 static void say(char *err, size_t n, const char *fmt, ...) {
     va_list ap;
@@ -101,17 +107,31 @@ static redisReply *eval(once_store *s, const char *script, const char *key, cons
     return command(s, err, n, a2 ? 6 : a1 ? 5 : 4, argv, lens);
 }
 
+/* EVAL <release script> 2 <result key> <token key>: after a failed effect,
+ * drops the claim and gives the consumed token id back, atomically. */
+static redisReply *release_with_token(once_store *s, const char *result_key, const char *token_key, char *err,
+                                      size_t n) {
+    const char *script = snodo_once_release_script();
+    const char *argv[5] = {"EVAL", script, "2", result_key, token_key};
+    size_t lens[5] = {4, strlen(script), 1, strlen(result_key), strlen(token_key)};
+    return command(s, err, n, 5, argv, lens);
+}
+
 static long long now_ms(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-/* The effect: returns the final RESULT object as JSON text (malloc'd). */
-typedef char *(*effect_fn)(void *ctx);
+/* The effect: returns the final RESULT object as JSON text (malloc'd), or
+ * NULL if it failed BEFORE doing anything (say why in `err`): then the
+ * attempt is undone and the client may retry the same final round. */
+typedef char *(*effect_fn)(void *ctx, char *err, size_t n);
 
 /* Runs `effect` at most once for the final round `call`. On ONCE_OK,
- * `*result` is the result JSON (malloc'd): fresh, or the remembered one. */
+ * `*result` is the result JSON (malloc'd): fresh, or the remembered one.
+ * ONCE_EFFECT_FAILED: the effect failed before doing anything, its claim
+ * and token were given back (`err` says why it failed). */
 static once_status run_once(once_store *s, const snodo_engine *engine, const snodo_call *call, effect_fn effect,
                             void *ctx, char **result, char *err, size_t n) {
     once_status st = ONCE_STORE_ERROR;
@@ -193,7 +213,21 @@ static once_status run_once(once_store *s, const snodo_engine *engine, const sno
         }
         goto out;
     }
-    char *text = effect(ctx);
+    char *text = effect(ctx, err, n);
+    if (!text) {
+        /* Nothing happened: release the claim and give the token id back in
+         * one script. If that fails, report the store error; the token stays
+         * consumed (fail closed: the user may have to start over). */
+        char why[128];
+        r = release_with_token(s, result_key, token_key, why, sizeof why);
+        if (!r) {
+            say(err, n, "%s", why);
+            goto out;
+        }
+        freeReplyObject(r);
+        st = ONCE_EFFECT_FAILED;
+        goto out;
+    }
     r = eval(s, snodo_once_complete_script(), result_key, text, strlen(text), ttl_ms, err, n);
     if (!r) {
         /* The effect ran but its result is not remembered: report it; the
@@ -224,14 +258,19 @@ static void check(snodo_status st, const char *what) {
     exit(1);
 }
 
-static int g_bookings; /* the ledger: how many times the effect ran */
+static int g_bookings;    /* the ledger: how many times the effect ran */
+static int g_ledger_down; /* the ledger briefly unavailable */
 
 struct booking {
     const char *seats;
 };
 
-static char *book(void *ctx) {
+static char *book(void *ctx, char *err, size_t n) {
     const struct booking *b = ctx;
+    if (g_ledger_down) {
+        say(err, n, "the ledger is unavailable, nothing was booked");
+        return NULL;
+    }
     g_bookings++;
     char *out = malloc(160);
     if (!out) exit(1);
@@ -278,6 +317,10 @@ static char *serve(const snodo_engine *engine, once_store *store, const char *re
                 snprintf(outcome, sizeof outcome,
                          "{\"type\":\"error\",\"code\":-32603,\"message\":\"consume-once store unavailable: %s\"}",
                          err);
+                break;
+            case ONCE_EFFECT_FAILED: /* nothing booked, token given back: retry */
+                snprintf(outcome, sizeof outcome,
+                         "{\"type\":\"error\",\"code\":-32603,\"message\":\"booking failed, retry: %s\"}", err);
                 break;
             case ONCE_NOT_A_RETRY:
                 snprintf(outcome, sizeof outcome, "{\"type\":\"error\",\"code\":-32603,\"message\":\"%s\"}", err);
@@ -423,6 +466,25 @@ int main(void) {
     char *waited = serve(engine, &store, req);
     expect(g_bookings == 3 && strstr(waited, "\"seats\":1"), "the final round waited, then won and booked once");
 
+    printf("-- the ledger is briefly unavailable: the effect fails before booking\n");
+    const char *first4 = "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":\"book\"," META
+                         ",\"arguments\":{\"table\":11}}}";
+    char *r4 = serve(engine, &store, first4);
+    final_round(req, sizeof req, 10, "{\"table\":11}", 5, r4);
+    g_ledger_down = 1;
+    char *unbooked = serve(engine, &store, req);
+    g_ledger_down = 0;
+    expect(g_bookings == 3 && strstr(unbooked, "\"code\":-32603") && strstr(unbooked, "booking failed, retry"),
+           "a clear error, nothing booked");
+    printf("-- the client retries the same final round: the token was given back\n");
+    final_round(req, sizeof req, 11, "{\"table\":11}", 5, r4);
+    char *rebooked = serve(engine, &store, req);
+    expect(g_bookings == 4 && strstr(rebooked, "\"seats\":5"), "the retry books once, not refused as a replay");
+    printf("-- then the same token with other answers is still a replay\n");
+    final_round(req, sizeof req, 12, "{\"table\":11}", 6, r4);
+    char *replay2 = serve(engine, &store, req);
+    expect(g_bookings == 4 && strstr(replay2, "(replayed)"), "refused as a replay, no effect");
+
     printf("-- misuse: run_once on a first round\n");
     snodo_call *call = NULL;
     snodo_response *resp = NULL;
@@ -430,7 +492,7 @@ int main(void) {
     check(snodo_engine_begin(engine, (const uint8_t *)first, strlen(first), (const uint8_t *)"alice", 5, &call, &resp),
           "begin");
     struct booking b = {"{}"};
-    expect(run_once(&store, engine, call, book, &b, &result, err, sizeof err) == ONCE_NOT_A_RETRY && g_bookings == 3,
+    expect(run_once(&store, engine, call, book, &b, &result, err, sizeof err) == ONCE_NOT_A_RETRY && g_bookings == 4,
            err);
     snodo_call_free(call);
 
@@ -443,6 +505,10 @@ int main(void) {
     snodo_string_free(resumed);
     snodo_string_free(r3);
     snodo_string_free(waited);
+    snodo_string_free(r4);
+    snodo_string_free(unbooked);
+    snodo_string_free(rebooked);
+    snodo_string_free(replay2);
     if (store.c) redisFree(store.c);
     if (down.c) redisFree(down.c);
     snodo_engine_free(engine);

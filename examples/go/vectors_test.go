@@ -322,6 +322,11 @@ type flowStep struct {
 		Round     raw `json:"round"`
 		State     raw `json:"state"`
 		AskedKeys raw `json:"askedKeys"`
+		// Issue 17: null ids and expiry on a first round.
+		FlowID         raw `json:"flowId"`
+		TokenID        raw `json:"tokenId"`
+		TokenExpiresAt raw `json:"tokenExpiresAt"`
+		AnswersDigest  raw `json:"answersDigest"`
 	} `json:"call"`
 	Outcome    raw     `json:"outcome"`
 	Diagnostic *string `json:"diagnostic"`
@@ -382,6 +387,7 @@ func finishStep(t *testing.T, e *Engine, i int, s *flowStep, call *Call, resp *R
 				t.Fatal(err)
 			}
 			sameJSON(t, "askedKeys", asked, s.Call.AskedKeys)
+			sameIDs(t, call, s)
 		}
 		if !present(s.Outcome) {
 			t.Fatalf("step %d: a call but no outcome", i+1)
@@ -455,6 +461,42 @@ func runFlow(t *testing.T, f vfile, tc raw) {
 	if sawError != (c.Result == "invalid") {
 		t.Errorf("result: saw an error = %v, vector result %q", sawError, c.Result)
 	}
+}
+
+// sameIDs compares the issue-17 readers (the keys of consume-once and
+// remembered results) with the call block; an absent field fails, as the
+// Rust runner makes every call block carry all four.
+func sameIDs(t *testing.T, call *Call, s *flowStep) {
+	t.Helper()
+	optional := func(v string, ok bool, err error) string {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			return "null"
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	sameJSON(t, "flowId", optional(call.FlowID()), s.Call.FlowID)
+	sameJSON(t, "tokenId", optional(call.TokenID()), s.Call.TokenID)
+	at, ok, err := call.TokenExpiresAt()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp := "null"
+	if ok {
+		exp = strconv.FormatUint(at, 10)
+	}
+	sameJSON(t, "tokenExpiresAt", exp, s.Call.TokenExpiresAt)
+	digest, err := call.AnswersDigest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameJSON(t, "answersDigest", optional(digest, true, nil), s.Call.AnswersDigest)
 }
 
 func checkAnswers(t *testing.T, call *Call, answers []struct {

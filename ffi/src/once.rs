@@ -376,7 +376,48 @@ pub unsafe extern "C" fn snodo_once_release(
         let flow_id = unsafe { text(flow_id, flow_id_len, "flow_id") }?;
         // SAFETY: caller contract.
         let digest = unsafe { text(digest, digest_len, "digest") }?;
-        store.inner.release(flow_id, digest)?;
+        store.inner.release(flow_id, digest, None)?;
+        Ok(())
+    })
+}
+
+/// `snodo_once_release`, and gives back the token id this attempt consumed
+/// (`snodo_once_consume` answered first) before an effect that failed
+/// before doing anything, in the same step: the client's retry of the same
+/// final round then runs the effect instead of getting the replay error.
+/// Both are dropped only while the claim is still pending. Never pass the
+/// token id on the replay path (consume answered "not first"): that id is
+/// the other attempt's. A new function rather than a new parameter of
+/// `snodo_once_release`, so programs built against the old header keep
+/// working.
+///
+/// Statuses: OK, ARGUMENT, INVALID_UTF8, NULL_ARGUMENT, PANIC. On an error
+/// nothing is released and the token id stays consumed (fail closed).
+/// Thread-safe.
+///
+/// # Safety
+///
+/// `store` NULL or live; ids valid for their lengths.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn snodo_once_release_token(
+    store: *const snodo_once_memory,
+    flow_id: *const u8,
+    flow_id_len: usize,
+    digest: *const u8,
+    digest_len: usize,
+    token_id: *const u8,
+    token_id_len: usize,
+) -> snodo_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let store = unsafe { handle(store, "store") }?;
+        // SAFETY: caller contract.
+        let flow_id = unsafe { text(flow_id, flow_id_len, "flow_id") }?;
+        // SAFETY: caller contract.
+        let digest = unsafe { text(digest, digest_len, "digest") }?;
+        // SAFETY: caller contract.
+        let token_id = unsafe { text(token_id, token_id_len, "token_id") }?;
+        store.inner.release(flow_id, digest, Some(token_id))?;
         Ok(())
     })
 }
@@ -427,7 +468,9 @@ pub extern "C" fn snodo_once_complete_script() -> *const c_char {
 }
 
 /// The release Lua script: `EVAL <script> 1 <result key>` deletes the key
-/// only while it is still `pending`. Static, never NULL, never free it.
+/// only while it is still `pending`; `EVAL <script> 2 <result key> <token
+/// key>` (after a failed effect) also deletes the token key this attempt
+/// consumed, in the same step. Static, never NULL, never free it.
 /// Thread-safe.
 #[unsafe(no_mangle)]
 pub extern "C" fn snodo_once_release_script() -> *const c_char {

@@ -172,6 +172,27 @@ static void test_memory_store(void) {
           "done with the first result: %d %s", (int)claim, text ? text : "(null)");
     snodo_string_free(text);
 
+    /* After a failed effect: the claim and the token id this attempt
+     * consumed go back together, only while the claim is pending. */
+    CHECK_OK(snodo_once_consume(m, S(TOKEN_B), NOW + 360, NOW, &first));
+    CHECK(first, "token B consumed");
+    CHECK_OK(snodo_once_release_token(m, S(FLOW), S(DIGEST_ADA), S(TOKEN_B))); /* done: nothing given back */
+    CHECK_OK(snodo_once_consume(m, S(TOKEN_B), NOW + 360, NOW, &first));
+    CHECK(!first, "a done claim keeps its token consumed");
+    CHECK_OK(snodo_once_claim(m, S(FLOW), S(DIGEST_EMPTY), NOW + 360, NOW, &claim, NULL, NULL));
+    CHECK(claim == SNODO_CLAIM_PENDING, "still held %d", (int)claim);
+    CHECK_OK(snodo_once_release_token(m, S(FLOW), S(DIGEST_EMPTY), S(TOKEN_B)));
+    CHECK_OK(snodo_once_consume(m, S(TOKEN_B), NOW + 360, NOW, &first));
+    CHECK(first, "a pending claim's release gave the token back");
+    CHECK_OK(snodo_once_claim(m, S(FLOW), S(DIGEST_EMPTY), NOW + 360, NOW, &claim, NULL, NULL));
+    CHECK(claim == SNODO_CLAIM_WON, "and the claim %d", (int)claim);
+    CHECK(snodo_once_release_token(m, S(FLOW), S(DIGEST_EMPTY), S("a:b")) == SNODO_STATUS_ARGUMENT, "bad token id");
+    CHECK(snodo_once_release_token(m, S(FLOW), S(DIGEST_EMPTY), NULL, 0) == SNODO_STATUS_NULL_ARGUMENT, "NULL token");
+    CHECK_OK(snodo_once_claim(m, S(FLOW), S(DIGEST_EMPTY), NOW + 360, NOW, &claim, NULL, NULL));
+    CHECK(claim == SNODO_CLAIM_PENDING, "an error released nothing %d", (int)claim);
+    CHECK_OK(snodo_once_consume(m, S(TOKEN_B), NOW + 360, NOW, &first));
+    CHECK(!first, "an error gave nothing back");
+
     /* Bad ids and NULLs: clear statuses, outs untouched. */
     first = true;
     CHECK(snodo_once_consume(m, S(""), NOW, NOW, &first) == SNODO_STATUS_ARGUMENT, "empty id");
@@ -278,7 +299,7 @@ static void test_keys_and_scripts(void) {
     CHECK(strncmp(snodo_once_claim_script(), CLAIM_HEAD, sizeof CLAIM_HEAD - 1) == 0,
           "%s", snodo_once_claim_script());
     CHECK(strstr(snodo_once_complete_script(), "'done:' .. ARGV[1]") != NULL, "%s", snodo_once_complete_script());
-    CHECK(strstr(snodo_once_release_script(), "'DEL', KEYS[1]") != NULL, "%s", snodo_once_release_script());
+    CHECK(strstr(snodo_once_release_script(), "'DEL', unpack(KEYS)") != NULL, "%s", snodo_once_release_script());
     CHECK(snodo_once_claim_script() == snodo_once_claim_script(), "static");
     CHECK(strcmp(SNODO_ONCE_PENDING, "pending") == 0 && strcmp(SNODO_ONCE_DONE_PREFIX, "done:") == 0 &&
               strcmp(SNODO_ONCE_WON, "won") == 0 && strcmp(SNODO_ONCE_CONSUMED, "1") == 0,

@@ -107,6 +107,34 @@ static char *replace_all(const char *text, const char *pat, const char *with) {
     return b.p;
 }
 
+/* Compares an optional string reader's output (NULL = JSON null) with `want`. */
+static void same_id(const char *field, char *got, const jval *want) {
+    sbuf b = {0};
+    if (got) json_write_string(got, strlen(got), &b);
+    else sb_str(&b, "null");
+    CHECK(want && matches(b.p, want), "%s: got %s", field, b.p);
+    sb_free(&b);
+    snodo_string_free(got);
+}
+
+/* Issue 17: the call block's flowId, tokenId, tokenExpiresAt (0 from C on a
+ * first round, null in the vectors) and answersDigest. The Rust runner
+ * makes every call block carry all four. */
+static void call_ids(const snodo_call *call, const jval *c) {
+    char *flow = NULL, *token = NULL, *digest = NULL, num[32];
+    uint64_t expires = 0;
+    CHECK_OK(snodo_call_flow_id(call, &flow, NULL));
+    same_id("flowId", flow, json_get(c, "flowId"));
+    CHECK_OK(snodo_call_token_id(call, &token, NULL));
+    same_id("tokenId", token, json_get(c, "tokenId"));
+    CHECK_OK(snodo_call_answers_digest(call, &digest, NULL));
+    same_id("answersDigest", digest, json_get(c, "answersDigest"));
+    CHECK_OK(snodo_call_token_expires_at(call, &expires));
+    if (expires) snprintf(num, sizeof num, "%llu", (unsigned long long)expires);
+    else snprintf(num, sizeof num, "null");
+    CHECK(json_get(c, "tokenExpiresAt") && matches(num, json_get(c, "tokenExpiresAt")), "tokenExpiresAt: got %s", num);
+}
+
 static void answers_and_readers(const snodo_call *call, const jval *s) {
     static const char *kinds[] = {"missing", "accepted", "declined", "cancelled", "invalid", "changed"};
     const jval *answers = json_get(s, "answers");
@@ -149,11 +177,12 @@ static void answers_and_readers(const snodo_call *call, const jval *s) {
         snprintf(num, sizeof num, "%u", round);
         CHECK(matches(num, json_get(c, "round")), "round");
         CHECK_OK(snodo_call_state(call, &state, NULL));
-        if (state) CHECK(matches(state, json_get(c, "state")), "state");
+        CHECK(matches(state ? state : "null", json_get(c, "state")), "state");
         CHECK_OK(snodo_call_asked_keys(call, &asked, NULL));
         if (asked) CHECK(matches(asked, json_get(c, "askedKeys")), "askedKeys");
         snodo_string_free(state);
         snodo_string_free(asked);
+        call_ids(call, c);
     }
 }
 

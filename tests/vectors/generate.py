@@ -8,6 +8,8 @@ Run from the repository root:
 
     python3 tests/vectors/generate.py && SNODO_REGEN_VECTORS=1 cargo test -p snodo --test vectors
 """
+import base64
+import hashlib
 import json
 import os
 
@@ -25,6 +27,27 @@ V = "2026-07-28"
 
 def dumps(v):
     return json.dumps(v, separators=(",", ":"), ensure_ascii=False)
+
+
+def answers_digest(responses):
+    # Issue 17 (docs/token-format.md, "Answers digest"), computed here
+    # independently of the core: canonical JSON (docs/canonical-json.md) is
+    # sorted keys by code point, no whitespace, raw UTF-8, the same escapes
+    # as Python's; answers here hold no number spelling Python would change.
+    text = json.dumps(responses, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return base64.urlsafe_b64encode(hashlib.sha256(text.encode("utf-8")).digest()).rstrip(b"=").decode()
+
+
+# A first round opens no token: no ids, no expiry, the digest of `{}`.
+EMPTY_DIGEST = answers_digest({})
+assert EMPTY_DIGEST == "RBNvo1WzZ4oRRq0W9-hknpT7T8If536DEMBg9hyq_4o"  # docs/token-format.md
+FIRST = {"flowId": None, "tokenId": None, "tokenExpiresAt": None, "answersDigest": EMPTY_DIGEST}
+
+
+def retry_ids(responses, expires_at):
+    # A retry's call block: the hand-known fields; `flowId` and `tokenId`
+    # are filled in by the Rust runner from the core (SNODO_REGEN_VECTORS).
+    return {"tokenExpiresAt": expires_at, "answersDigest": answers_digest(responses)}
 
 
 def meta(caps=None, version=V, info=True):
@@ -116,7 +139,7 @@ A1 = {"inputResponses": {"color": {"action": "accept", "content": {"color": "gre
 # --- placement and result construction
 flow("tools/call may ask for input; resultType stamped, requestState sealed", ["placement"],
      [step(req(), ir({"color": COLOR}), {**irr_check("color"), "#httpStatus": 200},
-           call={"round": 1, "state": None, "askedKeys": []})])
+           call={"round": 1, "state": None, "askedKeys": [], **FIRST})])
 flow("resources/read may ask for input", ["placement"],
      [step(req("resources/read", {"uri": "prefs://color"}), ir({"color": COLOR}), irr_check("color"))])
 flow("prompts/get may ask for input", ["placement"],
@@ -278,7 +301,8 @@ flow("two rounds: answer accepted, validated and returned", ["flow", "answers"],
       step(req(id=2, retry=A1), done("green"), {"/result/resultType": "complete"},
            answers=[{"key": "color", "request": COLOR, "expected": {"kind": "accepted", "value": {"color": "green"}}}],
            rawAnswers=[{"key": "color", "expected": {"action": "accept", "content": {"color": "green"}}}],
-           call={"round": 2, "state": None, "askedKeys": ["color"]})])
+           call={"round": 2, "state": None, "askedKeys": ["color"],
+                 **retry_ids(A1["inputResponses"], NOW + 300)})])
 flow("three rounds with state carried", ["flow", "multi-round"],
      [step(req(), ir({"color": COLOR}), irr_check("color")),
       step(req(id=2, retry=A1), ir({"name": NAME}, {"color": "green"}), irr_check("name"),
@@ -287,7 +311,8 @@ flow("three rounds with state carried", ["flow", "multi-round"],
                             "requestState": "{{state:2}}"}), done("Ada likes green"), {"/result/resultType": "complete"},
            answers=[{"key": "name", "request": NAME, "expected": {"kind": "accepted", "value": {"name": "Ada"}}},
                     {"key": "color", "request": COLOR, "expected": {"kind": "missing"}}],
-           call={"round": 3, "state": {"color": "green"}, "askedKeys": ["name"]})])
+           call={"round": 3, "state": {"color": "green"}, "askedKeys": ["name"],
+                 **retry_ids({"name": {"action": "accept", "content": {"name": "Ada"}}}, NOW + 300)})])
 flow("decline and cancel reach the handler", ["answers"],
      [step(req(), ir({"a": COLOR, "b": NAME}), irr_check("a", "b")),
       step(req(id=2, retry={"inputResponses": {"a": {"action": "decline"}, "b": {"action": "cancel", "content": {"name": 1}}},
@@ -317,7 +342,7 @@ flow("extra unknown answers are ignored", ["answers"],
 flow("state-only retry resumes with the state", ["flow", "state-only"],
      [step(req(), ir(None, {"resume": 7}), {"/result/resultType": "input_required"}),
       step(req(id=2, retry={"requestState": "{{state:1}}"}), done(), {"/result/resultType": "complete"},
-           call={"round": 2, "state": {"resume": 7}, "askedKeys": []})])
+           call={"round": 2, "state": {"resume": 7}, "askedKeys": [], **retry_ids({}, NOW + 300)})])
 flow("url accept is consent: accepted with null", ["answers", "url"],
      [step(req(caps={"elicitation": {"url": {}}}), ir({"u": URLQ}), {"/result/resultType": "input_required"}),
       step(req(id=2, caps={"elicitation": {"url": {}}}, retry={"inputResponses": {"u": {"action": "accept"}},
@@ -392,6 +417,62 @@ flow("rotation: a ring [k2, k1] accepts a k1 token and signs with k2", ["token",
 flow("server info stamped on results when configured", ["result"],
      [step(req(), ir({"color": COLOR}), {"/result/_meta/io.modelcontextprotocol~1serverInfo/name": "vec"})],
      config={**CONFIG, "serverInfo": {"name": "vec", "version": "1.0.0"}})
+
+# --- issue 17: the call's ids and answers digest (the keys of consume-once and
+# remembered results). `flowId`/`tokenId` come from the core (seeded, so
+# exact); the Rust runner also asserts that one test is one flow (one flow
+# id) and that a token id belongs to the token (same `{{state:N}}`, same id).
+ZOE = {"action": "accept", "content": {"name": "Zoë", "city": "東京", "note": "naïve ☃ 🎉"}}
+OUT_OF_ORDER = {"zeta": {"content": {"name": "Zoë", "note": "naïve ☃ 🎉", "city": "東京"}, "action": "accept"},
+                "color": {"content": {"n": 1, "color": "green"}, "action": "accept"},
+                "ñandú": {"action": "decline"}}
+ZQ = {"method": "elicitation/create", "params": {"mode": "form", "message": "Who and where?", "requestedSchema": {
+    "type": "object", "properties": {"name": {"type": "string"}, "city": {"type": "string"}, "note": {"type": "string"}},
+    "required": ["name"]}}}
+flow("ids: a first round opens no token (no flow id, token id or expiry); answers sent without state still "
+     "make the digest", ["ids", "digest"],
+     [step(req(retry={"inputResponses": {"color": {"action": "accept", "content": {"color": "red"}}}}),
+           ir({"color": COLOR}), irr_check("color"),
+           call={"round": 1, "state": None, "askedKeys": [], "flowId": None, "tokenId": None,
+                 "tokenExpiresAt": None,
+                 "answersDigest": answers_digest({"color": {"action": "accept", "content": {"color": "red"}}})})])
+flow("ids over three rounds: the flow id stays, the token id and expiry are those of the token opened",
+     ["ids", "multi-round"],
+     [step(req(), ir({"color": COLOR}), irr_check("color"), call={"round": 1, "state": None, "askedKeys": [], **FIRST}),
+      step(req(id=2, retry=A1), ir({"name": NAME}, {"color": "green"}), irr_check("name"), now=NOW + 5,
+           call={"round": 2, "state": None, "askedKeys": ["color"], **retry_ids(A1["inputResponses"], NOW + 300)}),
+      step(req(id=3, retry={"inputResponses": {"name": {"action": "accept", "content": {"name": "Ada"}}},
+                            "requestState": "{{state:2}}"}), done("Ada likes green"), {"/result/resultType": "complete"},
+           now=NOW + 10,
+           call={"round": 3, "state": {"color": "green"}, "askedKeys": ["name"],
+                 **retry_ids({"name": {"action": "accept", "content": {"name": "Ada"}}}, NOW + 305)})])
+# The same answers spelled three ways on the wire (key order, \u escapes,
+# whitespace) give one digest; a different number spelling gives another.
+ESCAPED = json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+    "requestState": "{{state:1}}",
+    "inputResponses": {"ñandú": {"action": "decline"}, "color": {"action": "accept", "content": {"color": "green", "n": 1}},
+                       "zeta": {"action": "accept", "content": {"city": "東京", "name": "Zoë", "note": "naïve ☃ 🎉"}}},
+    "arguments": {}, "name": "pick", "_meta": meta()}}, separators=(" , ", " : "), ensure_ascii=True)
+assert "\\u00eb" in ESCAPED and "ë" not in ESCAPED
+flow("answers digest: canonical over key order, escapes and whitespace; non-ASCII text and keys sort by code point",
+     ["ids", "digest", "canonical"],
+     [step(req(), ir({"color": COLOR, "zeta": ZQ}), irr_check("color", "zeta"), call={"round": 1, "state": None, "askedKeys": [], **FIRST}),
+      step(req(id=2, retry={"inputResponses": OUT_OF_ORDER, "requestState": "{{state:1}}"}), done("booked"),
+           {"/result/resultType": "complete"},
+           answers=[{"key": "zeta", "request": ZQ, "expected": {"kind": "accepted", "value": ZOE["content"]}}],
+           call={"round": 2, "state": None, "askedKeys": ["color", "zeta"], **retry_ids(OUT_OF_ORDER, NOW + 300)}),
+      step(ESCAPED, done("booked"), {"/result/resultType": "complete"},
+           call={"round": 2, "state": None, "askedKeys": ["color", "zeta"], **retry_ids(OUT_OF_ORDER, NOW + 300)}),
+      step(req(id=4, retry={"inputResponses": {**OUT_OF_ORDER, "color": {"action": "accept", "content": {
+           "color": "green", "n": 1.0}}}, "requestState": "{{state:1}}"}), done("booked"),
+           {"/result/resultType": "complete"},
+           call={"round": 2, "state": None, "askedKeys": ["color", "zeta"], **retry_ids(
+               {**OUT_OF_ORDER, "color": {"action": "accept", "content": {"color": "green", "n": 1.0}}}, NOW + 300)})])
+flow("ids in a v2 (confidential) token: the same readers, the same rules", ["ids", "v2"],
+     [step(req(), ir({"color": COLOR}, {"cart": 1}), irr_check("color"), call={"round": 1, "state": None, "askedKeys": [], **FIRST}),
+      step(req(id=2, retry=A1), done("green"), {"/result/resultType": "complete"}, now=NOW + 1,
+           call={"round": 2, "state": {"cart": 1}, "askedKeys": ["color"], **retry_ids(A1["inputResponses"], NOW + 300)})],
+     config={**CONFIG, "tokenVersion": 2})
 
 # ---------------------------------------------------------------- builders
 builders = []
@@ -743,7 +824,8 @@ pflow("two rounds: the parts give the bytes' token, and a parts retry opens it",
     pp(1, "tools/call", P_FIRST, outcome=ir({"color": COLOR}, {"step": 1}), check=irr_check("color")),
     pp(2, "tools/call", P_RETRY, outcome=done("green"),
        answers=[{"key": "color", "request": COLOR, "expected": {"kind": "accepted", "value": {"color": "green"}}}],
-       call={"round": 2, "state": {"step": 1}, "askedKeys": ["color"]},
+       call={"round": 2, "state": {"step": 1}, "askedKeys": ["color"],
+             **retry_ids(P_RETRY["inputResponses"], NOW + 300)},
        check={"/result/resultType": "complete"}),
 ])
 pflow("string id, prompts/get, anonymous", ["parts"], [

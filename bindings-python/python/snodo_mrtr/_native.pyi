@@ -482,8 +482,9 @@ class MemoryStore:
         self, flow_id: str, digest: str, text: str, expires_at: int, *, now: Optional[int] = None
     ) -> None:
         """Remembers ``text`` until ``expires_at`` (a first completion stays)."""
-    def release(self, flow_id: str, digest: str) -> None:
-        """Drops a won claim that is still pending."""
+    def release(self, flow_id: str, digest: str, token_id: Optional[str] = None) -> None:
+        """Drops a won claim that is still pending; with ``token_id``, also gives
+        back the token id the failed attempt consumed (in the same step)."""
     def __len__(self) -> int: ...
 
 def check_once_prefix(prefix: str) -> None:

@@ -12,7 +12,7 @@ Three stores with one shape (``docs/once.md``):
 Each has ``consume(token_id, expires_at)``, ``claim(flow_id, digest,
 expires_at)`` -> ``("won", None) | ("done", text) | ("pending", None)``,
 ``complete(flow_id, digest, text, expires_at)`` and ``release(flow_id,
-digest)`` (times in Unix seconds; ``now=`` overrides the clock). Every store
+digest, token_id=None)`` (times in Unix seconds; ``now=`` overrides the clock). Every store
 failure is :class:`~snodo_mrtr.StoreError`: fail closed, never a second
 effect.
 
@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from typing import Any, Awaitable, Callable, Optional, Tuple, Type, Union
+from typing import Any, Awaitable, Callable, List, Optional, Tuple, Type, Union
 
 from . import _native
 from ._native import (
@@ -237,10 +237,11 @@ class RedisStore(_RedisBase):
         ttl = _ttl_ms(expires_at, _now(now))
         self._run(lambda: self._complete(keys=[key], args=[text, ttl]))
 
-    def release(self, flow_id: str, digest: str) -> None:
-        """Drops a won claim that is still pending."""
-        key = _native.once_result_key(self.prefix, flow_id, digest)
-        self._run(lambda: self._release(keys=[key]))
+    def release(self, flow_id: str, digest: str, token_id: Optional[str] = None) -> None:
+        """Drops a won claim that is still pending; with ``token_id`` (the token
+        id the failed attempt consumed), gives it back in the same script."""
+        keys = _release_keys(self.prefix, flow_id, digest, token_id)
+        self._run(lambda: self._release(keys=keys))
 
     def close(self) -> None:
         """Closes the client if this store built it from a URL."""
@@ -303,10 +304,11 @@ class AsyncRedisStore(_RedisBase):
         ttl = _ttl_ms(expires_at, _now(now))
         await self._run(lambda: self._complete(keys=[key], args=[text, ttl]))
 
-    async def release(self, flow_id: str, digest: str) -> None:
-        """Drops a won claim that is still pending."""
-        key = _native.once_result_key(self.prefix, flow_id, digest)
-        await self._run(lambda: self._release(keys=[key]))
+    async def release(self, flow_id: str, digest: str, token_id: Optional[str] = None) -> None:
+        """Drops a won claim that is still pending; with ``token_id`` (the token
+        id the failed attempt consumed), gives it back in the same script."""
+        keys = _release_keys(self.prefix, flow_id, digest, token_id)
+        await self._run(lambda: self._release(keys=keys))
 
     async def close(self) -> None:
         """Closes the client if this store built it from a URL."""
@@ -378,8 +380,13 @@ def run_once(
       until done or won, or ``StoreError`` "still pending" after ``wait`` s.
 
     Any store error is ``StoreError`` and the effect does not run. If
-    ``effect`` raises, the claim is released and the exception propagates:
-    an effect must raise only before its side effect (or be idempotent).
+    ``effect`` raises, the claim is released and the token id this attempt
+    consumed is given back (one atomic ``release(..., token_id=...)``), then
+    the exception propagates: the client's retry of the same final round
+    runs the effect again. So an effect must raise only before its side
+    effect (or be idempotent). If that release fails, its ``StoreError`` is
+    raised (chained to the effect's exception) and the token stays consumed
+    (fail closed: the retry may get the replay error).
     """
     flow_id, digest, token_id, expires_at = _keys(call, expires_at)
     wait = _check_wait(wait)
@@ -403,8 +410,8 @@ def run_once(
                 raise _replayed()
             try:
                 result = effect()
-            except BaseException:
-                _release_quietly(store, flow_id, digest)
+            except BaseException as failure:
+                _undo(store, flow_id, digest, token_id, failure)
                 raise
             return _finish(store, flow_id, digest, result, expires_at, base, started)
         waited = time.monotonic() - started
@@ -430,6 +437,36 @@ def _release_quietly(store: Any, flow_id: str, digest: str) -> None:
         store.release(flow_id, digest)
     except Exception:
         pass
+
+
+def _release_keys(prefix: str, flow_id: str, digest: str, token_id: Optional[str]) -> List[str]:
+    # ONCE_RELEASE_SCRIPT: KEYS[1] the result key, KEYS[2] the token key to give back.
+    keys = [_native.once_result_key(prefix, flow_id, digest)]
+    if token_id is not None:
+        keys.append(_native.once_token_key(prefix, token_id))
+    return keys
+
+
+def _undo(store: Any, flow_id: str, digest: str, token_id: str, failure: BaseException) -> None:
+    # The effect raised, so (by its contract) nothing happened: release the
+    # claim and give back the token id this attempt consumed, so the retry of
+    # the same final round runs the effect instead of getting the replay
+    # error. If that release fails, its error is raised instead (fail closed:
+    # the claim stays pending until its lease lapses, the token stays
+    # consumed); an interrupt (not an Exception) propagates as it is.
+    try:
+        store.release(flow_id, digest, token_id=token_id)
+    except Exception as err:
+        if isinstance(failure, Exception):
+            raise err from failure
+
+
+async def _undo_async(store: Any, flow_id: str, digest: str, token_id: str, failure: BaseException) -> None:
+    try:
+        await _maybe(store.release(flow_id, digest, token_id=token_id))
+    except Exception as err:
+        if isinstance(failure, Exception):
+            raise err from failure
 
 
 async def _maybe(value: Any) -> Any:
@@ -477,8 +514,8 @@ async def run_once_async(
                 raise _replayed()
             try:
                 result = await _maybe(effect())
-            except BaseException:
-                await _release_quietly_async(store, flow_id, digest)
+            except BaseException as failure:
+                await _undo_async(store, flow_id, digest, token_id, failure)
                 raise
             text = _native._once_text(result)
             done_at = base + int(time.monotonic() - started)

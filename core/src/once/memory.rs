@@ -160,11 +160,16 @@ impl OnceStore for MemoryStore {
         Ok(())
     }
 
-    fn release(&self, flow_id: &str, digest: &str) -> Result<()> {
+    fn release(&self, flow_id: &str, digest: &str, token_id: Option<&str>) -> Result<()> {
         let key = once_result_key("", flow_id, digest)?;
+        // Checked before the lock, so a bad token id changes nothing.
+        let token_key = token_id.map(|id| once_token_key("", id)).transpose()?;
         let mut map = self.lock();
         if matches!(map.get(&key), Some(Entry::Pending { .. })) {
             map.remove(&key);
+            if let Some(token_key) = token_key {
+                map.remove(&token_key);
+            }
         }
         Ok(())
     }

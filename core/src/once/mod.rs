@@ -85,7 +85,14 @@ pub trait OnceStore: Send + Sync {
     /// did something, even half, completes with its error response instead.
     /// A claim that is no longer pending (completed, or lapsed and taken by
     /// another caller) is left alone.
-    fn release(&self, flow_id: &str, digest: &str) -> Result<()>;
+    ///
+    /// `token_id`: the token id this attempt consumed after winning the
+    /// claim, given back in the same atomic step (deleted only if the claim
+    /// was still pending), so the client's retry of the same final round
+    /// runs the effect instead of being refused as a replay. `None` when
+    /// the attempt consumed nothing, and always `None` on the replay path:
+    /// that token id belongs to the attempt that consumed it first.
+    fn release(&self, flow_id: &str, digest: &str, token_id: Option<&str>) -> Result<()>;
 }
 
 /// Seconds an entry is kept from `now` to `expires_at`, at least one.

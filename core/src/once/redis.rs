@@ -173,9 +173,16 @@ impl OnceStore for RedisStore {
         Ok(())
     }
 
-    fn release(&self, flow_id: &str, digest: &str) -> Result<()> {
+    fn release(&self, flow_id: &str, digest: &str, token_id: Option<&str>) -> Result<()> {
         let key = once_result_key(&self.prefix, flow_id, digest)?;
-        let _deleted: i64 = self.with_connection(|con| self.release.key(&key).invoke(con))?;
+        let token_key = token_id.map(|id| once_token_key(&self.prefix, id)).transpose()?;
+        let _deleted: i64 = self.with_connection(|con| {
+            let mut call = self.release.key(&key);
+            if let Some(token_key) = &token_key {
+                call.key(token_key);
+            }
+            call.invoke(con)
+        })?;
         Ok(())
     }
 }

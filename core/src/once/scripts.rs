@@ -47,11 +47,14 @@ redis.call('SET', KEYS[1], 'done:' .. ARGV[1], 'PX', ARGV[2])
 return 1
 ";
 
-/// Release: `KEYS[1]` = the result key. Deletes it only while it still
-/// holds the pending marker; returns the number of keys deleted.
+/// Release: `KEYS[1]` = the result key, optional `KEYS[2]` = the token
+/// key the releasing attempt consumed. Only while the result key still
+/// holds the pending marker, deletes it and the token key (one script, so
+/// a crash cannot give back one without the other); returns the number of
+/// keys deleted.
 pub const ONCE_RELEASE_SCRIPT: &str = "\
 if redis.call('GET', KEYS[1]) == 'pending' then
-  return redis.call('DEL', KEYS[1])
+  return redis.call('DEL', unpack(KEYS))
 end
 return 0
 ";

@@ -1,4 +1,4 @@
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::panic)]
 
 use super::*;
 use crate::error::ErrorCode;
@@ -48,10 +48,10 @@ fn a_lapsed_lease_can_be_won_again_and_release_only_drops_pending() {
     assert_eq!(s.claim("f", "d", NOW + 300, NOW).unwrap(), Claim::Won);
     assert_eq!(s.claim("f", "d", NOW + 300, NOW + 29).unwrap(), Claim::Pending);
     assert_eq!(s.claim("f", "d", NOW + 300, NOW + 30).unwrap(), Claim::Won);
-    s.release("f", "d").unwrap();
+    s.release("f", "d", None).unwrap();
     assert_eq!(s.claim("f", "d", NOW + 300, NOW + 31).unwrap(), Claim::Won);
     s.complete("f", "d", "ok", NOW + 300, NOW + 31).unwrap();
-    s.release("f", "d").unwrap();
+    s.release("f", "d", None).unwrap();
     assert_eq!(s.claim("f", "d", NOW + 300, NOW + 32).unwrap(), Claim::Done("ok".into()));
 }
 
@@ -169,7 +169,7 @@ impl OnceStore for Down {
     fn complete(&self, _: &str, _: &str, _: &str, _: u64, _: u64) -> crate::Result<()> {
         Err(crate::Error::new(ErrorCode::Store, "down"))
     }
-    fn release(&self, _: &str, _: &str) -> crate::Result<()> {
+    fn release(&self, _: &str, _: &str, _: Option<&str>) -> crate::Result<()> {
         Err(crate::Error::new(ErrorCode::Store, "down"))
     }
 }
@@ -184,4 +184,90 @@ fn run_once_fails_closed() {
     .unwrap_err();
     assert_eq!(e.code(), ErrorCode::Store);
     assert!(!ran);
+}
+
+#[test]
+fn a_failed_effect_gives_its_token_back_and_the_retry_runs_it() {
+    let s = MemoryStore::new();
+    let o = OnceOptions { consume_token: Some(("tok".into(), NOW + 300)), ..OnceOptions::default() };
+    let failed = try_run_once(&s, "f", "d1", NOW + 300, NOW, &o, || Err::<String, _>("ledger down")).unwrap();
+    assert_eq!(failed, Err("ledger down"));
+    // Claim released and token id given back, in one release.
+    assert!(s.is_empty(), "{s:?}");
+    // The same final round retried: the effect runs (not "replayed").
+    let again = try_run_once(&s, "f", "d1", NOW + 300, NOW, &o, || Ok::<_, &str>("booked".into())).unwrap();
+    assert_eq!(again, Ok("booked".to_owned()));
+    // ... and that success consumed the token: other answers are a replay.
+    let e = run_once(&s, "f", "d2", NOW + 300, NOW, &o, || panic!("must not run")).unwrap_err();
+    assert_eq!((e.code(), e.message()), (ErrorCode::Token, ONCE_REPLAYED_MESSAGE));
+}
+
+#[test]
+fn a_replay_after_a_failed_attempt_is_handled_and_keeps_the_other_token() {
+    let s = MemoryStore::new();
+    let o = OnceOptions { consume_token: Some(("tok".into(), NOW + 300)), ..OnceOptions::default() };
+    // Answers d1 fail once; the token is free again, so answers d2 may win.
+    assert!(try_run_once(&s, "f", "d1", NOW + 300, NOW, &o, || Err::<String, _>(())).unwrap().is_err());
+    assert_eq!(run_once(&s, "f", "d2", NOW + 300, NOW, &o, || "d2 booked".into()).unwrap(), "d2 booked");
+    // d1 again is now the replay: refused, and its release must not free
+    // the token d2 consumed.
+    let e =
+        try_run_once(&s, "f", "d1", NOW + 300, NOW, &o, || -> Result<String, ()> { panic!("must not run") })
+            .unwrap_err();
+    assert_eq!(e.message(), ONCE_REPLAYED_MESSAGE);
+    assert!(!s.consume("tok", NOW + 300, NOW).unwrap(), "the replay path freed the other attempt's token");
+    let e = run_once(&s, "f", "d3", NOW + 300, NOW, &o, || panic!("must not run")).unwrap_err();
+    assert_eq!(e.message(), ONCE_REPLAYED_MESSAGE);
+}
+
+#[test]
+fn release_gives_a_token_back_only_while_the_claim_is_pending() {
+    let s = MemoryStore::new();
+    assert!(s.consume("tok", NOW + 300, NOW).unwrap());
+    // No claim at all: nothing is given back.
+    s.release("f", "d", Some("tok")).unwrap();
+    assert!(!s.consume("tok", NOW + 300, NOW).unwrap());
+    // A completed claim: nothing is given back either.
+    assert_eq!(s.claim("f", "d", NOW + 300, NOW).unwrap(), Claim::Won);
+    s.complete("f", "d", "done", NOW + 300, NOW).unwrap();
+    s.release("f", "d", Some("tok")).unwrap();
+    assert!(!s.consume("tok", NOW + 300, NOW).unwrap());
+    // A pending claim: both go, at once.
+    assert_eq!(s.claim("f", "e", NOW + 300, NOW).unwrap(), Claim::Won);
+    s.release("f", "e", Some("tok")).unwrap();
+    assert!(s.consume("tok", NOW + 300, NOW).unwrap());
+    assert_eq!(s.claim("f", "e", NOW + 300, NOW).unwrap(), Claim::Won);
+    // A bad token id is an argument error and changes nothing.
+    let e = s.release("f", "e", Some("a:b")).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Argument);
+    assert_eq!(s.claim("f", "e", NOW + 300, NOW).unwrap(), Claim::Pending);
+}
+
+/// A store whose release fails: the failed effect's attempt cannot be
+/// undone, so the store error is returned (fail closed).
+struct NoRelease(MemoryStore);
+
+impl OnceStore for NoRelease {
+    fn consume(&self, t: &str, e: u64, n: u64) -> crate::Result<bool> {
+        self.0.consume(t, e, n)
+    }
+    fn claim(&self, f: &str, d: &str, e: u64, n: u64) -> crate::Result<Claim> {
+        self.0.claim(f, d, e, n)
+    }
+    fn complete(&self, f: &str, d: &str, r: &str, e: u64, n: u64) -> crate::Result<()> {
+        self.0.complete(f, d, r, e, n)
+    }
+    fn release(&self, _: &str, _: &str, _: Option<&str>) -> crate::Result<()> {
+        Err(crate::Error::new(ErrorCode::Store, "down"))
+    }
+}
+
+#[test]
+fn a_failed_release_is_a_store_error_and_the_token_stays_consumed() {
+    let s = NoRelease(MemoryStore::new());
+    let o = OnceOptions { consume_token: Some(("tok".into(), NOW + 300)), ..OnceOptions::default() };
+    let e = try_run_once(&s, "f", "d", NOW + 300, NOW, &o, || Err::<String, _>(())).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Store);
+    assert!(!s.0.consume("tok", NOW + 300, NOW).unwrap());
+    assert_eq!(s.0.claim("f", "d", NOW + 300, NOW).unwrap(), Claim::Pending);
 }
