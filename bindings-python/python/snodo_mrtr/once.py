@@ -167,9 +167,13 @@ class _RedisBase:
     def _client_class(self) -> Any:
         return self._redis.Redis
 
+    def _retry_class(self) -> Any:
+        from redis.retry import Retry
+
+        return Retry
+
     def _from_url(self, url: str, timeout: float) -> Any:
         from redis.backoff import NoBackoff
-        from redis.retry import Retry
 
         try:
             # Timeouts so a silent Redis is an error, never a hang; one quick
@@ -180,7 +184,7 @@ class _RedisBase:
                 url,
                 socket_timeout=timeout,
                 socket_connect_timeout=timeout,
-                retry=Retry(NoBackoff(), 1),
+                retry=self._retry_class()(NoBackoff(), 1),
             )
         except (ValueError, self._redis.exceptions.RedisError):
             # Not the URL itself in the message: it may hold a password.
@@ -261,19 +265,10 @@ class AsyncRedisStore(_RedisBase):
 
         return redis.asyncio.Redis
 
-    def _from_url(self, url: str, timeout: float) -> Any:
+    def _retry_class(self) -> Any:
         from redis.asyncio.retry import Retry
-        from redis.backoff import NoBackoff
 
-        try:
-            return self._client_class().from_url(
-                url,
-                socket_timeout=timeout,
-                socket_connect_timeout=timeout,
-                retry=Retry(NoBackoff(), 1),
-            )
-        except (ValueError, self._redis.exceptions.RedisError):
-            raise _config_error("once store: the Redis URL is not valid") from None
+        return Retry
 
     async def _run(self, f: Callable[[], Awaitable[Any]]) -> Any:
         try:
