@@ -30,28 +30,28 @@ enum Need {
     Roots,
 }
 
-fn needs(request: &Value) -> Vec<Need> {
+fn needs(request: &Value) -> impl Iterator<Item = Need> {
+    // A fixed array, not a `Vec` per request (issue 16: `decide` asks
+    // this of every question): at most three needs.
     let method = request.get("method").and_then(Value::as_str).unwrap_or("");
     let params = request.get("params");
     let param = |k: &str| params.and_then(|p| p.get(k));
-    match method {
+    let found: [Option<Need>; 3] = match method {
         "elicitation/create" => match param("mode").and_then(Value::as_str) {
-            Some("url") => vec![Need::ElicitUrl],
-            _ => vec![Need::ElicitForm],
+            Some("url") => [Some(Need::ElicitUrl), None, None],
+            _ => [Some(Need::ElicitForm), None, None],
         },
-        "sampling/createMessage" => {
-            let mut n = vec![Need::Sampling];
-            if param("tools").is_some() || param("toolChoice").is_some() {
-                n.push(Need::SamplingTools);
-            }
-            if param("includeContext").is_some_and(|c| c.as_str() != Some("none")) {
-                n.push(Need::SamplingContext);
-            }
-            n
-        }
-        "roots/list" => vec![Need::Roots],
-        _ => Vec::new(),
-    }
+        "sampling/createMessage" => [
+            Some(Need::Sampling),
+            (param("tools").is_some() || param("toolChoice").is_some()).then_some(Need::SamplingTools),
+            param("includeContext")
+                .is_some_and(|c| c.as_str() != Some("none"))
+                .then_some(Need::SamplingContext),
+        ],
+        "roots/list" => [Some(Need::Roots), None, None],
+        _ => [None, None, None],
+    };
+    found.into_iter().flatten()
 }
 
 fn has(caps: &Value, path: &[&str]) -> bool {
@@ -83,7 +83,7 @@ fn satisfied(need: Need, caps: &Value) -> bool {
 
 /// Whether the client declaring `caps` can receive `request`.
 pub fn can_receive(request: &Value, caps: &Value) -> bool {
-    needs(request).into_iter().all(|n| satisfied(n, caps))
+    needs(request).all(|n| satisfied(n, caps))
 }
 
 /// The one message for a `requests` argument that is not an object mapping

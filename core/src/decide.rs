@@ -307,6 +307,12 @@ pub(crate) fn check_questions(
 /// receive `requests` (HTTP 400), or `None` when the client can receive
 /// them all.
 pub(crate) fn admit(id: &Value, requests: &[(String, Value)], capabilities: &Value) -> Option<Response> {
+    // The usual case, a client that can receive every request, without
+    // building the (then empty) object of what is missing: that object is
+    // empty exactly when every need of every request is satisfied.
+    if requests.iter().all(|(_, r)| capabilities::can_receive(r, capabilities)) {
+        return None;
+    }
     let missing = capabilities::missing_of(requests.iter().map(|(_, r)| r), capabilities);
     if missing.as_object().is_some_and(|m| !m.is_empty()) {
         return Some(Response::error(

@@ -124,6 +124,25 @@ pub(crate) fn b64(bytes: &[u8]) -> String {
     URL_SAFE_NO_PAD.encode(bytes)
 }
 
+/// Appends the base64url (no padding) of `bytes` to `out`, encoded in
+/// place rather than through a `String` per field (issue 16: five of them
+/// per seal).
+fn put_b64(out: &mut Vec<u8>, bytes: &[u8]) {
+    let start = out.len();
+    let len = base64::encoded_len(bytes.len(), false).unwrap_or(0);
+    out.resize(start + len, 0);
+    let written = match out.get_mut(start..) {
+        Some(tail) => URL_SAFE_NO_PAD.encode_slice(bytes, tail).ok(),
+        None => None,
+    };
+    if written != Some(len) {
+        // Not reached (the tail is exactly the encoded length); kept as
+        // the plain encoder rather than a panic.
+        out.truncate(start);
+        out.extend_from_slice(b64(bytes).as_bytes());
+    }
+}
+
 /// The canonical payload, written directly rather than built as a `Value`
 /// and canonicalised: that saves a deep copy of the state and a map per
 /// seal. The bytes are exactly `json::canonical` of
@@ -141,10 +160,19 @@ pub(crate) fn write_payload(
     text: Option<&json::StateText>,
 ) {
     use json::Sink as _;
-    let mut questions: BTreeMap<&str, [u8; 32]> = BTreeMap::new();
-    for (key, request) in input.questions {
-        questions.insert(key, question_digest(request));
-    }
+    // Key order, and the last digest of a repeated key as a map insert
+    // keeps it: a stable sort then keeping the last of each run. A `Vec`
+    // on the stack's scale, not a `BTreeMap` node per seal (issue 16).
+    let mut questions: Vec<(&str, [u8; 32])> =
+        input.questions.iter().map(|(key, request)| (key.as_str(), question_digest(request))).collect();
+    questions.sort_by(|a, b| a.0.cmp(b.0));
+    questions.dedup_by(|later, kept| {
+        let same = later.0 == kept.0;
+        if same {
+            kept.1 = later.1;
+        }
+        same
+    });
     let num = |out: &mut Vec<u8>, key: &[u8], n: u64| {
         out.put(key);
         // Straight into the buffer, not through a `String` per number
@@ -152,16 +180,16 @@ pub(crate) fn write_payload(
         let _ = std::io::Write::write_fmt(out, format_args!("{n}"));
     };
     out.put(b"{\"b\":\"");
-    out.put(b64(input.binding).as_bytes());
+    put_b64(out, input.binding);
     out.put(b"\"");
     num(out, b",\"exp\":", now.saturating_add(limits.ttl));
     out.put(b",\"fid\":\"");
-    out.put(b64(&ids.flow).as_bytes());
+    put_b64(out, &ids.flow);
     out.put(b"\"");
     num(out, b",\"fs\":", input.flow_start);
     num(out, b",\"iat\":", now);
     out.put(b",\"p\":\"");
-    out.put(b64(&principal_tag(mac, input.principal)).as_bytes());
+    put_b64(out, &principal_tag(mac, input.principal));
     out.put(b"\",\"q\":{");
     for (i, (key, digest)) in questions.iter().enumerate() {
         if i > 0 {
@@ -169,7 +197,7 @@ pub(crate) fn write_payload(
         }
         json::write_string(key, out);
         out.put(b":\"");
-        out.put(b64(digest).as_bytes());
+        put_b64(out, digest);
         out.put(b"\"");
     }
     out.put(b"}");
@@ -185,7 +213,7 @@ pub(crate) fn write_payload(
         json::write_canonical(state, out);
     }
     out.put(b",\"tid\":\"");
-    out.put(b64(&ids.token).as_bytes());
+    put_b64(out, &ids.token);
     out.put(b"\"");
     num(out, b",\"v\":", u64::from(limits.version));
     out.put(b"}");
@@ -232,3 +260,7 @@ pub(crate) fn decode_fixed<const N: usize>(s: &str) -> Result<[u8; N], TokenErro
 pub(crate) fn is_version_word(s: &str) -> bool {
     s.strip_prefix('v').is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
 }
+
+#[cfg(test)]
+#[path = "payload_tests.rs"]
+mod tests;

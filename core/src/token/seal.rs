@@ -113,13 +113,7 @@ pub(crate) fn seal(
         ));
     }
     let draw = Draw { now, round: input.round, flow_start: input.flow_start, binding: input.binding };
-    let ids = Ids {
-        token: sealer.random.id("token-id", &draw)?,
-        flow: match flow {
-            Some(f) => *f,
-            None => sealer.random.id("flow-id", &draw)?,
-        },
-    };
+    let ids = sealer.random.ids(&draw, flow)?;
     let mut payload = Vec::with_capacity(320);
     write_payload(&mut payload, &key.mac, limits, now, input, &ids, text);
     if limits.version == 2 {

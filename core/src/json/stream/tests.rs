@@ -115,6 +115,17 @@ proptest! {
         prop_assert_eq!(canonical_text(t.as_bytes(), BOUND), reference(&t));
     }
 
+    /// Issue 16: `write_canonical`'s plain walk (no skip list or splice,
+    /// the escape table) writes what the general writer writes.
+    #[test]
+    fn plain_writer_matches_general_writer(t in text()) {
+        if let Ok(v) = parse(t.as_bytes(), BOUND) {
+            let mut general = Vec::new();
+            write_object_except(&v, &[], &mut general);
+            prop_assert_eq!(canonical(&v), general);
+        }
+    }
+
     /// A request: `params.arguments` streamed, the rest a tree with a
     /// placeholder. Same error as `parse`; on success the same message
     /// once the arguments are put back, and the same binding digest.
