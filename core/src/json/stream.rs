@@ -22,6 +22,7 @@ use super::canonical::write_string;
 use super::strict::{FirstKey, Key, MAX_DEPTH, NUMBER_TOKEN, NumberText, Strict, number_from_text};
 use super::{JsonError, Sink};
 
+mod fast;
 #[cfg(test)]
 mod tests;
 
@@ -177,6 +178,8 @@ struct Entries<'de> {
 impl<'de> Entries<'de> {
     /// Up to this many keys, a duplicate is found by a linear scan.
     const SCAN_BELOW: usize = 16;
+    /// Room for this many members at the first one.
+    const FIRST_CAPACITY: usize = 8;
 
     fn contains(&mut self, k: &str) -> bool {
         if self.list.is_empty() || (self.sorted && self.list.last().is_some_and(|l| &*l.0 < k)) {
@@ -197,6 +200,11 @@ impl<'de> Entries<'de> {
         };
         if let Some(seen) = self.seen.as_mut() {
             seen.insert(k.clone());
+        }
+        if self.list.capacity() == 0 {
+            // Most objects (a tool's arguments, a list's items) have a
+            // handful of members: one allocation, not a growth from 4 to 8.
+            self.list.reserve_exact(Self::FIRST_CAPACITY);
         }
         self.list.push((k, start, end));
     }
@@ -249,6 +257,17 @@ pub fn canonical_text(bytes: &[u8], max_bytes: usize) -> Result<Vec<u8>, JsonErr
     if bytes.len() > max_bytes {
         return Err(JsonError::TooLarge);
     }
+    // Plain text (the usual state a binding hands over) takes the fast
+    // path; anything else, errors included, the strict writer below.
+    if let Some(out) = fast::canonical(bytes) {
+        return Ok(out);
+    }
+    strict_canonical_text(bytes)
+}
+
+/// [`canonical_text`] by the strict streaming writer alone (after the size
+/// check): the reference the fast path is held to.
+pub(crate) fn strict_canonical_text(bytes: &[u8]) -> Result<Vec<u8>, JsonError> {
     let failure = Cell::new(None);
     let odd = Cell::new(false);
     let mut de = serde_json::Deserializer::from_slice(bytes);

@@ -230,3 +230,91 @@ fn numbers_written_as_spelled() {
 fn reference_big(text: &str) -> Result<Vec<u8>, JsonError> {
     parse(text.as_bytes(), 1 << 24).map(|v| canonical(&v))
 }
+
+/// JSON the fast path takes: plain strings and keys (few, so unsorted
+/// objects and duplicates are common), numbers without an exponent, some
+/// whitespace; sometimes spoiled as `text()` spoils.
+fn plain() -> impl Strategy<Value = String> {
+    let key =
+        prop::sample::select(vec!["\"a\"", "\"b\"", "\"B\"", "\"aa\"", "\"é\"", "\"\"", "\"z9\"", "\"a b\""]);
+    let leaf = prop_oneof![
+        "-?(0|[1-9][0-9]{0,22})(\\.[0-9]{1,6})?",
+        "\"[ -!#-\\[\\]-~é日😀\u{7f}]{0,12}\"",
+        prop::sample::select(vec!["true", "false", "null", "-0", "0.0", "1.", "01", "-", "1e5", "\"\\n\""])
+            .prop_map(str::to_owned),
+    ];
+    let json = leaf.prop_recursive(6, 80, 8, move |inner| {
+        prop_oneof![
+            prop::collection::vec((ws(), inner.clone(), ws()), 0..6).prop_map(|v| format!(
+                "[{}]",
+                v.into_iter().map(|(w, x, w2)| format!("{w}{x}{w2}")).collect::<Vec<_>>().join(",")
+            )),
+            prop::collection::vec((key.clone(), ws(), inner), 0..7).prop_map(|v| {
+                let body: Vec<String> = v.into_iter().map(|(k, w, x)| format!("{w}{k}{w}:{w}{x}")).collect();
+                format!("{{{}}}", body.join(","))
+            }),
+        ]
+    });
+    (json, 0u8..12, 0usize..400, 55usize..70).prop_map(|(t, how, cut, deep)| match how {
+        0 => t.chars().take(cut % (t.chars().count() + 1)).collect(),
+        1 => format!("{}{t}{}", "[".repeat(deep), "]".repeat(deep)),
+        2 => format!("{}{t}{}", "{\"a\":".repeat(deep), "}".repeat(deep)),
+        3 => format!("{t} x"),
+        4 => format!(" \n{t}\t"),
+        _ => t,
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(6000))]
+
+    /// Issue 16: what the fast path writes is what the strict writer
+    /// writes; where it gives up, `canonical_text` still matches the
+    /// reference (bytes or error).
+    #[test]
+    fn fast_path_writes_what_the_strict_writer_writes(t in prop_oneof![plain(), text()]) {
+        if let Some(out) = super::fast::canonical(t.as_bytes()) {
+            prop_assert_eq!(Ok(out), super::strict_canonical_text(t.as_bytes()));
+        }
+        prop_assert_eq!(canonical_text(t.as_bytes(), BOUND), reference(&t));
+    }
+}
+
+#[test]
+fn fast_path_takes_plain_text_and_leaves_the_rest() {
+    // Plain text, sorted or not, nested: the fast path writes it.
+    for (t, want) in [
+        (
+            r#"{"b":[1,-0.50,{"z":null,"a":true}],"a":"é x","B":{}}"#,
+            r#"{"B":{},"a":"é x","b":[1,-0.50,{"a":true,"z":null}]}"#,
+        ),
+        (" [ ] ", "[]"),
+        (r#"{"a":{"a":{"a":[]}}}"#, r#"{"a":{"a":{"a":[]}}}"#),
+        ("-12.0", "-12.0"),
+    ] {
+        assert_eq!(super::fast::canonical(t.as_bytes()).as_deref(), Some(want.as_bytes()), "{t}");
+    }
+    for payload in ["state-256.json", "state-4096.json", "args-32768.json"] {
+        let path = format!("{}/benches/payloads/{payload}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read(path).unwrap();
+        assert!(super::fast::canonical(&text).is_some(), "{payload}");
+    }
+    // Escapes, exponents, duplicates, the reserved key, trailing bytes,
+    // invalid UTF-8, nesting at the bound: the strict writer decides.
+    let deep = format!("{}{}", "[".repeat(64), "]".repeat(64));
+    for t in [
+        r#""a\nb""#.as_bytes(),
+        b"1e2",
+        br#"{"a":1,"a":2}"#,
+        br#"{"b":1,"a":2,"b":3}"#,
+        br#"{"$serde_json::private::Number":"1"}"#,
+        b"[1] x",
+        b"\"\xff\"",
+        b"\"\x01\"",
+        deep.as_bytes(),
+        b"",
+        b"01",
+    ] {
+        assert_eq!(super::fast::canonical(t), None, "{}", String::from_utf8_lossy(t));
+    }
+}

@@ -1,0 +1,270 @@
+//! Issue 16: a fast path for [`canonical_text`](super::canonical_text)
+//! over text that is already plain: strings without escapes, numbers
+//! without an exponent, keys that need no `$` care. It reads the bytes
+//! directly (no serde walk, no allocation per key or number), copies
+//! strings and numbers as runs, and sorts an object's members only when
+//! they did not arrive sorted, with one scratch list for every object.
+//!
+//! It never decides an error: on anything it is not sure of (an escape, an
+//! exponent, a duplicate key, a syntax error, nesting near the bound, ...)
+//! it gives up with `None`, and the caller runs the strict streaming
+//! writer over the same text, which gives the bytes or the exact error.
+//! So its only duty is that what it does write is exactly that writer's
+//! output; the property tests in `tests.rs` hold it to the reference.
+
+use super::super::strict::MAX_DEPTH;
+
+/// One member of an object being written: its key's bytes in the input
+/// and its `"key":value` bytes in the output.
+#[derive(Clone, Copy)]
+struct Member {
+    key: (usize, usize),
+    out: (usize, usize),
+}
+
+struct Reader<'a> {
+    text: &'a [u8],
+    at: usize,
+    out: Vec<u8>,
+    /// Every open object's members, innermost last (one list reused by
+    /// all objects instead of a `Vec` each).
+    members: Vec<Member>,
+    /// Where the members are moved while an unsorted object is rewritten.
+    scratch: Vec<u8>,
+}
+
+/// The canonical form of `text` if the fast path can write it, `None`
+/// when the strict writer must decide.
+pub(super) fn canonical(text: &[u8]) -> Option<Vec<u8>> {
+    let mut r =
+        Reader { text, at: 0, out: Vec::with_capacity(text.len()), members: Vec::new(), scratch: Vec::new() };
+    r.ws();
+    r.value(0)?;
+    r.ws();
+    (r.at == text.len()).then_some(r.out)
+}
+
+impl Reader<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.text.get(self.at).copied()
+    }
+
+    fn ws(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.at += 1;
+        }
+    }
+
+    /// Copies `self.text[from..self.at]` to the output.
+    fn copy_from(&mut self, from: usize) -> Option<()> {
+        self.out.extend_from_slice(self.text.get(from..self.at)?);
+        Some(())
+    }
+
+    fn value(&mut self, depth: usize) -> Option<()> {
+        match self.peek()? {
+            b'{' => self.object(depth),
+            b'[' => self.array(depth),
+            b'"' => {
+                let (start, end) = self.string()?;
+                self.out.extend_from_slice(self.text.get(start - 1..end + 1)?);
+                Some(())
+            }
+            b'-' | b'0'..=b'9' => self.number(),
+            b't' => self.word(b"true"),
+            b'f' => self.word(b"false"),
+            b'n' => self.word(b"null"),
+            _ => None,
+        }
+    }
+
+    fn word(&mut self, w: &[u8]) -> Option<()> {
+        if self.text.get(self.at..self.at + w.len())? != w {
+            return None;
+        }
+        self.at += w.len();
+        self.out.extend_from_slice(w);
+        Some(())
+    }
+
+    /// A string with no escape and no control character, valid UTF-8:
+    /// its content's range (the canonical form is the same bytes in
+    /// quotes). The reader ends past the closing quote.
+    fn string(&mut self) -> Option<(usize, usize)> {
+        self.at += 1;
+        let start = self.at;
+        let rest = self.text.get(start..)?;
+        let len = rest.iter().position(|&b| STOP[b as usize])?;
+        if rest.get(len) != Some(&b'"') {
+            return None;
+        }
+        let content = rest.get(..len)?;
+        if !content.is_ascii() && std::str::from_utf8(content).is_err() {
+            return None;
+        }
+        self.at = start + len + 1;
+        Some((start, start + len))
+    }
+
+    /// A number without an exponent, written as spelled (as the strict
+    /// writer writes such numbers).
+    fn number(&mut self) -> Option<()> {
+        let from = self.at;
+        if self.peek() == Some(b'-') {
+            self.at += 1;
+        }
+        match self.peek()? {
+            b'0' => self.at += 1,
+            b'1'..=b'9' => self.digits(),
+            _ => return None,
+        }
+        if self.peek() == Some(b'.') {
+            self.at += 1;
+            if !self.peek()?.is_ascii_digit() {
+                return None;
+            }
+            self.digits();
+        }
+        // An exponent (normalised by the strict writer), or a digit or
+        // anything else glued on (`01`, `1x`): not for this path.
+        if matches!(self.peek(), Some(b'e' | b'E' | b'0'..=b'9' | b'.' | b'+' | b'-')) {
+            return None;
+        }
+        self.copy_from(from)
+    }
+
+    fn digits(&mut self) {
+        while self.peek().is_some_and(|b| b.is_ascii_digit()) {
+            self.at += 1;
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Option<()> {
+        if depth + 1 >= MAX_DEPTH {
+            return None;
+        }
+        self.at += 1;
+        self.out.push(b'[');
+        self.ws();
+        if self.peek()? == b']' {
+            self.at += 1;
+            self.out.push(b']');
+            return Some(());
+        }
+        loop {
+            self.value(depth + 1)?;
+            self.ws();
+            match self.peek()? {
+                b',' => {
+                    self.at += 1;
+                    self.out.push(b',');
+                    self.ws();
+                }
+                b']' => {
+                    self.at += 1;
+                    self.out.push(b']');
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Option<()> {
+        if depth + 1 >= MAX_DEPTH {
+            return None;
+        }
+        self.at += 1;
+        self.out.push(b'{');
+        self.ws();
+        if self.peek()? == b'}' {
+            self.at += 1;
+            self.out.push(b'}');
+            return Some(());
+        }
+        let body = self.out.len();
+        let base = self.members.len();
+        let mut sorted = true;
+        loop {
+            if self.peek()? != b'"' {
+                return None;
+            }
+            let start = self.out.len();
+            let key = self.string()?;
+            let name = self.text.get(key.0..key.1)?;
+            // serde_json's reserved number key, perhaps: the strict
+            // writer's call.
+            if name.first() == Some(&b'$') {
+                return None;
+            }
+            if let Some(last) = self.members.get(base..).and_then(<[Member]>::last) {
+                // Equal is a duplicate: the strict writer's error.
+                sorted = sorted && self.text.get(last.key.0..last.key.1)? < name;
+            }
+            self.out.extend_from_slice(self.text.get(key.0 - 1..key.1 + 1)?);
+            self.ws();
+            if self.peek()? != b':' {
+                return None;
+            }
+            self.at += 1;
+            self.out.push(b':');
+            self.ws();
+            self.value(depth + 1)?;
+            self.members.push(Member { key, out: (start, self.out.len()) });
+            self.ws();
+            match self.peek()? {
+                b',' => {
+                    self.at += 1;
+                    self.out.push(b',');
+                    self.ws();
+                }
+                b'}' => {
+                    self.at += 1;
+                    break;
+                }
+                _ => return None,
+            }
+        }
+        if !sorted {
+            self.sort_members(base, body)?;
+        }
+        self.members.truncate(base);
+        self.out.push(b'}');
+        Some(())
+    }
+
+    /// Rewrites `out[body..]` (this object's members, comma-separated)
+    /// in key order; `None` on a repeated key.
+    fn sort_members(&mut self, base: usize, body: usize) -> Option<()> {
+        let text = self.text;
+        let members = self.members.get_mut(base..)?;
+        members.sort_unstable_by(|a, b| text.get(a.key.0..a.key.1).cmp(&text.get(b.key.0..b.key.1)));
+        if members.windows(2).any(|w| text.get(w[0].key.0..w[0].key.1) == text.get(w[1].key.0..w[1].key.1)) {
+            return None;
+        }
+        self.scratch.clear();
+        self.scratch.extend_from_slice(self.out.get(body..)?);
+        self.out.truncate(body);
+        for (i, m) in members.iter().enumerate() {
+            if i > 0 {
+                self.out.push(b',');
+            }
+            self.out.extend_from_slice(self.scratch.get(m.out.0 - body..m.out.1 - body)?);
+        }
+        Some(())
+    }
+}
+
+/// The bytes that end a plain string's run: `"`, `\` and control
+/// characters (one lookup per byte instead of three comparisons).
+static STOP: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = true;
+        b += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
