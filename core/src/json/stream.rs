@@ -35,18 +35,57 @@ pub(crate) struct Canon<'a, 'f> {
     /// puts the key first, where no parser reads it back as an object. The
     /// caller then builds the tree from the original text instead.
     pub(crate) odd: &'f Cell<bool>,
+    /// Issue 16, a request's arguments only: `Some(true)` tries the fast
+    /// path over their raw text first (see [`Canon::fast_arguments`]);
+    /// it is set to `false` when that gives up on an error it cannot
+    /// place, and the caller then reads the request again without it.
+    pub(crate) fast: Option<&'f Cell<bool>>,
 }
 
 impl Canon<'_, '_> {
     fn child(&mut self) -> Canon<'_, '_> {
-        Canon { strict: self.strict.child(), out: &mut *self.out, odd: self.odd }
+        Canon { strict: self.strict.child(), out: &mut *self.out, odd: self.odd, fast: None }
+    }
+
+    /// The arguments' raw text (serde_json finds where the value ends),
+    /// written by the fast path, or else by this writer over that text
+    /// alone at the same depth: the same bytes as reading it in place.
+    /// An error there would be placed (line, column) in the text alone,
+    /// not in the request, and a syntax error found by the raw scan may
+    /// hide an earlier duplicate key: either way this gives up (`fast`
+    /// set to `false`) and the caller's second reading, in place and
+    /// strict, gives the exact error.
+    fn fast_arguments<'de, D: de::Deserializer<'de>>(self, d: D, fast: &Cell<bool>) -> Result<(), D::Error> {
+        let give_up = |e: D::Error| {
+            fast.set(false);
+            e
+        };
+        let raw = <&serde_json::value::RawValue as serde::Deserialize>::deserialize(d).map_err(give_up)?;
+        let text = raw.get();
+        let (depth, start) = (self.strict.depth, self.out.len());
+        self.out.reserve(text.len());
+        if fast::canonical_into(text.as_bytes(), depth, self.out).is_some() {
+            return Ok(());
+        }
+        self.out.truncate(start);
+        let mut de = serde_json::Deserializer::from_str(text);
+        let failure = self.strict.failure;
+        let seed =
+            Canon { strict: Strict { depth, failure, args: None }, out: self.out, odd: self.odd, fast: None };
+        seed.deserialize(&mut de).and_then(|()| de.end()).map_err(|_| {
+            failure.take();
+            give_up(de::Error::custom("arguments: read again in place"))
+        })
     }
 }
 
 impl<'de> DeserializeSeed<'de> for Canon<'_, '_> {
     type Value = ();
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
+        match self.fast {
+            Some(fast) if fast.get() => self.fast_arguments(d, fast),
+            _ => d.deserialize_any(self),
+        }
     }
 }
 
@@ -272,7 +311,12 @@ pub(crate) fn strict_canonical_text(bytes: &[u8]) -> Result<Vec<u8>, JsonError> 
     let odd = Cell::new(false);
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let mut out = Vec::with_capacity(bytes.len());
-    let seed = Canon { strict: Strict { depth: 0, failure: &failure, args: None }, out: &mut out, odd: &odd };
+    let seed = Canon {
+        strict: Strict { depth: 0, failure: &failure, args: None },
+        out: &mut out,
+        odd: &odd,
+        fast: None,
+    };
     match seed.deserialize(&mut de).and_then(|()| de.end()) {
         Ok(()) => Ok(out),
         Err(e) => Err(failure.take().unwrap_or_else(|| JsonError::Syntax(e.to_string()))),

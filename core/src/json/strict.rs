@@ -51,8 +51,16 @@ pub fn parse(bytes: &[u8], max_bytes: usize) -> Result<Value, JsonError> {
 /// the streaming writer; the message gets `null` in its place and the
 /// second result is its canonical bytes. Same errors as [`parse`].
 pub fn parse_request(bytes: &[u8], max_bytes: usize) -> Result<(Value, Option<Vec<u8>>), JsonError> {
-    let args = ArgsSlot { bytes: Cell::new(None), odd: Cell::new(false) };
-    let v = parse_with(bytes, max_bytes, Some(&args))?;
+    let args = ArgsSlot { bytes: Cell::new(None), odd: Cell::new(false), fast: Cell::new(true) };
+    let v = match parse_with(bytes, max_bytes, Some(&args)) {
+        // Issue 16: the arguments' fast path gave up on an error; read
+        // again without it for the exact error (see `Canon::fast`).
+        Err(_) if !args.fast.get() => {
+            args.odd.set(false);
+            parse_with(bytes, max_bytes, Some(&args))?
+        }
+        v => v?,
+    };
     if args.odd.get() {
         // Canonical bytes that would not parse back (see `Canon::odd`):
         // the text passed every check once, so the plain tree is built.
@@ -65,6 +73,7 @@ pub fn parse_request(bytes: &[u8], max_bytes: usize) -> Result<(Value, Option<Ve
 pub(crate) struct ArgsSlot {
     bytes: Cell<Option<Vec<u8>>>,
     odd: Cell<bool>,
+    fast: Cell<bool>,
 }
 
 fn parse_with(bytes: &[u8], max_bytes: usize, args: Option<&ArgsSlot>) -> Result<Value, JsonError> {
@@ -109,7 +118,12 @@ impl Strict<'_> {
         match self.args {
             Some(args) if self.depth == 1 && key == "arguments" => {
                 let mut out = Vec::new();
-                map.next_value_seed(Canon { strict: self.child(), out: &mut out, odd: &args.odd })?;
+                map.next_value_seed(Canon {
+                    strict: self.child(),
+                    out: &mut out,
+                    odd: &args.odd,
+                    fast: Some(&args.fast),
+                })?;
                 args.bytes.set(Some(out));
                 Ok(Value::Null)
             }

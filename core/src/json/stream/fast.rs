@@ -36,12 +36,22 @@ struct Reader<'a> {
 /// The canonical form of `text` if the fast path can write it, `None`
 /// when the strict writer must decide.
 pub(super) fn canonical(text: &[u8]) -> Option<Vec<u8>> {
-    let mut r =
-        Reader { text, at: 0, out: Vec::with_capacity(text.len()), members: Vec::new(), scratch: Vec::new() };
+    let mut out = Vec::with_capacity(text.len());
+    canonical_into(text, 0, &mut out)?;
+    Some(out)
+}
+
+/// [`canonical`] of a value read at nesting `depth` (a request's
+/// arguments are at 2), appended to `out`; `None` leaves `out` partly
+/// written.
+pub(super) fn canonical_into(text: &[u8], depth: usize, out: &mut Vec<u8>) -> Option<()> {
+    let mut r = Reader { text, at: 0, out: std::mem::take(out), members: Vec::new(), scratch: Vec::new() };
     r.ws();
-    r.value(0)?;
+    let read = r.value(depth);
     r.ws();
-    (r.at == text.len()).then_some(r.out)
+    *out = r.out;
+    read?;
+    (r.at == text.len()).then_some(())
 }
 
 impl Reader<'_> {

@@ -130,7 +130,7 @@ proptest! {
     /// placeholder. Same error as `parse`; on success the same message
     /// once the arguments are put back, and the same binding digest.
     #[test]
-    fn request_path_matches_reference(args in text(), other in json(), first in any::<bool>()) {
+    fn request_path_matches_reference(args in prop_oneof![text(), plain()], other in json(), first in any::<bool>()) {
         let (a, b) = if first { ("arguments", "zz") } else { ("zz", "arguments") };
         let t = format!(
             r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"x","{a}":{args},"{b}":{other}}}}}"#
@@ -316,5 +316,27 @@ fn fast_path_takes_plain_text_and_leaves_the_rest() {
         b"01",
     ] {
         assert_eq!(super::fast::canonical(t), None, "{}", String::from_utf8_lossy(t));
+    }
+}
+
+#[test]
+fn request_arguments_errors_are_placed_in_the_request() {
+    // Issue 16: the arguments' fast path gives up on these (a duplicate
+    // before a syntax error, a lone surrogate, nesting past the bound,
+    // the reserved key), and the second reading in place gives the error
+    // `parse` gives, line and column in the request included.
+    let deep = format!("{}{}", "[".repeat(70), "]".repeat(70));
+    for args in [
+        "{\"a\":1,\"a\":2,\"b\":[}",
+        "{\n\"a\":\"\\ud800\"}",
+        "{\"b\":1,\n\n\"a\":\"x\u{1}\"}",
+        deep.as_str(),
+        "{\"a\":0,\"\\u0024serde_json::private::Number\":0,\"a\":1}",
+        "[1,2,]",
+    ] {
+        let t = format!("{{\"jsonrpc\":\"2.0\",\n\"params\":{{\"name\":\"x\",\n\"arguments\":{args}}}}}");
+        let want = parse(t.as_bytes(), BOUND);
+        assert!(want.is_err(), "{t}");
+        assert_eq!(parse_request(t.as_bytes(), BOUND).map(|_| ()), want.map(|_| ()), "{t}");
     }
 }
