@@ -234,7 +234,7 @@ fn input_required(
         Ask::Value(v) => v.is_some(),
         Ask::Text(_) => true,
     };
-    if let Err(response) = check_questions(&id, &requests, has_state) {
+    if let Err(response) = each_question(&id, &requests, has_state, &mut |_| {}) {
         return response;
     }
     if let Some(response) = admit(&id, &requests, &call.capabilities) {
@@ -262,7 +262,7 @@ fn input_required(
         Err(e) => return Response::internal(id, e.to_string()),
     };
     let mut result = Map::new();
-    result.insert("resultType".into(), json!("input_required"));
+    result.insert("resultType".into(), Value::String("input_required".to_owned()));
     if !requests.is_empty() {
         result.insert("inputRequests".into(), Value::Object(requests.into_iter().collect()));
     }
@@ -283,8 +283,20 @@ pub(crate) fn check_questions(
     requests: &[(String, Value)],
     has_state: bool,
 ) -> std::result::Result<Vec<elicitation::RequestKind>, Response> {
-    let internal = |why: String| Err(Response::internal(id.clone(), why));
     let mut kinds = Vec::with_capacity(requests.len());
+    each_question(id, requests, has_state, &mut |kind| kinds.push(kind))?;
+    Ok(kinds)
+}
+
+/// [`check_questions`], handing each request's kind to `kind` (`decide`
+/// needs none of them: no list to allocate).
+fn each_question(
+    id: &Value,
+    requests: &[(String, Value)],
+    has_state: bool,
+    kind: &mut dyn FnMut(elicitation::RequestKind),
+) -> std::result::Result<(), Response> {
+    let internal = |why: String| Err(Response::internal(id.clone(), why));
     for (i, (key, request)) in requests.iter().enumerate() {
         if let Err(e) = elicitation::validate_key(key) {
             return internal(format!("inputRequests key: {}", e.message()));
@@ -293,14 +305,14 @@ pub(crate) fn check_questions(
             return internal(format!("inputRequests: duplicate key {key:?}"));
         }
         match elicitation::validate_input_request(request) {
-            Ok(kind) => kinds.push(kind),
+            Ok(k) => kind(k),
             Err(e) => return internal(format!("inputRequests[{key:?}]: {e}")),
         }
     }
     if requests.is_empty() && !has_state {
         return internal("input_required needs at least one input request or a state".into());
     }
-    Ok(kinds)
+    Ok(())
 }
 
 /// Capability admission: the `-32021` naming what `capabilities` lacks to

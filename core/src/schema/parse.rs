@@ -53,11 +53,17 @@ pub(super) fn parse_schema(schema: &Value) -> Result<Parsed<'_>, String> {
         return Err("properties: must be an object".to_owned());
     };
     let mut properties = Vec::with_capacity(props.len());
+    // One buffer for every property's path (it only ever appears in an
+    // error), not a `format!` each: `decide` reads every form schema.
+    let mut path = String::new();
     for (name, prop) in props {
         if name.is_empty() {
             return Err("properties: property names must be non-empty".to_owned());
         }
-        properties.push((name.as_str(), parse_property(&format!("properties.{name}"), prop)?));
+        path.clear();
+        path.push_str("properties.");
+        path.push_str(name);
+        properties.push((name.as_str(), parse_property(&path, prop)?));
     }
     let required = match root.get("required") {
         None => Vec::new(),
@@ -213,8 +219,15 @@ pub(super) fn unique_strings<'a>(v: &'a Value, path: &str, non_empty: bool) -> R
     if non_empty && out.is_empty() {
         return Err(format!("{path}: must not be empty"));
     }
-    let mut seen = HashSet::new();
-    if let Some(i) = out.iter().position(|s| !seen.insert(*s)) {
+    // The first entry equal to an earlier one. A short list (a schema's
+    // `required`, most enums) is scanned; a long one goes through a set.
+    let repeated = if out.len() <= 16 {
+        (1..out.len()).find(|&i| out.get(..i).is_some_and(|before| before.contains(&out[i])))
+    } else {
+        let mut seen = HashSet::new();
+        out.iter().position(|s| !seen.insert(*s))
+    };
+    if let Some(i) = repeated {
         return Err(format!("{path}[{i}]: duplicate value"));
     }
     Ok(out)

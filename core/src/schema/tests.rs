@@ -428,3 +428,21 @@ fn reasons_name_the_property_and_rule() {
     let s = root(json!({"x": {"type":"number","maximum":5}}));
     assert_eq!(validate_content(&s, &json!({"x": 6})).unwrap_err(), "x: above maximum 5");
 }
+
+proptest::proptest! {
+    /// Issue 16: the duplicate check scans short lists and hashes long
+    /// ones; either way the first entry equal to an earlier one is named.
+    #[test]
+    fn the_first_repeated_enum_value_is_named(values in proptest::collection::vec(0u8..30, 1..40)) {
+        let first = (1..values.len()).find(|&i| values[..i].contains(&values[i]));
+        let names: Vec<String> = values.iter().map(|v| format!("v{v}")).collect();
+        let schema = root(json!({"c": {"type": "string", "enum": names}}));
+        match first {
+            Some(i) => proptest::prop_assert_eq!(
+                schema_err(&schema),
+                format!("properties.c.enum[{i}]: duplicate value")
+            ),
+            None => proptest::prop_assert!(validate_form_schema(&schema).is_ok()),
+        }
+    }
+}

@@ -114,7 +114,10 @@ pub(crate) fn seal(
     }
     let draw = Draw { now, round: input.round, flow_start: input.flow_start, binding: input.binding };
     let ids = sealer.random.ids(&draw, flow)?;
-    let mut payload = Vec::with_capacity(320);
+    // Room for the fields (about 250 bytes with one question) and a small
+    // state, so that a typical seal does not grow the buffer; state given
+    // as text has a known length.
+    let mut payload = Vec::with_capacity(384 + text.map_or(256, |t| t.as_str().len()));
     write_payload(&mut payload, &key.mac, limits, now, input, &ids, text);
     if limits.version == 2 {
         return seal_v2(key, limits, &sealer.random, &draw, &payload);
