@@ -26,6 +26,13 @@ struct Reader<'a> {
     text: &'a [u8],
     at: usize,
     out: Vec<u8>,
+    /// While the text read so far is already canonical (no whitespace to
+    /// drop, members in order) nothing is written: the output would be
+    /// `text[..at]`, copied in one piece at the end or when the text first
+    /// differs (issue 16: canonical state costs a scan and one copy).
+    verbatim: bool,
+    /// `out.len()` when reading began.
+    base: usize,
     /// Every open object's members, innermost last (one list reused by
     /// all objects instead of a `Vec` each).
     members: Vec<Member>,
@@ -45,10 +52,20 @@ pub(super) fn canonical(text: &[u8]) -> Option<Vec<u8>> {
 /// arguments are at 2), appended to `out`; `None` leaves `out` partly
 /// written.
 pub(super) fn canonical_into(text: &[u8], depth: usize, out: &mut Vec<u8>) -> Option<()> {
-    let mut r = Reader { text, at: 0, out: std::mem::take(out), members: Vec::new(), scratch: Vec::new() };
+    let base = out.len();
+    let mut r = Reader {
+        text,
+        at: 0,
+        out: std::mem::take(out),
+        verbatim: true,
+        base,
+        members: Vec::new(),
+        scratch: Vec::new(),
+    };
     r.ws();
     let read = r.value(depth);
     r.ws();
+    r.materialize();
     *out = r.out;
     read?;
     (r.at == text.len()).then_some(())
@@ -59,15 +76,50 @@ impl Reader<'_> {
         self.text.get(self.at).copied()
     }
 
+    #[inline(always)]
     fn ws(&mut self) {
+        // Nearly always a byte above space follows: one comparison, no call.
+        if self.peek().is_some_and(|b| b <= b' ') {
+            self.skip_ws();
+        }
+    }
+
+    #[cold]
+    fn skip_ws(&mut self) {
+        if !matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            return;
+        }
+        // Whitespace is dropped: from here on the output differs.
+        self.materialize();
         while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             self.at += 1;
         }
     }
 
+    /// Leaves verbatim mode: writes out what it stood for, `text[..at]`.
+    fn materialize(&mut self) {
+        if self.verbatim {
+            self.verbatim = false;
+            self.out.extend_from_slice(self.text.get(..self.at).unwrap_or_default());
+        }
+    }
+
+    /// Writes `bytes` (just read) unless in verbatim mode.
+    fn emit(&mut self, bytes: &[u8]) {
+        if !self.verbatim {
+            self.out.extend_from_slice(bytes);
+        }
+    }
+
+    /// Where the output ends, written or verbatim.
+    fn out_len(&self) -> usize {
+        if self.verbatim { self.base + self.at } else { self.out.len() }
+    }
+
     /// Copies `self.text[from..self.at]` to the output.
     fn copy_from(&mut self, from: usize) -> Option<()> {
-        self.out.extend_from_slice(self.text.get(from..self.at)?);
+        let text = self.text;
+        self.emit(text.get(from..self.at)?);
         Some(())
     }
 
@@ -77,7 +129,8 @@ impl Reader<'_> {
             b'[' => self.array(depth),
             b'"' => {
                 let (start, end) = self.string()?;
-                self.out.extend_from_slice(self.text.get(start - 1..end + 1)?);
+                let text = self.text;
+                self.emit(text.get(start - 1..end + 1)?);
                 Some(())
             }
             b'-' | b'0'..=b'9' => self.number(),
@@ -93,7 +146,7 @@ impl Reader<'_> {
             return None;
         }
         self.at += w.len();
-        self.out.extend_from_slice(w);
+        self.emit(w);
         Some(())
     }
 
@@ -104,7 +157,7 @@ impl Reader<'_> {
         self.at += 1;
         let start = self.at;
         let rest = self.text.get(start..)?;
-        let len = rest.iter().position(|&b| STOP[b as usize])?;
+        let len = plain_run(rest);
         if rest.get(len) != Some(&b'"') {
             return None;
         }
@@ -154,11 +207,11 @@ impl Reader<'_> {
             return None;
         }
         self.at += 1;
-        self.out.push(b'[');
+        self.emit(b"[");
         self.ws();
         if self.peek()? == b']' {
             self.at += 1;
-            self.out.push(b']');
+            self.emit(b"]");
             return Some(());
         }
         loop {
@@ -167,12 +220,12 @@ impl Reader<'_> {
             match self.peek()? {
                 b',' => {
                     self.at += 1;
-                    self.out.push(b',');
+                    self.emit(b",");
                     self.ws();
                 }
                 b']' => {
                     self.at += 1;
-                    self.out.push(b']');
+                    self.emit(b"]");
                     return Some(());
                 }
                 _ => return None,
@@ -185,21 +238,21 @@ impl Reader<'_> {
             return None;
         }
         self.at += 1;
-        self.out.push(b'{');
+        self.emit(b"{");
         self.ws();
         if self.peek()? == b'}' {
             self.at += 1;
-            self.out.push(b'}');
+            self.emit(b"}");
             return Some(());
         }
-        let body = self.out.len();
+        let body = self.out_len();
         let base = self.members.len();
         let mut sorted = true;
         loop {
             if self.peek()? != b'"' {
                 return None;
             }
-            let start = self.out.len();
+            let start = self.out_len();
             let key = self.string()?;
             let name = self.text.get(key.0..key.1)?;
             // serde_json's reserved number key, perhaps: the strict
@@ -211,35 +264,37 @@ impl Reader<'_> {
                 // Equal is a duplicate: the strict writer's error.
                 sorted = sorted && self.text.get(last.key.0..last.key.1)? < name;
             }
-            self.out.extend_from_slice(self.text.get(key.0 - 1..key.1 + 1)?);
+            let text = self.text;
+            self.emit(text.get(key.0 - 1..key.1 + 1)?);
             self.ws();
             if self.peek()? != b':' {
                 return None;
             }
             self.at += 1;
-            self.out.push(b':');
+            self.emit(b":");
             self.ws();
             self.value(depth + 1)?;
-            self.members.push(Member { key, out: (start, self.out.len()) });
+            self.members.push(Member { key, out: (start, self.out_len()) });
             self.ws();
             match self.peek()? {
                 b',' => {
                     self.at += 1;
-                    self.out.push(b',');
+                    self.emit(b",");
                     self.ws();
                 }
-                b'}' => {
-                    self.at += 1;
-                    break;
-                }
+                // Consumed after the sort, which writes out what the
+                // verbatim output stood for up to here.
+                b'}' => break,
                 _ => return None,
             }
         }
         if !sorted {
+            self.materialize();
             self.sort_members(base, body)?;
         }
         self.members.truncate(base);
-        self.out.push(b'}');
+        self.at += 1;
+        self.emit(b"}");
         Some(())
     }
 
@@ -263,6 +318,37 @@ impl Reader<'_> {
         }
         Some(())
     }
+}
+
+/// How many bytes of `rest` come before the first [`STOP`] byte (all of
+/// them if none). Eight bytes at a time while none of them can stop (a
+/// long string, such as a padded state, otherwise costs a lookup per
+/// byte), then byte by byte; the word test only skips, the bytes decide.
+pub(super) fn plain_run(rest: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Non-zero if some byte of `v` is below `n` (n at most 128).
+    let below = |v: u64, n: u64| v.wrapping_sub(ONES * n) & !v & HIGH;
+    // Most strings (keys, short values) end within a few bytes: those
+    // byte by byte, without setting up the word loop.
+    const SHORT: usize = 16;
+    let head = rest.get(..SHORT).unwrap_or(rest);
+    if let Some(i) = head.iter().position(|&b| STOP[b as usize]) {
+        return i;
+    }
+    let mut skipped = head.len();
+    for chunk in rest.get(skipped..).unwrap_or_default().chunks_exact(8) {
+        let Ok(word) = <[u8; 8]>::try_from(chunk) else { break };
+        let v = u64::from_le_bytes(word);
+        if below(v, 0x20) | below(v ^ (ONES * u64::from(b'"')), 1) | below(v ^ (ONES * u64::from(b'\\')), 1)
+            != 0
+        {
+            break;
+        }
+        skipped += 8;
+    }
+    let tail = rest.get(skipped..).unwrap_or_default();
+    skipped + tail.iter().position(|&b| STOP[b as usize]).unwrap_or(tail.len())
 }
 
 /// The bytes that end a plain string's run: `"`, `\` and control

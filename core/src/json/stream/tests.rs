@@ -340,3 +340,23 @@ fn request_arguments_errors_are_placed_in_the_request() {
         assert_eq!(parse_request(t.as_bytes(), BOUND).map(|_| ()), want.map(|_| ()), "{t}");
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4000))]
+
+    /// Issue 16: the word-at-a-time scan stops where the byte-by-byte
+    /// scan stops (the first `"`, `\` or control byte, or the end).
+    #[test]
+    fn word_scan_stops_where_the_byte_scan_stops(
+        bytes in prop::collection::vec(prop_oneof![
+            8 => 0x20u8..0x7f,
+            1 => Just(b'"'),
+            1 => Just(b'\\'),
+            1 => 0u8..0x20,
+            2 => 0x80u8..=0xff,
+        ], 0..40)
+    ) {
+        let slow = bytes.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(bytes.len());
+        prop_assert_eq!(super::fast::plain_run(&bytes), slow);
+    }
+}
