@@ -234,7 +234,22 @@ fn input_required(
         Ask::Value(v) => v.is_some(),
         Ask::Text(_) => true,
     };
-    if let Err(response) = each_question(&id, &requests, has_state, &mut |_| {}) {
+    // Issue 16: each question's digest, which the token carries anyway,
+    // also says whether this thread has seen it pass validation (see
+    // `elicitation::passed_before`). Questions nested past the bound get
+    // none: the recursive writer must not see them, and seal refuses them.
+    let digests: Vec<Option<[u8; 32]>> = requests
+        .iter()
+        .map(|(_, r)| (!json::deeper_than(r, json::MAX_DEPTH)).then(|| crate::token::question_digest(r)))
+        .collect();
+    let digest = |i: usize| digests.get(i).copied().flatten();
+    let known = |i: usize| digest(i).is_some_and(|d| elicitation::passed_before(&d));
+    let passed = &mut |i: usize, _| {
+        if let Some(d) = digest(i) {
+            elicitation::remember_passed(d);
+        }
+    };
+    if let Err(response) = each_question(&id, &requests, has_state, &known, passed) {
         return response;
     }
     if let Some(response) = admit(&id, &requests, &call.capabilities) {
@@ -253,10 +268,12 @@ fn input_required(
     };
     // Issue 17: a retry continues the flow of the token it opened.
     let flow = call.opened.as_ref().map(|o| o.flow_id_bytes());
-    let sealed = match &state {
-        Ask::Value(_) => ctx.sealer.seal_in_flow((ctx.now)(), &input, flow),
-        Ask::Text(text) => ctx.sealer.seal_text_in_flow((ctx.now)(), &input, flow, text),
+    let text = match &state {
+        Ask::Value(_) => None,
+        Ask::Text(text) => Some(text),
     };
+    let all: Option<Vec<[u8; 32]>> = digests.iter().copied().collect();
+    let sealed = ctx.sealer.seal_with_digests((ctx.now)(), &input, flow, text, all.as_deref());
     let token = match sealed {
         Ok(t) => t,
         Err(e) => return Response::internal(id, e.to_string()),
@@ -284,17 +301,19 @@ pub(crate) fn check_questions(
     has_state: bool,
 ) -> std::result::Result<Vec<elicitation::RequestKind>, Response> {
     let mut kinds = Vec::with_capacity(requests.len());
-    each_question(id, requests, has_state, &mut |kind| kinds.push(kind))?;
+    each_question(id, requests, has_state, &|_| false, &mut |_, kind| kinds.push(kind))?;
     Ok(kinds)
 }
 
-/// [`check_questions`], handing each request's kind to `kind` (`decide`
-/// needs none of them: no list to allocate).
+/// [`check_questions`], handing each validated request's index and kind
+/// to `kind` (`decide` needs no list of them). A request for which `known`
+/// says it passed before is not validated again (its keys still are).
 fn each_question(
     id: &Value,
     requests: &[(String, Value)],
     has_state: bool,
-    kind: &mut dyn FnMut(elicitation::RequestKind),
+    known: &dyn Fn(usize) -> bool,
+    kind: &mut dyn FnMut(usize, elicitation::RequestKind),
 ) -> std::result::Result<(), Response> {
     let internal = |why: String| Err(Response::internal(id.clone(), why));
     for (i, (key, request)) in requests.iter().enumerate() {
@@ -304,8 +323,11 @@ fn each_question(
         if requests[..i].iter().any(|(k, _)| k == key) {
             return internal(format!("inputRequests: duplicate key {key:?}"));
         }
+        if known(i) {
+            continue;
+        }
         match elicitation::validate_input_request(request) {
-            Ok(k) => kind(k),
+            Ok(k) => kind(i, k),
             Err(e) => return internal(format!("inputRequests[{key:?}]: {e}")),
         }
     }

@@ -14,6 +14,7 @@ mod build;
 mod lint;
 mod read;
 mod sampling;
+mod seen;
 #[cfg(test)]
 mod tests;
 mod url;
@@ -22,5 +23,6 @@ mod validate;
 pub use build::*;
 pub use read::*;
 pub(crate) use sampling::*;
+pub(crate) use seen::{passed_before, remember_passed};
 pub use url::*;
 pub use validate::*;

@@ -150,6 +150,7 @@ fn put_b64(out: &mut Vec<u8>, bytes: &[u8]) {
 /// order, which is the order written here; `q` keeps the last digest of a
 /// repeated key, as a map insert would). v1 and v2 write the same payload
 /// but for `v`. The token vectors pin this byte for byte.
+#[cfg(test)]
 pub(crate) fn write_payload(
     out: &mut Vec<u8>,
     mac: &HmacSha256,
@@ -159,12 +160,36 @@ pub(crate) fn write_payload(
     ids: &Ids,
     text: Option<&json::StateText>,
 ) {
+    write_payload_with(out, mac, limits, now, input, ids, text, None)
+}
+
+/// [`write_payload`] with the questions' digests already taken (issue 16:
+/// `decide` takes them first); used only when there is one per question.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn write_payload_with(
+    out: &mut Vec<u8>,
+    mac: &HmacSha256,
+    limits: &Limits,
+    now: u64,
+    input: &SealInput<'_>,
+    ids: &Ids,
+    text: Option<&json::StateText>,
+    digests: Option<&[[u8; 32]]>,
+) {
     use json::Sink as _;
+    let digests = digests.filter(|d| d.len() == input.questions.len());
     // Key order, and the last digest of a repeated key as a map insert
     // keeps it: a stable sort then keeping the last of each run. A `Vec`
     // on the stack's scale, not a `BTreeMap` node per seal (issue 16).
-    let mut questions: Vec<(&str, [u8; 32])> =
-        input.questions.iter().map(|(key, request)| (key.as_str(), question_digest(request))).collect();
+    let mut questions: Vec<(&str, [u8; 32])> = input
+        .questions
+        .iter()
+        .enumerate()
+        .map(|(i, (key, request))| {
+            let digest = digests.and_then(|d| d.get(i)).copied();
+            (key.as_str(), digest.unwrap_or_else(|| question_digest(request)))
+        })
+        .collect();
     questions.sort_by(|a, b| a.0.cmp(b.0));
     questions.dedup_by(|later, kept| {
         let same = later.0 == kept.0;

@@ -38,6 +38,11 @@ proptest! {
         let input = SealInput { principal: &principal, binding: &binding, round: 3, flow_start: 9, questions: &questions, state: state.as_ref() };
         let mut out = Vec::new();
         write_payload(&mut out, mac, &limits, now, &input, &Ids { token, flow }, None);
+        // Issue 16: the same bytes from digests taken beforehand.
+        let digests: Vec<[u8; 32]> = questions.iter().map(|(_, r)| question_digest(r)).collect();
+        let mut given = Vec::new();
+        write_payload_with(&mut given, mac, &limits, now, &input, &Ids { token, flow }, None, Some(&digests));
+        prop_assert_eq!(&given, &out);
         let mut q = Map::new();
         for (k, r) in &questions {
             q.insert(k.clone(), Value::from(b64(&question_digest(r))));

@@ -67,6 +67,20 @@ impl Sealer {
         seal(self, now, input, flow, Some(text))
     }
 
+    /// `decide`'s seal (issue 16): the flow and state as above, with the
+    /// questions' digests already taken (`digests[i]` of
+    /// `input.questions[i]`; ignored unless there is one per question).
+    pub(crate) fn seal_with_digests(
+        &self,
+        now: u64,
+        input: &SealInput<'_>,
+        flow: Option<&[u8; ID_BYTES]>,
+        text: Option<&StateText>,
+        digests: Option<&[[u8; 32]]>,
+    ) -> Result<String> {
+        seal_digests(self, now, input, flow, text, digests)
+    }
+
     /// Opens `token` at `now` for `principal` and the request `binding`.
     pub(crate) fn open(
         &self,
@@ -97,6 +111,19 @@ pub(crate) fn seal(
     flow: Option<&[u8; ID_BYTES]>,
     text: Option<&StateText>,
 ) -> Result<String> {
+    seal_digests(sealer, now, input, flow, text, None)
+}
+
+/// [`seal`] with the questions' digests already taken, when `digests`
+/// has one per question (issue 16, `decide`).
+fn seal_digests(
+    sealer: &Sealer,
+    now: u64,
+    input: &SealInput<'_>,
+    flow: Option<&[u8; ID_BYTES]>,
+    text: Option<&StateText>,
+    digests: Option<&[[u8; 32]]>,
+) -> Result<String> {
     let limits = &sealer.limits;
     if text.is_some() && input.state.is_some_and(|s| !s.is_null()) {
         return Err(Error::new(ErrorCode::Argument, "give the state as a value or as text, not both"));
@@ -118,7 +145,7 @@ pub(crate) fn seal(
     // state, so that a typical seal does not grow the buffer; state given
     // as text has a known length.
     let mut payload = Vec::with_capacity(384 + text.map_or(256, |t| t.as_str().len()));
-    write_payload(&mut payload, &key.mac, limits, now, input, &ids, text);
+    write_payload_with(&mut payload, &key.mac, limits, now, input, &ids, text, digests);
     if limits.version == 2 {
         return seal_v2(key, limits, &sealer.random, &draw, &payload);
     }
