@@ -79,3 +79,22 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_valid_question_nested_past_the_bound_is_still_refused_by_seal() {
+    // `_meta` may hold anything, so this question passes validation; it
+    // gets no digest and seal refuses its depth, every time.
+    let engine = engine();
+    let mut deep = json!(1);
+    for _ in 0..70 {
+        deep = json!([deep]);
+    }
+    let mut q = form(json!({"type": "object", "properties": {"seat": {"type": "string"}}}));
+    q["params"]["_meta"] = json!({ "x": deep });
+    assert!(snodo::internal::validate_input_request(&q).is_ok());
+    for _ in 0..2 {
+        let r = ask(&engine, &q);
+        assert!(r.is_error());
+        assert!(r.diagnostic().unwrap().contains("nest at most"), "{:?}", r.diagnostic());
+    }
+}

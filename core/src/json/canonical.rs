@@ -110,6 +110,61 @@ pub fn write_canonical<S: Sink>(value: &Value, out: &mut S) {
     }
 }
 
+/// [`write_canonical`] of a value nested at most `max` levels (a top-level
+/// array or object is level 1), appended to `out`; `false`, with `out`
+/// partly written, when it nests deeper: the answer of
+/// `!deeper_than(value, max)` in the same walk as the writing (issue 16:
+/// `seal` used to walk the state twice). The recursion stops one level
+/// past `max`, so it is bounded whatever the value.
+pub(crate) fn write_canonical_within(value: &Value, out: &mut Vec<u8>, max: usize) -> bool {
+    if !map_iterates_sorted() {
+        if super::deeper_than(value, max) {
+            return false;
+        }
+        write_canonical(value, out);
+        return true;
+    }
+    fn within(value: &Value, out: &mut Vec<u8>, level: usize, max: usize) -> bool {
+        match value {
+            Value::Array(items) => {
+                if level > max {
+                    return false;
+                }
+                out.put(b"[");
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.put(b",");
+                    }
+                    if !within(item, out, level + 1, max) {
+                        return false;
+                    }
+                }
+                out.put(b"]");
+            }
+            Value::Object(map) => {
+                if level > max {
+                    return false;
+                }
+                out.put(b"{");
+                for (i, (k, v)) in map.iter().enumerate() {
+                    if i > 0 {
+                        out.put(b",");
+                    }
+                    write_string(k, out);
+                    out.put(b":");
+                    if !within(v, out, level + 1, max) {
+                        return false;
+                    }
+                }
+                out.put(b"}");
+            }
+            scalar => write_canonical(scalar, out),
+        }
+        true
+    }
+    within(value, out, 1, max)
+}
+
 /// Whether serde_json's `Map` iterates in byte order of its keys (a
 /// `BTreeMap<String, _>`, the default) rather than insertion order (the
 /// `preserve_order` feature, which any crate in a build can switch on).

@@ -160,11 +160,21 @@ pub(crate) fn write_payload(
     ids: &Ids,
     text: Option<&json::StateText>,
 ) {
-    write_payload_with(out, mac, limits, now, input, ids, text, None)
+    // A null state is no state, so that `open` gives back exactly `None`.
+    // State given as text (issue 16) is canonical already: written as is,
+    // the same bytes as its tree would write (`seal` allows one or the other).
+    let tree = input.state.filter(|s| !s.is_null()).map(json::canonical);
+    let state = match text {
+        Some(t) => (!t.is_null()).then(|| t.as_str().as_bytes()),
+        None => tree.as_deref(),
+    };
+    write_payload_with(out, mac, limits, now, input, ids, state, None)
 }
 
-/// [`write_payload`] with the questions' digests already taken (issue 16:
-/// `decide` takes them first); used only when there is one per question.
+/// [`write_payload`] with the state as its canonical bytes (`None`: no
+/// state; `seal` writes them while checking the depth bound) and the
+/// questions' digests perhaps already taken (issue 16: `decide` takes them
+/// first; used only when there is one per question).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn write_payload_with(
     out: &mut Vec<u8>,
@@ -173,7 +183,7 @@ pub(crate) fn write_payload_with(
     now: u64,
     input: &SealInput<'_>,
     ids: &Ids,
-    text: Option<&json::StateText>,
+    state: Option<&[u8]>,
     digests: Option<&[[u8; 32]]>,
 ) {
     use json::Sink as _;
@@ -227,15 +237,9 @@ pub(crate) fn write_payload_with(
     }
     out.put(b"}");
     num(out, b",\"r\":", u64::from(input.round));
-    // A null state is no state, so that `open` gives back exactly `None`.
-    // State given as text (issue 16) is canonical already: written as is,
-    // the same bytes as its tree would write (`seal` allows one or the other).
-    if let Some(state) = text.filter(|t| !t.is_null()) {
+    if let Some(state) = state {
         out.put(b",\"s\":");
-        out.put(state.as_str().as_bytes());
-    } else if let Some(state) = input.state.filter(|s| !s.is_null()) {
-        out.put(b",\"s\":");
-        json::write_canonical(state, out);
+        out.put(state);
     }
     out.put(b",\"tid\":\"");
     put_b64(out, &ids.token);

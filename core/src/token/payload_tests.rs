@@ -41,7 +41,8 @@ proptest! {
         // Issue 16: the same bytes from digests taken beforehand.
         let digests: Vec<[u8; 32]> = questions.iter().map(|(_, r)| question_digest(r)).collect();
         let mut given = Vec::new();
-        write_payload_with(&mut given, mac, &limits, now, &input, &Ids { token, flow }, None, Some(&digests));
+        let bytes = state.as_ref().filter(|s| !s.is_null()).map(crate::json::canonical);
+        write_payload_with(&mut given, mac, &limits, now, &input, &Ids { token, flow }, bytes.as_deref(), Some(&digests));
         prop_assert_eq!(&given, &out);
         let mut q = Map::new();
         for (k, r) in &questions {

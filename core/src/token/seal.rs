@@ -131,21 +131,35 @@ fn seal_digests(
     let Some(key) = sealer.ring.signer() else {
         return Err(Error::new(ErrorCode::Config, "keys: the key ring is empty"));
     };
-    if input.state.is_some_and(|s| json::deeper_than(s, json::MAX_DEPTH))
-        || input.questions.iter().any(|(_, q)| json::deeper_than(q, json::MAX_DEPTH))
+    // The state's canonical bytes, written here with the depth bound
+    // checked on the way (issue 16: one walk of the tree, not a depth
+    // walk and then a writing walk); the questions' bound was checked
+    // where their digests were taken, else here.
+    let digests = digests.filter(|d| d.len() == input.questions.len());
+    let mut state = Vec::new();
+    let state_ok = match input.state.filter(|s| !s.is_null() && text.is_none()) {
+        Some(s) => json::write_canonical_within(s, &mut state, json::MAX_DEPTH),
+        None => true,
+    };
+    if !state_ok
+        || (digests.is_none() && input.questions.iter().any(|(_, q)| json::deeper_than(q, json::MAX_DEPTH)))
     {
         return Err(Error::new(
             ErrorCode::Argument,
             format!("state and questions may nest at most {} levels", json::MAX_DEPTH),
         ));
     }
+    let state = match text {
+        Some(t) => (!t.is_null()).then(|| t.as_str().as_bytes()),
+        None => input.state.filter(|s| !s.is_null()).map(|_| state.as_slice()),
+    };
     let draw = Draw { now, round: input.round, flow_start: input.flow_start, binding: input.binding };
     let ids = sealer.random.ids(&draw, flow)?;
     // Room for the fields (about 250 bytes with one question) and a small
     // state, so that a typical seal does not grow the buffer; state given
     // as text has a known length.
-    let mut payload = Vec::with_capacity(384 + text.map_or(256, |t| t.as_str().len()));
-    write_payload_with(&mut payload, &key.mac, limits, now, input, &ids, text, digests);
+    let mut payload = Vec::with_capacity(384 + state.map_or(0, <[u8]>::len));
+    write_payload_with(&mut payload, &key.mac, limits, now, input, &ids, state, digests);
     if limits.version == 2 {
         return seal_v2(key, limits, &sealer.random, &draw, &payload);
     }

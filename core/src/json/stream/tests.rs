@@ -115,6 +115,21 @@ proptest! {
         prop_assert_eq!(canonical_text(t.as_bytes(), BOUND), reference(&t));
     }
 
+    /// Issue 16: the depth-bounded writer `seal` uses answers what
+    /// `deeper_than` answers and, within the bound, writes the canonical
+    /// bytes.
+    #[test]
+    fn bounded_writer_matches_depth_walk_and_writer(t in text(), max in 0usize..8) {
+        if let Ok(v) = parse(t.as_bytes(), BOUND) {
+            let mut out = Vec::new();
+            let within = write_canonical_within(&v, &mut out, max);
+            prop_assert_eq!(within, !deeper_than(&v, max));
+            if within {
+                prop_assert_eq!(out, canonical(&v));
+            }
+        }
+    }
+
     /// Issue 16: `write_canonical`'s plain walk (no skip list or splice,
     /// the escape table) writes what the general writer writes.
     #[test]
