@@ -276,11 +276,12 @@ pub fn write_string<S: Sink>(s: &str, out: &mut S) {
     let bytes = s.as_bytes();
     // Almost no string needs an escape: one table lookup per byte finds
     // that, and the string is then written in one piece (issue 16).
-    let Some(first) = bytes.iter().position(|&b| ESCAPE[b as usize]) else {
+    let first = plain_run(bytes);
+    if first == bytes.len() {
         out.put(bytes);
         out.put(b"\"");
         return;
-    };
+    }
     let mut start = 0;
     for (i, &b) in bytes.iter().enumerate().skip(first) {
         if !ESCAPE[b as usize] {
@@ -319,3 +320,35 @@ static ESCAPE: [bool; 256] = {
     t[b'\\' as usize] = true;
     t
 };
+
+/// How many bytes of `rest` come before the first byte `write_string`
+/// escapes (the `ESCAPE` set, which is also where a plain JSON string
+/// ends); all of them if none. Eight bytes at a time while none of them can stop (a
+/// long string, such as a padded state, otherwise costs a lookup per
+/// byte), then byte by byte; the word test only skips, the bytes decide.
+pub(crate) fn plain_run(rest: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Non-zero if some byte of `v` is below `n` (n at most 128).
+    let below = |v: u64, n: u64| v.wrapping_sub(ONES * n) & !v & HIGH;
+    // Most strings (keys, short values) end within a few bytes: those
+    // byte by byte, without setting up the word loop.
+    const SHORT: usize = 16;
+    let head = rest.get(..SHORT).unwrap_or(rest);
+    if let Some(i) = head.iter().position(|&b| ESCAPE[b as usize]) {
+        return i;
+    }
+    let mut skipped = head.len();
+    for chunk in rest.get(skipped..).unwrap_or_default().chunks_exact(8) {
+        let Ok(word) = <[u8; 8]>::try_from(chunk) else { break };
+        let v = u64::from_le_bytes(word);
+        if below(v, 0x20) | below(v ^ (ONES * u64::from(b'"')), 1) | below(v ^ (ONES * u64::from(b'\\')), 1)
+            != 0
+        {
+            break;
+        }
+        skipped += 8;
+    }
+    let tail = rest.get(skipped..).unwrap_or_default();
+    skipped + tail.iter().position(|&b| ESCAPE[b as usize]).unwrap_or(tail.len())
+}

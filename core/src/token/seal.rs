@@ -136,7 +136,7 @@ fn seal_digests(
     // walk and then a writing walk); the questions' bound was checked
     // where their digests were taken, else here.
     let digests = digests.filter(|d| d.len() == input.questions.len());
-    let mut state = Vec::new();
+    let mut state = Vec::with_capacity(if input.state.is_some() { 512 } else { 0 });
     let state_ok = match input.state.filter(|s| !s.is_null() && text.is_none()) {
         Some(s) => json::write_canonical_within(s, &mut state, json::MAX_DEPTH),
         None => true,

@@ -12,6 +12,7 @@
 //! So its only duty is that what it does write is exactly that writer's
 //! output; the property tests in `tests.rs` hold it to the reference.
 
+use super::super::canonical::plain_run;
 use super::super::strict::MAX_DEPTH;
 
 /// One member of an object being written: its key's bytes in the input
@@ -319,48 +320,3 @@ impl Reader<'_> {
         Some(())
     }
 }
-
-/// How many bytes of `rest` come before the first [`STOP`] byte (all of
-/// them if none). Eight bytes at a time while none of them can stop (a
-/// long string, such as a padded state, otherwise costs a lookup per
-/// byte), then byte by byte; the word test only skips, the bytes decide.
-pub(super) fn plain_run(rest: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // Non-zero if some byte of `v` is below `n` (n at most 128).
-    let below = |v: u64, n: u64| v.wrapping_sub(ONES * n) & !v & HIGH;
-    // Most strings (keys, short values) end within a few bytes: those
-    // byte by byte, without setting up the word loop.
-    const SHORT: usize = 16;
-    let head = rest.get(..SHORT).unwrap_or(rest);
-    if let Some(i) = head.iter().position(|&b| STOP[b as usize]) {
-        return i;
-    }
-    let mut skipped = head.len();
-    for chunk in rest.get(skipped..).unwrap_or_default().chunks_exact(8) {
-        let Ok(word) = <[u8; 8]>::try_from(chunk) else { break };
-        let v = u64::from_le_bytes(word);
-        if below(v, 0x20) | below(v ^ (ONES * u64::from(b'"')), 1) | below(v ^ (ONES * u64::from(b'\\')), 1)
-            != 0
-        {
-            break;
-        }
-        skipped += 8;
-    }
-    let tail = rest.get(skipped..).unwrap_or_default();
-    skipped + tail.iter().position(|&b| STOP[b as usize]).unwrap_or(tail.len())
-}
-
-/// The bytes that end a plain string's run: `"`, `\` and control
-/// characters (one lookup per byte instead of three comparisons).
-static STOP: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut b = 0;
-    while b < 0x20 {
-        t[b] = true;
-        b += 1;
-    }
-    t[b'"' as usize] = true;
-    t[b'\\' as usize] = true;
-    t
-};
