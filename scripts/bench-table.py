@@ -330,28 +330,12 @@ def binding_growth_table(res: str, lang: str) -> None:
         print("\n".join(lines))
 
 
-# What each memory bench reports, as (title after "<lang>, <flows> two-round
-# flows, ", [(column, cell of one reading)]). Node reads RSS beside the V8
-# heap after global.gc() (memory.mjs); Python and C read the kernel's peak.
-MEMORY_TABLES = {
-    "node": (
-        lambda mem: "4 KiB state, after global.gc()",
-        [
-            ("RSS (KiB)", lambda r: r["rss_kib"]),
-            ("V8 heap reserved (KiB)", lambda r: r["heap_total_kib"]),
-            ("RSS outside the V8 heap (KiB)", lambda r: r["rss_kib"] - r["heap_total_kib"]),
-            ("V8 heap used (KiB)", lambda r: r["heap_used_kib"]),
-        ],
-    ),
-    "peak": (
-        lambda mem: f"{mem['state_bytes']} B state",
-        [
-            ("VmHWM (KiB)", lambda r: r["hwm_kib"]),
-            ("VmRSS (KiB)", lambda r: r["rss_kib"]),
-            ("peak (KiB)", lambda r: r["peak_kib"]),
-        ],
-    ),
-}
+# The columns of each memory bench's table, as (column, key of a reading):
+# Node reads RSS beside the V8 heap after global.gc() (memory.mjs); Python
+# and C read the kernel's peak.
+NODE_MEMORY = [("RSS", "rss_kib"), ("V8 heap reserved", "heap_total_kib"),
+               ("RSS outside the V8 heap", "outside_kib"), ("V8 heap used", "heap_used_kib")]
+PEAK_MEMORY = [("VmHWM", "hwm_kib"), ("VmRSS", "rss_kib"), ("peak", "peak_kib")]
 
 
 def memory_table(res: str, lang: str) -> None:
@@ -359,13 +343,17 @@ def memory_table(res: str, lang: str) -> None:
     mem = load_obj(os.path.join(res, f"{lang}-memory.json"))
     if not mem:
         return
-    title, columns = MEMORY_TABLES["node" if lang == "node" else "peak"]
+    node = lang == "node"
+    state = "4 KiB state, after global.gc()" if node else f"{mem['state_bytes']} B state"
+    columns = NODE_MEMORY if node else PEAK_MEMORY
     print()
-    print(f"Memory ({lang}, {mem['flows']:,} two-round flows, {title(mem)}):")
-    print("| flows | " + " | ".join(c for c, _ in columns) + " |")
+    print(f"Memory ({lang}, {mem['flows']:,} two-round flows, {state}):")
+    print("| flows | " + " | ".join(f"{c} (KiB)" for c, _ in columns) + " |")
     print("|---:|" + "---:|" * len(columns))
     for r in mem["readings"]:
-        print(f"| {r['flows']:,} | " + " | ".join(f"{cell(r):,}" for _, cell in columns) + " |")
+        if node:
+            r = {**r, "outside_kib": r["rss_kib"] - r["heap_total_kib"]}
+        print(f"| {r['flows']:,} | " + " | ".join(f"{r[k]:,}" for _, k in columns) + " |")
 
 
 if __name__ == "__main__":
