@@ -254,16 +254,25 @@ impl Engine {
                 qs.push((k.extract()?, to_value(&v)?));
             }
         }
-        let state = match state {
-            Some(s) if !s.is_none() => Some(to_value(s)?),
+        // Issue 16: the state written straight to canonical text (no
+        // `Value` tree); the reference path when the writer gives up, which
+        // also words every error. Both make the same token.
+        let state = state.filter(|s| !s.is_none());
+        let text = state.and_then(crate::json_fast::state_text);
+        let reference = match (&text, state) {
+            (None, Some(s)) => Some(to_value(s)?),
             _ => None,
         };
         let mut input = self.inner.seal_input(&who, &binding);
         input.round = round.unwrap_or(input.round);
         input.flow_start = flow_start.unwrap_or(input.flow_start);
         input.questions = &qs;
-        input.state = state.as_ref();
-        py.detach(|| self.inner.seal(&input)).map_err(|e| to_py_err(py, &e))
+        input.state = reference.as_ref();
+        match text {
+            Some(text) => py.detach(|| self.inner.seal_text(&input, &text)),
+            None => py.detach(|| self.inner.seal(&input)),
+        }
+        .map_err(|e| to_py_err(py, &e))
     }
 
     /// Low-level: opens a token for `principal` and the request `binding`
@@ -333,4 +342,24 @@ impl Engine {
     fn __repr__(&self) -> String {
         self.summary.clone()
     }
+}
+
+/// Test hook (`tests/test_json_paths.py`): `Engine.seal` with the state
+/// through the reference `Value` path, for comparing tokens.
+#[pyfunction]
+#[pyo3(signature = (engine, *, principal, binding, state))]
+pub fn _seal_reference(
+    py: Python<'_>,
+    engine: &Bound<'_, Engine>,
+    principal: Option<String>,
+    binding: &[u8],
+    state: &Bound<'_, PyAny>,
+) -> PyResult<String> {
+    let engine = engine.get();
+    let who = json::principal(py, principal)?;
+    let binding = binding32(py, binding)?;
+    let state = Some(state).filter(|s| !s.is_none()).map(to_value).transpose()?;
+    let mut input = engine.inner.seal_input(&who, &binding);
+    input.state = state.as_ref();
+    py.detach(|| engine.inner.seal(&input)).map_err(|e| to_py_err(py, &e))
 }

@@ -208,3 +208,67 @@ def test_state_round_trips_through_a_token(state: Any) -> None:
         assert opened.state in ({}, None)
     else:
         assert same(opened.state, expected)
+
+
+# The seal side's text writer (`_native._state_text_of`, what `Engine.seal`
+# uses for state): the reference's canonical bytes, or None exactly where
+# the reference raises (the reference path then raises its own error).
+def writer_outcome(value: Any) -> Any:
+    ref = outcome(_native._canonical_of, value, True)
+    return ref if ref[0] == "ok" else None
+
+
+def writer(value: Any) -> Any:
+    text = _native._state_text_of(value)
+    return None if text is None else ("ok", text)
+
+
+# Deeper, wider and with repeated record keys: the writer's key cache and
+# sort are exercised (records in lists share key objects, as json.loads).
+RECORDS = st.lists(st.dictionaries(st.sampled_from(["b", "a", "é", "😀", "Z", "a\n", ""]), SCALARS, max_size=5), max_size=6)
+
+
+@SETTINGS
+@given(st.one_of(VALUES, RECORDS, RECORDS.map(lambda r: json.loads(json.dumps(r)))))
+def test_text_writer_gives_the_reference_bytes(value: Any) -> None:
+    assert writer(value) == writer_outcome(value)
+
+
+@pytest.mark.parametrize("value", ODD, ids=range(len(ODD)))
+def test_text_writer_on_odd_values_matches_the_reference(value: Any) -> None:
+    assert writer(value) == writer_outcome(value)
+
+
+def test_text_writer_escapes_and_orders_as_canonical_json() -> None:
+    long_text = "x" * 37 + '"' + "y" * 9 + "\\" + "\x00\x1f\x7f" + "é😀" * 5 + "\n"
+    value = {"😀": 1, "é": 2, "z": 3, "Z": 4, "": [long_text, -(2**63), 2**63 - 1, -0.0, 1e16, 5e-324]}
+    assert _native._state_text_of(value) == _native._canonical_of(value, True)
+    assert _native._state_text_of({"b": 1, "a": 2}) == '{"a":2,"b":1}'
+    assert _native._state_text_of("\x01\x08\x0c") == '"\\u0001\\b\\f"'
+
+
+STATES = st.one_of(st.dictionaries(TEXT, VALUES, max_size=8), RECORDS, st.sampled_from(ODD))
+
+
+@SETTINGS
+@given(STATES)
+def test_seal_gives_the_reference_token_or_error(state: Any) -> None:
+    # Two engines with the same seed and clock draw the same token ids: the
+    # text path (`seal`) and the reference `Value` path must give the same
+    # token, byte for byte, or the same error.
+    engines = [s.Engine([("k1", KEY)], fixed_time=NOW, max_token_bytes=1 << 20, test_random_seed=7) for _ in range(2)]
+    binding = s.binding_digest("tools/call", {"name": "t"})
+    fast = outcome(lambda: engines[0].seal(principal="alice", binding=binding, state=state))
+    ref = outcome(lambda: _native._seal_reference(engines[1], principal="alice", binding=binding, state=state))
+    assert fast == ref
+
+
+def test_seal_errors_are_the_reference_errors_in_dict_order() -> None:
+    # The writer visits keys in canonical order; the first error must still
+    # be the reference's, for the first bad member in the dict's order.
+    engine = s.Engine([("k1", KEY)], fixed_time=NOW)
+    binding = s.binding_digest("tools/call", {"name": "t"})
+    for state in ({"b": float("nan"), "a": object()}, {"b": object(), "a": float("inf")}, {"z": "\ud800", "a": {1: 2}}):
+        fast = outcome(lambda: engine.seal(principal="alice", binding=binding, state=state))
+        ref = outcome(lambda: _native._seal_reference(engine, principal="alice", binding=binding, state=state))
+        assert fast[0] == "err" and fast == ref
