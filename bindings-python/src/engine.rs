@@ -168,8 +168,9 @@ impl Engine {
     ) -> PyResult<Py<PyAny>> {
         let who = snodo::Principal::from_option(principal.as_deref()).map_err(|e| to_py_err(py, &e))?;
         let begun = if request.is_instance_of::<PyString>() || request.is_instance_of::<PyBytes>() {
-            let bytes = text_bytes(request)?;
-            py.detach(|| self.inner.begin(&bytes, &who))
+            let text = text_bytes(request)?;
+            let bytes: &[u8] = &text;
+            py.detach(|| self.inner.begin(bytes, &who))
         } else if request.is_instance_of::<PyDict>() {
             let value = to_value(request)?;
             py.detach(|| self.inner.begin_value(value, &who))

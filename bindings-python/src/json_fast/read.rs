@@ -9,12 +9,13 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
 
 use super::KEY_CACHE;
+use super::text::needs_escape;
 use crate::json::MAX_DEPTH;
 
 /// Reads JSON text into Python objects; `None` when the reference path
 /// must decide (see the module docs).
 pub fn text_to_py<'py>(py: Python<'py>, text: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
-    let mut reader = Reader { py, text: text.as_bytes(), pos: 0, keys: Vec::new() };
+    let mut reader = Reader { py, src: text, text: text.as_bytes(), pos: 0, keys: Vec::new(), key_hint: 0 };
     let Some(value) = reader.value(0)? else {
         return Ok(None);
     };
@@ -26,11 +27,17 @@ pub fn text_to_py<'py>(py: Python<'py>, text: &str) -> PyResult<Option<Bound<'py
 /// "not read here", never a wrong value.
 struct Reader<'py, 't> {
     py: Python<'py>,
+    /// The text, and `src` as bytes: slices between ASCII delimiters are
+    /// taken from `src`, so they need no second UTF-8 check.
+    src: &'t str,
     text: &'t [u8],
     pos: usize,
     /// Key strings without escapes, made once per text (a state's list of
     /// records repeats the same few keys).
-    keys: Vec<(&'t [u8], Bound<'py, PyString>)>,
+    keys: Vec<(&'t str, Bound<'py, PyString>)>,
+    /// Where in `keys` to look first: just after the last hit, since the
+    /// records of a list repeat their keys in the same order.
+    key_hint: usize,
 }
 
 type Read<'py> = PyResult<Option<Bound<'py, PyAny>>>;
@@ -54,6 +61,26 @@ impl<'py, 't> Reader<'py, 't> {
         false
     }
 
+    /// The key string for `s` (no escapes), made once per text.
+    fn key(&mut self, s: &'t str) -> Bound<'py, PyString> {
+        if let Some((t, k)) = self.keys.get(self.key_hint)
+            && *t == s
+        {
+            self.key_hint += 1;
+            return k.clone();
+        }
+        if let Some(at) = self.keys.iter().position(|(t, _)| *t == s) {
+            self.key_hint = at + 1;
+            return self.keys[at].1.clone();
+        }
+        let k = PyString::new(self.py, s);
+        if self.keys.len() < KEY_CACHE {
+            self.keys.push((s, k.clone()));
+            self.key_hint = self.keys.len();
+        }
+        k
+    }
+
     fn value(&mut self, depth: usize) -> Read<'py> {
         self.skip_ws();
         let py = self.py;
@@ -61,10 +88,7 @@ impl<'py, 't> Reader<'py, 't> {
             Some(b'{') => self.object(depth),
             Some(b'[') => self.array(depth),
             Some(b'"') => match self.string()? {
-                Some(Text::Borrowed(b)) => match std::str::from_utf8(b) {
-                    Ok(s) => Ok(Some(PyString::new(py, s).into_any())),
-                    Err(_) => Ok(None),
-                },
+                Some(Text::Borrowed(s)) => Ok(Some(PyString::new(py, s).into_any())),
                 Some(Text::Owned(s)) => Ok(Some(PyString::new(py, &s).into_any())),
                 None => Ok(None),
             },
@@ -103,19 +127,7 @@ impl<'py, 't> Reader<'py, 't> {
                 return Ok(None);
             }
             let key = match &text {
-                Text::Borrowed(b) => match self.keys.iter().find(|(t, _)| t == b) {
-                    Some((_, k)) => k.clone(),
-                    None => {
-                        let Ok(s) = std::str::from_utf8(b) else {
-                            return Ok(None);
-                        };
-                        let k = PyString::new(self.py, s);
-                        if self.keys.len() < KEY_CACHE {
-                            self.keys.push((b, k.clone()));
-                        }
-                        k
-                    }
-                },
+                Text::Borrowed(b) => self.key(b),
                 Text::Owned(s) => PyString::new(self.py, s),
             };
             prev = Some(text);
@@ -175,10 +187,21 @@ impl<'py, 't> Reader<'py, 't> {
         let start = self.pos + 1;
         let mut i = start;
         loop {
+            // Eight bytes at a time while none is a quote, a backslash or a
+            // control character.
+            if let Some(chunk) = text.get(i..i + 8).and_then(|c| <[u8; 8]>::try_from(c).ok())
+                && !needs_escape(u64::from_le_bytes(chunk))
+            {
+                i += 8;
+                continue;
+            }
             match text.get(i) {
                 Some(b'"') => {
                     self.pos = i + 1;
-                    return Ok(Some(Text::Borrowed(&text[start..i])));
+                    let Some(s) = self.src.get(start..i) else {
+                        return Ok(None);
+                    };
+                    return Ok(Some(Text::Borrowed(s)));
                 }
                 Some(b'\\') => break,
                 Some(&b) if b < 0x20 => return Ok(None),
@@ -186,7 +209,7 @@ impl<'py, 't> Reader<'py, 't> {
                 None => return Ok(None),
             }
         }
-        let Ok(head) = std::str::from_utf8(&text[start..i]) else {
+        let Some(head) = self.src.get(start..i) else {
             return Ok(None);
         };
         let mut out = String::from(head);
@@ -246,7 +269,7 @@ impl<'py, 't> Reader<'py, 't> {
                         }
                         i += 1;
                     }
-                    let Ok(run) = std::str::from_utf8(&text[run_start..i]) else {
+                    let Some(run) = self.src.get(run_start..i) else {
                         return Ok(None);
                     };
                     out.push_str(run);
@@ -297,7 +320,7 @@ impl<'py, 't> Reader<'py, 't> {
             integer = false;
         }
         self.pos = i;
-        let Ok(lexeme) = std::str::from_utf8(&text[start..i]) else {
+        let Some(lexeme) = self.src.get(start..i) else {
             return Ok(None);
         };
         let py = self.py;
@@ -316,14 +339,14 @@ impl<'py, 't> Reader<'py, 't> {
 }
 
 enum Text<'t> {
-    Borrowed(&'t [u8]),
+    Borrowed(&'t str),
     Owned(String),
 }
 
 impl Text<'_> {
     fn bytes(&self) -> &[u8] {
         match self {
-            Text::Borrowed(b) => b,
+            Text::Borrowed(s) => s.as_bytes(),
             Text::Owned(s) => s.as_bytes(),
         }
     }

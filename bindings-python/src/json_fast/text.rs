@@ -241,7 +241,7 @@ fn write_string(out: &mut Vec<u8>, s: &[u8]) {
 /// 0x80..` for some byte exactly where `v` has a zero byte, false positives
 /// only above a true one) on `x ^ '"'`, `x ^ '\'` and `x & 0xe0` (zero
 /// for bytes below 0x20).
-fn needs_escape(x: u64) -> bool {
+pub(super) fn needs_escape(x: u64) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH != 0;
