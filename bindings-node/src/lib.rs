@@ -28,6 +28,11 @@
 #[macro_use]
 extern crate napi_derive;
 
+/// Every Rust allocation of the addon (never V8's or Node's) goes to
+/// mimalloc (see `Cargo.toml` and docs/benchmarks.md, issue 16).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 pub mod call;
 pub mod capabilities;
 pub mod config;

@@ -60,33 +60,60 @@ pub struct Outcome {
 }
 
 type MakeResponse = FunctionRef<FnArgs<(String, u32, Option<String>)>, Unknown<'static>>;
+type Stringify = FunctionRef<napi::sys::napi_value, Unknown<'static>>;
+type Parse = FunctionRef<String, Unknown<'static>>;
 
-/// The factory of `src/response.js`, evaluated once per JS environment and
-/// kept as that environment's instance data (released with it, so workers
-/// neither share nor leak it).
+/// What the addon calls back into JS for, once per JS environment and kept
+/// as that environment's instance data (released with it, so workers
+/// neither share nor leak it): the factory of `src/response.js`, and
+/// `JSON.stringify` / `JSON.parse` as they were when the addon first needed
+/// them (looking them up on the global object for every value cost three
+/// N-API calls each time: issue 16).
 struct Instance {
     make_response: MakeResponse,
+    stringify: Stringify,
+    parse: Parse,
 }
 
 const RESPONSE_JS: &str = include_str!("response.js");
 
-fn maker(env: &Env) -> Result<&'static MakeResponse> {
+fn instance(env: &Env) -> Result<&'static Instance> {
     if let Some(instance) = env.get_instance_data::<Instance>().map_err(napi_failure)? {
-        return Ok(&instance.make_response);
+        return Ok(instance);
     }
     let f: Function<FnArgs<(String, u32, Option<String>)>, Unknown<'static>> =
         env.run_script(RESPONSE_JS).map_err(napi_failure)?;
-    let instance = Instance { make_response: f.create_ref().map_err(napi_failure)? };
+    let json: Object =
+        env.get_global().map_err(napi_failure)?.get_named_property_unchecked("JSON").map_err(napi_failure)?;
+    let stringify: Function<napi::sys::napi_value, Unknown<'static>> =
+        json.get_named_property_unchecked("stringify").map_err(napi_failure)?;
+    let parse: Function<String, Unknown<'static>> =
+        json.get_named_property_unchecked("parse").map_err(napi_failure)?;
+    let instance = Instance {
+        make_response: f.create_ref().map_err(napi_failure)?,
+        stringify: stringify.create_ref().map_err(napi_failure)?,
+        parse: parse.create_ref().map_err(napi_failure)?,
+    };
     env.set_instance_data(instance, (), |_| {}).map_err(napi_failure)?;
     match env.get_instance_data::<Instance>().map_err(napi_failure)? {
-        Some(instance) => Ok(&instance.make_response),
+        Some(instance) => Ok(instance),
         None => Err(argument("internal: response factory not registered")),
     }
 }
 
+/// `JSON.stringify`, called with one value.
+pub(crate) fn js_stringify(env: &Env) -> Result<Function<'_, napi::sys::napi_value, Unknown<'static>>> {
+    instance(env)?.stringify.borrow_back(env).map_err(napi_failure)
+}
+
+/// `JSON.parse`, called with one string.
+pub(crate) fn js_parse(env: &Env) -> Result<Function<'_, String, Unknown<'static>>> {
+    instance(env)?.parse.borrow_back(env).map_err(napi_failure)
+}
+
 /// The JS object for a core response (see `src/response.js`).
 pub(crate) fn response_object<'e>(env: &'e Env, r: &snodo::Response) -> Result<Unknown<'e>> {
-    let f = maker(env)?.borrow_back(env).map_err(napi_failure)?;
+    let f = instance(env)?.make_response.borrow_back(env).map_err(napi_failure)?;
     let args = (r.to_json(), u32::from(r.http_status()), r.diagnostic().map(str::to_owned));
     f.call(args.into()).map_err(napi_failure)
 }
