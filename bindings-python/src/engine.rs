@@ -255,11 +255,12 @@ impl Engine {
                 qs.push((k.extract()?, to_value(&v)?));
             }
         }
-        // Issue 16: the state written straight to canonical text (no
-        // `Value` tree); the reference path when the writer gives up, which
-        // also words every error. Both make the same token.
+        // Issue 16: a large state written straight to canonical text (no
+        // `Value` tree); a small one, or one the writer gives up on, the
+        // reference way, which also words every error. Both make the same
+        // token.
         let state = state.filter(|s| !s.is_none());
-        let text = state.and_then(crate::json_fast::state_text);
+        let text = state.filter(|s| crate::json_fast::worth_text(s)).and_then(crate::json_fast::state_text);
         let reference = match (&text, state) {
             (None, Some(s)) => Some(to_value(s)?),
             _ => None,
@@ -346,6 +347,21 @@ impl Engine {
 }
 
 /// Test hook (`tests/test_json_paths.py`): `Engine.seal` with the state
+/// through the text writer whatever its size (the reference path only
+/// where the writer gives up), for comparing tokens.
+#[pyfunction]
+#[pyo3(signature = (engine, *, principal, binding, state))]
+pub fn _seal_text(
+    py: Python<'_>,
+    engine: &Bound<'_, Engine>,
+    principal: Option<String>,
+    binding: &[u8],
+    state: &Bound<'_, PyAny>,
+) -> PyResult<String> {
+    seal_state(py, engine.get(), principal, binding, state, true)
+}
+
+/// Test hook (`tests/test_json_paths.py`): `Engine.seal` with the state
 /// through the reference `Value` path, for comparing tokens.
 #[pyfunction]
 #[pyo3(signature = (engine, *, principal, binding, state))]
@@ -356,11 +372,30 @@ pub fn _seal_reference(
     binding: &[u8],
     state: &Bound<'_, PyAny>,
 ) -> PyResult<String> {
-    let engine = engine.get();
+    seal_state(py, engine.get(), principal, binding, state, false)
+}
+
+fn seal_state(
+    py: Python<'_>,
+    engine: &Engine,
+    principal: Option<String>,
+    binding: &[u8],
+    state: &Bound<'_, PyAny>,
+    as_text: bool,
+) -> PyResult<String> {
     let who = json::principal(py, principal)?;
     let binding = binding32(py, binding)?;
-    let state = Some(state).filter(|s| !s.is_none()).map(to_value).transpose()?;
+    let state = Some(state).filter(|s| !s.is_none());
+    let text = if as_text { state.and_then(crate::json_fast::state_text) } else { None };
+    let reference = match (&text, state) {
+        (None, Some(s)) => Some(to_value(s)?),
+        _ => None,
+    };
     let mut input = engine.inner.seal_input(&who, &binding);
-    input.state = state.as_ref();
-    py.detach(|| engine.inner.seal(&input)).map_err(|e| to_py_err(py, &e))
+    input.state = reference.as_ref();
+    match text {
+        Some(text) => py.detach(|| engine.inner.seal_text(&input, &text)),
+        None => py.detach(|| engine.inner.seal(&input)),
+    }
+    .map_err(|e| to_py_err(py, &e))
 }

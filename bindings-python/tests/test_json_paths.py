@@ -257,11 +257,23 @@ def test_seal_gives_the_reference_token_or_error(state: Any) -> None:
     # Two engines with the same seed and clock draw the same token ids: the
     # text path (`seal`) and the reference `Value` path must give the same
     # token, byte for byte, or the same error.
-    engines = [s.Engine([("k1", KEY)], fixed_time=NOW, max_token_bytes=1 << 20, test_random_seed=7) for _ in range(2)]
+    # `seal` takes the text path only for states of more than 64 members
+    # and items; `_seal_text` takes it whatever the size.
+    engines = [s.Engine([("k1", KEY)], fixed_time=NOW, max_token_bytes=1 << 20, test_random_seed=7) for _ in range(3)]
     binding = s.binding_digest("tools/call", {"name": "t"})
-    fast = outcome(lambda: engines[0].seal(principal="alice", binding=binding, state=state))
+    fast = outcome(lambda: _native._seal_text(engines[0], principal="alice", binding=binding, state=state))
     ref = outcome(lambda: _native._seal_reference(engines[1], principal="alice", binding=binding, state=state))
-    assert fast == ref
+    chosen = outcome(lambda: engines[2].seal(principal="alice", binding=binding, state=state))
+    assert fast == ref == chosen
+
+
+def test_seal_takes_the_text_path_for_large_states_with_the_same_tokens() -> None:
+    engines = [s.Engine([("k1", KEY)], fixed_time=NOW, test_random_seed=3) for _ in range(2)]
+    binding = s.binding_digest("tools/call", {"name": "t"})
+    for n in (0, 10, 11, 12, 13, 200):
+        state = {"items": [{"b": i, "a": [i * 0.5, str(i)]} for i in range(n)], "z": None}
+        ref = _native._seal_reference(engines[1], principal="alice", binding=binding, state=state)
+        assert engines[0].seal(principal="alice", binding=binding, state=state) == ref
 
 
 def test_seal_errors_are_the_reference_errors_in_dict_order() -> None:
@@ -270,7 +282,8 @@ def test_seal_errors_are_the_reference_errors_in_dict_order() -> None:
     engine = s.Engine([("k1", KEY)], fixed_time=NOW)
     binding = s.binding_digest("tools/call", {"name": "t"})
     for state in ({"b": float("nan"), "a": object()}, {"b": object(), "a": float("inf")}, {"z": "\ud800", "a": {1: 2}}):
-        fast = outcome(lambda: engine.seal(principal="alice", binding=binding, state=state))
+        fast = outcome(lambda: _native._seal_text(engine, principal="alice", binding=binding, state=state))
+        assert fast == outcome(lambda: engine.seal(principal="alice", binding=binding, state=state))
         ref = outcome(lambda: _native._seal_reference(engine, principal="alice", binding=binding, state=state))
         assert fast[0] == "err" and fast == ref
 

@@ -39,6 +39,7 @@ __all__ = [
     "_from_text",
     "_state_text_of",
     "_seal_reference",
+    "_seal_text",
     "run_cli",
     "binding_digest",
     "elicit_form_without_lint",
@@ -423,6 +424,8 @@ def _state_text_of(obj: Any) -> Optional[str]:
     """Test hook (issue 16): canonical text of ``obj`` via the seal side's text writer (None: the reference decides)."""
 def _seal_reference(engine: Engine, *, principal: Optional[str], binding: bytes, state: Any) -> str:
     """Test hook (issue 16): ``engine.seal`` with the state through the reference ``Value`` path."""
+def _seal_text(engine: Engine, *, principal: Optional[str], binding: bytes, state: Any) -> str:
+    """Test hook (issue 16): ``engine.seal`` with the state through the text writer, whatever its size."""
 def run_cli(args: List[str], keys: Optional[str] = None, now: Optional[int] = None) -> Tuple[str, str, int]:
     """The ``snodo-mrtr`` command line (``snodo_mrtr.cli``): ``(stdout, stderr, exit_code)``."""
 def binding_digest(method: str, params: Union[_JsonText, Dict[str, Any]]) -> bytes: ...
