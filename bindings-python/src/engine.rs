@@ -2,6 +2,7 @@
 //! `open`, each one core call. The GIL is released around every piece of
 //! work that does not touch Python objects (parsing, sealing, deciding).
 
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyType};
 use serde_json::Value;
@@ -226,7 +227,10 @@ impl Engine {
         call: &Bound<'_, Call>,
         outcome: &Bound<'_, PyAny>,
     ) -> PyResult<Response> {
-        let outcome = Outcome::from_value(object_arg(outcome, "outcome")?).map_err(|e| to_py_err(py, &e))?;
+        let outcome = match outcome_with_state_text(outcome) {
+            Some(o) => o,
+            None => Outcome::from_value(object_arg(outcome, "outcome")?).map_err(|e| to_py_err(py, &e))?,
+        };
         let call = call.get();
         let inner = py.detach(|| self.inner.decide(&call.inner, outcome)).map_err(|e| to_py_err(py, &e))?;
         Ok(Response { inner })
@@ -343,6 +347,33 @@ impl Engine {
 
     fn __repr__(&self) -> String {
         self.summary.clone()
+    }
+}
+
+/// Issue 16: an `input_required` outcome dict whose `state` is large (see
+/// `json_fast::worth_text`) read with the state as canonical text
+/// (`Outcome::InputRequiredText`, no `Value` tree for it): the same
+/// response and token as the reference reading. `None` for anything else,
+/// and on any error, so that the reference reading decides and words it.
+fn outcome_with_state_text(outcome: &Bound<'_, PyAny>) -> Option<Outcome> {
+    let dict = outcome.cast_exact::<PyDict>().ok()?;
+    let state = dict.get_item(intern!(outcome.py(), "state")).ok()??;
+    if state.is_none() || !crate::json_fast::worth_text(&state) {
+        return None;
+    }
+    let text = crate::json_fast::state_text(&state)?;
+    let mut rest = serde_json::Map::new();
+    for (k, v) in dict.iter() {
+        let key = k.cast_exact::<PyString>().ok()?.to_cow().ok()?;
+        if key != crate::json_fast::STATE {
+            rest.insert(key.into_owned(), to_value(&v).ok()?);
+        }
+    }
+    match Outcome::from_value(Value::Object(rest)).ok()? {
+        Outcome::InputRequired { requests, state: None } if !text.is_null() => {
+            Some(Outcome::InputRequiredText { requests, state: text })
+        }
+        _ => None,
     }
 }
 

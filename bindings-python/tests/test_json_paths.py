@@ -310,3 +310,48 @@ def test_text_arguments_read_in_place_give_the_same_results() -> None:
     request = json.dumps(conftest.request(name="t", arguments={"é": [1.5]}, _meta=conftest.meta()))
     calls = [engine.begin(r, "alice") for r in (request, request.encode())]
     assert [(c.name, c.arguments) for c in calls] == [("t", {"é": [1.5]})] * 2
+
+
+BIG_STATES = st.one_of(
+    st.lists(st.dictionaries(TEXT, SCALARS, min_size=3, max_size=6), min_size=14, max_size=20),
+    st.dictionaries(TEXT, VALUES, max_size=8).map(lambda d: {"items": [d] * 70, "rest": d}),
+    st.sampled_from(ODD).map(lambda bad: {"items": list(range(70)), "bad": bad}),
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(BIG_STATES)
+def test_decide_with_a_large_state_gives_the_reference_response(state: Any) -> None:
+    # A large state goes into decide as canonical text; the same state as
+    # RawJSON of the reference's canonical text goes the Value way. Same
+    # seed and clock: the same response, token included, or the same error.
+    question = s.elicit_form("Seat?", {"type": "object", "properties": {"seat": {"type": "string"}}})
+    request = conftest.request(name="t", arguments={}, _meta=conftest.meta({"elicitation": {"form": {}}}))
+    ref_state = outcome(_native._canonical_of, state, True)
+    engines = [s.Engine([("k1", KEY)], fixed_time=NOW, max_token_bytes=1 << 20, test_random_seed=5) for _ in range(2)]
+    calls = [e.begin(request, "alice") for e in engines]
+    fast = outcome(lambda: engines[0].decide(calls[0], s.input_required({"seat": question}, state=state)).to_json())
+    if ref_state[0] == "ok":
+        raw = RawJSON(ref_state[1])
+        ref = outcome(lambda: engines[1].decide(calls[1], s.input_required({"seat": question}, state=raw)).to_json())
+    else:
+        ref = outcome(lambda: engines[1].decide(calls[1], {"type": "input_required", "state": state}))
+    assert fast == ref
+
+
+def test_decide_outcome_errors_with_a_large_state_are_the_reference_errors() -> None:
+    engine = s.Engine([("k1", KEY)], fixed_time=NOW)
+    request = conftest.request(name="t", arguments={}, _meta=conftest.meta({"elicitation": {"form": {}}}))
+    big = {"items": list(range(100))}
+    for bad in (
+        {"type": "input_required", "state": big, "inputRequests": 3},
+        {"type": "input_required", "state": big, 1: 2},
+        {"type": "input_required", "state": {"items": list(range(100)), "x": object()}},
+        {"type": "complete", "state": big},
+        {"type": "nope", "state": big},
+        {"state": big},
+    ):
+        got = outcome(lambda: engine.decide(engine.begin(request, "alice"), bad))
+        assert got[0] == "err", bad
+        plain = {k: (RawJSON(json.dumps(v)) if k == "state" and isinstance(v, dict) and "x" not in v else v) for k, v in bad.items()}
+        assert got == outcome(lambda: engine.decide(engine.begin(request, "alice"), plain)), bad

@@ -38,45 +38,45 @@ pub fn state_text(obj: &Bound<'_, PyAny>) -> Option<snodo::StateText> {
 }
 
 /// Whether `obj` is worth the text path: it holds more than
-/// [`TEXT_MIN_MEMBERS`] members and items in all. Below that, writing the
-/// text and canonicalising it again in `StateText::new` costs more than
-/// the `Value` tree (callgrind, seal of the 256 B bench state: ~99k vs
-/// ~89k instructions; 4 KiB: ~914k vs ~948k). Counting stops as soon as
-/// the bound is passed, so a large state costs a few members' look; a
-/// cycle only runs the count out.
+/// [`TEXT_MIN_MEMBERS`] members and items in all, by an estimate. Below
+/// that, writing the text and canonicalising it again in `StateText::new`
+/// costs more than the `Value` tree (callgrind, seal of the 256 B bench
+/// state: ~99k vs ~92k instructions; 4 KiB: ~918k vs ~967k). The estimate
+/// looks three levels deep and, in a list, at its first item only (records
+/// are alike), so it costs a few look-ups whatever the size, and a cycle
+/// cannot run it away. A wrong guess costs time, never a different token:
+/// both paths make the same one.
 pub fn worth_text(obj: &Bound<'_, PyAny>) -> bool {
-    let mut budget = TEXT_MIN_MEMBERS;
-    over_budget(obj, &mut budget)
+    estimate(obj, 0) > TEXT_MIN_MEMBERS
 }
 
-/// Containers and items counted before the text path pays (see
-/// [`worth_text`]): the 256 B bench state has 14, the 4 KiB one 300.
+/// Members and items (an estimate) above which the text path pays (see
+/// [`worth_text`]): the 256 B bench state has 11, the 4 KiB one 250.
 pub const TEXT_MIN_MEMBERS: usize = 64;
 
-fn over_budget(obj: &Bound<'_, PyAny>, budget: &mut usize) -> bool {
-    let mut spend = |n: usize| {
-        *budget = budget.saturating_sub(n);
-        *budget == 0
-    };
+fn estimate(obj: &Bound<'_, PyAny>, depth: usize) -> usize {
+    if depth >= 3 {
+        return 0;
+    }
     if let Ok(d) = obj.cast_exact::<PyDict>() {
-        if spend(d.len()) {
-            return true;
+        let mut n = d.len();
+        for (_, v) in d.iter() {
+            if n > TEXT_MIN_MEMBERS {
+                break;
+            }
+            n = n.saturating_add(estimate(&v, depth + 1));
         }
-        return d.iter().any(|(_, v)| over_budget(&v, budget));
+        return n;
     }
-    if let Ok(l) = obj.cast_exact::<PyList>() {
-        if spend(l.len()) {
-            return true;
-        }
-        return l.iter().any(|v| over_budget(&v, budget));
-    }
-    if let Ok(t) = obj.cast_exact::<PyTuple>() {
-        if spend(t.len()) {
-            return true;
-        }
-        return t.iter().any(|v| over_budget(&v, budget));
-    }
-    false
+    let (len, first) = if let Ok(l) = obj.cast_exact::<PyList>() {
+        (l.len(), l.get_item(0).ok())
+    } else if let Ok(t) = obj.cast_exact::<PyTuple>() {
+        (t.len(), t.get_item(0).ok())
+    } else {
+        return 0;
+    };
+    let each = first.map_or(0, |f| estimate(&f, depth + 1));
+    len.saturating_add(len.saturating_mul(each))
 }
 
 /// The canonical text of `obj` (UTF-8 bytes), or `None` (see [`state_text`]).
