@@ -355,3 +355,19 @@ def test_decide_outcome_errors_with_a_large_state_are_the_reference_errors() -> 
         assert got[0] == "err", bad
         plain = {k: (RawJSON(json.dumps(v)) if k == "state" and isinstance(v, dict) and "x" not in v else v) for k, v in bad.items()}
         assert got == outcome(lambda: engine.decide(engine.begin(request, "alice"), plain)), bad
+
+
+DYADIC = st.one_of(
+    st.builds(lambda i, k: i / 2**k, st.integers(min_value=-(10**12) * 16, max_value=10**12 * 16), st.integers(0, 6)),
+    st.builds(lambda i, k: i / 2**k, st.integers(min_value=-4096, max_value=4096), st.integers(0, 6)),
+    st.sampled_from([0.0, -0.0, 0.5, 0.0625, -0.0625, 0.03125, 1e11, 1e11 - 0.0625, 99999999999.9375, -1e11 + 0.5, 1e10 + 0.25]),
+)
+
+
+@SETTINGS
+@given(DYADIC)
+def test_whole_sixteenths_are_spelled_as_python_repr(f: float) -> None:
+    # float_repr's fast case (a whole number of sixteenths below 1e11) and
+    # the cases next to it (eighths of sixteenths, 1e11 and above).
+    assert _native._canonical_of(f) == repr(f)
+    assert _native._state_text_of([f]) == "[" + repr(f) + "]"

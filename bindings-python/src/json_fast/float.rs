@@ -8,6 +8,9 @@
 /// `1.5e-05`).
 pub(super) fn float_repr(f: f64, out: &mut String) {
     use std::fmt::Write as _;
+    if short_dyadic(f, out) {
+        return;
+    }
     let mut sci = Buf { bytes: [0; 40], len: 0 };
     // `{:e}` of an f64 is at most 25 bytes: the write cannot overflow.
     let _ = write!(sci, "{f:e}");
@@ -61,6 +64,70 @@ pub(super) fn float_repr(f: f64, out: &mut String) {
         }
         let _ = write!(out, "e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.unsigned_abs());
     }
+}
+
+/// The fast case of [`float_repr`] (no shortest-digits search): `f` is a
+/// whole number of sixteenths (`129.5`, `-3.0`, `0.0625`, `-0.0`) below
+/// 1e11 in size. Such a double is exactly `m / 2^k` (`m` odd, or `k = 0`),
+/// whose decimal expansion `m·5^k / 10^k` ends at its `k`-th fractional
+/// digit, a 5; with at most 15 significant digits, no decimal with fewer
+/// digits is within the double's spacing, so that exact expansion is the
+/// shortest text that round-trips, which `repr` prints positionally (its
+/// decimal exponent is in -2..11). `false`: not this case, nothing written.
+fn short_dyadic(f: f64, out: &mut String) -> bool {
+    // NaN compares false to everything, so it is tested on its own.
+    if f.is_nan() || f.abs() >= 1e11 {
+        return false;
+    }
+    let mut scaled = f;
+    for k in 0..=4u32 {
+        if scaled.fract() == 0.0 {
+            // |scaled| < 1.6e12: exact as an integer.
+            let digits = (scaled.abs() as u64) * 5u64.pow(k);
+            let unit = 10u64.pow(k);
+            if f.is_sign_negative() {
+                out.push('-');
+            }
+            push_u64(out, digits / unit);
+            out.push('.');
+            if k == 0 {
+                out.push('0');
+            } else {
+                let frac = digits % unit;
+                // Leading zeros of the fractional part (`0.0625`).
+                for _ in 0..k.saturating_sub(decimal_len(frac)) {
+                    out.push('0');
+                }
+                push_u64(out, frac);
+            }
+            return true;
+        }
+        scaled *= 2.0;
+    }
+    false
+}
+
+fn decimal_len(mut n: u64) -> u32 {
+    let mut len = 1;
+    while n >= 10 {
+        n /= 10;
+        len += 1;
+    }
+    len
+}
+
+fn push_u64(out: &mut String, mut n: u64) {
+    let mut buf = [0u8; 20];
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&buf[at..]).unwrap_or_default());
 }
 
 /// A fixed buffer for one formatted float (no heap allocation).
