@@ -1,5 +1,6 @@
 //! Sealing and opening, with the limits that apply to both.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use base64::Engine as _;
@@ -201,9 +202,38 @@ fn open_v1(ring: &KeyRing, check: &Check<'_>, token: &str) -> Result<Opened, Tok
     if m.verify_slice(&tag_bytes).is_err() {
         return fail(TokenReason::Signature);
     }
-    let payload_bytes =
-        URL_SAFE_NO_PAD.decode(body).map_err(|_| TokenError { reason: TokenReason::Malformed })?;
-    finish(key, check, &payload_bytes, FORMAT_VERSION, Some(&tag_bytes))
+    // Issue 16: the body is decoded into a per-thread buffer, not a fresh
+    // `Vec` per open. A v1 payload is readable by whoever holds the token,
+    // so the bytes left in the buffer are no secret; a buffer grown past
+    // `KEEP_BODY_BYTES` is given back rather than kept per thread.
+    BODY.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut buf) => {
+            buf.clear();
+            let opened = match URL_SAFE_NO_PAD.decode_vec(body, &mut buf) {
+                Ok(()) => finish(key, check, &buf, FORMAT_VERSION, Some(&tag_bytes)),
+                Err(_) => fail(TokenReason::Malformed),
+            };
+            if buf.capacity() > KEEP_BODY_BYTES {
+                *buf = Vec::new();
+            }
+            opened
+        }
+        // Only if `open` were re-entered on this thread while decoding,
+        // which it never is; a fresh buffer then, never a panic.
+        Err(_) => {
+            let payload_bytes =
+                URL_SAFE_NO_PAD.decode(body).map_err(|_| TokenError { reason: TokenReason::Malformed })?;
+            finish(key, check, &payload_bytes, FORMAT_VERSION, Some(&tag_bytes))
+        }
+    })
+}
+
+/// The largest decoded body kept between opens on a thread (a 16 KiB
+/// token, the default limit, decodes to 12 KiB).
+const KEEP_BODY_BYTES: usize = 16 << 10;
+
+thread_local! {
+    static BODY: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The checks after authentication, the same for every version: payload
@@ -229,15 +259,17 @@ pub(super) fn finish(
         return fail(TokenReason::Version);
     }
     let (issued_at, expires_at, flow_start, round) = (payload.iat, payload.exp, payload.fs, payload.r);
-    let bound: [u8; 32] = decode_fixed(&payload.b)?;
-    let ptag: [u8; PRINCIPAL_TAG_BYTES] = decode_fixed(&payload.p)?;
+    let bound: [u8; 32] = decode_fixed(payload.b.as_str())?;
+    let ptag: [u8; PRINCIPAL_TAG_BYTES] = decode_fixed(payload.p.as_str())?;
     let mut questions = BTreeMap::new();
     for (k, v) in payload.q {
-        questions.insert(k, decode_fixed::<32>(&v)?);
+        questions.insert(k, decode_fixed::<32>(v.as_str())?);
     }
     // Issue 17: both ids, or (a v1 token sealed before them) neither.
     let (token_id, flow_id) = match (&payload.tid, &payload.fid, legacy_tag) {
-        (Some(t), Some(f), _) => (decode_fixed::<ID_BYTES>(t)?, decode_fixed::<ID_BYTES>(f)?),
+        (Some(t), Some(f), _) => {
+            (decode_fixed::<ID_BYTES>(t.as_str())?, decode_fixed::<ID_BYTES>(f.as_str())?)
+        }
         (None, None, Some(tag)) => legacy_ids(tag),
         _ => return fail(TokenReason::Malformed),
     };
@@ -267,8 +299,8 @@ pub(super) fn finish(
         round,
         question_digests: questions,
         state_json: payload.s.map(|raw| raw.get().to_owned()),
-        token_id: id_text(&token_id),
-        flow_id: id_text(&flow_id),
+        token_id: IdText::new(&token_id),
+        flow_id: IdText::new(&flow_id),
         flow_id_bytes: flow_id,
         version,
     })
