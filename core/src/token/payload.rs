@@ -299,3 +299,6 @@ pub(crate) fn decode_fixed<const N: usize>(s: &str) -> Result<[u8; N], TokenErro
 pub(crate) fn is_version_word(s: &str) -> bool {
     s.strip_prefix('v').is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
 }
+
+mod written;
+pub(crate) use written::read_written;

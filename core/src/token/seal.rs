@@ -253,8 +253,13 @@ pub(super) fn finish(
     // the application state is kept as its JSON text: building a Value for
     // it costs far more than everything else in `open`, and a handler that
     // never reads the state should not pay for it (see `Opened::state`).
-    let payload: Payload =
-        serde_json::from_slice(payload_bytes).map_err(|_| TokenError { reason: TokenReason::Malformed })?;
+    // Issue 16: the payload as `seal` writes it is read by hand; anything
+    // else (a pre-issue-17 token, or a leaked key's creation) by serde.
+    let payload: Payload = match read_written(payload_bytes) {
+        Some(p) => p,
+        None => serde_json::from_slice(payload_bytes)
+            .map_err(|_| TokenError { reason: TokenReason::Malformed })?,
+    };
     if payload.v != version {
         return fail(TokenReason::Version);
     }
