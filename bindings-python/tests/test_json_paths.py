@@ -371,3 +371,15 @@ def test_whole_sixteenths_are_spelled_as_python_repr(f: float) -> None:
     # the cases next to it (eighths of sixteenths, 1e11 and above).
     assert _native._canonical_of(f) == repr(f)
     assert _native._state_text_of([f]) == "[" + repr(f) + "]"
+
+
+def test_key_text_remembered_across_calls_stays_right_for_new_objects() -> None:
+    # Dict key text is remembered by object across calls (keys.rs): keys
+    # made and freed again and again (their addresses reused by new,
+    # different strings), more keys than the table has slots, and the same
+    # literal keys again must all read as themselves.
+    for round_ in range(40):
+        d = {f"k{round_}_{j}_" + "é" * (j % 3): [j, {f"v{j}": round_}] for j in range(300)}
+        assert _native._canonical_of(d) == _native._canonical_of(d, True)
+        assert _native._state_text_of(d) == _native._canonical_of(d, True)
+        assert _native._canonical_of({"type": "object", "required": ["seat"]}) == '{"required":["seat"],"type":"object"}'

@@ -15,6 +15,7 @@
 //! are the reference's by construction.
 
 mod float;
+mod keys;
 mod read;
 mod text;
 mod to_value;

@@ -34,7 +34,7 @@ impl<'py> Walker<'py> {
         match self.keys.iter_mut().find(|(k, _)| k.is(key)) {
             Some((_, Some(text))) => Ok(text.clone()),
             Some((_, slot)) => {
-                let text = key.to_cow()?.into_owned();
+                let text = super::keys::key_text(key)?;
                 *slot = Some(text.clone());
                 Ok(text)
             }
@@ -42,7 +42,7 @@ impl<'py> Walker<'py> {
                 if self.keys.len() < KEY_CACHE {
                     self.keys.push((key.clone(), None));
                 }
-                Ok(key.to_cow()?.into_owned())
+                super::keys::key_text(key)
             }
         }
     }
@@ -77,7 +77,7 @@ impl<'py> Walker<'py> {
                         // decides, and words the error, for the whole dict.
                         return json::to_value_at(obj, depth);
                     };
-                    let key = if in_list { self.key(key)? } else { key.to_cow()?.into_owned() };
+                    let key = if in_list { self.key(key)? } else { super::keys::key_text(key)? };
                     map.insert(key, self.value(&v, depth + 1, false)?);
                 }
                 return Ok(Value::Object(map));
