@@ -184,8 +184,11 @@ def main() -> None:
     for r in rows:
         print(line(r))
     growth_table(crit)
-    node_growth_and_memory(res)
-    python_growth_and_memory(res)
+    binding_growth_table(res, "node")
+    memory_table(res, "node")
+    binding_growth_table(res, "python")
+    memory_table(res, "python")
+    memory_table(res, "c")
     print()
     print("Targets (ratios within this run):")
     for name, value, ok in checks:
@@ -265,29 +268,6 @@ def growth_rows(res: str, kind: str, op: str, lang: str = "node") -> list[tuple[
     return [(n, floor[n], ours[n]) for n in sorted(ours) if n in floor]
 
 
-def node_growth_and_memory(res: str) -> None:
-    """Node cost against size, each beside the floor of the same bytes; RSS over flows."""
-    lines = []
-    for kind, op in (("state", "snodo seal+open"), ("args", "snodo begin (retry)")):
-        for n, fl, t in growth_rows(res, kind, op):
-            lines.append(f"| {kind} {n} B | {fmt_ns(fl)} | {op} | {fmt_ns(t)} ({t / fl:.1f}×) |")
-    if lines:
-        print()
-        print("Growth (node; ratio to the floor of the same bytes, node:crypto HMAC-SHA256 + base64url):")
-        print("| size | floor | operation | median |")
-        print("|---|---|---|---|")
-        print("\n".join(lines))
-    mem = load_obj(os.path.join(res, "node-memory.json"))
-    if mem:
-        print()
-        print(f"Memory (node, {mem['flows']:,} two-round flows, 4 KiB state, after global.gc()):")
-        print("| flows | RSS (KiB) | V8 heap reserved (KiB) | RSS outside the V8 heap (KiB) | V8 heap used (KiB) |")
-        print("|---:|---:|---:|---:|---:|")
-        for r in mem["readings"]:
-            print(f"| {r['flows']:,} | {r['rss_kib']:,} | {r['heap_total_kib']:,} | "
-                  f"{r['rss_kib'] - r['heap_total_kib']:,} | {r['heap_used_kib']:,} |")
-
-
 # Issue 16, the Python rows (and C's memory row): seal+open of a 4 KiB dict
 # state at least this many times faster than the mcp 2.3.0 boundary (str
 # state); begin+decide per round at most this × the core's; growth slope at
@@ -327,27 +307,53 @@ def python_checks(res: str, core: dict) -> list[tuple[str, str, bool]]:
     return out
 
 
-def python_growth_and_memory(res: str) -> None:
-    """Python cost against size beside the floor of the same bytes; peak RSS (Python and C) over flows."""
+# The growth series every binding measures (op per kind), and the floor
+# each one divides by: its own language's HMAC-SHA256 + base64url.
+BINDING_GROWTH = [("state", "snodo seal+open"), ("args", "snodo begin (retry)")]
+GROWTH_FLOOR = {
+    "node": "node:crypto HMAC-SHA256 + base64url",
+    "python": "hmac.new(k, m, sha256) + base64url",
+}
+
+
+def binding_growth_table(res: str, lang: str) -> None:
+    """A binding's cost against size, each beside the floor of the same bytes."""
     lines = []
-    for kind, op in (("state", "snodo seal+open"), ("args", "snodo begin (retry)")):
-        for n, fl, t in growth_rows(res, kind, op, "python"):
+    for kind, op in BINDING_GROWTH:
+        for n, fl, t in growth_rows(res, kind, op, lang):
             lines.append(f"| {kind} {n} B | {fmt_ns(fl)} | {op} | {fmt_ns(t)} ({t / fl:.1f}×) |")
     if lines:
         print()
-        print("Growth (python; ratio to the floor of the same bytes, hmac.new(k, m, sha256) + base64url):")
+        print(f"Growth ({lang}; ratio to the floor of the same bytes, {GROWTH_FLOOR[lang]}):")
         print("| size | floor | operation | median |")
         print("|---|---|---|---|")
         print("\n".join(lines))
-    for lang in ("python", "c"):
-        mem = load_obj(os.path.join(res, f"{lang}-memory.json"))
-        if mem:
-            print()
-            print(f"Memory ({lang}, {mem['flows']:,} two-round flows, {mem['state_bytes']} B state):")
-            print("| flows | VmHWM (KiB) | VmRSS (KiB) | peak (KiB) |")
-            print("|---:|---:|---:|---:|")
-            for r in mem["readings"]:
-                print(f"| {r['flows']:,} | {r['hwm_kib']:,} | {r['rss_kib']:,} | {r['peak_kib']:,} |")
+
+
+# The columns of each memory bench's table, as (column, key of a reading):
+# Node reads RSS beside the V8 heap after global.gc() (memory.mjs); Python
+# and C read the kernel's peak.
+NODE_MEMORY = [("RSS", "rss_kib"), ("V8 heap reserved", "heap_total_kib"),
+               ("RSS outside the V8 heap", "outside_kib"), ("V8 heap used", "heap_used_kib")]
+PEAK_MEMORY = [("VmHWM", "hwm_kib"), ("VmRSS", "rss_kib"), ("peak", "peak_kib")]
+
+
+def memory_table(res: str, lang: str) -> None:
+    """RSS over flows of one memory bench (<lang>-memory.json), if it ran."""
+    mem = load_obj(os.path.join(res, f"{lang}-memory.json"))
+    if not mem:
+        return
+    node = lang == "node"
+    state = "4 KiB state, after global.gc()" if node else f"{mem['state_bytes']} B state"
+    columns = NODE_MEMORY if node else PEAK_MEMORY
+    print()
+    print(f"Memory ({lang}, {mem['flows']:,} two-round flows, {state}):")
+    print("| flows | " + " | ".join(f"{c} (KiB)" for c, _ in columns) + " |")
+    print("|---:|" + "---:|" * len(columns))
+    for r in mem["readings"]:
+        if node:
+            r = {**r, "outside_kib": r["rss_kib"] - r["heap_total_kib"]}
+        print(f"| {r['flows']:,} | " + " | ".join(f"{r[k]:,}" for _, k in columns) + " |")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,10 @@
 // sees it), as the SDK's API is async.
 //
 // Usage: node bench.mjs PAYLOAD_DIR OUT.json
+//
+// For before/after runs in one window: BENCH_ADDON=path/to/other.node
+// measures that build of the addon instead of ../index.js's, and
+// BENCH_ONLY=regex keeps the operations whose name (with its group) matches.
 import { createRequire } from 'node:module';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,7 +20,7 @@ import { createHmac } from 'node:crypto';
 import { createRequestStateCodec } from '@modelcontextprotocol/server';
 
 const require = createRequire(import.meta.url);
-const mrtr = require('../index.js');
+const mrtr = require(process.env.BENCH_ADDON || '../index.js');
 
 const SAMPLE_NS = Number(process.env.BENCH_SAMPLE_MS ?? 50) * 1e6;
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 11);
@@ -145,6 +149,11 @@ for (const size of [1024, 8192, 32768, 262144]) {
   if (!roomy.begin(retry, 'alice').isRetry) throw new Error(`growth retry of ${size} B not opened`);
   ops.push({ name: 'floor: HMAC-SHA256 + base64url', group: 'growth-args', size, async: false, fn: () => floorOf(bytes) });
   ops.push({ name: 'snodo begin (retry)', group: 'growth-args', size, async: false, fn: () => roomy.begin(retry, 'alice') });
+}
+
+if (process.env.BENCH_ONLY) {
+  const only = new RegExp(process.env.BENCH_ONLY);
+  ops.splice(0, ops.length, ...ops.filter((op) => only.test(op.group ? `${op.group}: ${op.name}` : op.name)));
 }
 
 let sink = 0;

@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use crate::error::Result;
 use crate::json;
+use crate::response::answer_object;
 
 /// One request as the handler sees it (from `engine.begin`).
 #[napi]
@@ -20,9 +21,11 @@ impl Call {
 }
 
 /// The answer to one input request (`call.response`).
+// The TypeScript shape only: answers are built by `makeAnswer` of
+// `src/response.js` in one crossing (issue 16), never from this struct.
 #[napi(object)]
 // Holds JS handles (or key bytes), which must not and cannot be Debug.
-#[allow(missing_debug_implementations)]
+#[allow(missing_debug_implementations, dead_code)]
 pub struct Answer<'a> {
     /// What the client did.
     #[napi(ts_type = "'missing' | 'accepted' | 'declined' | 'cancelled' | 'invalid' | 'changed'")]
@@ -162,21 +165,21 @@ impl Call {
     /// The answer to input request `key`, which the handler would ask as
     /// `request` (rebuild the same request each round: it counts only if that
     /// exact question was asked under `key` in the previous round).
-    #[napi(catch_unwind)]
+    #[napi(catch_unwind, ts_return_type = "Answer")]
     pub fn response<'e>(
         &self,
         env: &'e Env,
         key: String,
         #[napi(ts_arg_type = "object | string | Buffer")] request: Unknown,
-    ) -> Result<Answer<'e>> {
+    ) -> Result<Unknown<'e>> {
         let request = json::read(env, request, "request")?;
         let answer = self.inner.response(&key, &request);
-        let kind = answer.kind().to_owned();
-        Ok(match answer {
-            snodo::Answer::Accepted(v) => Answer { kind, value: Some(json::to_js(env, &v)?), reason: None },
-            snodo::Answer::Invalid(why) => Answer { kind, value: None, reason: Some(why) },
-            _ => Answer { kind, value: None, reason: None },
-        })
+        let kind = answer.kind();
+        match answer {
+            snodo::Answer::Accepted(v) => answer_object(env, kind, Some(snodo::to_wire(&v)), None),
+            snodo::Answer::Invalid(why) => answer_object(env, kind, None, Some(why)),
+            _ => answer_object(env, kind, None, None),
+        }
     }
 
     /// The whole `inputResponses` map of this request, read-only and

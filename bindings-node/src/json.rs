@@ -17,20 +17,20 @@ use serde_json::Value;
 
 use crate::error::{Result, argument, core, napi_failure};
 
-fn json_object<'e>(env: &'e Env) -> Result<Object<'e>> {
-    let global = env.get_global().map_err(napi_failure)?;
-    global.get_named_property_unchecked::<Object>("JSON").map_err(napi_failure)
-}
-
 /// `JSON.stringify(value)` without letting a JS exception escape uncoded.
 pub fn stringify(env: &Env, value: Unknown<'_>, what: &str) -> Result<String> {
-    let json = json_object(env)?;
-    let f: Function<Unknown, Unknown> =
-        json.get_named_property_unchecked("stringify").map_err(napi_failure)?;
-    match f.call(value) {
-        Ok(text) if text.get_type().map_err(napi_failure)? == ValueType::String => {
-            String::from_unknown(text).map_err(napi_failure)
-        }
+    let text = stringify_value(env, value, what)?;
+    // `JSON.stringify` gives well-formed UTF-16 (lone surrogates escaped),
+    // so the UTF-8 bytes are valid; checked all the same, as napi's own
+    // `String` conversion does.
+    String::from_utf8(string_bytes(env, &text)?).map_err(|_| argument(format!("{what}: not valid UTF-8")))
+}
+
+/// `JSON.stringify(value)` as the JS string it returns.
+fn stringify_value<'e>(env: &'e Env, value: Unknown<'_>, what: &str) -> Result<Unknown<'e>> {
+    let f = crate::response::js_stringify(env)?;
+    match f.call(value.raw()) {
+        Ok(text) if text.get_type().map_err(napi_failure)? == ValueType::String => Ok(text),
         Ok(_) => Err(argument(format!("{what}: not representable as JSON"))),
         Err(_) => {
             clear_exception(env);
@@ -49,10 +49,62 @@ fn clear_exception(env: &Env) {
     }
 }
 
+/// Strings up to this many UTF-16 units are converted in one pass into a
+/// buffer of the worst-case size (3 bytes a unit); longer ones are measured
+/// first, so that a huge string never reserves three times its size.
+const ONE_PASS_UNITS: usize = 1 << 20;
+
+/// The UTF-8 bytes of a JS string (lone surrogates become U+FFFD, as in
+/// napi's own `String` conversion, which makes the same call).
+///
+/// Why not `String::from_unknown`: it asks V8 for the UTF-8 length (a pass
+/// over the string), zero-fills a buffer, then converts (a second pass).
+/// The UTF-16 length is known without a pass, and 3 bytes a unit always
+/// suffice (a surrogate pair is 2 units and 4 bytes), so one conversion
+/// into an unfilled buffer does (issue 16: the request, the outcome and
+/// every value's `JSON.stringify` text cross this way).
+pub fn string_bytes(env: &Env, value: &Unknown<'_>) -> Result<Vec<u8>> {
+    let (env, value) = (env.raw(), value.raw());
+    let mut units = 0usize;
+    // SAFETY: `env` and `value` are live handles of the current callback,
+    // on its thread; a null buffer asks only for the length.
+    let status =
+        unsafe { napi::sys::napi_get_value_string_utf16(env, value, std::ptr::null_mut(), 0, &mut units) };
+    if status != napi::sys::Status::napi_ok {
+        return Err(argument("internal: not a string"));
+    }
+    let capacity = if units <= ONE_PASS_UNITS {
+        units * 3 + 1
+    } else {
+        let mut bytes = 0usize;
+        // SAFETY: as above (a null buffer asks for the UTF-8 length).
+        let status =
+            unsafe { napi::sys::napi_get_value_string_utf8(env, value, std::ptr::null_mut(), 0, &mut bytes) };
+        if status != napi::sys::Status::napi_ok {
+            return Err(argument("internal: not a string"));
+        }
+        bytes.checked_add(1).ok_or_else(|| argument("internal: string too long"))?
+    };
+    let mut buf: Vec<u8> = Vec::with_capacity(capacity);
+    let mut written = 0usize;
+    // SAFETY: `buf` has room for `capacity` bytes; napi writes at most
+    // `capacity - 1` bytes and a terminating NUL, and reports the bytes
+    // written without the NUL in `written`.
+    let status = unsafe {
+        napi::sys::napi_get_value_string_utf8(env, value, buf.as_mut_ptr().cast(), capacity, &mut written)
+    };
+    if status != napi::sys::Status::napi_ok || written >= capacity {
+        return Err(argument("internal: string conversion failed"));
+    }
+    // SAFETY: the first `written` bytes were initialised by napi just above.
+    unsafe { buf.set_len(written) };
+    Ok(buf)
+}
+
 /// The bytes of a JSON argument: text as is, a value through `JSON.stringify`.
 pub fn text_of(env: &Env, value: Unknown<'_>, what: &str) -> Result<Vec<u8>> {
     if value.get_type().map_err(napi_failure)? == ValueType::String {
-        return Ok(String::from_unknown(value).map_err(napi_failure)?.into_bytes());
+        return string_bytes(env, &value);
     }
     if value.is_buffer().map_err(napi_failure)? {
         return Ok(Buffer::from_unknown(value).map_err(napi_failure)?.to_vec());
@@ -62,7 +114,7 @@ pub fn text_of(env: &Env, value: Unknown<'_>, what: &str) -> Result<Vec<u8>> {
     {
         return Ok(bytes.to_vec());
     }
-    Ok(stringify(env, value, what)?.into_bytes())
+    string_bytes(env, &stringify_value(env, value, what)?)
 }
 
 /// Parses a JSON argument (text or value) with the core's strict parser.
@@ -83,9 +135,7 @@ pub fn to_js<'e>(env: &'e Env, value: &Value) -> Result<Unknown<'e>> {
 
 /// `JSON.parse(text)` for JSON text snodo wrote (so it cannot throw).
 pub fn parse_to_js(env: &Env, text: String) -> Result<Unknown<'_>> {
-    let json = json_object(env)?;
-    let f: Function<String, Unknown> = json.get_named_property_unchecked("parse").map_err(napi_failure)?;
-    f.call(text).map_err(napi_failure)
+    crate::response::js_parse(env)?.call(text).map_err(napi_failure)
 }
 
 /// A string argument.

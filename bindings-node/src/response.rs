@@ -59,34 +59,105 @@ pub struct Outcome {
     pub data: Option<()>,
 }
 
-type MakeResponse = FunctionRef<FnArgs<(String, u32, Option<String>)>, Unknown<'static>>;
+type ResponseArgs = FnArgs<(String, u32, Option<String>)>;
+type AnswerArgs = FnArgs<(&'static str, Option<String>, Option<String>)>;
+type MakeResponse = FunctionRef<ResponseArgs, Unknown<'static>>;
+type MakeAnswer = FunctionRef<AnswerArgs, Unknown<'static>>;
+type Stringify = FunctionRef<napi::sys::napi_value, Unknown<'static>>;
+type Parse = FunctionRef<String, Unknown<'static>>;
 
-/// The factory of `src/response.js`, evaluated once per JS environment and
-/// kept as that environment's instance data (released with it, so workers
-/// neither share nor leak it).
+/// What the addon calls back into JS for, once per JS environment and kept
+/// as that environment's instance data (released with it, so workers
+/// neither share nor leak it): the factories of `src/response.js`, and
+/// `JSON.stringify` / `JSON.parse` as they were when the addon was loaded
+/// (looking them up on the global object for every value cost three N-API
+/// calls each time: issue 16).
 struct Instance {
     make_response: MakeResponse,
+    make_answer: MakeAnswer,
+    stringify: Stringify,
+    parse: Parse,
 }
 
 const RESPONSE_JS: &str = include_str!("response.js");
 
-fn maker(env: &Env) -> Result<&'static MakeResponse> {
-    if let Some(instance) = env.get_instance_data::<Instance>().map_err(napi_failure)? {
-        return Ok(&instance.make_response);
-    }
-    let f: Function<FnArgs<(String, u32, Option<String>)>, Unknown<'static>> =
-        env.run_script(RESPONSE_JS).map_err(napi_failure)?;
-    let instance = Instance { make_response: f.create_ref().map_err(napi_failure)? };
+/// The outcome helpers of `src/response.js` that replace the Rust
+/// functions of the same names on the module's exports.
+const JS_OUTCOMES: [&str; 3] = ["complete", "inputRequired", "raw"];
+
+/// Evaluates `src/response.js` and keeps what it gives as instance data.
+fn create(env: &Env) -> Result<(&'static Instance, Object<'_>)> {
+    let js: Object = env.run_script(RESPONSE_JS).map_err(napi_failure)?;
+    let json: Object =
+        env.get_global().map_err(napi_failure)?.get_named_property_unchecked("JSON").map_err(napi_failure)?;
+    let stringify: Function<napi::sys::napi_value, Unknown<'static>> =
+        json.get_named_property_unchecked("stringify").map_err(napi_failure)?;
+    let parse: Function<String, Unknown<'static>> =
+        json.get_named_property_unchecked("parse").map_err(napi_failure)?;
+    let make_response: Function<ResponseArgs, Unknown<'static>> =
+        js.get_named_property_unchecked("makeResponse").map_err(napi_failure)?;
+    let make_answer: Function<AnswerArgs, Unknown<'static>> =
+        js.get_named_property_unchecked("makeAnswer").map_err(napi_failure)?;
+    let instance = Instance {
+        make_response: make_response.create_ref().map_err(napi_failure)?,
+        make_answer: make_answer.create_ref().map_err(napi_failure)?,
+        stringify: stringify.create_ref().map_err(napi_failure)?,
+        parse: parse.create_ref().map_err(napi_failure)?,
+    };
     env.set_instance_data(instance, (), |_| {}).map_err(napi_failure)?;
     match env.get_instance_data::<Instance>().map_err(napi_failure)? {
-        Some(instance) => Ok(&instance.make_response),
+        Some(instance) => Ok((instance, js)),
         None => Err(argument("internal: response factory not registered")),
     }
 }
 
+fn instance(env: &Env) -> Result<&'static Instance> {
+    match env.get_instance_data::<Instance>().map_err(napi_failure)? {
+        Some(instance) => Ok(instance),
+        // The module hook below creates it; this is only a fallback.
+        None => Ok(create(env)?.0),
+    }
+}
+
+/// Runs when the addon is loaded into a JS environment (the main thread or
+/// a worker), after every Rust export is registered: sets up the instance
+/// data and puts the JS outcome helpers on the exports (see
+/// `src/response.js` for why they are JS).
+#[napi(module_exports)]
+pub fn init(mut exports: Object, env: Env) -> napi::Result<()> {
+    let (_, js) = create(&env).map_err(|e| napi::Error::from_reason(e.reason))?;
+    for name in JS_OUTCOMES {
+        let f: Unknown = js.get_named_property_unchecked(name)?;
+        exports.set_named_property(name, f)?;
+    }
+    Ok(())
+}
+
+/// `call.response`'s answer object (`makeAnswer` of `src/response.js`):
+/// `value_json` is the JSON text of the accepted value.
+pub(crate) fn answer_object<'e>(
+    env: &'e Env,
+    kind: &'static str,
+    value_json: Option<String>,
+    reason: Option<String>,
+) -> Result<Unknown<'e>> {
+    let f = instance(env)?.make_answer.borrow_back(env).map_err(napi_failure)?;
+    f.call((kind, value_json, reason).into()).map_err(napi_failure)
+}
+
+/// `JSON.stringify`, called with one value.
+pub(crate) fn js_stringify(env: &Env) -> Result<Function<'_, napi::sys::napi_value, Unknown<'static>>> {
+    instance(env)?.stringify.borrow_back(env).map_err(napi_failure)
+}
+
+/// `JSON.parse`, called with one string.
+pub(crate) fn js_parse(env: &Env) -> Result<Function<'_, String, Unknown<'static>>> {
+    instance(env)?.parse.borrow_back(env).map_err(napi_failure)
+}
+
 /// The JS object for a core response (see `src/response.js`).
 pub(crate) fn response_object<'e>(env: &'e Env, r: &snodo::Response) -> Result<Unknown<'e>> {
-    let f = maker(env)?.borrow_back(env).map_err(napi_failure)?;
+    let f = instance(env)?.make_response.borrow_back(env).map_err(napi_failure)?;
     let args = (r.to_json(), u32::from(r.http_status()), r.diagnostic().map(str::to_owned));
     f.call(args.into()).map_err(napi_failure)
 }

@@ -2,6 +2,7 @@
 //! `open`, each one core call. The GIL is released around every piece of
 //! work that does not touch Python objects (parsing, sealing, deciding).
 
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyType};
 use serde_json::Value;
@@ -168,8 +169,9 @@ impl Engine {
     ) -> PyResult<Py<PyAny>> {
         let who = snodo::Principal::from_option(principal.as_deref()).map_err(|e| to_py_err(py, &e))?;
         let begun = if request.is_instance_of::<PyString>() || request.is_instance_of::<PyBytes>() {
-            let bytes = text_bytes(request)?;
-            py.detach(|| self.inner.begin(&bytes, &who))
+            let text = text_bytes(request)?;
+            let bytes: &[u8] = &text;
+            py.detach(|| self.inner.begin(bytes, &who))
         } else if request.is_instance_of::<PyDict>() {
             let value = to_value(request)?;
             py.detach(|| self.inner.begin_value(value, &who))
@@ -225,7 +227,10 @@ impl Engine {
         call: &Bound<'_, Call>,
         outcome: &Bound<'_, PyAny>,
     ) -> PyResult<Response> {
-        let outcome = Outcome::from_value(object_arg(outcome, "outcome")?).map_err(|e| to_py_err(py, &e))?;
+        let outcome = match outcome_with_state_text(outcome) {
+            Some(o) => o,
+            None => Outcome::from_value(object_arg(outcome, "outcome")?).map_err(|e| to_py_err(py, &e))?,
+        };
         let call = call.get();
         let inner = py.detach(|| self.inner.decide(&call.inner, outcome)).map_err(|e| to_py_err(py, &e))?;
         Ok(Response { inner })
@@ -254,16 +259,26 @@ impl Engine {
                 qs.push((k.extract()?, to_value(&v)?));
             }
         }
-        let state = match state {
-            Some(s) if !s.is_none() => Some(to_value(s)?),
+        // Issue 16: a large state written straight to canonical text (no
+        // `Value` tree); a small one, or one the writer gives up on, the
+        // reference way, which also words every error. Both make the same
+        // token.
+        let state = state.filter(|s| !s.is_none());
+        let text = state.filter(|s| crate::json_fast::worth_text(s)).and_then(crate::json_fast::state_text);
+        let reference = match (&text, state) {
+            (None, Some(s)) => Some(to_value(s)?),
             _ => None,
         };
         let mut input = self.inner.seal_input(&who, &binding);
         input.round = round.unwrap_or(input.round);
         input.flow_start = flow_start.unwrap_or(input.flow_start);
         input.questions = &qs;
-        input.state = state.as_ref();
-        py.detach(|| self.inner.seal(&input)).map_err(|e| to_py_err(py, &e))
+        input.state = reference.as_ref();
+        match text {
+            Some(text) => py.detach(|| self.inner.seal_text(&input, &text)),
+            None => py.detach(|| self.inner.seal(&input)),
+        }
+        .map_err(|e| to_py_err(py, &e))
     }
 
     /// Low-level: opens a token for `principal` and the request `binding`
@@ -333,4 +348,85 @@ impl Engine {
     fn __repr__(&self) -> String {
         self.summary.clone()
     }
+}
+
+/// Issue 16: an `input_required` outcome dict whose `state` is large (see
+/// `json_fast::worth_text`) read with the state as canonical text
+/// (`Outcome::InputRequiredText`, no `Value` tree for it): the same
+/// response and token as the reference reading. `None` for anything else,
+/// and on any error, so that the reference reading decides and words it.
+fn outcome_with_state_text(outcome: &Bound<'_, PyAny>) -> Option<Outcome> {
+    let dict = outcome.cast_exact::<PyDict>().ok()?;
+    let state = dict.get_item(intern!(outcome.py(), "state")).ok()??;
+    if state.is_none() || !crate::json_fast::worth_text(&state) {
+        return None;
+    }
+    let text = crate::json_fast::state_text(&state)?;
+    let mut rest = serde_json::Map::new();
+    for (k, v) in dict.iter() {
+        let key = k.cast_exact::<PyString>().ok()?.to_cow().ok()?;
+        if key != crate::json_fast::STATE {
+            rest.insert(key.into_owned(), to_value(&v).ok()?);
+        }
+    }
+    match Outcome::from_value(Value::Object(rest)).ok()? {
+        Outcome::InputRequired { requests, state: None } if !text.is_null() => {
+            Some(Outcome::InputRequiredText { requests, state: text })
+        }
+        _ => None,
+    }
+}
+
+/// Test hook (`tests/test_json_paths.py`): `Engine.seal` with the state
+/// through the text writer whatever its size (the reference path only
+/// where the writer gives up), for comparing tokens.
+#[pyfunction]
+#[pyo3(signature = (engine, *, principal, binding, state))]
+pub fn _seal_text(
+    py: Python<'_>,
+    engine: &Bound<'_, Engine>,
+    principal: Option<String>,
+    binding: &[u8],
+    state: &Bound<'_, PyAny>,
+) -> PyResult<String> {
+    seal_state(py, engine.get(), principal, binding, state, true)
+}
+
+/// Test hook (`tests/test_json_paths.py`): `Engine.seal` with the state
+/// through the reference `Value` path, for comparing tokens.
+#[pyfunction]
+#[pyo3(signature = (engine, *, principal, binding, state))]
+pub fn _seal_reference(
+    py: Python<'_>,
+    engine: &Bound<'_, Engine>,
+    principal: Option<String>,
+    binding: &[u8],
+    state: &Bound<'_, PyAny>,
+) -> PyResult<String> {
+    seal_state(py, engine.get(), principal, binding, state, false)
+}
+
+fn seal_state(
+    py: Python<'_>,
+    engine: &Engine,
+    principal: Option<String>,
+    binding: &[u8],
+    state: &Bound<'_, PyAny>,
+    as_text: bool,
+) -> PyResult<String> {
+    let who = json::principal(py, principal)?;
+    let binding = binding32(py, binding)?;
+    let state = Some(state).filter(|s| !s.is_none());
+    let text = if as_text { state.and_then(crate::json_fast::state_text) } else { None };
+    let reference = match (&text, state) {
+        (None, Some(s)) => Some(to_value(s)?),
+        _ => None,
+    };
+    let mut input = engine.inner.seal_input(&who, &binding);
+    input.state = reference.as_ref();
+    match text {
+        Some(text) => py.detach(|| engine.inner.seal_text(&input, &text)),
+        None => py.detach(|| engine.inner.seal(&input)),
+    }
+    .map_err(|e| to_py_err(py, &e))
 }

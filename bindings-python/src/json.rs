@@ -43,8 +43,8 @@ impl RawJson {
     fn new(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Self> {
         let bytes = text_bytes(text)?;
         let value = parse_text(py, &bytes)?;
-        let text =
-            String::from_utf8(bytes).map_err(|_| raise(py, ErrorCode::Json, "RawJSON: text is not UTF-8"))?;
+        let text = String::from_utf8(bytes.to_vec())
+            .map_err(|_| raise(py, ErrorCode::Json, "RawJSON: text is not UTF-8"))?;
         Ok(RawJson { text, value })
     }
 
@@ -75,18 +75,45 @@ impl RawJson {
     }
 }
 
-/// The bytes of a `str`, `bytes` or `bytearray` argument.
-pub fn text_bytes(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+/// The bytes of a `str`, `bytes` or `bytearray` argument: a `bytes` object
+/// used in place (issue 16: a large request is not copied on its way to the
+/// core), a `str` as the one `bytes` object its UTF-8 encoding makes (under
+/// the stable ABI for 3.9 that copy is unavoidable; no second one in Rust).
+pub fn text_bytes<'py>(obj: &Bound<'py, PyAny>) -> PyResult<TextBytes<'py>> {
     if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(s.to_cow()?.into_owned().into_bytes());
+        return Ok(TextBytes::Bytes(s.encode_utf8()?));
     }
     if let Ok(b) = obj.cast::<PyBytes>() {
-        return Ok(b.as_bytes().to_vec());
+        return Ok(TextBytes::Bytes(b.clone()));
     }
     if obj.is_instance_of::<pyo3::types::PyByteArray>() {
-        return obj.extract::<Vec<u8>>();
+        return Ok(TextBytes::Owned(obj.extract::<Vec<u8>>()?));
     }
     Err(raise(obj.py(), ErrorCode::Argument, format!("expected str or bytes, got {}", type_name(obj))))
+}
+
+/// The bytes of a text argument (see [`text_bytes`]). A `bytes` object is
+/// immutable, so its bytes may be read with the GIL released.
+pub enum TextBytes<'py> {
+    Bytes(Bound<'py, PyBytes>),
+    /// A `bytearray`'s bytes, copied: it can change while the GIL is free.
+    Owned(Vec<u8>),
+}
+
+impl std::ops::Deref for TextBytes<'_> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            TextBytes::Bytes(b) => b.as_bytes(),
+            TextBytes::Owned(v) => v,
+        }
+    }
+}
+
+impl AsRef<[u8]> for TextBytes<'_> {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
 }
 
 /// Parses JSON text with the core's one argument reader, raising `JsonError`.
@@ -243,6 +270,7 @@ pub fn principal(py: Python<'_>, name: Option<String>) -> PyResult<snodo::Princi
 /// The canonical form of a JSON text (docs/canonical-json.md).
 #[pyfunction]
 pub fn canonicalize(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<String> {
-    let bytes = text_bytes(text)?;
-    py.detach(|| snodo::canonicalize(&bytes)).map_err(|e| error::to_py_err(py, &e))
+    let text = text_bytes(text)?;
+    let bytes: &[u8] = &text;
+    py.detach(|| snodo::canonicalize(bytes)).map_err(|e| error::to_py_err(py, &e))
 }

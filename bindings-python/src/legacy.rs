@@ -275,8 +275,9 @@ pub(crate) fn begin_legacy(
     let who = snodo::Principal::from_option(principal.as_deref()).map_err(|e| to_py_err(py, &e))?;
     let s = &session.inner;
     let begun = if request.is_instance_of::<PyString>() || request.is_instance_of::<PyBytes>() {
-        let bytes = text_bytes(request)?;
-        py.detach(|| engine.begin_legacy(&bytes, s, &who))
+        let text = text_bytes(request)?;
+        let bytes: &[u8] = &text;
+        py.detach(|| engine.begin_legacy(bytes, s, &who))
     } else if request.is_instance_of::<PyDict>() {
         let value = to_value(request)?;
         py.detach(|| engine.begin_legacy_value(value, s, &who))
@@ -317,8 +318,9 @@ pub(crate) fn feed(
     response: &Bound<'_, PyAny>,
 ) -> PyResult<Feed> {
     let fed = if response.is_instance_of::<PyString>() || response.is_instance_of::<PyBytes>() {
-        let bytes = text_bytes(response)?;
-        py.detach(|| engine.feed(&mut pending.lock(), &bytes))
+        let text = text_bytes(response)?;
+        let bytes: &[u8] = &text;
+        py.detach(|| engine.feed(&mut pending.lock(), bytes))
     } else if response.is_instance_of::<PyDict>() {
         let value = to_value(response)?;
         py.detach(|| engine.feed_value(&mut pending.lock(), value))

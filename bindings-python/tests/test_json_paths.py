@@ -22,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import snodo_mrtr as s
+import conftest
 from conftest import KEY, NOW
 from snodo_mrtr import RawJSON, _native
 
@@ -208,3 +209,177 @@ def test_state_round_trips_through_a_token(state: Any) -> None:
         assert opened.state in ({}, None)
     else:
         assert same(opened.state, expected)
+
+
+# The seal side's text writer (`_native._state_text_of`, what `Engine.seal`
+# uses for state): the reference's canonical bytes, or None exactly where
+# the reference raises (the reference path then raises its own error).
+def writer_outcome(value: Any) -> Any:
+    ref = outcome(_native._canonical_of, value, True)
+    return ref if ref[0] == "ok" else None
+
+
+def writer(value: Any) -> Any:
+    text = _native._state_text_of(value)
+    return None if text is None else ("ok", text)
+
+
+# Deeper, wider and with repeated record keys: the writer's key cache and
+# sort are exercised (records in lists share key objects, as json.loads).
+RECORDS = st.lists(st.dictionaries(st.sampled_from(["b", "a", "é", "😀", "Z", "a\n", ""]), SCALARS, max_size=5), max_size=6)
+
+
+@SETTINGS
+@given(st.one_of(VALUES, RECORDS, RECORDS.map(lambda r: json.loads(json.dumps(r)))))
+def test_text_writer_gives_the_reference_bytes(value: Any) -> None:
+    assert writer(value) == writer_outcome(value)
+
+
+@pytest.mark.parametrize("value", ODD, ids=range(len(ODD)))
+def test_text_writer_on_odd_values_matches_the_reference(value: Any) -> None:
+    assert writer(value) == writer_outcome(value)
+
+
+def test_text_writer_escapes_and_orders_as_canonical_json() -> None:
+    long_text = "x" * 37 + '"' + "y" * 9 + "\\" + "\x00\x1f\x7f" + "é😀" * 5 + "\n"
+    value = {"😀": 1, "é": 2, "z": 3, "Z": 4, "": [long_text, -(2**63), 2**63 - 1, -0.0, 1e16, 5e-324]}
+    assert _native._state_text_of(value) == _native._canonical_of(value, True)
+    assert _native._state_text_of({"b": 1, "a": 2}) == '{"a":2,"b":1}'
+    assert _native._state_text_of("\x01\x08\x0c") == '"\\u0001\\b\\f"'
+
+
+STATES = st.one_of(st.dictionaries(TEXT, VALUES, max_size=8), RECORDS, st.sampled_from(ODD))
+
+
+@SETTINGS
+@given(STATES)
+def test_seal_gives_the_reference_token_or_error(state: Any) -> None:
+    # Two engines with the same seed and clock draw the same token ids: the
+    # text path (`seal`) and the reference `Value` path must give the same
+    # token, byte for byte, or the same error.
+    # `seal` takes the text path only for states of more than 64 members
+    # and items; `_seal_text` takes it whatever the size.
+    engines = [s.Engine([("k1", KEY)], fixed_time=NOW, max_token_bytes=1 << 20, test_random_seed=7) for _ in range(3)]
+    binding = s.binding_digest("tools/call", {"name": "t"})
+    fast = outcome(lambda: _native._seal_text(engines[0], principal="alice", binding=binding, state=state))
+    ref = outcome(lambda: _native._seal_reference(engines[1], principal="alice", binding=binding, state=state))
+    chosen = outcome(lambda: engines[2].seal(principal="alice", binding=binding, state=state))
+    assert fast == ref == chosen
+
+
+def test_seal_takes_the_text_path_for_large_states_with_the_same_tokens() -> None:
+    engines = [s.Engine([("k1", KEY)], fixed_time=NOW, test_random_seed=3) for _ in range(2)]
+    binding = s.binding_digest("tools/call", {"name": "t"})
+    for n in (0, 10, 11, 12, 13, 200):
+        state = {"items": [{"b": i, "a": [i * 0.5, str(i)]} for i in range(n)], "z": None}
+        ref = _native._seal_reference(engines[1], principal="alice", binding=binding, state=state)
+        assert engines[0].seal(principal="alice", binding=binding, state=state) == ref
+
+
+def test_seal_errors_are_the_reference_errors_in_dict_order() -> None:
+    # The writer visits keys in canonical order; the first error must still
+    # be the reference's, for the first bad member in the dict's order.
+    engine = s.Engine([("k1", KEY)], fixed_time=NOW)
+    binding = s.binding_digest("tools/call", {"name": "t"})
+    for state in ({"b": float("nan"), "a": object()}, {"b": object(), "a": float("inf")}, {"z": "\ud800", "a": {1: 2}}):
+        fast = outcome(lambda: _native._seal_text(engine, principal="alice", binding=binding, state=state))
+        assert fast == outcome(lambda: engine.seal(principal="alice", binding=binding, state=state))
+        ref = outcome(lambda: _native._seal_reference(engine, principal="alice", binding=binding, state=state))
+        assert fast[0] == "err" and fast == ref
+
+
+@SETTINGS
+@given(RECORDS)
+def test_fast_reader_on_records_with_varying_keys(value: Any) -> None:
+    # Records repeat, skip and reorder keys: the reader's key cache (looked
+    # up first just after its last hit) must still give each its own key.
+    text = _native._canonical_of(value)
+    fast = _native._from_text(text)
+    assert fast is not None and same(fast[0], _native._from_text(text, True)[0])
+    assert same(fast[0], json.loads(text))
+
+
+def test_text_arguments_read_in_place_give_the_same_results() -> None:
+    # begin and canonicalize take str, bytes and bytearray alike (a bytes
+    # object is read in place, a str through its UTF-8 bytes).
+    text = '{"b":[1,2.50,"\\u00e9"],"a":null}'
+    assert s.canonicalize(text) == s.canonicalize(text.encode()) == s.canonicalize(bytearray(text.encode()))
+    with pytest.raises(UnicodeEncodeError):
+        s.canonicalize('"\ud800"')
+    engine = s.Engine([("k1", KEY)], fixed_time=NOW)
+    request = json.dumps(conftest.request(name="t", arguments={"é": [1.5]}, _meta=conftest.meta()))
+    calls = [engine.begin(r, "alice") for r in (request, request.encode())]
+    assert [(c.name, c.arguments) for c in calls] == [("t", {"é": [1.5]})] * 2
+
+
+BIG_STATES = st.one_of(
+    st.lists(st.dictionaries(TEXT, SCALARS, min_size=3, max_size=6), min_size=14, max_size=20),
+    st.dictionaries(TEXT, VALUES, max_size=8).map(lambda d: {"items": [d] * 70, "rest": d}),
+    st.sampled_from(ODD).map(lambda bad: {"items": list(range(70)), "bad": bad}),
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(BIG_STATES)
+def test_decide_with_a_large_state_gives_the_reference_response(state: Any) -> None:
+    # A large state goes into decide as canonical text; the same state as
+    # RawJSON of the reference's canonical text goes the Value way. Same
+    # seed and clock: the same response, token included, or the same error.
+    question = s.elicit_form("Seat?", {"type": "object", "properties": {"seat": {"type": "string"}}})
+    request = conftest.request(name="t", arguments={}, _meta=conftest.meta({"elicitation": {"form": {}}}))
+    ref_state = outcome(_native._canonical_of, state, True)
+    engines = [s.Engine([("k1", KEY)], fixed_time=NOW, max_token_bytes=1 << 20, test_random_seed=5) for _ in range(2)]
+    calls = [e.begin(request, "alice") for e in engines]
+    fast = outcome(lambda: engines[0].decide(calls[0], s.input_required({"seat": question}, state=state)).to_json())
+    if ref_state[0] == "ok":
+        raw = RawJSON(ref_state[1])
+        ref = outcome(lambda: engines[1].decide(calls[1], s.input_required({"seat": question}, state=raw)).to_json())
+    else:
+        ref = outcome(lambda: engines[1].decide(calls[1], {"type": "input_required", "state": state}))
+    assert fast == ref
+
+
+def test_decide_outcome_errors_with_a_large_state_are_the_reference_errors() -> None:
+    engine = s.Engine([("k1", KEY)], fixed_time=NOW)
+    request = conftest.request(name="t", arguments={}, _meta=conftest.meta({"elicitation": {"form": {}}}))
+    big = {"items": list(range(100))}
+    for bad in (
+        {"type": "input_required", "state": big, "inputRequests": 3},
+        {"type": "input_required", "state": big, 1: 2},
+        {"type": "input_required", "state": {"items": list(range(100)), "x": object()}},
+        {"type": "complete", "state": big},
+        {"type": "nope", "state": big},
+        {"state": big},
+    ):
+        got = outcome(lambda: engine.decide(engine.begin(request, "alice"), bad))
+        assert got[0] == "err", bad
+        plain = {k: (RawJSON(json.dumps(v)) if k == "state" and isinstance(v, dict) and "x" not in v else v) for k, v in bad.items()}
+        assert got == outcome(lambda: engine.decide(engine.begin(request, "alice"), plain)), bad
+
+
+DYADIC = st.one_of(
+    st.builds(lambda i, k: i / 2**k, st.integers(min_value=-(10**12) * 16, max_value=10**12 * 16), st.integers(0, 6)),
+    st.builds(lambda i, k: i / 2**k, st.integers(min_value=-4096, max_value=4096), st.integers(0, 6)),
+    st.sampled_from([0.0, -0.0, 0.5, 0.0625, -0.0625, 0.03125, 1e11, 1e11 - 0.0625, 99999999999.9375, -1e11 + 0.5, 1e10 + 0.25]),
+)
+
+
+@SETTINGS
+@given(DYADIC)
+def test_whole_sixteenths_are_spelled_as_python_repr(f: float) -> None:
+    # float_repr's fast case (a whole number of sixteenths below 1e11) and
+    # the cases next to it (eighths of sixteenths, 1e11 and above).
+    assert _native._canonical_of(f) == repr(f)
+    assert _native._state_text_of([f]) == "[" + repr(f) + "]"
+
+
+def test_key_text_remembered_across_calls_stays_right_for_new_objects() -> None:
+    # Dict key text is remembered by object across calls (keys.rs): keys
+    # made and freed again and again (their addresses reused by new,
+    # different strings), more keys than the table has slots, and the same
+    # literal keys again must all read as themselves.
+    for round_ in range(40):
+        d = {f"k{round_}_{j}_" + "é" * (j % 3): [j, {f"v{j}": round_}] for j in range(300)}
+        assert _native._canonical_of(d) == _native._canonical_of(d, True)
+        assert _native._state_text_of(d) == _native._canonical_of(d, True)
+        assert _native._canonical_of({"type": "object", "required": ["seat"]}) == '{"required":["seat"],"type":"object"}'

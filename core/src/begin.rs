@@ -15,11 +15,15 @@ use std::sync::{Arc, OnceLock};
 use serde_json::{Map, Value, json};
 
 use crate::call::{Call, LazyArgs};
-use crate::error::{Error, ErrorCode, Result};
-use crate::json::{self, JsonError};
+use crate::error::Result;
+use crate::json::{self, Envelope, JsonError, StateArg};
 use crate::policy::Policy;
 use crate::response::Response;
 use crate::token::{self, Principal, Sealer};
+
+mod shape;
+use shape::check_shape;
+pub(crate) use shape::{Shape, read_shape};
 
 /// `_meta` key of the protocol version.
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -64,11 +68,50 @@ pub(crate) fn begin(
     bytes: &[u8],
     principal: &Principal,
 ) -> Result<Begin> {
+    // Issue 16, fifth pass: no whole-message tree; one strict pass keeps
+    // what `begin` reads (json/envelope.rs), `params.arguments` streamed
+    // into canonical bytes. The same errors and results as the tree path
+    // below, held to it by the property test in begin/tests.rs.
+    match json::read_envelope(bytes, policy.max_request_bytes) {
+        Ok(Some(env)) => begin_envelope(policy, sealer, now, env, principal),
+        // Arguments whose canonical bytes would not read back: the tree.
+        Ok(None) => begin_reference(policy, sealer, now, bytes, principal),
+        Err(e) => Ok(text_error(e)),
+    }
+}
+
+/// [`begin`] through the whole-message tree: the reference the envelope
+/// path is held to, and the path for arguments the stream calls odd.
+pub(crate) fn begin_reference(
+    policy: &Policy,
+    sealer: &Sealer,
+    now: &dyn Fn() -> u64,
+    bytes: &[u8],
+    principal: &Principal,
+) -> Result<Begin> {
     // Issue 16: `params.arguments` is streamed into canonical bytes (for
     // the binding) rather than built as a tree; the same errors either way.
     match json::parse_request(bytes, policy.max_request_bytes) {
         Ok((value, args)) => begin_parsed(policy, sealer, now, value, args, principal),
         Err(e) => Ok(text_error(e)),
+    }
+}
+
+fn begin_envelope(
+    policy: &Policy,
+    sealer: &Sealer,
+    now: &dyn Fn() -> u64,
+    mut env: Envelope<'_>,
+    principal: &Principal,
+) -> Result<Begin> {
+    let args = env.args.take();
+    let (input_responses, request_state) = match &mut env.params {
+        Some(Some(p)) => (p.input_responses.take(), p.request_state.take()),
+        _ => (None, None),
+    };
+    match check_shape(env, "a response, not a request")? {
+        Ok(shape) => begin_shape(policy, sealer, now, shape, args, input_responses, request_state, principal),
+        Err(respond) => Ok(respond),
     }
 }
 
@@ -86,71 +129,6 @@ fn text_error(e: JsonError) -> Begin {
         JsonError::TooDeep => invalid_params(Value::Null, "Request is nested too deeply", 400),
         JsonError::DuplicateKey(_) => invalid_params(Value::Null, "Request has a duplicate object key", 400),
     }
-}
-
-fn valid_id(id: &Value) -> bool {
-    match id {
-        Value::String(_) => true,
-        Value::Number(n) => json::number_is_integer(n) && n.as_f64().is_some(),
-        _ => false,
-    }
-}
-
-/// A request's JSON-RPC shape, read the same way in every dialect: the
-/// id, the method, the params and their `_meta` (both split off).
-pub(crate) struct Shape {
-    pub(crate) id: Value,
-    pub(crate) method: String,
-    pub(crate) params: Map<String, Value>,
-    pub(crate) meta: Map<String, Value>,
-}
-
-/// The request-shape checks `begin` and the legacy bridge share: an
-/// object, an id (absent: a notification, an `Err`), not a response (an
-/// `Err` saying `on_response`), `jsonrpc` "2.0", a method, object params
-/// and `_meta`. A bad shape is the ready `-32600`/`-32602` (`Ok(Err)`).
-pub(crate) fn read_shape(value: Value, on_response: &str) -> Result<std::result::Result<Shape, Begin>> {
-    let bad = |id: Value, code: i64, message: &str| {
-        Ok(Err(Begin::Respond(jsonrpc_error(id, code, message, None, 400))))
-    };
-    let Value::Object(mut msg) = value else {
-        return bad(Value::Null, -32600, "Invalid Request");
-    };
-    let has_method = msg.contains_key("method");
-    let Some(id) = msg.remove("id") else {
-        return Err(Error::new(
-            ErrorCode::NotARequest,
-            if has_method {
-                "a notification (no id): send no response"
-            } else {
-                "not a request (no id, no method)"
-            },
-        ));
-    };
-    if !has_method && (msg.contains_key("result") || msg.contains_key("error")) {
-        return Err(Error::new(ErrorCode::NotARequest, on_response));
-    }
-    if !valid_id(&id) {
-        return bad(Value::Null, -32600, "Invalid Request: bad id");
-    }
-    if msg.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return bad(id, -32600, "Invalid Request: jsonrpc must be \"2.0\"");
-    }
-    let method = match msg.remove("method") {
-        Some(Value::String(m)) if !m.is_empty() => m,
-        _ => return bad(id, -32600, "Invalid Request: method must be a string"),
-    };
-    let mut params = match msg.remove("params") {
-        Some(Value::Object(p)) => p,
-        None => Map::new(),
-        Some(_) => return bad(id, -32602, "Invalid params: params must be an object"),
-    };
-    let meta = match params.remove("_meta") {
-        Some(Value::Object(m)) => m,
-        None => Map::new(),
-        Some(_) => return bad(id, -32602, "Invalid params: _meta must be an object"),
-    };
-    Ok(Ok(Shape { id, method, params, meta }))
 }
 
 /// [`begin`] for an already parsed message.
@@ -174,10 +152,32 @@ fn begin_parsed(
     args: Option<Vec<u8>>,
     principal: &Principal,
 ) -> Result<Begin> {
-    let (id, method, mut params, mut meta) = match read_shape(value, "a response, not a request")? {
-        Ok(shape) => (shape.id, shape.method, shape.params, shape.meta),
+    let mut shape = match read_shape(value, "a response, not a request")? {
+        Ok(shape) => shape,
         Err(respond) => return Ok(respond),
     };
+    let input_responses = shape.params.remove("inputResponses");
+    let request_state = shape.params.remove("requestState").map(|v| match v {
+        Value::String(s) => StateArg::Text(s.into()),
+        _ => StateArg::Other,
+    });
+    begin_shape(policy, sealer, now, shape, args, input_responses, request_state, principal)
+}
+
+/// What both paths share once the shape is read: the `_meta` dialect, the
+/// call, and on a retry the envelope and the token.
+#[allow(clippy::too_many_arguments)]
+fn begin_shape(
+    policy: &Policy,
+    sealer: &Sealer,
+    now: &dyn Fn() -> u64,
+    shape: Shape,
+    args: Option<Vec<u8>>,
+    input_responses: Option<Value>,
+    request_state: Option<StateArg<'_>>,
+    principal: &Principal,
+) -> Result<Begin> {
+    let Shape { id, method, params, mut meta } = shape;
     // The 2026-07-28 dialect: every request carries its own _meta.
     let version = match meta.remove(META_PROTOCOL_VERSION) {
         Some(Value::String(v)) => v,
@@ -239,8 +239,6 @@ fn begin_parsed(
     let client_info = meta.remove(META_CLIENT_INFO).filter(Value::is_object);
 
     let mrtr = version.as_str() >= crate::MRTR_VERSION;
-    let input_responses = params.remove("inputResponses");
-    let request_state = params.remove("requestState");
     let call = Call {
         id,
         method,
@@ -323,7 +321,7 @@ fn finish_retry(
     sealer: &Sealer,
     mut call: Box<Call>,
     input_responses: Option<Value>,
-    request_state: Option<Value>,
+    request_state: Option<StateArg<'_>>,
     now: u64,
 ) -> Result<Begin> {
     match read_input_responses(policy, &call.id, input_responses) {
@@ -332,7 +330,7 @@ fn finish_retry(
     }
     match request_state {
         None => {}
-        Some(Value::String(s)) if !s.is_empty() => {
+        Some(StateArg::Text(s)) if !s.is_empty() => {
             match sealer.open(now, &s, &call.principal, &call.binding) {
                 Ok(opened) => {
                     call.round = opened.round.saturating_add(1);
@@ -346,3 +344,6 @@ fn finish_retry(
     }
     Ok(Begin::Call(call))
 }
+
+#[cfg(test)]
+mod tests;

@@ -4,39 +4,25 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use proptest::prelude::*;
-use snodo::{Claim, ErrorCode, MemoryStore, OnceOptions, OnceStore, run_once};
+use snodo::{Claim, ErrorCode, MemoryStore, OnceStore};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::Duration;
+
+mod common {
+    pub mod once_race;
+}
 
 const NOW: u64 = 1_800_000_000;
 
 #[test]
 fn eight_threads_one_effect_one_text() {
-    for round in 0..50 {
-        let store = Arc::new(MemoryStore::new());
-        let effects = Arc::new(AtomicUsize::new(0));
-        let barrier = Arc::new(Barrier::new(8));
-        let handles: Vec<_> = (0..8)
-            .map(|t| {
-                let (store, effects, barrier) = (store.clone(), effects.clone(), barrier.clone());
-                std::thread::spawn(move || {
-                    barrier.wait();
-                    run_once(&*store, "flow", "digest", NOW + 300, NOW, &OnceOptions::default(), || {
-                        effects.fetch_add(1, Ordering::SeqCst);
-                        // Long enough that the others see Pending and poll.
-                        std::thread::sleep(Duration::from_millis(2));
-                        format!(r#"{{"booked":"round {round} by thread {t}"}}"#)
-                    })
-                    .unwrap()
-                })
-            })
-            .collect();
-        let texts: Vec<String> = handles.into_iter().map(|h| h.join().unwrap()).collect();
-        assert_eq!(effects.load(Ordering::SeqCst), 1, "round {round}: more than one effect");
-        assert!(texts.iter().all(|t| t == &texts[0]), "round {round}: texts differ: {texts:?}");
-    }
+    // A new store each round, on the fixed clock.
+    common::once_race::eight_threads_one_effect_one_text(
+        50,
+        || NOW,
+        || vec![Arc::new(MemoryStore::new()) as Arc<dyn OnceStore>],
+    );
 }
 
 #[test]

@@ -13,9 +13,13 @@ use snodo::{Claim, ErrorCode, OnceOptions, OnceStore, RedisStore, run_once, try_
 use std::io::Read;
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+mod common {
+    pub mod once_race;
+}
 
 fn url() -> String {
     match std::env::var("SNODO_REDIS_URL") {
@@ -92,29 +96,9 @@ fn eight_threads_two_stores_one_effect_one_text() {
     // Two stores on one prefix stand in for two processes of a fleet.
     let a = Arc::new(store("race"));
     let b = Arc::new(RedisStore::new(&url()).unwrap().with_prefix(a.prefix()).unwrap());
-    for round in 0..20 {
-        let effects = Arc::new(AtomicUsize::new(0));
-        let barrier = Arc::new(Barrier::new(8));
-        let handles: Vec<_> = (0..8)
-            .map(|t| {
-                let s = if t % 2 == 0 { a.clone() } else { b.clone() };
-                let (effects, barrier) = (effects.clone(), barrier.clone());
-                std::thread::spawn(move || {
-                    barrier.wait();
-                    let n = now();
-                    run_once(&*s, "flow", &format!("d{round}"), n + 300, n, &OnceOptions::default(), || {
-                        effects.fetch_add(1, Ordering::SeqCst);
-                        std::thread::sleep(Duration::from_millis(3));
-                        format!(r#"{{"booked":"round {round} by thread {t}"}}"#)
-                    })
-                    .unwrap()
-                })
-            })
-            .collect();
-        let texts: Vec<String> = handles.into_iter().map(|h| h.join().unwrap()).collect();
-        assert_eq!(effects.load(Ordering::SeqCst), 1, "round {round}: more than one effect");
-        assert!(texts.iter().all(|t| t == &texts[0]), "round {round}: texts differ: {texts:?}");
-    }
+    common::once_race::eight_threads_one_effect_one_text(20, now, || {
+        vec![a.clone() as Arc<dyn OnceStore>, b.clone() as Arc<dyn OnceStore>]
+    });
 }
 
 #[test]

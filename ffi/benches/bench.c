@@ -12,88 +12,21 @@
  * SPDX-License-Identifier: MIT OR Apache-2.0 */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
-#include "snodo.h"
+#define BENCH_NAME "bench"
+#include "flow.h"
 
-#define NOW 1800000000ULL
 #define MAX_THREADS 2
 
-static const char META[] =
-    "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
-    "\"io.modelcontextprotocol/clientCapabilities\":{\"elicitation\":{\"form\":{}}}}";
-static const char QUESTION[] =
-    "{\"method\":\"elicitation/create\",\"params\":{\"mode\":\"form\",\"message\":\"Which seat?\","
-    "\"requestedSchema\":{\"type\":\"object\",\"properties\":{\"seat\":{\"type\":\"string\"}},"
-    "\"required\":[\"seat\"]}}}";
-static const char DONE[] =
-    "{\"type\":\"complete\",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"booked\"}]}}";
-
-static snodo_engine *engine;
-static char *r1, *r2, *ask;
-static size_t r1_len, r2_len, ask_len;
-
-static void die(const char *what, snodo_status s) {
-    fprintf(stderr, "bench: %s failed: %s\n", what, snodo_status_name(s));
-    exit(1);
-}
-
-static char *read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        perror(path);
-        exit(1);
-    }
-    static char buf[1 << 16];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    return strdup(buf);
-}
-
-static char *concat(const char *a, const char *b, const char *c, const char *d, const char *e) {
-    size_t n = strlen(a) + strlen(b) + strlen(c) + strlen(d) + strlen(e) + 1;
-    char *s = malloc(n);
-    if (!s) exit(1);
-    snprintf(s, n, "%s%s%s%s%s", a, b, c, d, e);
-    return s;
-}
-
-static snodo_call *begin(const char *req, size_t len) {
-    snodo_call *call = NULL;
-    snodo_response *resp = NULL;
-    snodo_status s = snodo_engine_begin(engine, (const uint8_t *)req, len, (const uint8_t *)"alice", 5, &call, &resp);
-    if (s != SNODO_STATUS_OK) die("begin", s);
-    if (!call) {
-        fprintf(stderr, "bench: begin answered an error response\n");
-        exit(1);
-    }
-    return call;
-}
+/* Round 2's request, the same on every flow (see main). */
+static char *r2;
+static size_t r2_len;
 
 /* One flow: two calls. */
 static void flow(void) {
-    snodo_call *c1 = begin(r1, r1_len);
-    snodo_response *a1 = NULL;
-    snodo_status s = snodo_engine_decide(engine, c1, (const uint8_t *)ask, ask_len, &a1);
-    if (s != SNODO_STATUS_OK) die("decide", s);
-    snodo_response_free(a1);
-    snodo_call_free(c1);
-
-    snodo_call *c2 = begin(r2, r2_len);
-    snodo_answer_kind kind;
-    s = snodo_call_response(c2, (const uint8_t *)"seat", 4, (const uint8_t *)QUESTION, strlen(QUESTION), &kind,
-                            NULL, NULL);
-    if (s != SNODO_STATUS_OK || kind != SNODO_ANSWER_KIND_ACCEPTED) die("response", s);
-    snodo_response *a2 = NULL;
-    s = snodo_engine_decide(engine, c2, (const uint8_t *)DONE, strlen(DONE), &a2);
-    if (s != SNODO_STATUS_OK) die("decide", s);
-    snodo_response_free(a2);
-    snodo_call_free(c2);
+    snodo_response_free(round1());
+    round2(r2, r2_len);
 }
 
 static double now_s(void) {
@@ -152,48 +85,14 @@ int main(int argc, char **argv) {
     char path[4096];
     snprintf(path, sizeof path, "%s/state-256.json", argv[1]);
     char *state = read_file(path);
-
-    snodo_config *cfg = NULL;
-    snodo_status s = snodo_config_new(&cfg);
-    if (s != SNODO_STATUS_OK) die("config_new", s);
-    uint8_t key[32];
-    for (int i = 0; i < 32; i++) key[i] = (uint8_t)i;
-    if ((s = snodo_config_add_key(cfg, (const uint8_t *)"k1", 2, key, 32)) != SNODO_STATUS_OK) die("add_key", s);
-    if ((s = snodo_config_set_fixed_time(cfg, NOW)) != SNODO_STATUS_OK) die("fixed_time", s);
-    if ((s = snodo_engine_new(cfg, &engine)) != SNODO_STATUS_OK) die("engine_new", s);
-    snodo_config_free(cfg);
-
-    const char *head = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"book_flight\","
-                       "\"arguments\":{\"query\":\"flights to LIS\",\"limit\":10},";
-    r1 = concat(head, META, "}}", "", "");
-    r1_len = strlen(r1);
-    ask = concat("{\"type\":\"input_required\",\"inputRequests\":{\"seat\":", QUESTION, "},\"state\":", state, "}");
-    ask_len = strlen(ask);
+    setup(state);
 
     /* The retry: round 1's token with the answer. The clock is fixed, so the
      * token is the same on every flow. */
-    snodo_call *c1 = begin(r1, r1_len);
-    snodo_response *a1 = NULL;
-    if ((s = snodo_engine_decide(engine, c1, (const uint8_t *)ask, ask_len, &a1)) != SNODO_STATUS_OK) die("decide", s);
-    char *body = NULL;
-    size_t body_len = 0;
-    if ((s = snodo_response_body(a1, &body, &body_len)) != SNODO_STATUS_OK) die("body", s);
-    const char *marker = "\"requestState\":\"";
-    char *tok = strstr(body, marker);
-    if (!tok) {
-        fprintf(stderr, "bench: no token in %s\n", body);
-        return 1;
-    }
-    tok += strlen(marker);
-    *strchr(tok, '"') = 0;
-    char *retry = concat(",\"inputResponses\":{\"seat\":{\"action\":\"accept\",\"content\":{\"seat\":\"12A\"}}},"
-                         "\"requestState\":\"",
-                         tok, "\",", META, "}}");
-    r2 = concat(head, retry + 1, "", "", ""); /* drop the leading comma: head ends with one */
+    snodo_response *a1 = round1();
+    r2 = retry_request(a1);
     r2_len = strlen(r2);
-    snodo_string_free(body);
     snodo_response_free(a1);
-    snodo_call_free(c1);
 
     /* Calibrate one thread's flows per sample to the sample time. */
     flows_per_sample = 16;
@@ -239,11 +138,8 @@ int main(int argc, char **argv) {
     }
     fprintf(out, "]\n");
     fclose(out);
-    snodo_engine_free(engine);
-    free(r1);
+    teardown();
     free(r2);
-    free(ask);
-    free(retry);
     free(state);
     return 0;
 }

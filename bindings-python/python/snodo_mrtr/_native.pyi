@@ -37,6 +37,9 @@ __all__ = [
     "canonicalize",
     "_canonical_of",
     "_from_text",
+    "_state_text_of",
+    "_seal_reference",
+    "_seal_text",
     "run_cli",
     "binding_digest",
     "elicit_form_without_lint",
@@ -417,6 +420,12 @@ def _canonical_of(obj: Any, reference: bool = False) -> str:
     """Test hook (issue 16): canonical text of ``obj`` via the fast or the reference conversion."""
 def _from_text(text: str, reference: bool = False) -> Optional[List[Any]]:
     """Test hook (issue 16): JSON text to objects via the fast reader (None: it defers) or the reference."""
+def _state_text_of(obj: Any) -> Optional[str]:
+    """Test hook (issue 16): canonical text of ``obj`` via the seal side's text writer (None: the reference decides)."""
+def _seal_reference(engine: Engine, *, principal: Optional[str], binding: bytes, state: Any) -> str:
+    """Test hook (issue 16): ``engine.seal`` with the state through the reference ``Value`` path."""
+def _seal_text(engine: Engine, *, principal: Optional[str], binding: bytes, state: Any) -> str:
+    """Test hook (issue 16): ``engine.seal`` with the state through the text writer, whatever its size."""
 def run_cli(args: List[str], keys: Optional[str] = None, now: Optional[int] = None) -> Tuple[str, str, int]:
     """The ``snodo-mrtr`` command line (``snodo_mrtr.cli``): ``(stdout, stderr, exit_code)``."""
 def binding_digest(method: str, params: Union[_JsonText, Dict[str, Any]]) -> bytes: ...

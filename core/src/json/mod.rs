@@ -17,6 +17,7 @@
 //! binding and the question digests hash.
 
 mod canonical;
+mod envelope;
 mod state_text;
 mod stream;
 mod strict;
@@ -32,6 +33,7 @@ pub use canonical::{HashSink, Sink, canonical, write_canonical, write_string};
 pub use canonical::write_map_spliced;
 #[cfg(test)]
 pub use canonical::write_object_except;
+pub(crate) use envelope::{Envelope, Params, StateArg, read_envelope};
 pub use state_text::StateText;
 pub use stream::canonical_text;
 pub use strict::{JsonError, MAX_DEPTH, deeper_than, parse, parse_request, parse_str};

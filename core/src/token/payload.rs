@@ -1,6 +1,7 @@
 //! What a token carries: [`SealInput`] in, [`Opened`] out, and the exact
 //! payload bytes (docs/token-format.md).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use base64::Engine as _;
@@ -50,8 +51,8 @@ pub struct Opened {
     /// The application's state as canonical JSON text, if any.
     pub(super) state_json: Option<String>,
     /// Issue 17: this token's id and its flow's id (base64url of 16 bytes).
-    pub(super) token_id: String,
-    pub(super) flow_id: String,
+    pub(super) token_id: IdText,
+    pub(super) flow_id: IdText,
     pub(super) flow_id_bytes: [u8; ID_BYTES],
     /// The format version it was sealed in (1 or 2).
     pub(super) version: u64,
@@ -71,8 +72,8 @@ impl Opened {
     pub fn to_json(&self) -> Value {
         serde_json::json!({
             "keyId": self.key_id,
-            "tokenId": self.token_id,
-            "flowId": self.flow_id,
+            "tokenId": self.token_id(),
+            "flowId": self.flow_id(),
             "issuedAt": self.issued_at,
             "expiresAt": self.expires_at,
             "flowStart": self.flow_start,
@@ -86,13 +87,13 @@ impl Opened {
     /// (22 characters). A v1 token sealed before issue 17 has none written;
     /// its id is derived from its MAC tag (docs/token-format.md).
     pub fn token_id(&self) -> &str {
-        &self.token_id
+        self.token_id.as_str()
     }
 
     /// Issue 17: the id of the flow this token belongs to, the same for every
     /// round of one flow; base64url without padding (22 characters).
     pub fn flow_id(&self) -> &str {
-        &self.flow_id
+        self.flow_id.as_str()
     }
 
     /// The token format version it was sealed in: 1 (signed) or 2 (encrypted).
@@ -117,6 +118,29 @@ impl Opened {
     pub fn state(&self) -> Option<Value> {
         let text = self.state_json.as_deref()?;
         json::parse(text.as_bytes(), usize::MAX).ok()
+    }
+}
+
+/// The text of an id (`id_text`), held in place rather than in a `String`:
+/// `open` makes two per token (issue 16).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct IdText([u8; ID_TEXT_BYTES]);
+
+/// base64url without padding of [`ID_BYTES`] bytes.
+const ID_TEXT_BYTES: usize = (ID_BYTES * 8).div_ceil(6);
+
+impl IdText {
+    pub(crate) fn new(id: &[u8; ID_BYTES]) -> IdText {
+        let mut out = [0u8; ID_TEXT_BYTES];
+        // 16 bytes always encode to exactly 22 characters; the length is
+        // checked by the unit test against `id_text`.
+        let _ = URL_SAFE_NO_PAD.encode_slice(id, &mut out);
+        IdText(out)
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        // base64url is ASCII, so this never takes the fallback.
+        std::str::from_utf8(&self.0).unwrap_or_default()
     }
 }
 
@@ -248,25 +272,68 @@ pub(crate) fn write_payload_with(
     out.put(b"}");
 }
 
-/// The token payload as `open` reads it (docs/token-format.md).
+/// The token payload as `open` reads it (docs/token-format.md). Issue 16:
+/// it borrows from the decoded payload bytes (text fields, the state's raw
+/// text) instead of allocating a `String` per field; a field spelled with
+/// escapes (only possible with a leaked key) is still read, as owned text,
+/// so the same payloads open or fail as before.
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Payload {
+pub(crate) struct Payload<'a> {
     pub(super) v: u64,
     pub(super) iat: u64,
     pub(super) exp: u64,
     pub(super) fs: u64,
     pub(super) r: u32,
-    pub(super) b: String,
-    pub(super) p: String,
-    pub(super) q: BTreeMap<String, String>,
-    #[serde(default)]
-    pub(super) s: Option<Box<RawValue>>,
+    #[serde(borrow)]
+    pub(super) b: Text<'a>,
+    #[serde(borrow)]
+    pub(super) p: Text<'a>,
+    #[serde(borrow)]
+    pub(super) q: BTreeMap<String, Text<'a>>,
+    #[serde(default, borrow)]
+    pub(super) s: Option<&'a RawValue>,
     /// Issue 17: absent only in v1 tokens sealed before it (both or neither).
-    #[serde(default)]
-    pub(super) fid: Option<String>,
-    #[serde(default)]
-    pub(super) tid: Option<String>,
+    #[serde(default, borrow)]
+    pub(super) fid: Option<Text<'a>>,
+    #[serde(default, borrow)]
+    pub(super) tid: Option<Text<'a>>,
+}
+
+/// A JSON string of the payload: borrowed when it has no escapes (always,
+/// for what `seal` writes), owned otherwise. serde's own `Cow<str>` would
+/// always copy inside a map, hence this small reader.
+pub(crate) struct Text<'a>(Cow<'a, str>);
+
+impl Text<'_> {
+    pub(super) fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for Text<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Text<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> std::result::Result<Text<'de>, E> {
+                Ok(Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> std::result::Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V)
+    }
 }
 
 /// The two ids a token is sealed with.
@@ -289,6 +356,9 @@ pub(crate) fn decode_fixed<const N: usize>(s: &str) -> Result<[u8; N], TokenErro
 pub(crate) fn is_version_word(s: &str) -> bool {
     s.strip_prefix('v').is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
 }
+
+mod written;
+pub(crate) use written::read_written;
 
 #[cfg(test)]
 #[path = "payload_tests.rs"]

@@ -1,0 +1,362 @@
+//! Canonical JSON text → Python objects directly, with no `Value` tree in
+//! between and each distinct key string made once per text. It returns
+//! `None` on anything it does not read exactly as the reference would
+//! (malformed text, keys repeated or out of byte order, deep nesting): the
+//! caller then takes the reference path, which decides.
+
+use pyo3::IntoPyObjectExt;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
+
+use super::KEY_CACHE;
+use super::text::needs_escape;
+use crate::json::MAX_DEPTH;
+
+/// Reads JSON text into Python objects; `None` when the reference path
+/// must decide (see the module docs).
+pub fn text_to_py<'py>(py: Python<'py>, text: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let mut reader = Reader { py, src: text, text: text.as_bytes(), pos: 0, keys: Vec::new(), key_hint: 0 };
+    let Some(value) = reader.value(0)? else {
+        return Ok(None);
+    };
+    reader.skip_ws();
+    Ok((reader.pos == reader.text.len()).then_some(value))
+}
+
+/// A recursive reader over strict JSON (RFC 8259). `Ok(None)` means
+/// "not read here", never a wrong value.
+struct Reader<'py, 't> {
+    py: Python<'py>,
+    /// The text, and `src` as bytes: slices between ASCII delimiters are
+    /// taken from `src`, so they need no second UTF-8 check.
+    src: &'t str,
+    text: &'t [u8],
+    pos: usize,
+    /// Key strings without escapes, made once per text (a state's list of
+    /// records repeats the same few keys).
+    keys: Vec<(&'t str, Bound<'py, PyString>)>,
+    /// Where in `keys` to look first: just after the last hit, since the
+    /// records of a list repeat their keys in the same order.
+    key_hint: usize,
+}
+
+type Read<'py> = PyResult<Option<Bound<'py, PyAny>>>;
+
+impl<'py, 't> Reader<'py, 't> {
+    fn peek(&self) -> Option<u8> {
+        self.text.get(self.pos).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    fn eat(&mut self, word: &[u8]) -> bool {
+        if self.text.get(self.pos..self.pos + word.len()) == Some(word) {
+            self.pos += word.len();
+            return true;
+        }
+        false
+    }
+
+    /// The key string for `s` (no escapes), made once per text.
+    fn key(&mut self, s: &'t str) -> Bound<'py, PyString> {
+        if let Some((t, k)) = self.keys.get(self.key_hint)
+            && *t == s
+        {
+            self.key_hint += 1;
+            return k.clone();
+        }
+        if let Some(at) = self.keys.iter().position(|(t, _)| *t == s) {
+            self.key_hint = at + 1;
+            return self.keys[at].1.clone();
+        }
+        let k = PyString::new(self.py, s);
+        if self.keys.len() < KEY_CACHE {
+            self.keys.push((s, k.clone()));
+            self.key_hint = self.keys.len();
+        }
+        k
+    }
+
+    fn value(&mut self, depth: usize) -> Read<'py> {
+        self.skip_ws();
+        let py = self.py;
+        match self.peek() {
+            Some(b'{') => self.object(depth),
+            Some(b'[') => self.array(depth),
+            Some(b'"') => match self.string()? {
+                Some(Text::Borrowed(s)) => Ok(Some(PyString::new(py, s).into_any())),
+                Some(Text::Owned(s)) => Ok(Some(PyString::new(py, &s).into_any())),
+                None => Ok(None),
+            },
+            Some(b't') if self.eat(b"true") => Ok(Some(PyBool::new(py, true).to_owned().into_any())),
+            Some(b'f') if self.eat(b"false") => Ok(Some(PyBool::new(py, false).to_owned().into_any())),
+            Some(b'n') if self.eat(b"null") => Ok(Some(py.None().into_bound(py))),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            _ => Ok(None),
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Read<'py> {
+        if depth >= MAX_DEPTH {
+            return Ok(None);
+        }
+        self.pos += 1;
+        let dict = PyDict::new(self.py);
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            return Ok(Some(dict.into_any()));
+        }
+        // The reference builds a sorted map, so its dict has the keys in
+        // byte order; canonical text has them so already. Keys out of order
+        // (or repeated, which the reference refuses) make this reader defer.
+        let mut prev: Option<Text<'t>> = None;
+        loop {
+            self.skip_ws();
+            if self.peek() != Some(b'"') {
+                return Ok(None);
+            }
+            let Some(text) = self.string()? else {
+                return Ok(None);
+            };
+            if prev.as_ref().is_some_and(|p| p.bytes() >= text.bytes()) {
+                return Ok(None);
+            }
+            let key = match &text {
+                Text::Borrowed(b) => self.key(b),
+                Text::Owned(s) => PyString::new(self.py, s),
+            };
+            prev = Some(text);
+            self.skip_ws();
+            if self.peek() != Some(b':') {
+                return Ok(None);
+            }
+            self.pos += 1;
+            let Some(value) = self.value(depth + 1)? else {
+                return Ok(None);
+            };
+            dict.set_item(key, value)?;
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(Some(dict.into_any()));
+                }
+                _ => return Ok(None),
+            }
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Read<'py> {
+        if depth >= MAX_DEPTH {
+            return Ok(None);
+        }
+        self.pos += 1;
+        let list = PyList::empty(self.py);
+        self.skip_ws();
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+            return Ok(Some(list.into_any()));
+        }
+        loop {
+            let Some(item) = self.value(depth + 1)? else {
+                return Ok(None);
+            };
+            list.append(item)?;
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.pos += 1;
+                    return Ok(Some(list.into_any()));
+                }
+                _ => return Ok(None),
+            }
+        }
+    }
+
+    /// A string at `pos` (on its opening quote): its bytes as written when
+    /// there is no escape, else the decoded text.
+    fn string(&mut self) -> PyResult<Option<Text<'t>>> {
+        let text = self.text;
+        let start = self.pos + 1;
+        let mut i = start;
+        loop {
+            // Eight bytes at a time while none is a quote, a backslash or a
+            // control character.
+            if let Some(chunk) = text.get(i..i + 8).and_then(|c| <[u8; 8]>::try_from(c).ok())
+                && !needs_escape(u64::from_le_bytes(chunk))
+            {
+                i += 8;
+                continue;
+            }
+            match text.get(i) {
+                Some(b'"') => {
+                    self.pos = i + 1;
+                    let Some(s) = self.src.get(start..i) else {
+                        return Ok(None);
+                    };
+                    return Ok(Some(Text::Borrowed(s)));
+                }
+                Some(b'\\') => break,
+                Some(&b) if b < 0x20 => return Ok(None),
+                Some(_) => i += 1,
+                None => return Ok(None),
+            }
+        }
+        let Some(head) = self.src.get(start..i) else {
+            return Ok(None);
+        };
+        let mut out = String::from(head);
+        loop {
+            match text.get(i) {
+                Some(b'"') => {
+                    self.pos = i + 1;
+                    return Ok(Some(Text::Owned(out)));
+                }
+                Some(b'\\') => {
+                    let c = match text.get(i + 1) {
+                        Some(b'"') => '"',
+                        Some(b'\\') => '\\',
+                        Some(b'/') => '/',
+                        Some(b'b') => '\u{8}',
+                        Some(b'f') => '\u{c}',
+                        Some(b'n') => '\n',
+                        Some(b'r') => '\r',
+                        Some(b't') => '\t',
+                        Some(b'u') => {
+                            let Some(hi) = hex4(text, i + 2) else {
+                                return Ok(None);
+                            };
+                            i += 6;
+                            let code = if (0xD800..0xDC00).contains(&hi) {
+                                // A high surrogate needs its low half next.
+                                let (Some(b'\\'), Some(b'u')) = (text.get(i), text.get(i + 1)) else {
+                                    return Ok(None);
+                                };
+                                let Some(lo) = hex4(text, i + 2).filter(|lo| (0xDC00..0xE000).contains(lo))
+                                else {
+                                    return Ok(None);
+                                };
+                                i += 6;
+                                0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+                            } else {
+                                hi
+                            };
+                            let Some(c) = char::from_u32(code) else {
+                                return Ok(None);
+                            };
+                            out.push(c);
+                            continue;
+                        }
+                        _ => return Ok(None),
+                    };
+                    out.push(c);
+                    i += 2;
+                }
+                Some(&b) if b < 0x20 => return Ok(None),
+                Some(_) => {
+                    // Copy the run up to the next quote or escape.
+                    let run_start = i;
+                    while let Some(&b) = text.get(i) {
+                        if b == b'"' || b == b'\\' || b < 0x20 {
+                            break;
+                        }
+                        i += 1;
+                    }
+                    let Some(run) = self.src.get(run_start..i) else {
+                        return Ok(None);
+                    };
+                    out.push_str(run);
+                }
+                None => return Ok(None),
+            }
+        }
+    }
+
+    /// A number, as the reference turns it into Python: an integer literal
+    /// becomes an exact `int`, anything else a `float` (`1e400` is `inf`).
+    fn number(&mut self) -> Read<'py> {
+        let text = self.text;
+        let start = self.pos;
+        let mut i = start;
+        let digits = |i: &mut usize| {
+            let from = *i;
+            while let Some(b'0'..=b'9') = text.get(*i) {
+                *i += 1;
+            }
+            *i - from
+        };
+        if text.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        let int_start = i;
+        let n = digits(&mut i);
+        // JSON: at least one digit, and no leading zero before more digits.
+        if n == 0 || (n > 1 && text.get(int_start) == Some(&b'0')) {
+            return Ok(None);
+        }
+        let mut integer = true;
+        if text.get(i) == Some(&b'.') {
+            i += 1;
+            if digits(&mut i) == 0 {
+                return Ok(None);
+            }
+            integer = false;
+        }
+        if let Some(b'e' | b'E') = text.get(i) {
+            i += 1;
+            if let Some(b'+' | b'-') = text.get(i) {
+                i += 1;
+            }
+            if digits(&mut i) == 0 {
+                return Ok(None);
+            }
+            integer = false;
+        }
+        self.pos = i;
+        let Some(lexeme) = self.src.get(start..i) else {
+            return Ok(None);
+        };
+        let py = self.py;
+        if integer {
+            if let Ok(v) = lexeme.parse::<i64>() {
+                return Ok(Some(v.into_bound_py_any(py)?));
+            }
+            // Beyond 64 bits: Python's int is exact.
+            return Ok(Some(py.get_type::<PyInt>().call1((lexeme,))?));
+        }
+        match lexeme.parse::<f64>() {
+            Ok(f) => Ok(Some(PyFloat::new(py, f).into_any())),
+            Err(_) => Ok(None),
+        }
+    }
+}
+
+enum Text<'t> {
+    Borrowed(&'t str),
+    Owned(String),
+}
+
+impl Text<'_> {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Text::Borrowed(s) => s.as_bytes(),
+            Text::Owned(s) => s.as_bytes(),
+        }
+    }
+}
+
+fn hex4(text: &[u8], at: usize) -> Option<u32> {
+    let quad = text.get(at..at + 4)?;
+    let s = std::str::from_utf8(quad).ok()?;
+    if !s.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u32::from_str_radix(s, 16).ok()
+}

@@ -1,0 +1,350 @@
+//! Python value → canonical JSON text directly (issue 16, the seal side of
+//! state): no `serde_json::Value` tree, so no map, string or number
+//! allocation per node; the text goes to the core as a `snodo::StateText`
+//! (`Engine::seal_text`, `Outcome::InputRequiredText`).
+//!
+//! The text is written as docs/canonical-json.md says: members in byte
+//! order of their keys, no whitespace, strings escaped only where they must
+//! be, an `int` as its decimal digits and a `float` as `float.__repr__`
+//! (`float.rs`), which is already canonical (lowercase `e`, signed
+//! exponent). A node that is not an exact built-in type (a subclass, a
+//! `RawJSON`, an int beyond 64 bits) is converted by the reference
+//! `json::to_value_at` and written by the core's canonical writer, so its
+//! bytes are the reference's by construction.
+//!
+//! Errors are not worded here: anything the reference would refuse (a
+//! non-finite float, a non-str key, a lone surrogate, depth, a cycle, a
+//! foreign type) makes the writer give up (`None`), and the caller runs the
+//! reference path, which raises its own error for the first bad node in
+//! the dict's order. The writer visits members in key order, not in the
+//! dict's order, so only the reference may say which error comes first.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+
+use super::KEY_CACHE;
+use super::float::float_repr;
+use crate::json::{self, MAX_DEPTH};
+
+/// The canonical state text of `obj`, or `None` when the reference path
+/// must decide (the module docs say when). Python errors met on the way
+/// (an unencodable `str`) are dropped: the reference path raises them.
+pub fn state_text(obj: &Bound<'_, PyAny>) -> Option<snodo::StateText> {
+    let text = canonical_text(obj)?;
+    // Canonicalising checks the text once more and is the only way to make
+    // a `StateText`: it cannot fail on this writer's text, and if it ever
+    // did, the reference path would word the error.
+    snodo::StateText::new(text).ok()
+}
+
+/// Whether `obj` is worth the text path: it holds more than
+/// [`TEXT_MIN_MEMBERS`] members and items in all, by an estimate. Below
+/// that, writing the text and canonicalising it again in `StateText::new`
+/// costs more than the `Value` tree (callgrind, seal of the 256 B bench
+/// state: ~99k vs ~92k instructions; 4 KiB: ~918k vs ~967k). The estimate
+/// looks three levels deep and, in a list, at its first item only (records
+/// are alike), so it costs a few look-ups whatever the size, and a cycle
+/// cannot run it away. A wrong guess costs time, never a different token:
+/// both paths make the same one.
+pub fn worth_text(obj: &Bound<'_, PyAny>) -> bool {
+    estimate(obj, 0) > TEXT_MIN_MEMBERS
+}
+
+/// Members and items (an estimate) above which the text path pays (see
+/// [`worth_text`]): the 256 B bench state has 11, the 4 KiB one 250.
+pub const TEXT_MIN_MEMBERS: usize = 64;
+
+fn estimate(obj: &Bound<'_, PyAny>, depth: usize) -> usize {
+    if depth >= 3 {
+        return 0;
+    }
+    if let Ok(d) = obj.cast_exact::<PyDict>() {
+        let mut n = d.len();
+        for (_, v) in d.iter() {
+            if n > TEXT_MIN_MEMBERS {
+                break;
+            }
+            n = n.saturating_add(estimate(&v, depth + 1));
+        }
+        return n;
+    }
+    let (len, first) = if let Ok(l) = obj.cast_exact::<PyList>() {
+        (l.len(), l.get_item(0).ok())
+    } else if let Ok(t) = obj.cast_exact::<PyTuple>() {
+        (t.len(), t.get_item(0).ok())
+    } else {
+        return 0;
+    };
+    let each = first.map_or(0, |f| estimate(&f, depth + 1));
+    len.saturating_add(len.saturating_mul(each))
+}
+
+/// The canonical text of `obj` (UTF-8 bytes), or `None` (see [`state_text`]).
+pub fn canonical_text(obj: &Bound<'_, PyAny>) -> Option<Vec<u8>> {
+    let mut w = Writer {
+        out: Vec::with_capacity(256),
+        float: String::new(),
+        keys: Vec::new(),
+        key_bytes: Vec::new(),
+        spare: Vec::new(),
+    };
+    match w.value(obj, 0, false) {
+        Ok(true) => Some(w.out),
+        Ok(false) | Err(_) => None,
+    }
+}
+
+/// A `str`'s UTF-8 text, read as the `bytes` object the stable ABI for
+/// 3.9 makes (`PyUnicode_AsUTF8String`, which refuses a lone surrogate):
+/// its bytes are used in place, with no Rust copy and no second UTF-8
+/// check.
+fn utf8<'py>(s: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyBytes>> {
+    s.encode_utf8()
+}
+
+struct Writer<'py> {
+    /// Always UTF-8: `bytes` from `utf8` and ASCII put together.
+    out: Vec<u8>,
+    /// Scratch for one float's text, reused.
+    float: String,
+    /// Key `str` objects met in records of a list, by identity, with their
+    /// text: a list of records repeats the same key objects (`json.loads`
+    /// and literals share them), and under the stable ABI for 3.9 reading a
+    /// `str`'s text costs a temporary `bytes` object, which a hit saves. The
+    /// `Bound` keeps each key alive, so its address is not reused while the
+    /// walk lasts.
+    keys: Vec<(Bound<'py, PyString>, Span)>,
+    /// The UTF-8 of every key read in this walk, back to back (`Span`s
+    /// index it): sorting and writing a dict's keys read plain slices,
+    /// with no call into Python per comparison.
+    key_bytes: Vec<u8>,
+    /// Member lists of finished dicts, kept for the next dict (no
+    /// allocation per dict).
+    spare: Vec<Members<'py>>,
+}
+
+/// Where a key's UTF-8 is in `Writer::key_bytes`.
+#[derive(Clone, Copy)]
+struct Span {
+    start: usize,
+    end: usize,
+}
+
+/// A dict's members: the key's span and the value.
+type Members<'py> = Vec<(Span, Bound<'py, PyAny>)>;
+
+/// `Ok(false)`: give up, the reference decides.
+type Wrote = PyResult<bool>;
+
+impl<'py> Writer<'py> {
+    fn key(&mut self, key: &Bound<'py, PyString>, in_list: bool) -> PyResult<Span> {
+        if in_list && let Some((_, span)) = self.keys.iter().find(|(k, _)| k.is(key)) {
+            return Ok(*span);
+        }
+        let start = self.key_bytes.len();
+        self.key_bytes.extend_from_slice(utf8(key)?.as_bytes());
+        let span = Span { start, end: self.key_bytes.len() };
+        if in_list && self.keys.len() < KEY_CACHE {
+            self.keys.push((key.clone(), span));
+        }
+        Ok(span)
+    }
+
+    fn key_text(&self, span: Span) -> &[u8] {
+        self.key_bytes.get(span.start..span.end).unwrap_or_default()
+    }
+
+    /// `in_list`: `obj` is an element of a list or tuple (records repeat
+    /// the same keys there; elsewhere the cache would only cost).
+    fn value(&mut self, obj: &Bound<'py, PyAny>, depth: usize, in_list: bool) -> Wrote {
+        if let Ok(s) = obj.cast_exact::<PyString>() {
+            write_string(&mut self.out, utf8(s)?.as_bytes());
+            return Ok(true);
+        }
+        if obj.is_none() {
+            self.out.extend_from_slice(b"null");
+            return Ok(true);
+        }
+        if let Ok(b) = obj.cast_exact::<PyBool>() {
+            self.out.extend_from_slice(if b.is_true() { b"true" } else { b"false" });
+            return Ok(true);
+        }
+        if obj.is_exact_instance_of::<PyInt>() {
+            if let Ok(i) = obj.extract::<i64>() {
+                write_i64(&mut self.out, i);
+                return Ok(true);
+            }
+        } else if let Ok(f) = obj.cast_exact::<PyFloat>() {
+            let f = f.value();
+            if !f.is_finite() {
+                return Ok(false);
+            }
+            self.float.clear();
+            float_repr(f, &mut self.float);
+            self.out.extend_from_slice(self.float.as_bytes());
+            return Ok(true);
+        } else if depth < MAX_DEPTH {
+            if let Ok(d) = obj.cast_exact::<PyDict>() {
+                return self.dict(obj, d, depth, in_list);
+            }
+            if let Ok(l) = obj.cast_exact::<PyList>() {
+                return self.items(l.iter(), depth);
+            }
+            if let Ok(t) = obj.cast_exact::<PyTuple>() {
+                return self.items(t.iter(), depth);
+            }
+        }
+        self.reference(obj, depth)
+    }
+
+    fn dict(
+        &mut self,
+        obj: &Bound<'py, PyAny>,
+        d: &Bound<'py, PyDict>,
+        depth: usize,
+        in_list: bool,
+    ) -> Wrote {
+        let mut members = self.spare.pop().unwrap_or_default();
+        members.clear();
+        for (k, v) in d.iter() {
+            let Ok(key) = k.cast_exact::<PyString>() else {
+                // A non-str key (an error) or a str subclass: the reference
+                // reads the whole dict.
+                return self.reference(obj, depth);
+            };
+            members.push((self.key(key, in_list)?, v));
+        }
+        // Canonical order is byte order of the UTF-8 keys, which `str`'s
+        // order is; a dict's keys are distinct, so the order is total.
+        if !members.windows(2).all(|w| self.key_text(w[0].0) < self.key_text(w[1].0)) {
+            members.sort_unstable_by(|a, b| self.key_text(a.0).cmp(self.key_text(b.0)));
+        }
+        self.out.push(b'{');
+        for (i, (key, value)) in members.iter().enumerate() {
+            if i > 0 {
+                self.out.push(b',');
+            }
+            let key = self.key_bytes.get(key.start..key.end).unwrap_or_default();
+            write_string(&mut self.out, key);
+            self.out.push(b':');
+            if !self.value(value, depth + 1, false)? {
+                return Ok(false);
+            }
+        }
+        self.out.push(b'}');
+        self.spare.push(members);
+        Ok(true)
+    }
+
+    fn items(&mut self, items: impl Iterator<Item = Bound<'py, PyAny>>, depth: usize) -> Wrote {
+        self.out.push(b'[');
+        for (i, item) in items.enumerate() {
+            if i > 0 {
+                self.out.push(b',');
+            }
+            if !self.value(&item, depth + 1, true)? {
+                return Ok(false);
+            }
+        }
+        self.out.push(b']');
+        Ok(true)
+    }
+
+    /// A node the reference converts (the module docs say which), written
+    /// by the core's canonical writer; its refusal makes the writer give up.
+    fn reference(&mut self, obj: &Bound<'py, PyAny>, depth: usize) -> Wrote {
+        let Ok(value) = json::to_value_at(obj, depth) else {
+            return Ok(false);
+        };
+        self.out.extend_from_slice(&snodo::internal::json::canonical(&value));
+        Ok(true)
+    }
+}
+
+/// A JSON string (UTF-8 `s`) as canonical text writes it: `"` and `\`
+/// escaped, the five short escapes, every other control character as
+/// `\u00xx` (lowercase), everything else as it is.
+fn write_string(out: &mut Vec<u8>, s: &[u8]) {
+    out.push(b'"');
+    let mut run = 0;
+    let mut i = 0;
+    while i < s.len() {
+        // Eight bytes at a time while none needs escaping (most text).
+        if let Some(chunk) = s.get(i..i + 8).and_then(|c| <[u8; 8]>::try_from(c).ok())
+            && !needs_escape(u64::from_le_bytes(chunk))
+        {
+            i += 8;
+            continue;
+        }
+        let Some(&b) = s.get(i) else { break };
+        if !ESCAPED[usize::from(b)] {
+            i += 1;
+            continue;
+        }
+        out.extend_from_slice(s.get(run..i).unwrap_or_default());
+        match b {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            0x08 => out.extend_from_slice(b"\\b"),
+            0x0c => out.extend_from_slice(b"\\f"),
+            _ => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.extend_from_slice(b"\\u00");
+                out.push(HEX[usize::from(b >> 4)]);
+                out.push(HEX[usize::from(b & 0xf)]);
+            }
+        }
+        i += 1;
+        run = i;
+    }
+    out.extend_from_slice(s.get(run..).unwrap_or_default());
+    out.push(b'"');
+}
+
+/// The bytes a JSON string escapes: control characters, `"` and `\`.
+const ESCAPED: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
+
+/// Whether any of the eight bytes of `x` is below 0x20, `"` or `\`: the
+/// classic "has a zero byte" test (a set high bit in `(v - 0x01..) & !v &
+/// 0x80..` for some byte exactly where `v` has a zero byte, false positives
+/// only above a true one) on `x ^ '"'`, `x ^ '\'` and `x & 0xe0` (zero
+/// for bytes below 0x20).
+pub(super) fn needs_escape(x: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH != 0;
+    zero(x ^ (ONES * u64::from(b'"'))) || zero(x ^ (ONES * u64::from(b'\\'))) || zero(x & (ONES * 0xe0))
+}
+
+/// The decimal digits of `i` (as `int.__repr__` and the canonical form
+/// write them), without going through `fmt`.
+fn write_i64(out: &mut Vec<u8>, i: i64) {
+    let mut buf = [0u8; 20];
+    let mut n = i.unsigned_abs();
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if i < 0 {
+        out.push(b'-');
+    }
+    out.extend_from_slice(&buf[at..]);
+}

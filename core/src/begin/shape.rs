@@ -1,0 +1,98 @@
+//! A request's JSON-RPC shape (id, jsonrpc, method, params, `_meta`),
+//! checked the same way whether the message came as a tree (the legacy
+//! bridge, `begin_value`, the reference path) or through the envelope
+//! reader (`begin`).
+
+use serde_json::{Map, Value};
+
+use super::{Begin, jsonrpc_error};
+use crate::error::{Error, ErrorCode, Result};
+use crate::json::{self, Envelope, Params};
+
+fn valid_id(id: &Value) -> bool {
+    match id {
+        Value::String(_) => true,
+        Value::Number(n) => json::number_is_integer(n) && n.as_f64().is_some(),
+        _ => false,
+    }
+}
+
+/// A request's JSON-RPC shape, read the same way in every dialect: the
+/// id, the method, the params and their `_meta` (both split off).
+pub(crate) struct Shape {
+    pub(crate) id: Value,
+    pub(crate) method: String,
+    pub(crate) params: Map<String, Value>,
+    pub(crate) meta: Map<String, Value>,
+}
+
+/// The request-shape checks `begin` and the legacy bridge share: an
+/// object, an id (absent: a notification, an `Err`), not a response (an
+/// `Err` saying `on_response`), `jsonrpc` "2.0", a method, object params
+/// and `_meta`. A bad shape is the ready `-32600`/`-32602` (`Ok(Err)`).
+pub(crate) fn read_shape(value: Value, on_response: &str) -> Result<std::result::Result<Shape, Begin>> {
+    let Value::Object(mut msg) = value else {
+        return check_shape(Envelope::default(), on_response);
+    };
+    // The message as the envelope reader would hand it over, but for
+    // `inputResponses` and `requestState`, which stay in the params.
+    let env = Envelope {
+        object: true,
+        answer: msg.contains_key("result") || msg.contains_key("error"),
+        id: msg.remove("id"),
+        jsonrpc: msg.remove("jsonrpc"),
+        method: msg.remove("method"),
+        params: msg.remove("params").map(|p| match p {
+            Value::Object(mut rest) => Some(Params { meta: rest.remove("_meta"), rest, ..Params::default() }),
+            _ => None,
+        }),
+        args: None,
+    };
+    check_shape(env, on_response)
+}
+
+/// The checks of [`read_shape`], in its order, on a message as the
+/// envelope reader splits it (both paths share them).
+pub(super) fn check_shape(env: Envelope<'_>, on_response: &str) -> Result<std::result::Result<Shape, Begin>> {
+    let bad = |id: Value, code: i64, message: &str| {
+        Ok(Err(Begin::Respond(jsonrpc_error(id, code, message, None, 400))))
+    };
+    if !env.object {
+        return bad(Value::Null, -32600, "Invalid Request");
+    }
+    let has_method = env.method.is_some();
+    let Some(id) = env.id else {
+        return Err(Error::new(
+            ErrorCode::NotARequest,
+            if has_method {
+                "a notification (no id): send no response"
+            } else {
+                "not a request (no id, no method)"
+            },
+        ));
+    };
+    if !has_method && env.answer {
+        return Err(Error::new(ErrorCode::NotARequest, on_response));
+    }
+    if !valid_id(&id) {
+        return bad(Value::Null, -32600, "Invalid Request: bad id");
+    }
+    if env.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
+        return bad(id, -32600, "Invalid Request: jsonrpc must be \"2.0\"");
+    }
+    let method = match env.method {
+        Some(Value::String(m)) if !m.is_empty() => m,
+        _ => return bad(id, -32600, "Invalid Request: method must be a string"),
+    };
+    let params = match env.params {
+        Some(Some(p)) => p,
+        None => Params::default(),
+        Some(None) => return bad(id, -32602, "Invalid params: params must be an object"),
+    };
+    let meta = match params.meta {
+        Some(Value::Object(m)) => m,
+        None => Map::new(),
+        Some(_) => return bad(id, -32602, "Invalid params: _meta must be an object"),
+    };
+    Ok(Ok(Shape { id, method, params: params.rest, meta }))
+}

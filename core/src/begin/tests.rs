@@ -1,0 +1,234 @@
+//! Issue 16, fifth pass: `begin` through the envelope reader against the
+//! whole-message tree path (`begin_reference`), on thousands of requests
+//! made by editing valid ones (repeated, dropped and reserved keys, wrong
+//! types, escapes, deep nesting, odd numbers, cuts, stray characters): the
+//! same `Begin`, the same response JSON, binding and opened token, or the
+//! same error, for every one.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use proptest::prelude::*;
+use serde_json::json;
+
+use super::*;
+use crate::{Config, Engine, Key, Outcome};
+
+const NOW: u64 = 1_800_000_000;
+
+fn config() -> Config {
+    let mut config = Config::new(vec![Key::new("k1", vec![7; 32]).unwrap()]).fixed_time(NOW);
+    config.max_request_bytes = 4096;
+    config
+}
+
+fn request(method: &str, version: &str, retry: Option<&str>) -> String {
+    let extra = match retry {
+        Some(token) => format!(
+            r#","inputResponses":{{"seat":{{"action":"accept","content":{{"seat":"12A"}}}}}},"requestState":"{token}""#
+        ),
+        None => String::new(),
+    };
+    format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"{method}","params":{{"name":"book","arguments":{{"q":"LIS","n":[1,2.50,-0]}}{extra},"_meta":{{"io.modelcontextprotocol/protocolVersion":"{version}","io.modelcontextprotocol/clientCapabilities":{{"elicitation":{{"form":{{}}}}}},"io.modelcontextprotocol/clientInfo":{{"name":"c"}},"x":1}}}}}}"#
+    )
+}
+
+/// Valid requests of every kind `begin` tells apart, the retry with a
+/// token that opens.
+fn bases() -> Vec<String> {
+    let engine = Engine::new(config()).unwrap();
+    let who = Principal::user("alice").unwrap();
+    let first = request("tools/call", "2026-07-28", None);
+    let Begin::Call(call) = engine.begin(first.as_bytes(), &who).unwrap() else {
+        panic!("first call refused")
+    };
+    let question =
+        crate::elicit_form("Seat?", &json!({"type": "object", "properties": {"seat": {"type": "string"}}}))
+            .unwrap();
+    let asked = engine
+        .decide(
+            &call,
+            Outcome::InputRequired {
+                requests: vec![("seat".into(), question)],
+                state: Some(json!({"s": 1})),
+            },
+        )
+        .unwrap();
+    let token = asked.body().pointer("/result/requestState").unwrap().as_str().unwrap().to_owned();
+    let retry = request("tools/call", "2026-07-28", Some(&token));
+    let escaped = retry.replacen(&format!("\"{token}\""), &format!("\"\\u0076{}\"", &token[1..]), 1);
+    assert_ne!(escaped, retry);
+    vec![
+        first,
+        retry.clone(),
+        escaped,
+        request("tools/call", "2025-06-18", Some(&token)),
+        request(crate::tasks::TASKS_UPDATE, "2026-07-28", Some(&token)),
+        request("tools/call", "1999-01-01", None),
+        retry.replacen("\"id\":7", "\"id\":\"a\",\"result\":{}", 1),
+        retry.replacen("\"id\":7,", "", 1),
+        retry.replacen("\"requestState\":\"", "\"requestState\":[\"", 1).replacen("\",\"_meta\"", "\"],\"_meta\"", 1),
+        r#"[{"jsonrpc":"2.0","id":1,"method":"m"}]"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":1.5e400,"method":"m","params":7}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":12345678901234567890123,"method":"m","params":{"_meta":[]}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":-0,"method":"m","params":{"arguments":{"b":1,"$serde_json::private::Number":"1"}}}"#
+            .to_owned(),
+    ]
+}
+
+/// Both paths' results, as text: `Call`, `Response` and `Error` all print
+/// every field (the opened token, the binding, the streamed arguments).
+fn both(bytes: &[u8]) -> (String, String) {
+    let parts = crate::policy::from_config(config()).unwrap();
+    let who = Principal::user("alice").unwrap();
+    let now = || NOW;
+    let fast = begin(&parts.policy, &parts.sealer, &now, bytes, &who);
+    let slow = begin_reference(&parts.policy, &parts.sealer, &now, bytes, &who);
+    (format!("{fast:?}"), format!("{slow:?}"))
+}
+
+const KEYS: [&str; 14] = [
+    "id",
+    "jsonrpc",
+    "method",
+    "params",
+    "result",
+    "error",
+    "_meta",
+    "inputResponses",
+    "requestState",
+    "arguments",
+    "name",
+    "x",
+    "$serde_json::private::Number",
+    "io.modelcontextprotocol/protocolVersion",
+];
+const VALUES: [&str; 10] =
+    ["1", "\"s\"", "{}", "[]", "null", "\"\\u0041\"", "\"\"", "-0.0", "1e999", "{\"a\":{}}"];
+
+fn edit(base: &str, how: u8, at: usize, len: usize, key: usize, value: usize, stray: char) -> String {
+    let mut s = base.to_owned();
+    let at = at % (s.len() + 1);
+    let at = (0..=at).rev().find(|&i| s.is_char_boundary(i)).unwrap_or(0);
+    let opens: Vec<usize> = s.match_indices('{').map(|(i, _)| i).collect();
+    let open = opens.get(at % opens.len().max(1)).copied();
+    match how {
+        // A member (often a repeated one) first in some object.
+        0 | 1 => {
+            if let Some(i) = open {
+                let sep = if s[i + 1..].starts_with('}') { "" } else { "," };
+                s.insert_str(
+                    i + 1,
+                    &format!("\"{}\":{}{sep}", KEYS[key % KEYS.len()], VALUES[value % VALUES.len()]),
+                );
+            }
+        }
+        // A member last in some object.
+        2 => {
+            if let Some(i) = open {
+                // The matching close is hard to find textually; the last
+                // close of the text is the message's own.
+                let _ = i;
+                if let Some(j) = s.rfind('}') {
+                    s.insert_str(
+                        j,
+                        &format!(",\"{}\":{}", KEYS[key % KEYS.len()], VALUES[value % VALUES.len()]),
+                    );
+                }
+            }
+        }
+        // A value replaced by another (type changes), after some key.
+        3 => {
+            let colons: Vec<usize> = s.match_indices("\":").map(|(i, _)| i + 2).collect();
+            if let Some(&i) = colons.get(at % colons.len().max(1)) {
+                let end = s[i..].find([',', '}']).map_or(s.len(), |e| i + e);
+                s.replace_range(i..end, VALUES[value % VALUES.len()]);
+            }
+        }
+        // A letter spelled as an escape (keys, versions, the token).
+        4 => {
+            if let Some((j, c)) = s[at..].char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
+                s.replace_range(at + j..at + j + 1, &format!("\\u{:04x}", c as u32));
+            }
+        }
+        // A cut, or a stray character.
+        5 => {
+            let end = (at + len % 12).min(s.len());
+            let end = (end..=s.len()).find(|&i| s.is_char_boundary(i)).unwrap_or(s.len());
+            s.replace_range(at..end, "");
+        }
+        6 => s.insert(at, stray),
+        7 => s.truncate(at),
+        // Deep nesting somewhere.
+        8 => {
+            let depth = 60 + len % 10;
+            let deep = format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+            if let Some(i) = open {
+                s.insert_str(i + 1, &format!("\"{}\":{deep},", KEYS[key % KEYS.len()]));
+            }
+        }
+        // Large and odd numbers as the id.
+        _ => {
+            s = s.replacen(
+                "\"id\":7",
+                &format!("\"id\":{}", ["1e400", "7.0", "-0", "99999999999999999999", "7e0"][value % 5]),
+                1,
+            )
+        }
+    }
+    s
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    #[test]
+    fn the_envelope_path_is_the_tree_path(
+        base in any::<prop::sample::Index>(),
+        edits in prop::collection::vec((0u8..10, any::<usize>(), any::<usize>(), any::<usize>(), any::<usize>(), prop::sample::select(vec!['{', '}', '[', ']', '"', ',', ':', '\\', '0', 'a', ' ', 'é'])), 0..3),
+    ) {
+        let bases = BASES.get_or_init(bases);
+        let mut text = bases[base.index(bases.len())].clone();
+        for (how, at, len, key, value, stray) in edits {
+            text = edit(&text, how, at, len, key, value, stray);
+        }
+        let (fast, slow) = both(text.as_bytes());
+        prop_assert_eq!(fast, slow, "{}", text);
+    }
+}
+
+static BASES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+
+#[test]
+fn every_base_agrees_and_the_retry_opens() {
+    let bases = bases();
+    for text in &bases {
+        let (fast, slow) = both(text.as_bytes());
+        assert_eq!(fast, slow, "{text}");
+    }
+    // The fixture is what it says: the retry opens its token (round 2),
+    // and the escaped token opens the same way.
+    for text in &bases[1..3] {
+        let (fast, _) = both(text.as_bytes());
+        assert!(fast.contains("round: 2"), "{fast}");
+    }
+    // Oversized, empty, and not JSON.
+    // Messages that are not objects, serde_json's number marker as a key,
+    // and a params object that is a number in disguise.
+    let odd = [
+        "7",
+        "-0.0",
+        "\"s\"",
+        "true",
+        "null",
+        "[1]",
+        "{}",
+        r#"{"$serde_json::private::Number":"1"}"#,
+        r#"{"id":1,"$serde_json::private::Number":"1"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"$serde_json::private::Number":"1"}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"requestState":{"$serde_json::private::Number":"1"}}}"#,
+    ];
+    for text in odd.iter().copied().chain(["", " ", "{", "nul", &"x".repeat(5000)]) {
+        let (fast, slow) = both(text.as_bytes());
+        assert_eq!(fast, slow, "{text}");
+    }
+}
