@@ -320,3 +320,42 @@ fn an_escaped_payload_field_is_read_as_before() {
     assert!(view.6.starts_with('A'));
     assert_eq!(Some(view), view_of_owned(text.as_bytes()));
 }
+
+/// Fifth review pass: spellings a leaked key could sign that the hand
+/// reader must refuse or read exactly as serde does: a repeated question
+/// key, `s` out of its place or glued to what follows, trailing bytes, a
+/// state nested far past any bound (no stack overflow on either reader).
+#[test]
+fn the_hand_reader_agrees_with_serde_on_odd_payloads() {
+    let base = written_payload(2, &serde_json::json!({"a": 1}));
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let cases = [
+        base.replacen("\"q\":{", "\"q\":{\"q0\":\"AA\",", 1),
+        base.replacen("\"q\":{", "\"q\":{\"q1\":\"AA\",\"q1\":\"BB\",", 1),
+        base.replacen(",\"s\":{\"a\":1}", "", 1).replacen("\"q\":{", "\"s\":1,\"q\":{", 1),
+        base.replacen(",\"s\":{\"a\":1}", "", 1).replacen(",\"v\":1", ",\"v\":1,\"s\":1", 1),
+        base.replacen("\"s\":{\"a\":1}", "\"s\":{\"a\":1}{}", 1),
+        base.replacen("\"s\":{\"a\":1}", "\"s\":12", 1),
+        base.replacen("\"s\":{\"a\":1}", "\"s\":12x", 1),
+        base.replacen("\"s\":{\"a\":1}", "\"s\":truex", 1),
+        base.replacen("\"s\":{\"a\":1}", "\"s\":\"\\ud800\"", 1),
+        base.replacen("\"s\":{\"a\":1}", &format!("\"s\":{deep}"), 1),
+        base.replacen("\"s\":{\"a\":1}", "\"s\":{\"a\":1,\"a\":2}", 1),
+        format!("{base} "),
+        format!("{base}{{}}"),
+        format!("{base}\u{0}"),
+        base.replacen("\"v\":1}", "\"v\":1,\"v\":1}", 1),
+        base.replacen("\"r\":2", "\"r\":02", 1),
+        base.replacen("\"r\":2", "\"r\":", 1),
+    ];
+    for text in &cases {
+        assert_ne!(text, &base, "edit did not apply");
+        let serde = view_of_owned(text.as_bytes());
+        if let Some(fast) = view_of_written(text.as_bytes()) {
+            assert_eq!(Some(fast), serde, "{}", &text[..text.len().min(300)]);
+        }
+    }
+    // The repeated question key: serde keeps the last, and so would the
+    // hand reader; either way the same map.
+    assert!(view_of_written(cases[1].as_bytes()).is_some());
+}

@@ -377,3 +377,121 @@ proptest! {
         prop_assert_eq!(crate::json::canonical::plain_run(&bytes), slow);
     }
 }
+
+/// Fifth review pass: every byte the string scan must stop at (and some
+/// it must not), at every position around the 16-byte head and the
+/// 8-byte words, in values and in keys, sorted and unsorted, including
+/// invalid UTF-8: the fast path writes what the strict writer writes, and
+/// `canonical_text` answers what the tree reference answers.
+#[test]
+fn string_scan_boundaries_agree_with_the_strict_writer() {
+    let specials: [&[u8]; 12] = [
+        b"\"",
+        b"\\",
+        b"\\n",
+        b"\\u0061",
+        b"\x00",
+        b"\x1f",
+        b"\x7f",
+        b"\x80",
+        b"\xc3",
+        b"\xc3\xa9",
+        b"\xed\xa0\x80",
+        b"\xf0\x9f\x98\x80",
+    ];
+    let check = |text: &[u8]| {
+        if let Some(out) = super::fast::canonical(text) {
+            assert_eq!(Ok(out), super::strict_canonical_text(text), "{}", String::from_utf8_lossy(text));
+        }
+        let want = parse(text, BOUND).map(|v| canonical(&v));
+        assert_eq!(canonical_text(text, BOUND), want, "{}", String::from_utf8_lossy(text));
+    };
+    for len in 0..42usize {
+        for at in 0..=len {
+            for s in specials {
+                let mut body = vec![b'a'; at];
+                body.extend_from_slice(s);
+                body.extend(std::iter::repeat_n(b'b', len - at));
+                let quoted = [&b"\""[..], &body, b"\""].concat();
+                check(&quoted);
+                check(&[&b"["[..], &quoted, b",1]"].concat());
+                // As a key, before and after a plain one (sorted and not).
+                check(&[&b"{"[..], &quoted, b":1,\"m\":2}"].concat());
+                check(&[&b"{\"m\":2,"[..], &quoted, b":1}"].concat());
+            }
+        }
+    }
+    // Keys equal once unescaped, in either order and at depth.
+    for t in [
+        r#"{"a":1,"\u0061":2}"#,
+        r#"{"\u0061":1,"a":2}"#,
+        r#"{"x":{"b":1,"a":2,"b":3}}"#,
+        r#"{"x":[{"a":1},{"a":1,"a":1}]}"#,
+        r#"{"b":1,"a":2}"#,
+        r#"{"a":1,"b":2}"#,
+        r#"{"aa":1,"a":2,"a":3}"#,
+    ] {
+        check(t.as_bytes());
+    }
+}
+
+/// Fifth review pass: nesting exactly at the bound and one past it, and
+/// the size bound exactly and one past, on the fast path's entries.
+#[test]
+fn depth_and_size_bounds_agree_with_the_reference() {
+    for deep in MAX_DEPTH - 2..=MAX_DEPTH + 2 {
+        for t in [
+            format!("{}{}", "[".repeat(deep), "]".repeat(deep)),
+            format!("{}1{}", "[".repeat(deep), "]".repeat(deep)),
+            format!("{}{}{}", "{\"a\":".repeat(deep - 1), "{}", "}".repeat(deep - 1)),
+        ] {
+            let want = parse(t.as_bytes(), BOUND).map(|v| canonical(&v));
+            assert_eq!(canonical_text(t.as_bytes(), BOUND), want, "{deep}");
+        }
+    }
+    let t = br#"{"a":[1,2]}"#;
+    assert!(canonical_text(t, t.len()).is_ok());
+    assert_eq!(canonical_text(t, t.len() - 1), Err(JsonError::TooLarge));
+}
+
+/// Fifth review pass: `begin`'s envelope reader on arguments nested up to
+/// the bound and one past it, with plain strings at the scan boundaries
+/// and equal-once-unescaped keys: the same error as `parse`, or the same
+/// canonical arguments; and the size bound exactly and one past.
+#[test]
+fn envelope_arguments_at_the_bounds_agree_with_parse() {
+    let mut cases: Vec<String> = Vec::new();
+    for deep in 58..=66usize {
+        cases.push(format!("{}{}", "[".repeat(deep), "]".repeat(deep)));
+        cases.push(format!("{}{}{}", "{\"a\":".repeat(deep), "1", "}".repeat(deep)));
+    }
+    for len in [15usize, 16, 17, 23, 24, 25] {
+        for at in [0, len / 2, len] {
+            let mut s = "a".repeat(at);
+            s.push_str("\\\"");
+            s.push_str(&"b".repeat(len - at));
+            cases.push(format!("{{\"k\":\"{s}\",\"{}\":1}}", "c".repeat(len)));
+        }
+    }
+    cases.extend(
+        [r#"{"a":1,"\u0061":2}"#, r#"{"b":{"a":1,"\u0061":2}}"#, r#"{"b":1,"a":[-0,0.10,1E5,1e-0]}"#]
+            .map(str::to_owned),
+    );
+    for args in cases {
+        let t = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{{\"name\":\"x\",\"arguments\":{args}}}}}"
+        );
+        let want = parse(t.as_bytes(), BOUND);
+        let got = read_envelope(t.as_bytes(), BOUND);
+        match (&got, &want) {
+            (Ok(Some(env)), Ok(v)) => {
+                let bytes = env.args.clone().unwrap();
+                assert_eq!(bytes, canonical(&v["params"]["arguments"]), "{t}");
+            }
+            (Err(g), Err(w)) => assert_eq!(g, w, "{t}"),
+            _ => panic!("{t}: {got:?} vs {want:?}"),
+        }
+        assert!(read_envelope(t.as_bytes(), t.len()).is_ok() == want.is_ok(), "{t}");
+        assert_eq!(read_envelope(t.as_bytes(), t.len() - 1).map(|_| ()), Err(JsonError::TooLarge));
+    }
+}
