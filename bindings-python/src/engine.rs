@@ -255,7 +255,10 @@ impl Engine {
         let binding = binding32(py, binding)?;
         let mut qs: Vec<(String, Value)> = Vec::new();
         if let Some(q) = questions {
-            for (k, v) in q.iter() {
+            // Members first (a value's conversion may run Python code that
+            // changes the dict; PyO3's dict iterator panics on that).
+            let members: Vec<_> = q.iter().collect();
+            for (k, v) in members {
                 qs.push((k.extract()?, to_value(&v)?));
             }
         }
@@ -363,7 +366,10 @@ fn outcome_with_state_text(outcome: &Bound<'_, PyAny>) -> Option<Outcome> {
     }
     let text = crate::json_fast::state_text(&state)?;
     let mut rest = serde_json::Map::new();
-    for (k, v) in dict.iter() {
+    // Members first (a value's conversion may run Python code that changes
+    // the dict; PyO3's dict iterator panics on that).
+    let members: Vec<_> = dict.iter().collect();
+    for (k, v) in members {
         let key = k.cast_exact::<PyString>().ok()?.to_cow().ok()?;
         if key != crate::json_fast::STATE {
             rest.insert(key.into_owned(), to_value(&v).ok()?);

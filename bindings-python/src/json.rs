@@ -201,7 +201,11 @@ pub(crate) fn to_value_at(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Valu
     }
     if let Ok(d) = obj.cast::<PyDict>() {
         let mut map = Map::new();
-        for (k, v) in d.iter() {
+        // Members first, values after: converting a value may run Python
+        // code (a list subclass's `__iter__`) that changes this dict, and
+        // PyO3's dict iterator panics on a change under it.
+        let members: Vec<_> = d.iter().collect();
+        for (k, v) in members {
             let Ok(key) = k.cast::<PyString>() else {
                 return Err(raise(
                     py,

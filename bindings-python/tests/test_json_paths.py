@@ -383,3 +383,53 @@ def test_key_text_remembered_across_calls_stays_right_for_new_objects() -> None:
         assert _native._canonical_of(d) == _native._canonical_of(d, True)
         assert _native._state_text_of(d) == _native._canonical_of(d, True)
         assert _native._canonical_of({"type": "object", "required": ["seat"]}) == '{"required":["seat"],"type":"object"}'
+
+
+class _EmptiesOnIter(list):  # noqa: FURB189 - the point is a list subclass with its own __iter__
+    """A list subclass whose iteration (run by the reference conversion,
+    which calls `__iter__` on a subclass) empties another dict: Python code
+    changing a dict while the converter walks it."""
+
+    victim: dict = {}
+
+    def __iter__(self) -> Any:
+        self.victim.clear()
+        return super().__iter__()
+
+
+def _emptying(**members: Any) -> dict:
+    """A dict whose member "a" empties the dict itself when converted."""
+    lst = _EmptiesOnIter([1])
+    d = {"a": lst, **members}
+    lst.victim = d
+    return d
+
+
+def test_a_dict_changed_by_python_code_during_conversion_converts_as_it_was() -> None:
+    # PyO3's dict iterator panics ("dictionary changed size during
+    # iteration", a PanicException, which `except Exception` does not
+    # catch) when the dict changes under it. Every converter reads a
+    # dict's members before converting any value, so the dict as it was
+    # when the call reached it is what converts.
+    for reference in (False, True):
+        assert _native._canonical_of(_emptying(b=2), reference) == '{"a":[1],"b":2}'
+        assert _native._canonical_of([_emptying(b=2)], reference) == '[{"a":[1],"b":2}]'
+    assert _native._state_text_of(_emptying(b=2)) == '{"a":[1],"b":2}'
+    engines = [s.Engine([("k1", KEY)], fixed_time=NOW, test_random_seed=9) for _ in range(2)]
+    binding = s.binding_digest("tools/call", {"name": "t"})
+    token = engines[0].seal(principal="alice", binding=binding, state=_emptying(b=2))
+    assert token == engines[1].seal(principal="alice", binding=binding, state={"a": [1], "b": 2})
+    # questions: the dict of input requests, converted one by one.
+    question = s.elicit_form("Seat?", {"type": "object", "properties": {"seat": {"type": "string"}}})
+    lst = _EmptiesOnIter([1])
+    questions = {"a": {**question, "x": lst}, "b": question}
+    lst.victim = questions
+    got = outcome(lambda: engines[0].seal(principal="alice", binding=binding, questions=questions))
+    assert got[0] in ("ok", "err")
+    # decide: the outcome dict itself, small and large state alike.
+    request = conftest.request(name="t", arguments={}, _meta=conftest.meta({"elicitation": {"form": {}}}))
+    for state in (None, {"items": list(range(100))}):
+        extra = {} if state is None else {"state": state}
+        o = _emptying(type="complete", result={"content": []}, **extra)
+        got = outcome(lambda: engines[0].decide(engines[0].begin(request, "alice"), o))
+        assert got[0] in ("ok", "err")

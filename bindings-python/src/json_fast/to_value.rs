@@ -16,8 +16,11 @@ use crate::json::{self, MAX_DEPTH};
 /// Converts a Python value to JSON: same result and same errors as
 /// `json::to_value_reference` (the module docs say how).
 pub fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
-    Walker { keys: Vec::new() }.value(obj, 0, false)
+    Walker { keys: Vec::new(), spare: Vec::new() }.value(obj, 0, false)
 }
+
+/// A dict's members, read before any of its values is converted.
+type Members<'py> = Vec<(Bound<'py, PyString>, Bound<'py, PyAny>)>;
 
 struct Walker<'py> {
     /// Key `str` objects seen in this walk, by identity, with their text
@@ -27,6 +30,9 @@ struct Walker<'py> {
     /// share key objects; under the stable ABI for 3.9 every conversion of a
     /// `str` costs a temporary `bytes` object, which a hit saves.)
     keys: Vec<(Bound<'py, PyString>, Option<String>)>,
+    /// Member lists of finished dicts, kept for the next dict (no
+    /// allocation per dict).
+    spare: Vec<Members<'py>>,
 }
 
 impl<'py> Walker<'py> {
@@ -70,16 +76,27 @@ impl<'py> Walker<'py> {
             }
         } else if depth < MAX_DEPTH {
             if let Ok(d) = obj.cast_exact::<PyDict>() {
-                let mut map = Map::new();
+                // Members first, values after: converting a value may run
+                // Python code (a subclass's `__iter__`, through the
+                // reference) that changes this dict, and PyO3's dict
+                // iterator panics on a change under it.
+                let mut members = self.spare.pop().unwrap_or_default();
+                members.clear();
                 for (k, v) in d.iter() {
-                    let Ok(key) = k.cast_exact::<PyString>() else {
+                    let Ok(key) = k.cast_into_exact::<PyString>() else {
                         // A non-str key (or a str subclass): the reference
                         // decides, and words the error, for the whole dict.
                         return json::to_value_at(obj, depth);
                     };
-                    let key = if in_list { self.key(key)? } else { super::keys::key_text(key)? };
-                    map.insert(key, self.value(&v, depth + 1, false)?);
+                    members.push((key, v));
                 }
+                let mut map = Map::new();
+                for (key, v) in &members {
+                    let key = if in_list { self.key(key)? } else { super::keys::key_text(key)? };
+                    map.insert(key, self.value(v, depth + 1, false)?);
+                }
+                members.clear();
+                self.spare.push(members);
                 return Ok(Value::Object(map));
             }
             if let Ok(l) = obj.cast_exact::<PyList>() {
