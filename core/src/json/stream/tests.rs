@@ -495,3 +495,76 @@ fn envelope_arguments_at_the_bounds_agree_with_parse() {
         assert_eq!(read_envelope(t.as_bytes(), t.len() - 1).map(|_| ()), Err(JsonError::TooLarge));
     }
 }
+
+/// Plain JSON with strings and keys long enough for the word scan (up to
+/// 40 bytes), then one byte replaced or inserted anywhere: a quote, a
+/// backslash, a control or non-JSON whitespace byte, a stray UTF-8 byte.
+fn plain_bytes() -> impl Strategy<Value = Vec<u8>> {
+    let s = "[a-zA-Z0-9 é~\u{7f}]{0,40}";
+    let leaf = prop_oneof![
+        s.prop_map(|s| format!("\"{s}\"")),
+        "-?(0|[1-9][0-9]{0,30})(\\.[0-9]{1,8})?",
+        Just("true".to_owned()),
+        Just("null".to_owned()),
+    ];
+    let json = leaf.prop_recursive(5, 60, 6, move |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..5).prop_map(|v| format!("[{}]", v.join(","))),
+            prop::collection::vec((s, inner), 0..6).prop_map(|v| {
+                let body: Vec<String> = v.into_iter().map(|(k, x)| format!("\"{k}\":{x}")).collect();
+                format!("{{{}}}", body.join(","))
+            }),
+        ]
+    });
+    let byte = prop::sample::select(vec![
+        b'"', b'\\', 0u8, 0x0b, 0x0c, 0x1f, b'\r', b' ', 0x80, 0xc3, 0xff, b',', b'}', b']', b'e', b'0',
+        b'-', b'.',
+    ]);
+    (json, any::<prop::sample::Index>(), byte, 0u8..3).prop_map(|(t, at, b, how)| {
+        let mut v = t.into_bytes();
+        let i = at.index(v.len() + 1);
+        match how {
+            0 if i < v.len() => v[i] = b,
+            1 => v.insert(i, b),
+            _ => {}
+        }
+        v
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(6000))]
+
+    /// Fifth review pass: byte-level edits of plain text with long
+    /// strings: the fast path writes what the strict writer writes, and
+    /// `canonical_text` answers what the tree reference answers.
+    #[test]
+    fn fast_path_on_edited_bytes_matches_the_strict_writer(t in plain_bytes()) {
+        if let Some(out) = super::fast::canonical(&t) {
+            prop_assert_eq!(Ok(out), super::strict_canonical_text(&t));
+        }
+        prop_assert_eq!(canonical_text(&t, BOUND), parse(&t, BOUND).map(|v| canonical(&v)));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4000))]
+
+    /// Fifth review pass: the same edited bytes as a request's arguments:
+    /// `begin`'s envelope reader gives `parse`'s error, or the canonical
+    /// form of the arguments `parse` reads.
+    #[test]
+    fn envelope_on_edited_argument_bytes_matches_parse(t in plain_bytes()) {
+        let mut req = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":"#.to_vec();
+        req.extend_from_slice(&t);
+        req.extend_from_slice(br#","z":[1]}}"#);
+        match (read_envelope(&req, BOUND), parse(&req, BOUND)) {
+            (Ok(Some(env)), Ok(v)) => {
+                prop_assert_eq!(env.args, v.pointer("/params/arguments").map(canonical));
+            }
+            (Ok(None), Ok(_)) => {}
+            (Err(g), Err(w)) => prop_assert_eq!(g, w),
+            (g, w) => prop_assert!(false, "{:?} vs {:?}", g.map(|_| ()), w),
+        }
+    }
+}
