@@ -433,3 +433,21 @@ def test_a_dict_changed_by_python_code_during_conversion_converts_as_it_was() ->
         o = _emptying(type="complete", result={"content": []}, **extra)
         got = outcome(lambda: engines[0].decide(engines[0].begin(request, "alice"), o))
         assert got[0] in ("ok", "err")
+
+
+# Doubles exactly halfway between two shortest spellings (2^49 + 0.25 is
+# 562949953421312.25: both ...312.2 and ...312.3 read back as it). repr()
+# takes the even last digit; Rust's `{:e}` took the upper one.
+TIES = st.builds(
+    lambda e, q, sign: sign * (2.0**e + q * 2.0 ** (e - 52)),
+    st.integers(min_value=40, max_value=60),
+    st.integers(min_value=0, max_value=2**12),
+    st.sampled_from([1.0, -1.0]),
+)
+
+
+@SETTINGS
+@given(st.one_of(TIES, st.sampled_from([562949953421312.2, 562949953421312.3, -562949953421312.2, 1125899906842624.5, 2.0**53 + 2])))
+def test_halfway_floats_are_spelled_as_python_repr(f: float) -> None:
+    assert _native._canonical_of(f) == repr(f)
+    assert _native._state_text_of([f]) == "[" + repr(f) + "]"

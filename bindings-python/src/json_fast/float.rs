@@ -1,37 +1,59 @@
 //! `float.__repr__` in Rust (no Python call per float), for both writers.
 
 /// Appends `float.__repr__(f)` for a finite `f`: the shortest digits that
-/// round-trip (Rust's `{:e}` gives the same digits as CPython's `repr`),
-/// spelled as CPython does: positional with at least one fractional digit
-/// (`1.0`, `0.0001`) when the decimal exponent is in -4..16, else
-/// `d.ddde+XX` with a signed exponent of at least two digits (`1e+16`,
-/// `1.5e-05`).
+/// round-trip, the closest of them to `f`, and on an exact tie the one
+/// with the even last digit (CPython's `repr`, and ryu's; Rust's `{:e}`
+/// takes the upper one: `562949953421312.25` must be `...312.2`), spelled
+/// as CPython does: positional with at least one fractional digit (`1.0`,
+/// `0.0001`) when the decimal exponent is in -4..16, else `d.ddde+XX` with
+/// a signed exponent of at least two digits (`1e+16`, `1.5e-05`).
 pub(super) fn float_repr(f: f64, out: &mut String) {
     use std::fmt::Write as _;
     if short_dyadic(f, out) {
         return;
     }
-    let mut sci = Buf { bytes: [0; 40], len: 0 };
-    // `{:e}` of an f64 is at most 25 bytes: the write cannot overflow.
-    let _ = write!(sci, "{f:e}");
-    let sci = std::str::from_utf8(sci.bytes.get(..sci.len).unwrap_or_default()).unwrap_or_default();
-    let (negative, body) = match sci.strip_prefix('-') {
+    let mut ryu = ryu::Buffer::new();
+    // ryu's own layout (`1e16`, `0.001`, `1.5e-5`, `123.0`): only its
+    // digits and where its point falls are used.
+    let text = ryu.format_finite(f);
+    let (negative, body) = match text.strip_prefix('-') {
         Some(rest) => (true, rest),
-        None => (false, sci),
+        None => (false, text),
     };
     let (mantissa, exp) = body.split_once('e').unwrap_or((body, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     let mut digit_buf = [b'0'; 24];
     let mut n = 0;
-    for b in mantissa.bytes().filter(u8::is_ascii_digit) {
-        if let Some(slot) = digit_buf.get_mut(n) {
-            *slot = b;
-            n += 1;
+    // Digits of the mantissa without its leading zeros, and how many of
+    // them stand before its point.
+    let mut before_point: i32 = 0;
+    let mut seen_point = false;
+    for b in mantissa.bytes() {
+        match b {
+            b'.' => seen_point = true,
+            // A leading zero after the point moves the first digit down.
+            b'0' if n == 0 && seen_point => before_point -= 1,
+            b'0' if n == 0 => {}
+            b'0'..=b'9' => {
+                if let Some(slot) = digit_buf.get_mut(n) {
+                    *slot = b;
+                    n += 1;
+                }
+                if !seen_point {
+                    before_point += 1;
+                }
+            }
+            _ => {}
         }
     }
+    // Trailing zeros are not significant (`123.0`, `100.0`).
+    while n > 1 && digit_buf.get(n - 1) == Some(&b'0') {
+        n -= 1;
+    }
     let digits = std::str::from_utf8(digit_buf.get(..n.max(1)).unwrap_or_default()).unwrap_or("0");
+    let point = before_point + exp;
+    let exp = point - 1;
     // The value is 0.DIGITS × 10^point.
-    let point = exp + 1;
     if negative {
         out.push('-');
     }
@@ -128,20 +150,4 @@ fn push_u64(out: &mut String, mut n: u64) {
         }
     }
     out.push_str(std::str::from_utf8(&buf[at..]).unwrap_or_default());
-}
-
-/// A fixed buffer for one formatted float (no heap allocation).
-struct Buf {
-    bytes: [u8; 40],
-    len: usize,
-}
-
-impl std::fmt::Write for Buf {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        let end = self.len + s.len();
-        let slot = self.bytes.get_mut(self.len..end).ok_or(std::fmt::Error)?;
-        slot.copy_from_slice(s.as_bytes());
-        self.len = end;
-        Ok(())
-    }
 }
