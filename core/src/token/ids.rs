@@ -129,3 +129,39 @@ pub(crate) fn legacy_ids(tag: &[u8]) -> ([u8; ID_BYTES], [u8; ID_BYTES]) {
 pub(crate) fn id_text(id: &[u8; ID_BYTES]) -> String {
     b64(id)
 }
+
+#[cfg(test)]
+mod review_tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// Fifth review pass: both ids of one `getrandom` call are distinct
+    /// across seals, the token id is never the flow id, each of the 256
+    /// bits is set about half the time (a split that dropped or repeated
+    /// bytes would show), and a given flow id is kept as it is.
+    #[test]
+    fn os_ids_are_fresh_distinct_and_balanced() {
+        let binding = [1u8; 32];
+        let draw = Draw { now: 1, round: 1, flow_start: 1, binding: &binding };
+        const N: usize = 2000;
+        let mut seen = std::collections::HashSet::new();
+        let mut ones = [0usize; 2 * ID_BYTES * 8];
+        for _ in 0..N {
+            let ids = Random::Os.ids(&draw, None).unwrap();
+            assert_ne!(ids.token, ids.flow);
+            assert!(seen.insert(ids.token) && seen.insert(ids.flow), "an id came twice");
+            for (i, byte) in ids.token.iter().chain(ids.flow.iter()).enumerate() {
+                for bit in 0..8 {
+                    ones[i * 8 + bit] += usize::from(byte >> bit & 1);
+                }
+            }
+        }
+        // Binomial(2000, 1/2): sd about 22; 30%..70% is 18 sd out.
+        assert!(ones.iter().all(|&n| (N * 3 / 10..N * 7 / 10).contains(&n)), "{ones:?}");
+        let flow = [9u8; ID_BYTES];
+        let kept = Random::Os.ids(&draw, Some(&flow)).unwrap();
+        assert_eq!(kept.flow, flow);
+        assert_ne!(kept.token, flow);
+        assert_ne!(Random::Os.ids(&draw, Some(&flow)).unwrap().token, kept.token);
+    }
+}
