@@ -25,7 +25,7 @@ use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use super::JsonError;
-use super::stream::Canon;
+use super::stream::{Canon, KeyText};
 use super::strict::{NUMBER_TOKEN, NumberText, Strict, number_from_text};
 
 /// `params.requestState` as read.
@@ -108,32 +108,6 @@ impl<'f> Top<'f> {
     }
     fn duplicate<E: de::Error>(&self, key: Cow<'_, str>) -> E {
         self.strict(0).fail(JsonError::DuplicateKey(key.into_owned()))
-    }
-}
-
-/// An object key, borrowed from the text when it has no escapes.
-struct Name;
-
-impl<'de> DeserializeSeed<'de> for Name {
-    type Value = Cow<'de, str>;
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Cow<'de, str>, D::Error> {
-        d.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Name {
-    type Value = Cow<'de, str>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an object key")
-    }
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Cow<'de, str>, E> {
-        Ok(Cow::Borrowed(v))
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Cow<'de, str>, E> {
-        Ok(Cow::Owned(v.to_owned()))
-    }
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Cow<'de, str>, E> {
-        Ok(Cow::Owned(v))
     }
 }
 
@@ -222,7 +196,7 @@ impl<'de> Visitor<'de> for Top<'_> {
         // Members begin does not read: checked and dropped, but their names
         // kept, so a repeated one is refused as the tree parser refuses it.
         let mut others: BTreeSet<Cow<'de, str>> = BTreeSet::new();
-        while let Some(key) = map.next_key_seed(Name)? {
+        while let Some(key) = map.next_key_seed(KeyText)? {
             if std::mem::take(&mut first) && key == NUMBER_TOKEN {
                 number(&mut map)?;
                 return Ok(Envelope::default());
@@ -286,7 +260,7 @@ impl<'de> Visitor<'de> for ParamsSeed<'_, '_> {
         let top = self.top;
         let mut params = Params::default();
         let mut first = true;
-        while let Some(key) = map.next_key_seed(Name)? {
+        while let Some(key) = map.next_key_seed(KeyText)? {
             if std::mem::take(&mut first) && key == NUMBER_TOKEN {
                 number(&mut map)?;
                 return Ok(None);

@@ -264,8 +264,9 @@ impl<'de> Entries<'de> {
 }
 
 /// An object key, borrowed from the text when it has no escapes (no
-/// allocation per key, unlike `String`; the same serde_json path).
-struct KeyText;
+/// allocation per key, unlike `String`; the same serde_json path). Also
+/// the envelope reader's key (`envelope.rs`).
+pub(crate) struct KeyText;
 
 impl<'de> DeserializeSeed<'de> for KeyText {
     type Value = Cow<'de, str>;
@@ -277,7 +278,7 @@ impl<'de> DeserializeSeed<'de> for KeyText {
 impl<'de> Visitor<'de> for KeyText {
     type Value = Cow<'de, str>;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a string")
+        f.write_str("an object key")
     }
     fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Cow<'de, str>, E> {
         Ok(Cow::Borrowed(v))
