@@ -2,7 +2,8 @@
 # libsnodo suite: regenerate and check include/snodo.h, check exported
 # symbols, install to a temporary prefix and build the example with
 # pkg-config, then run the C tests linked against the .so and the .a, under
-# AddressSanitizer + UBSan, and under valgrind.
+# AddressSanitizer + UBSan, and under valgrind; last, build the C benches
+# (ffi/benches) as `make bench` does and run each briefly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
@@ -163,3 +164,20 @@ SNODO_TEST_THREAD_FLOWS=$reduced_flows ASAN_OPTIONS=detect_leaks=1:abort_on_erro
 echo "-- valgrind (static)"
 SNODO_TEST_THREAD_FLOWS=$reduced_flows valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite \
   "$out/test_static" tests/vectors
+
+echo "== c: the benches build and run (ffi/benches, a short smoke run of what make bench times)"
+# Compiled with scripts/bench.sh's flags, so a header or API change that
+# breaks them fails here rather than at the next `make bench`. Linked against
+# the installed copy for the SONAME (bench.sh makes a symlink instead). Run
+# briefly; the numbers are not checked, only that both programs work.
+payloads=core/benches/payloads
+gcc -std=c11 -O2 -Wall -Wextra -Werror -pthread -Iinclude ffi/benches/bench.c \
+  -L"$prefix/lib" -lsnodo -Wl,-rpath,"$prefix/lib" -o "$out/cbench"
+gcc -std=c11 -O2 -Wall -Wextra -Werror -Iinclude ffi/benches/rss.c \
+  -L"$prefix/lib" -lsnodo -Wl,-rpath,"$prefix/lib" -o "$out/crss"
+BENCH_SAMPLE_MS=1 BENCH_REPEATS=1 "$out/cbench" "$payloads" "$out/c.json"
+grep -q '"threads":2' "$out/c.json"
+# 2 000 flows instead of 100 000; the flat-RSS check still applies.
+"$out/crss" "$payloads" "$out/c-memory.json" 2000
+grep -q '"flows":2000,' "$out/c-memory.json"
+echo "benches: bench.c and rss.c built with -Werror and ran (1 ms sample; 2 000 flows)"
