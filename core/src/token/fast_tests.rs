@@ -133,10 +133,10 @@ type View = (
     Option<String>,
 );
 
-fn view_of_borrowed(bytes: &[u8]) -> Option<View> {
-    let p: Payload<'_> = serde_json::from_slice(bytes).ok()?;
+/// What a borrowing `Payload` holds, as owned values to compare.
+fn view_of(p: Payload<'_>) -> View {
     let text = |t: &Text<'_>| t.as_str().to_owned();
-    Some((
+    (
         p.v,
         p.iat,
         p.exp,
@@ -148,26 +148,16 @@ fn view_of_borrowed(bytes: &[u8]) -> Option<View> {
         p.s.map(|raw| raw.get().to_owned()),
         p.fid.as_ref().map(text),
         p.tid.as_ref().map(text),
-    ))
+    )
+}
+
+fn view_of_borrowed(bytes: &[u8]) -> Option<View> {
+    serde_json::from_slice(bytes).ok().map(view_of)
 }
 
 /// The hand reader's view, when it takes the bytes at all.
 fn view_of_written(bytes: &[u8]) -> Option<View> {
-    let p = read_written(bytes)?;
-    let text = |t: &Text<'_>| t.as_str().to_owned();
-    Some((
-        p.v,
-        p.iat,
-        p.exp,
-        p.fs,
-        p.r,
-        text(&p.b),
-        text(&p.p),
-        p.q.iter().map(|(k, v)| (k.clone(), text(v))).collect(),
-        p.s.map(|raw| raw.get().to_owned()),
-        p.fid.as_ref().map(text),
-        p.tid.as_ref().map(text),
-    ))
+    read_written(bytes).map(view_of)
 }
 
 fn view_of_owned(bytes: &[u8]) -> Option<View> {
