@@ -329,22 +329,8 @@ pub(super) fn needs_escape(x: u64) -> bool {
     zero(x ^ (ONES * u64::from(b'"'))) || zero(x ^ (ONES * u64::from(b'\\'))) || zero(x & (ONES * 0xe0))
 }
 
-/// The decimal digits of `i` (as `int.__repr__` and the canonical form
-/// write them), without going through `fmt`.
+/// The decimal digits of `i`, as `int.__repr__` and the canonical form
+/// write them (`itoa`: no `fmt` machinery per integer).
 fn write_i64(out: &mut Vec<u8>, i: i64) {
-    let mut buf = [0u8; 20];
-    let mut n = i.unsigned_abs();
-    let mut at = buf.len();
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    if i < 0 {
-        out.push(b'-');
-    }
-    out.extend_from_slice(&buf[at..]);
+    out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes());
 }
