@@ -237,11 +237,9 @@ fn input_required(
     // Issue 16: each question's digest, which the token carries anyway,
     // also says whether this thread has seen it pass validation (see
     // `elicitation::passed_before`). Questions nested past the bound get
-    // none: the recursive writer must not see them, and seal refuses them.
-    let digests: Vec<Option<[u8; 32]>> = requests
-        .iter()
-        .map(|(_, r)| (!json::deeper_than(r, json::MAX_DEPTH)).then(|| crate::token::question_digest(r)))
-        .collect();
+    // none (seal refuses them); the bound is checked in the hashing walk.
+    let digests: Vec<Option<[u8; 32]>> =
+        requests.iter().map(|(_, r)| crate::token::question_digest_within(r)).collect();
     let digest = |i: usize| digests.get(i).copied().flatten();
     let known = |i: usize| digest(i).is_some_and(|d| elicitation::passed_before(&d));
     let passed = &mut |i: usize, _| {
@@ -281,7 +279,13 @@ fn input_required(
     let mut result = Map::new();
     result.insert("resultType".into(), Value::String("input_required".to_owned()));
     if !requests.is_empty() {
-        result.insert("inputRequests".into(), Value::Object(requests.into_iter().collect()));
+        // Inserted one by one, not collected (which sorts through a list
+        // of its own first): keys are unique by now, and there are few.
+        let mut asked = Map::new();
+        for (key, request) in requests {
+            asked.insert(key, request);
+        }
+        result.insert("inputRequests".into(), Value::Object(asked));
     }
     result.insert("requestState".into(), Value::String(token));
     if let Some(m) = meta {

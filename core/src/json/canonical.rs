@@ -8,12 +8,24 @@ use sha2::{Digest, Sha256};
 pub trait Sink {
     /// Appends `bytes`.
     fn put(&mut self, bytes: &[u8]);
+
+    /// Appends one byte (a quote, a comma, a colon): a buffer stores it
+    /// rather than copying a one-byte slice (sixth pass).
+    #[inline]
+    fn put_byte(&mut self, byte: u8) {
+        self.put(&[byte]);
+    }
 }
 
 impl Sink for Vec<u8> {
     #[inline]
     fn put(&mut self, bytes: &[u8]) {
         self.extend_from_slice(bytes);
+    }
+
+    #[inline]
+    fn put_byte(&mut self, byte: u8) {
+        self.push(byte);
     }
 }
 
@@ -115,8 +127,10 @@ pub fn write_canonical<S: Sink>(value: &Value, out: &mut S) {
 /// partly written, when it nests deeper: the answer of
 /// `!deeper_than(value, max)` in the same walk as the writing (issue 16:
 /// `seal` used to walk the state twice). The recursion stops one level
-/// past `max`, so it is bounded whatever the value.
-pub(crate) fn write_canonical_within(value: &Value, out: &mut Vec<u8>, max: usize) -> bool {
+/// past `max`, so it is bounded whatever the value. Into any sink: the
+/// question digests (sixth pass) take their depth check in the hashing
+/// walk, as the state does in the writing one.
+pub(crate) fn write_canonical_within<S: Sink>(value: &Value, out: &mut S, max: usize) -> bool {
     if !map_iterates_sorted() {
         if super::deeper_than(value, max) {
             return false;
@@ -124,41 +138,47 @@ pub(crate) fn write_canonical_within(value: &Value, out: &mut Vec<u8>, max: usiz
         write_canonical(value, out);
         return true;
     }
-    fn within(value: &Value, out: &mut Vec<u8>, level: usize, max: usize) -> bool {
+    fn within<S: Sink>(value: &Value, out: &mut S, level: usize, max: usize) -> bool {
         match value {
             Value::Array(items) => {
                 if level > max {
                     return false;
                 }
-                out.put(b"[");
+                out.put_byte(b'[');
                 for (i, item) in items.iter().enumerate() {
                     if i > 0 {
-                        out.put(b",");
+                        out.put_byte(b',');
                     }
                     if !within(item, out, level + 1, max) {
                         return false;
                     }
                 }
-                out.put(b"]");
+                out.put_byte(b']');
             }
             Value::Object(map) => {
                 if level > max {
                     return false;
                 }
-                out.put(b"{");
+                out.put_byte(b'{');
                 for (i, (k, v)) in map.iter().enumerate() {
                     if i > 0 {
-                        out.put(b",");
+                        out.put_byte(b',');
                     }
                     write_string(k, out);
-                    out.put(b":");
+                    out.put_byte(b':');
                     if !within(v, out, level + 1, max) {
                         return false;
                     }
                 }
-                out.put(b"}");
+                out.put_byte(b'}');
             }
-            scalar => write_canonical(scalar, out),
+            // Scalars here rather than through `write_canonical` (sixth
+            // pass: most of a state's nodes are scalars); the same bytes.
+            Value::String(s) => write_string(s, out),
+            Value::Number(n) => out.put(n.as_str().as_bytes()),
+            Value::Bool(true) => out.put(b"true"),
+            Value::Bool(false) => out.put(b"false"),
+            Value::Null => out.put(b"null"),
         }
         true
     }
@@ -272,14 +292,15 @@ pub fn write_map_spliced<S: Sink>(
 /// (lowercase hex), everything else as raw UTF-8.
 pub fn write_string<S: Sink>(s: &str, out: &mut S) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.put(b"\"");
     let bytes = s.as_bytes();
     // Almost no string needs an escape: one table lookup per byte finds
-    // that, and the string is then written in one piece (issue 16).
+    // that, and the string is then written in one piece (issue 16), its
+    // quotes stored as bytes rather than copied as slices (sixth pass).
     let first = plain_run(bytes);
+    out.put_byte(b'"');
     if first == bytes.len() {
         out.put(bytes);
-        out.put(b"\"");
+        out.put_byte(b'"');
         return;
     }
     let mut start = 0;
@@ -305,7 +326,7 @@ pub fn write_string<S: Sink>(s: &str, out: &mut S) {
         start = i + 1;
     }
     out.put(&bytes[start..]);
-    out.put(b"\"");
+    out.put_byte(b'"');
 }
 
 /// The bytes `write_string` escapes: control characters, `"` and `\`.
