@@ -125,9 +125,7 @@ pub(crate) fn write_head(
     use json::Sink as _;
     let num = |out: &mut Vec<u8>, key: &[u8], n: u64| {
         out.put(key);
-        // Straight into the buffer, not through a `String` per number
-        // (issue 16); writing into a `Vec` cannot fail.
-        let _ = std::io::Write::write_fmt(out, format_args!("{n}"));
+        put_u64(out, n);
     };
     out.put(b"{\"b\":\"");
     put_b64(out, input.binding);
@@ -190,6 +188,24 @@ pub(crate) fn write_tail(out: &mut Vec<u8>, head: Head, limits: &Limits, ids: &I
     out.put(b",\"tid\":\"");
     out.put(&IdText::new(&ids.token).0);
     out.put(b"\",\"v\":");
-    let _ = std::io::Write::write_fmt(out, format_args!("{}", limits.version));
+    put_u64(out, u64::from(limits.version));
     out.put(b"}");
+}
+
+/// Appends the decimal digits of `n`, as `{n}` formats it: straight into
+/// the buffer, not through a `String` per number (issue 16), and without
+/// the formatting machinery, which cost about a quarter of a thousand
+/// instructions per number, five numbers per seal (sixth pass).
+pub(crate) fn put_u64(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
 }
