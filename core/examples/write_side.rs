@@ -42,6 +42,17 @@ fn main() {
         r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"book_flight","arguments":{ARGS},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{"elicitation":{{"form":{{}}}}}}}}}}}}"#
     );
     match op {
+        // What one OS randomness call for both ids costs (the brief's
+        // question; it is left in place: see ids.rs on why).
+        "getrandom" => {
+            let mut both = [0u8; 32];
+            let start = Instant::now();
+            for _ in 0..n {
+                getrandom::fill(black_box(&mut both)).unwrap();
+            }
+            let ns = start.elapsed().as_nanos() / n.max(1) as u128;
+            println!("getrandom 32 B x{n}: {ns} ns each");
+        }
         "seal" => {
             let questions = vec![("seat".to_owned(), question)];
             let call = match engine.begin(request.as_bytes(), &who).unwrap() {

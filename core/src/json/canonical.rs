@@ -4,6 +4,10 @@
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
+mod string;
+pub(crate) use string::plain_run;
+pub use string::write_string;
+
 /// Something canonical bytes can be written into (a buffer or a hash).
 pub trait Sink {
     /// Appends `bytes`.
@@ -14,6 +18,14 @@ pub trait Sink {
     #[inline]
     fn put_byte(&mut self, byte: u8) {
         self.put(&[byte]);
+    }
+
+    /// Appends `bytes` between quotes (bytes that need no escaping).
+    #[inline]
+    fn put_quoted(&mut self, bytes: &[u8]) {
+        self.put_byte(b'"');
+        self.put(bytes);
+        self.put_byte(b'"');
     }
 }
 
@@ -26,6 +38,43 @@ impl Sink for Vec<u8> {
     #[inline]
     fn put_byte(&mut self, byte: u8) {
         self.push(byte);
+    }
+
+    /// Sixth pass: a short string (most keys and values of a state) is
+    /// put together with its quotes in a fixed 18-byte block, by copies of
+    /// fixed sizes, and appended as one fixed-size copy then cut to length:
+    /// no call to `memcpy` per piece, which cost more than the copying.
+    #[inline]
+    fn put_quoted(&mut self, bytes: &[u8]) {
+        let n = bytes.len();
+        if n > 16 {
+            self.push(b'"');
+            self.extend_from_slice(bytes);
+            self.push(b'"');
+            return;
+        }
+        let mut block = [b'"'; 18];
+        let body = &mut block[1..17];
+        match n {
+            8..=16 => {
+                body[..8].copy_from_slice(&bytes[..8]);
+                body[n - 8..n].copy_from_slice(&bytes[n - 8..]);
+            }
+            4..=7 => {
+                body[..4].copy_from_slice(&bytes[..4]);
+                body[n - 4..n].copy_from_slice(&bytes[n - 4..]);
+            }
+            1..=3 => {
+                body[0] = bytes[0];
+                body[n / 2] = bytes[n / 2];
+                body[n - 1] = bytes[n - 1];
+            }
+            _ => {}
+        }
+        block[n + 1] = b'"';
+        let keep = self.len() + n + 2;
+        self.extend_from_slice(&block);
+        self.truncate(keep);
     }
 }
 
@@ -286,90 +335,6 @@ pub fn write_map_spliced<S: Sink>(
     out.put(b"}");
 }
 
-/// Writes the canonical form of the JSON string `s`. One escaping for
-/// strings: `"` and `\` escaped, the short escapes
-/// `\b \f \n \r \t`, other control characters below U+0020 as `\u00xx`
-/// (lowercase hex), everything else as raw UTF-8.
-pub fn write_string<S: Sink>(s: &str, out: &mut S) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let bytes = s.as_bytes();
-    // Almost no string needs an escape: one table lookup per byte finds
-    // that, and the string is then written in one piece (issue 16), its
-    // quotes stored as bytes rather than copied as slices (sixth pass).
-    let first = plain_run(bytes);
-    out.put_byte(b'"');
-    if first == bytes.len() {
-        out.put(bytes);
-        out.put_byte(b'"');
-        return;
-    }
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate().skip(first) {
-        if !ESCAPE[b as usize] {
-            continue;
-        }
-        let esc: Option<&[u8]> = match b {
-            b'"' => Some(b"\\\""),
-            b'\\' => Some(b"\\\\"),
-            0x08 => Some(b"\\b"),
-            0x0c => Some(b"\\f"),
-            b'\n' => Some(b"\\n"),
-            b'\r' => Some(b"\\r"),
-            b'\t' => Some(b"\\t"),
-            _ => None,
-        };
-        out.put(&bytes[start..i]);
-        match esc {
-            Some(e) => out.put(e),
-            None => out.put(&[b'\\', b'u', b'0', b'0', HEX[(b >> 4) as usize], HEX[(b & 15) as usize]]),
-        }
-        start = i + 1;
-    }
-    out.put(&bytes[start..]);
-    out.put_byte(b'"');
-}
-
-/// The bytes `write_string` escapes: control characters, `"` and `\`.
-static ESCAPE: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut b = 0;
-    while b < 0x20 {
-        t[b] = true;
-        b += 1;
-    }
-    t[b'"' as usize] = true;
-    t[b'\\' as usize] = true;
-    t
-};
-
-/// How many bytes of `rest` come before the first byte `write_string`
-/// escapes (the `ESCAPE` set, which is also where a plain JSON string
-/// ends); all of them if none. Eight bytes at a time while none of them can stop (a
-/// long string, such as a padded state, otherwise costs a lookup per
-/// byte), then byte by byte; the word test only skips, the bytes decide.
-pub(crate) fn plain_run(rest: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // Non-zero if some byte of `v` is below `n` (n at most 128).
-    let below = |v: u64, n: u64| v.wrapping_sub(ONES * n) & !v & HIGH;
-    // Most strings (keys, short values) end within a few bytes: those
-    // byte by byte, without setting up the word loop.
-    const SHORT: usize = 16;
-    let head = rest.get(..SHORT).unwrap_or(rest);
-    if let Some(i) = head.iter().position(|&b| ESCAPE[b as usize]) {
-        return i;
-    }
-    let mut skipped = head.len();
-    for chunk in rest.get(skipped..).unwrap_or_default().chunks_exact(8) {
-        let Ok(word) = <[u8; 8]>::try_from(chunk) else { break };
-        let v = u64::from_le_bytes(word);
-        if below(v, 0x20) | below(v ^ (ONES * u64::from(b'"')), 1) | below(v ^ (ONES * u64::from(b'\\')), 1)
-            != 0
-        {
-            break;
-        }
-        skipped += 8;
-    }
-    let tail = rest.get(skipped..).unwrap_or_default();
-    skipped + tail.iter().position(|&b| ESCAPE[b as usize]).unwrap_or(tail.len())
-}
+#[cfg(test)]
+#[path = "canonical_tests.rs"]
+mod tests;
