@@ -20,13 +20,44 @@ pub trait Sink {
         self.put(&[byte]);
     }
 
-    /// Appends `bytes` between quotes (bytes that need no escaping).
+    /// Appends `bytes` between quotes (a string that needs no escaping,
+    /// usually short: a key, a value).
     #[inline]
     fn put_quoted(&mut self, bytes: &[u8]) {
         self.put_byte(b'"');
         self.put(bytes);
         self.put_byte(b'"');
     }
+}
+
+/// Copies `bytes` to the start of `dst` (at least 16 bytes long) by copies
+/// of fixed sizes (two overlapping ones), or `false` when `bytes` is longer
+/// than 16 bytes. Sixth pass: a state is mostly short keys and values, and
+/// a `memcpy` call per piece cost more than the copying.
+#[inline]
+fn copy_short(bytes: &[u8], dst: &mut [u8]) -> bool {
+    let n = bytes.len();
+    if dst.len() < 16 {
+        return false;
+    }
+    match n {
+        8..=16 => {
+            dst[..8].copy_from_slice(&bytes[..8]);
+            dst[n - 8..n].copy_from_slice(&bytes[n - 8..]);
+        }
+        4..=7 => {
+            dst[..4].copy_from_slice(&bytes[..4]);
+            dst[n - 4..n].copy_from_slice(&bytes[n - 4..]);
+        }
+        1..=3 => {
+            dst[0] = bytes[0];
+            dst[n / 2] = bytes[n / 2];
+            dst[n - 1] = bytes[n - 1];
+        }
+        0 => {}
+        _ => return false,
+    }
+    true
 }
 
 impl Sink for Vec<u8> {
@@ -40,36 +71,18 @@ impl Sink for Vec<u8> {
         self.push(byte);
     }
 
-    /// Sixth pass: a short string (most keys and values of a state) is
-    /// put together with its quotes in a fixed 18-byte block, by copies of
-    /// fixed sizes, and appended as one fixed-size copy then cut to length:
-    /// no call to `memcpy` per piece, which cost more than the copying.
+    /// A short string goes with its quotes into a block of fixed size,
+    /// which is appended whole (one copy of a fixed size); the buffer is
+    /// then cut back to the closing quote.
     #[inline]
     fn put_quoted(&mut self, bytes: &[u8]) {
         let n = bytes.len();
-        if n > 16 {
+        let mut block = [b'"'; 18];
+        if !copy_short(bytes, &mut block[1..17]) {
             self.push(b'"');
             self.extend_from_slice(bytes);
             self.push(b'"');
             return;
-        }
-        let mut block = [b'"'; 18];
-        let body = &mut block[1..17];
-        match n {
-            8..=16 => {
-                body[..8].copy_from_slice(&bytes[..8]);
-                body[n - 8..n].copy_from_slice(&bytes[n - 8..]);
-            }
-            4..=7 => {
-                body[..4].copy_from_slice(&bytes[..4]);
-                body[n - 4..n].copy_from_slice(&bytes[n - 4..]);
-            }
-            1..=3 => {
-                body[0] = bytes[0];
-                body[n / 2] = bytes[n / 2];
-                body[n - 1] = bytes[n - 1];
-            }
-            _ => {}
         }
         block[n + 1] = b'"';
         let keep = self.len() + n + 2;
@@ -113,6 +126,39 @@ impl HashSink {
 }
 
 impl Sink for HashSink {
+    #[inline]
+    fn put_byte(&mut self, byte: u8) {
+        match self.buf.get_mut(self.len) {
+            Some(slot) => {
+                *slot = byte;
+                self.len += 1;
+            }
+            None => self.put(&[byte]),
+        }
+    }
+
+    /// As for a buffer: copied by fixed sizes into the gathering buffer
+    /// when it has room, only the string's length counted.
+    #[inline]
+    fn put_quoted(&mut self, bytes: &[u8]) {
+        let n = bytes.len();
+        let copied = self.buf.get_mut(self.len..).is_some_and(|room| {
+            let fits = room.len() >= 18 && copy_short(bytes, &mut room[1..]);
+            if fits {
+                room[0] = b'"';
+                room[n + 1] = b'"';
+            }
+            fits
+        });
+        if copied {
+            self.len += n + 2;
+        } else {
+            self.put_byte(b'"');
+            self.put(bytes);
+            self.put_byte(b'"');
+        }
+    }
+
     #[inline]
     fn put(&mut self, bytes: &[u8]) {
         let end = self.len + bytes.len();

@@ -67,4 +67,26 @@ proptest! {
         write_canonical(&v, &mut slow);
         prop_assert_eq!(&fast, &slow.0);
     }
+
+    /// The hashing sink's own ways (bytes and short strings copied into
+    /// its gathering buffer, near its end too) hash the same bytes.
+    #[test]
+    fn hash_sink_hashes_what_slices_write(
+        s in arb_string(),
+        v in arb_value(),
+        fill in 0usize..1100,
+    ) {
+        let prefix = vec![b'x'; fill];
+        let mut sink = HashSink::new(Sha256::new());
+        sink.put(&prefix);
+        let mut slow = Slices(prefix);
+        write_string(&s, &mut sink);
+        write_string(&s, &mut slow);
+        prop_assert_eq!(write_canonical_within(&v, &mut sink, 64), write_canonical_within(&v, &mut slow, 64));
+        write_canonical(&v, &mut sink);
+        write_canonical(&v, &mut slow);
+        let fast: [u8; 32] = sink.finish().finalize().into();
+        let reference: [u8; 32] = Sha256::digest(&slow.0).into();
+        prop_assert_eq!(fast, reference);
+    }
 }
