@@ -68,7 +68,8 @@ struct Ctx<'a> {
 }
 
 fn decide_once(ctx: &Ctx<'_>, call: &Call, outcome: Outcome) -> Response {
-    let id = call.id.clone();
+    // The id is cloned where a response is made, not here for every
+    // outcome (a number's text is a heap `String`; sixth pass).
     match outcome {
         Outcome::Complete(result) | Outcome::Raw(result) => raw(ctx, call, result),
         Outcome::InputRequired { requests, state } => {
@@ -78,6 +79,7 @@ fn decide_once(ctx: &Ctx<'_>, call: &Call, outcome: Outcome) -> Response {
             input_required(ctx, call, requests, Ask::Text(state), None)
         }
         Outcome::Error { code, message, data } => {
+            let id = call.id.clone();
             // Issue 13: code and data per the spec's error-code rules.
             let (code, data) = match crate::error_policy::check_error(
                 code,
@@ -94,7 +96,7 @@ fn decide_once(ctx: &Ctx<'_>, call: &Call, outcome: Outcome) -> Response {
         Outcome::ToolError(message) => {
             if call.method != "tools/call" {
                 return Response::internal(
-                    id,
+                    call.id.clone(),
                     format!("a tool error is only valid on tools/call, not {}", call.method),
                 );
             }
@@ -237,12 +239,21 @@ fn input_required(
     // Issue 16: each question's digest, which the token carries anyway,
     // also says whether this thread has seen it pass validation (see
     // `elicitation::passed_before`). Questions nested past the bound get
-    // none: the recursive writer must not see them, and seal refuses them.
-    let digests: Vec<Option<[u8; 32]>> = requests
+    // none (seal refuses them); the bound is checked in the hashing walk.
+    // One list of digests, used only when every question has one (the
+    // second, `Option`-free list for `seal` is gone; sixth pass): when one
+    // is too deep, seal fails, and no question counts as seen before.
+    let mut within = true;
+    let digests: Vec<[u8; 32]> = requests
         .iter()
-        .map(|(_, r)| (!json::deeper_than(r, json::MAX_DEPTH)).then(|| crate::token::question_digest(r)))
+        .map(|(_, r)| {
+            crate::token::question_digest_within(r).unwrap_or_else(|| {
+                within = false;
+                [0; 32]
+            })
+        })
         .collect();
-    let digest = |i: usize| digests.get(i).copied().flatten();
+    let digest = |i: usize| if within { digests.get(i).copied() } else { None };
     let known = |i: usize| digest(i).is_some_and(|d| elicitation::passed_before(&d));
     let passed = &mut |i: usize, _| {
         if let Some(d) = digest(i) {
@@ -272,8 +283,8 @@ fn input_required(
         Ask::Value(_) => None,
         Ask::Text(text) => Some(text),
     };
-    let all: Option<Vec<[u8; 32]>> = digests.iter().copied().collect();
-    let sealed = ctx.sealer.seal_with_digests((ctx.now)(), &input, flow, text, all.as_deref());
+    let all = within.then_some(digests.as_slice());
+    let sealed = ctx.sealer.seal_with_digests((ctx.now)(), &input, flow, text, all);
     let token = match sealed {
         Ok(t) => t,
         Err(e) => return Response::internal(id, e.to_string()),
@@ -281,7 +292,13 @@ fn input_required(
     let mut result = Map::new();
     result.insert("resultType".into(), Value::String("input_required".to_owned()));
     if !requests.is_empty() {
-        result.insert("inputRequests".into(), Value::Object(requests.into_iter().collect()));
+        // Inserted one by one, not collected (which sorts through a list
+        // of its own first): keys are unique by now, and there are few.
+        let mut asked = Map::new();
+        for (key, request) in requests {
+            asked.insert(key, request);
+        }
+        result.insert("inputRequests".into(), Value::Object(asked));
     }
     result.insert("requestState".into(), Value::String(token));
     if let Some(m) = meta {

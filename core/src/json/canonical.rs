@@ -4,16 +4,90 @@
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
+mod string;
+pub(crate) use string::plain_run;
+pub use string::write_string;
+
 /// Something canonical bytes can be written into (a buffer or a hash).
 pub trait Sink {
     /// Appends `bytes`.
     fn put(&mut self, bytes: &[u8]);
+
+    /// Appends one byte (a quote, a comma, a colon): a buffer stores it
+    /// rather than copying a one-byte slice (sixth pass).
+    #[inline]
+    fn put_byte(&mut self, byte: u8) {
+        self.put(&[byte]);
+    }
+
+    /// Appends `bytes` between quotes (a string that needs no escaping,
+    /// usually short: a key, a value).
+    #[inline]
+    fn put_quoted(&mut self, bytes: &[u8]) {
+        self.put_byte(b'"');
+        self.put(bytes);
+        self.put_byte(b'"');
+    }
+}
+
+/// Copies `bytes` to the start of `dst` (at least 16 bytes long) by copies
+/// of fixed sizes (two overlapping ones), or `false` when `bytes` is longer
+/// than 16 bytes. Sixth pass: a state is mostly short keys and values, and
+/// a `memcpy` call per piece cost more than the copying.
+#[inline]
+fn copy_short(bytes: &[u8], dst: &mut [u8]) -> bool {
+    let n = bytes.len();
+    if dst.len() < 16 {
+        return false;
+    }
+    match n {
+        8..=16 => {
+            dst[..8].copy_from_slice(&bytes[..8]);
+            dst[n - 8..n].copy_from_slice(&bytes[n - 8..]);
+        }
+        4..=7 => {
+            dst[..4].copy_from_slice(&bytes[..4]);
+            dst[n - 4..n].copy_from_slice(&bytes[n - 4..]);
+        }
+        1..=3 => {
+            dst[0] = bytes[0];
+            dst[n / 2] = bytes[n / 2];
+            dst[n - 1] = bytes[n - 1];
+        }
+        0 => {}
+        _ => return false,
+    }
+    true
 }
 
 impl Sink for Vec<u8> {
     #[inline]
     fn put(&mut self, bytes: &[u8]) {
         self.extend_from_slice(bytes);
+    }
+
+    #[inline]
+    fn put_byte(&mut self, byte: u8) {
+        self.push(byte);
+    }
+
+    /// A short string goes with its quotes into a block of fixed size,
+    /// which is appended whole (one copy of a fixed size); the buffer is
+    /// then cut back to the closing quote.
+    #[inline]
+    fn put_quoted(&mut self, bytes: &[u8]) {
+        let n = bytes.len();
+        let mut block = [b'"'; 18];
+        if !copy_short(bytes, &mut block[1..17]) {
+            self.push(b'"');
+            self.extend_from_slice(bytes);
+            self.push(b'"');
+            return;
+        }
+        block[n + 1] = b'"';
+        let keep = self.len() + n + 2;
+        self.extend_from_slice(&block);
+        self.truncate(keep);
     }
 }
 
@@ -52,6 +126,39 @@ impl HashSink {
 }
 
 impl Sink for HashSink {
+    #[inline]
+    fn put_byte(&mut self, byte: u8) {
+        match self.buf.get_mut(self.len) {
+            Some(slot) => {
+                *slot = byte;
+                self.len += 1;
+            }
+            None => self.put(&[byte]),
+        }
+    }
+
+    /// As for a buffer: copied by fixed sizes into the gathering buffer
+    /// when it has room, only the string's length counted.
+    #[inline]
+    fn put_quoted(&mut self, bytes: &[u8]) {
+        let n = bytes.len();
+        let copied = self.buf.get_mut(self.len..).is_some_and(|room| {
+            let fits = room.len() >= 18 && copy_short(bytes, &mut room[1..]);
+            if fits {
+                room[0] = b'"';
+                room[n + 1] = b'"';
+            }
+            fits
+        });
+        if copied {
+            self.len += n + 2;
+        } else {
+            self.put_byte(b'"');
+            self.put(bytes);
+            self.put_byte(b'"');
+        }
+    }
+
     #[inline]
     fn put(&mut self, bytes: &[u8]) {
         let end = self.len + bytes.len();
@@ -115,8 +222,10 @@ pub fn write_canonical<S: Sink>(value: &Value, out: &mut S) {
 /// partly written, when it nests deeper: the answer of
 /// `!deeper_than(value, max)` in the same walk as the writing (issue 16:
 /// `seal` used to walk the state twice). The recursion stops one level
-/// past `max`, so it is bounded whatever the value.
-pub(crate) fn write_canonical_within(value: &Value, out: &mut Vec<u8>, max: usize) -> bool {
+/// past `max`, so it is bounded whatever the value. Into any sink: the
+/// question digests (sixth pass) take their depth check in the hashing
+/// walk, as the state does in the writing one.
+pub(crate) fn write_canonical_within<S: Sink>(value: &Value, out: &mut S, max: usize) -> bool {
     if !map_iterates_sorted() {
         if super::deeper_than(value, max) {
             return false;
@@ -124,41 +233,47 @@ pub(crate) fn write_canonical_within(value: &Value, out: &mut Vec<u8>, max: usiz
         write_canonical(value, out);
         return true;
     }
-    fn within(value: &Value, out: &mut Vec<u8>, level: usize, max: usize) -> bool {
+    fn within<S: Sink>(value: &Value, out: &mut S, level: usize, max: usize) -> bool {
         match value {
             Value::Array(items) => {
                 if level > max {
                     return false;
                 }
-                out.put(b"[");
+                out.put_byte(b'[');
                 for (i, item) in items.iter().enumerate() {
                     if i > 0 {
-                        out.put(b",");
+                        out.put_byte(b',');
                     }
                     if !within(item, out, level + 1, max) {
                         return false;
                     }
                 }
-                out.put(b"]");
+                out.put_byte(b']');
             }
             Value::Object(map) => {
                 if level > max {
                     return false;
                 }
-                out.put(b"{");
+                out.put_byte(b'{');
                 for (i, (k, v)) in map.iter().enumerate() {
                     if i > 0 {
-                        out.put(b",");
+                        out.put_byte(b',');
                     }
                     write_string(k, out);
-                    out.put(b":");
+                    out.put_byte(b':');
                     if !within(v, out, level + 1, max) {
                         return false;
                     }
                 }
-                out.put(b"}");
+                out.put_byte(b'}');
             }
-            scalar => write_canonical(scalar, out),
+            // Scalars here rather than through `write_canonical` (sixth
+            // pass: most of a state's nodes are scalars); the same bytes.
+            Value::String(s) => write_string(s, out),
+            Value::Number(n) => out.put(n.as_str().as_bytes()),
+            Value::Bool(true) => out.put(b"true"),
+            Value::Bool(false) => out.put(b"false"),
+            Value::Null => out.put(b"null"),
         }
         true
     }
@@ -266,89 +381,6 @@ pub fn write_map_spliced<S: Sink>(
     out.put(b"}");
 }
 
-/// Writes the canonical form of the JSON string `s`. One escaping for
-/// strings: `"` and `\` escaped, the short escapes
-/// `\b \f \n \r \t`, other control characters below U+0020 as `\u00xx`
-/// (lowercase hex), everything else as raw UTF-8.
-pub fn write_string<S: Sink>(s: &str, out: &mut S) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.put(b"\"");
-    let bytes = s.as_bytes();
-    // Almost no string needs an escape: one table lookup per byte finds
-    // that, and the string is then written in one piece (issue 16).
-    let first = plain_run(bytes);
-    if first == bytes.len() {
-        out.put(bytes);
-        out.put(b"\"");
-        return;
-    }
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate().skip(first) {
-        if !ESCAPE[b as usize] {
-            continue;
-        }
-        let esc: Option<&[u8]> = match b {
-            b'"' => Some(b"\\\""),
-            b'\\' => Some(b"\\\\"),
-            0x08 => Some(b"\\b"),
-            0x0c => Some(b"\\f"),
-            b'\n' => Some(b"\\n"),
-            b'\r' => Some(b"\\r"),
-            b'\t' => Some(b"\\t"),
-            _ => None,
-        };
-        out.put(&bytes[start..i]);
-        match esc {
-            Some(e) => out.put(e),
-            None => out.put(&[b'\\', b'u', b'0', b'0', HEX[(b >> 4) as usize], HEX[(b & 15) as usize]]),
-        }
-        start = i + 1;
-    }
-    out.put(&bytes[start..]);
-    out.put(b"\"");
-}
-
-/// The bytes `write_string` escapes: control characters, `"` and `\`.
-static ESCAPE: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut b = 0;
-    while b < 0x20 {
-        t[b] = true;
-        b += 1;
-    }
-    t[b'"' as usize] = true;
-    t[b'\\' as usize] = true;
-    t
-};
-
-/// How many bytes of `rest` come before the first byte `write_string`
-/// escapes (the `ESCAPE` set, which is also where a plain JSON string
-/// ends); all of them if none. Eight bytes at a time while none of them can stop (a
-/// long string, such as a padded state, otherwise costs a lookup per
-/// byte), then byte by byte; the word test only skips, the bytes decide.
-pub(crate) fn plain_run(rest: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // Non-zero if some byte of `v` is below `n` (n at most 128).
-    let below = |v: u64, n: u64| v.wrapping_sub(ONES * n) & !v & HIGH;
-    // Most strings (keys, short values) end within a few bytes: those
-    // byte by byte, without setting up the word loop.
-    const SHORT: usize = 16;
-    let head = rest.get(..SHORT).unwrap_or(rest);
-    if let Some(i) = head.iter().position(|&b| ESCAPE[b as usize]) {
-        return i;
-    }
-    let mut skipped = head.len();
-    for chunk in rest.get(skipped..).unwrap_or_default().chunks_exact(8) {
-        let Ok(word) = <[u8; 8]>::try_from(chunk) else { break };
-        let v = u64::from_le_bytes(word);
-        if below(v, 0x20) | below(v ^ (ONES * u64::from(b'"')), 1) | below(v ^ (ONES * u64::from(b'\\')), 1)
-            != 0
-        {
-            break;
-        }
-        skipped += 8;
-    }
-    let tail = rest.get(skipped..).unwrap_or_default();
-    skipped + tail.iter().position(|&b| ESCAPE[b as usize]).unwrap_or(tail.len())
-}
+#[cfg(test)]
+#[path = "canonical_tests.rs"]
+mod tests;

@@ -148,130 +148,6 @@ pub(crate) fn b64(bytes: &[u8]) -> String {
     URL_SAFE_NO_PAD.encode(bytes)
 }
 
-/// Appends the base64url (no padding) of `bytes` to `out`, encoded in
-/// place rather than through a `String` per field (issue 16: five of them
-/// per seal).
-fn put_b64(out: &mut Vec<u8>, bytes: &[u8]) {
-    let start = out.len();
-    let len = base64::encoded_len(bytes.len(), false).unwrap_or(0);
-    out.resize(start + len, 0);
-    let written = match out.get_mut(start..) {
-        Some(tail) => URL_SAFE_NO_PAD.encode_slice(bytes, tail).ok(),
-        None => None,
-    };
-    if written != Some(len) {
-        // Not reached (the tail is exactly the encoded length); kept as
-        // the plain encoder rather than a panic.
-        out.truncate(start);
-        out.extend_from_slice(b64(bytes).as_bytes());
-    }
-}
-
-/// The canonical payload, written directly rather than built as a `Value`
-/// and canonicalised: that saves a deep copy of the state and a map per
-/// seal. The bytes are exactly `json::canonical` of
-/// `{"b","exp","fid","fs","iat","p","q","r","s"?,"tid","v"}` (keys in byte
-/// order, which is the order written here; `q` keeps the last digest of a
-/// repeated key, as a map insert would). v1 and v2 write the same payload
-/// but for `v`. The token vectors pin this byte for byte.
-#[cfg(test)]
-pub(crate) fn write_payload(
-    out: &mut Vec<u8>,
-    mac: &HmacSha256,
-    limits: &Limits,
-    now: u64,
-    input: &SealInput<'_>,
-    ids: &Ids,
-    text: Option<&json::StateText>,
-) {
-    // A null state is no state, so that `open` gives back exactly `None`.
-    // State given as text (issue 16) is canonical already: written as is,
-    // the same bytes as its tree would write (`seal` allows one or the other).
-    let tree = input.state.filter(|s| !s.is_null()).map(json::canonical);
-    let state = match text {
-        Some(t) => (!t.is_null()).then(|| t.as_str().as_bytes()),
-        None => tree.as_deref(),
-    };
-    write_payload_with(out, mac, limits, now, input, ids, state, None)
-}
-
-/// [`write_payload`] with the state as its canonical bytes (`None`: no
-/// state; `seal` writes them while checking the depth bound) and the
-/// questions' digests perhaps already taken (issue 16: `decide` takes them
-/// first; used only when there is one per question).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn write_payload_with(
-    out: &mut Vec<u8>,
-    mac: &HmacSha256,
-    limits: &Limits,
-    now: u64,
-    input: &SealInput<'_>,
-    ids: &Ids,
-    state: Option<&[u8]>,
-    digests: Option<&[[u8; 32]]>,
-) {
-    use json::Sink as _;
-    let digests = digests.filter(|d| d.len() == input.questions.len());
-    // Key order, and the last digest of a repeated key as a map insert
-    // keeps it: a stable sort then keeping the last of each run. A `Vec`
-    // on the stack's scale, not a `BTreeMap` node per seal (issue 16).
-    let mut questions: Vec<(&str, [u8; 32])> = input
-        .questions
-        .iter()
-        .enumerate()
-        .map(|(i, (key, request))| {
-            let digest = digests.and_then(|d| d.get(i)).copied();
-            (key.as_str(), digest.unwrap_or_else(|| question_digest(request)))
-        })
-        .collect();
-    questions.sort_by(|a, b| a.0.cmp(b.0));
-    questions.dedup_by(|later, kept| {
-        let same = later.0 == kept.0;
-        if same {
-            kept.1 = later.1;
-        }
-        same
-    });
-    let num = |out: &mut Vec<u8>, key: &[u8], n: u64| {
-        out.put(key);
-        // Straight into the buffer, not through a `String` per number
-        // (issue 16); writing into a `Vec` cannot fail.
-        let _ = std::io::Write::write_fmt(out, format_args!("{n}"));
-    };
-    out.put(b"{\"b\":\"");
-    put_b64(out, input.binding);
-    out.put(b"\"");
-    num(out, b",\"exp\":", now.saturating_add(limits.ttl));
-    out.put(b",\"fid\":\"");
-    put_b64(out, &ids.flow);
-    out.put(b"\"");
-    num(out, b",\"fs\":", input.flow_start);
-    num(out, b",\"iat\":", now);
-    out.put(b",\"p\":\"");
-    put_b64(out, &principal_tag(mac, input.principal));
-    out.put(b"\",\"q\":{");
-    for (i, (key, digest)) in questions.iter().enumerate() {
-        if i > 0 {
-            out.put(b",");
-        }
-        json::write_string(key, out);
-        out.put(b":\"");
-        put_b64(out, digest);
-        out.put(b"\"");
-    }
-    out.put(b"}");
-    num(out, b",\"r\":", u64::from(input.round));
-    if let Some(state) = state {
-        out.put(b",\"s\":");
-        out.put(state);
-    }
-    out.put(b",\"tid\":\"");
-    put_b64(out, &ids.token);
-    out.put(b"\"");
-    num(out, b",\"v\":", u64::from(limits.version));
-    out.put(b"}");
-}
-
 /// The token payload as `open` reads it (docs/token-format.md). Issue 16:
 /// it borrows from the decoded payload bytes (text fields, the state's raw
 /// text) instead of allocating a `String` per field; a field spelled with
@@ -357,7 +233,9 @@ pub(crate) fn is_version_word(s: &str) -> bool {
     s.strip_prefix('v').is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
 }
 
+mod writer;
 mod written;
+pub(crate) use writer::*;
 pub(crate) use written::read_written;
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! Sealing and opening, with the limits that apply to both.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 
 use base64::Engine as _;
@@ -103,6 +104,13 @@ fn too_large(len: usize, limits: &Limits) -> Error {
     )
 }
 
+thread_local! {
+    /// The length of the last payload sealed on this thread from a state
+    /// tree: the capacity the next one starts with (a size, not a buffer:
+    /// nothing of one seal is kept for the next).
+    static LAST_PAYLOAD: Cell<usize> = const { Cell::new(0) };
+}
+
 /// Seals a token at time `now`, in the sealer's version.
 pub(crate) fn seal(
     sealer: &Sealer,
@@ -131,35 +139,62 @@ fn seal_digests(
     let Some(key) = sealer.ring.signer() else {
         return Err(Error::new(ErrorCode::Config, "keys: the key ring is empty"));
     };
-    // The state's canonical bytes, written here with the depth bound
-    // checked on the way (issue 16: one walk of the tree, not a depth
-    // walk and then a writing walk); the questions' bound was checked
-    // where their digests were taken, else here.
-    let digests = digests.filter(|d| d.len() == input.questions.len());
-    let mut state = Vec::with_capacity(if input.state.is_some() { 512 } else { 0 });
-    let state_ok = match input.state.filter(|s| !s.is_null() && text.is_none()) {
-        Some(s) => json::write_canonical_within(s, &mut state, json::MAX_DEPTH),
-        None => true,
-    };
-    if !state_ok
-        || (digests.is_none() && input.questions.iter().any(|(_, q)| json::deeper_than(q, json::MAX_DEPTH)))
-    {
-        return Err(Error::new(
+    let too_deep = || {
+        Error::new(
             ErrorCode::Argument,
             format!("state and questions may nest at most {} levels", json::MAX_DEPTH),
-        ));
-    }
-    let state = match text {
-        Some(t) => (!t.is_null()).then(|| t.as_str().as_bytes()),
-        None => input.state.filter(|s| !s.is_null()).map(|_| state.as_slice()),
+        )
     };
+    // The questions' digests: `decide` took them with the depth bound
+    // checked; otherwise they are taken here, each depth check in its
+    // hashing walk (sixth pass: one walk, not a depth walk and a hash walk).
+    let taken: Vec<[u8; 32]>;
+    let digests = match digests.filter(|d| d.len() == input.questions.len()) {
+        Some(d) => d,
+        None => {
+            let all: Option<Vec<[u8; 32]>> =
+                input.questions.iter().map(|(_, q)| question_digest_within(q)).collect();
+            taken = all.ok_or_else(too_deep)?;
+            &taken
+        }
+    };
+    // One buffer for the payload (sixth pass): the state's canonical bytes
+    // are written straight into it, with the depth bound checked on the
+    // way, rather than into a buffer of their own and copied. Room for the
+    // fields (about 250 bytes with one question) and the state: its length
+    // when given as text, else as long as this thread's last payload (a
+    // server seals states of much the same size; growing the buffer three
+    // or four times cost a tenth of `decide` at 4 KiB, as each large
+    // `realloc` made glibc consolidate the chunks the last state freed).
+    let tree = input.state.filter(|s| !s.is_null() && text.is_none());
+    let room = match (text, tree) {
+        (Some(t), _) => 384 + t.as_str().len(),
+        (None, Some(_)) => {
+            LAST_PAYLOAD.with(Cell::get).saturating_add(64).clamp(896, limits.max_token_bytes.max(896))
+        }
+        (None, None) => 384,
+    };
+    let mut payload = Vec::with_capacity(room);
+    let head = write_head(&mut payload, &key.mac, limits, now, input, digests);
+    match (text, tree) {
+        (Some(t), _) if !t.is_null() => {
+            payload.extend_from_slice(b",\"s\":");
+            payload.extend_from_slice(t.as_str().as_bytes());
+        }
+        (None, Some(s)) => {
+            payload.extend_from_slice(b",\"s\":");
+            if !json::write_canonical_within(s, &mut payload, json::MAX_DEPTH) {
+                return Err(too_deep());
+            }
+        }
+        _ => {}
+    }
     let draw = Draw { now, round: input.round, flow_start: input.flow_start, binding: input.binding };
     let ids = sealer.random.ids(&draw, flow)?;
-    // Room for the fields (about 250 bytes with one question) and a small
-    // state, so that a typical seal does not grow the buffer; state given
-    // as text has a known length.
-    let mut payload = Vec::with_capacity(384 + state.map_or(0, <[u8]>::len));
-    write_payload_with(&mut payload, &key.mac, limits, now, input, &ids, state, digests);
+    write_tail(&mut payload, head, limits, &ids);
+    if tree.is_some() {
+        LAST_PAYLOAD.with(|last| last.set(payload.len()));
+    }
     if limits.version == 2 {
         return seal_v2(key, limits, &sealer.random, &draw, &payload);
     }
@@ -170,18 +205,23 @@ fn seal_digests(
     if signed_len.saturating_add(44) > limits.max_token_bytes {
         return Err(too_large(signed_len.saturating_add(44), limits));
     }
-    let mut token = String::with_capacity(signed_len + 44);
-    token.push_str(PREFIX);
-    token.push('.');
-    token.push_str(kid);
-    token.push('.');
-    URL_SAFE_NO_PAD.encode_string(&payload, &mut token);
+    // The token's bytes in one buffer of its final size: the payload's
+    // base64url encoded straight into it (not in chunks through a
+    // `String`), the MAC over it in place, then the tag.
+    let mut token = Vec::with_capacity(signed_len + 44);
+    token.extend_from_slice(PREFIX.as_bytes());
+    token.push(b'.');
+    token.extend_from_slice(kid.as_bytes());
+    token.push(b'.');
+    put_b64(&mut token, &payload);
     let mut m = key.mac.clone();
-    m.update(token.as_bytes());
+    m.update(&token);
     let tag = m.finalize().into_bytes();
-    token.push('.');
-    URL_SAFE_NO_PAD.encode_string(tag, &mut token);
-    Ok(token)
+    token.push(b'.');
+    put_b64(&mut token, &tag);
+    // All ASCII (the prefix, a key id checked when the ring was made, and
+    // base64url), so this never fails; an error rather than a panic.
+    String::from_utf8(token).map_err(|_| Error::new(ErrorCode::Config, "keys: a key id is not text"))
 }
 
 /// Opens `token` at time `now` for `principal` and the request `binding`.
@@ -326,3 +366,7 @@ pub(super) fn finish(
 pub(super) fn size_error(len: usize, limits: &Limits) -> Error {
     too_large(len, limits)
 }
+
+#[cfg(test)]
+#[path = "seal_tests.rs"]
+mod tests;
