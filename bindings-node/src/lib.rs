@@ -44,6 +44,7 @@ pub mod inspect;
 pub mod json;
 pub mod legacy;
 pub mod once;
+pub mod questions;
 pub mod response;
 pub mod state;
 pub mod tasks;

@@ -92,6 +92,11 @@ pub fn outcome_value(text: &[u8]) -> crate::error::Result<snodo::Outcome> {
 /// [`outcome_value`], taking the fast path from `min_bytes` of text on (the
 /// tests take it always).
 fn outcome_value_from(text: &[u8], min_bytes: usize) -> crate::error::Result<snodo::Outcome> {
+    // Sixth pass: an `input_required` as the helpers spell it is read
+    // member by member, its questions from the per-thread cache.
+    if let Some(outcome) = scan::input_required(text) {
+        return Ok(outcome);
+    }
     let reference = |text: &[u8]| {
         snodo::Outcome::from_value(crate::json::parse(text, "outcome")?).map_err(crate::error::core)
     };
@@ -106,6 +111,183 @@ fn outcome_value_from(text: &[u8], min_bytes: usize) -> crate::error::Result<sno
     match split(text, "outcome") {
         Some(Split { rest, state }) => outcome_of(rest, state).map_err(crate::error::core),
         None => reference(text),
+    }
+}
+
+mod scan {
+    //! The `input_required` outcome read without parsing it whole (issue
+    //! 16, sixth pass): the top-level object is scanned, each question's
+    //! text is looked up in `crate::questions` (parsed strictly on a miss)
+    //! and the state's text is canonicalised on its own (`StateText`), so a
+    //! round that asks the same question as before builds no tree for the
+    //! outcome. Anything else gives `None` and the caller reads the text
+    //! the reference way, which also words every error: whitespace and
+    //! plain keys are all this reader understands, every value it accepts
+    //! went through the strict parser or the strict canonicaliser, and a
+    //! text the reference refuses is never accepted here (the tests below
+    //! hold the two to the same responses on random, often invalid, text).
+
+    use snodo::{Outcome, StateText};
+
+    /// Members nested deeper than this (inside the outcome object) go the
+    /// reference way, which owns the depth rule and its error.
+    const MAX_MEMBER_DEPTH: usize = snodo::MAX_DEPTH - 4;
+    /// Longer outcome texts go the reference way (which refuses texts over
+    /// the core's size bound as a whole).
+    const MAX_TEXT: usize = 1 << 20;
+
+    fn ws(b: &[u8], mut i: usize) -> usize {
+        while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            i += 1;
+        }
+        i
+    }
+
+    /// A key at `i`: plain (no escapes, no control characters), UTF-8.
+    /// Returns the key and the index after its closing quote.
+    fn key(b: &[u8], i: usize) -> Option<(&str, usize)> {
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let len = b.get(i + 1..)?.iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+        let end = i + 1 + len;
+        if b[end] != b'"' {
+            return None;
+        }
+        Some((std::str::from_utf8(&b[i + 1..end]).ok()?, end + 1))
+    }
+
+    /// The end of the JSON value starting at `i` and its nesting depth,
+    /// for well-formed text (what is cut out is then read strictly; a
+    /// malformed value either fails that read or the scan).
+    fn skip(b: &[u8], mut i: usize) -> Option<(usize, usize)> {
+        let (mut depth, mut deepest) = (0usize, 0usize);
+        loop {
+            match *b.get(i)? {
+                b'{' | b'[' => {
+                    depth += 1;
+                    deepest = deepest.max(depth);
+                    i += 1;
+                }
+                b'}' | b']' => {
+                    depth = depth.checked_sub(1)?;
+                    i += 1;
+                }
+                b'"' => {
+                    // Most of a value's bytes are in strings: find the next
+                    // quote or backslash in one search, not byte by byte.
+                    i += 1;
+                    loop {
+                        i += b.get(i..)?.iter().position(|&c| c == b'"' || c == b'\\')?;
+                        if b[i] == b'"' {
+                            break;
+                        }
+                        i += 2;
+                    }
+                    i += 1;
+                }
+                b',' | b':' | b' ' | b'\t' | b'\n' | b'\r' if depth > 0 => i += 1,
+                c if c == b'-' || c.is_ascii_alphanumeric() || c == b'.' || c == b'+' => {
+                    while b
+                        .get(i)
+                        .is_some_and(|&c| c == b'-' || c.is_ascii_alphanumeric() || c == b'.' || c == b'+')
+                    {
+                        i += 1;
+                    }
+                }
+                _ => return None,
+            }
+            if depth == 0 {
+                return Some((i, deepest));
+            }
+        }
+    }
+
+    /// `f(key, value_text)` for each member of the object at `i`, which must
+    /// be an object with distinct plain keys and no nesting past the bound.
+    /// Returns the index after the object.
+    fn members<'t>(
+        b: &'t [u8],
+        i: usize,
+        f: &mut dyn FnMut(&'t str, &'t [u8]) -> Option<()>,
+    ) -> Option<usize> {
+        if b.get(i) != Some(&b'{') {
+            return None;
+        }
+        let mut i = ws(b, i + 1);
+        let mut seen: Vec<&str> = Vec::new();
+        if b.get(i) == Some(&b'}') {
+            return Some(i + 1);
+        }
+        loop {
+            let (k, after) = key(b, i)?;
+            if seen.contains(&k) {
+                return None;
+            }
+            seen.push(k);
+            i = ws(b, after);
+            if b.get(i) != Some(&b':') {
+                return None;
+            }
+            i = ws(b, i + 1);
+            let (end, depth) = skip(b, i)?;
+            if depth > MAX_MEMBER_DEPTH {
+                return None;
+            }
+            f(k, &b[i..end])?;
+            i = ws(b, end);
+            match b.get(i) {
+                Some(b',') => i = ws(b, i + 1),
+                Some(b'}') => return Some(i + 1),
+                _ => return None,
+            }
+        }
+    }
+
+    /// The outcome `text` spells, if it is an `input_required` with no
+    /// members but `type`, `inputRequests` and `state`.
+    pub(super) fn input_required(text: &[u8]) -> Option<Outcome> {
+        if text.len() > MAX_TEXT {
+            return None;
+        }
+        let (mut kind, mut asks, mut state) = (None, None, None);
+        let start = ws(text, 0);
+        let end = members(text, start, &mut |k, v| {
+            match k {
+                "type" => kind = Some(v),
+                "inputRequests" => asks = Some(v),
+                super::STATE => state = Some(v),
+                _ => return None,
+            }
+            Some(())
+        })?;
+        if ws(text, end) != text.len() || kind? != b"\"input_required\"" {
+            return None;
+        }
+        let mut requests = Vec::new();
+        match asks {
+            None | Some(b"null") => {}
+            Some(asks) => {
+                members(asks, 0, &mut |k, v| {
+                    let question = crate::questions::parsed(v, "outcome").ok()?;
+                    requests.push((k.to_owned(), (*question).clone()));
+                    Some(())
+                })?;
+            }
+        }
+        // The core's reading of the map: keys in their sorted order.
+        requests.sort_by(|a, b| a.0.cmp(&b.0));
+        match state {
+            None | Some(b"null") => Some(Outcome::InputRequired { requests, state: None }),
+            Some(text) => {
+                let state = StateText::new(text).ok()?;
+                Some(if state.is_null() {
+                    Outcome::InputRequired { requests, state: None }
+                } else {
+                    Outcome::InputRequiredText { requests, state }
+                })
+            }
+        }
     }
 }
 
@@ -306,6 +488,106 @@ mod tests {
 
     fn outcome_fast(text: &str) -> Result<snodo::Outcome, String> {
         outcome_value_from(text.as_bytes(), 0).map_err(|e| format!("{e:?}"))
+    }
+
+    /// Random outcome text for the member scanner: the helpers' spelling,
+    /// other orders, whitespace, escaped and duplicate keys, other members,
+    /// odd `inputRequests`, broken questions, deep states, then often a
+    /// random byte cut, changed or inserted.
+    fn outcome_text(r: &mut Rng, questions: &[&str]) -> Vec<u8> {
+        let ws = [" ", "", "", "\n\t", ""][r.below(5) as usize];
+        let mut members: Vec<String> = Vec::new();
+        let kind =
+            ["\"input_required\"", "\"input_required\"", "\"complete\"", "\"input_\\u0072equired\"", "1"]
+                [r.below(5) as usize];
+        members.push(format!("\"type\"{ws}:{ws}{kind}"));
+        match r.below(8) {
+            0 => {}
+            1 => members.push("\"inputRequests\":null".into()),
+            2 => members.push("\"inputRequests\":[]".into()),
+            _ => {
+                let n = r.below(4);
+                let asks: Vec<String> = (0..n)
+                    .map(|i| {
+                        let key = ["seat", "meal", "a b", "é", "seat", "s\\u0065at", ""][r.below(7) as usize];
+                        let q = questions[r.below(questions.len() as u64) as usize];
+                        format!("\"{key}\"{ws}:{ws}{q}{}", if i % 2 == 0 { ws } else { "" })
+                    })
+                    .collect();
+                members.push(format!("\"inputRequests\":{ws}{{{ws}{}{ws}}}", asks.join(",")));
+            }
+        }
+        match r.below(6) {
+            0 => {}
+            1 => members.push("\"state\":null".into()),
+            2 => members.push(format!("\"state\":{}", nested(55 + r.below(12) as usize))),
+            _ => members.push(format!("\"state\":{ws}{}", value(r, 4))),
+        }
+        match r.below(10) {
+            0 => members.push("\"extra\":1".into()),
+            1 => members.push("\"type\":\"input_required\"".into()),
+            2 => members.push("\"st\\u0061te\":{}".into()),
+            _ => {}
+        }
+        // Member order is free.
+        for i in (1..members.len()).rev() {
+            members.swap(i, r.below(i as u64 + 1) as usize);
+        }
+        let mut bytes = format!("{ws}{{{}}}{ws}", members.join(&format!("{ws},{ws}"))).into_bytes();
+        if r.below(3) == 0 {
+            let at = r.below(bytes.len() as u64) as usize;
+            let junk = b"{}[]\",:\\ 0e-.xn\x01\xff";
+            match r.below(3) {
+                0 => {
+                    bytes.remove(at);
+                }
+                1 => bytes[at] = junk[r.below(junk.len() as u64) as usize],
+                _ => bytes.insert(at, junk[r.below(junk.len() as u64) as usize]),
+            }
+        }
+        bytes
+    }
+
+    #[test]
+    fn scanned_outcomes_equal_the_reference_on_random_often_invalid_text() {
+        let e = engine();
+        let p = snodo::Principal::user("alice").unwrap();
+        let request = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}}}"#;
+        let questions = [
+            r#"{"mode":"form","message":"Seat?","requestedSchema":{"type":"object","properties":{"seat":{"type":"string"}}}}"#,
+            r#"{ "message" : "Meal?", "requestedSchema":{"type":"object","properties":{"n":{"type":"number","minimum":1.0}}}}"#,
+            r#"{"mode":"url","message":"Pay","url":"https://example.com/p","elicitationId":"e1"}"#,
+            r#"{"mode":"form","message":"x","message":"y"}"#,
+            r#"{"mode":"form","message":"\ud800"}"#,
+            r#"{"mode":"form"}"#,
+            r#"[1,2]"#,
+            "17",
+        ];
+        let decide = |outcome: snodo::Outcome| -> Result<String, String> {
+            let snodo::Begin::Call(call) = e.begin(request, &p).unwrap() else { panic!("not a call") };
+            e.decide(&call, outcome).map(|r| r.to_json()).map_err(|e| e.to_string())
+        };
+        let mut r = Rng(0x5ca1_ab1e_0016_0006);
+        let (mut scanned, mut valid) = (0, 0);
+        for _ in 0..6000 {
+            let bytes = outcome_text(&mut r, &questions);
+            let text = String::from_utf8_lossy(&bytes);
+            let reference = crate::json::parse(&bytes, "outcome")
+                .and_then(|v| snodo::Outcome::from_value(v).map_err(crate::error::core));
+            let fast = scan::input_required(&bytes);
+            if matches!(&reference, Ok(snodo::Outcome::InputRequired { .. })) {
+                valid += 1;
+            }
+            let Some(fast) = fast else { continue };
+            scanned += 1;
+            let Ok(reference) = reference else { panic!("scanned text the reference refuses: {text}") };
+            assert_eq!(decide(fast), decide(reference), "outcome {text}");
+        }
+        // The scanner takes what the helpers produce; escaped keys and
+        // members the core ignores (about half of the valid texts made
+        // here) go the reference way.
+        assert!(scanned * 5 >= valid * 2, "scanned {scanned} of {valid} valid input_required outcomes");
+        assert!(scanned > 500, "only {scanned} outcomes scanned");
     }
 
     #[test]
