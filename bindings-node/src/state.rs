@@ -558,14 +558,20 @@ mod tests {
             r#"{ "message" : "Meal?", "requestedSchema":{"type":"object","properties":{"n":{"type":"number","minimum":1.0}}}}"#,
             r#"{"mode":"url","message":"Pay","url":"https://example.com/p","elicitationId":"e1"}"#,
             r#"{"mode":"form","message":"x","message":"y"}"#,
+            r#"{"mode":"form","message":"no schema"}"#,
+            r#"{"mode":"nope","message":"x"}"#,
             r#"{"mode":"form","message":"\ud800"}"#,
             r#"{"mode":"form"}"#,
             r#"[1,2]"#,
             "17",
         ];
+        // The whole response: bytes, status and the diagnostic (which
+        // names the first bad question, so the questions' order shows).
         let decide = |outcome: snodo::Outcome| -> Result<String, String> {
             let snodo::Begin::Call(call) = e.begin(request, &p).unwrap() else { panic!("not a call") };
-            e.decide(&call, outcome).map(|r| r.to_json()).map_err(|e| e.to_string())
+            e.decide(&call, outcome)
+                .map(|r| format!("{} {} {:?}", r.to_json(), r.http_status(), r.diagnostic()))
+                .map_err(|e| e.to_string())
         };
         let mut r = Rng(0x5ca1_ab1e_0016_0006);
         let (mut scanned, mut valid) = (0, 0);
