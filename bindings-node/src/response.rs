@@ -125,6 +125,7 @@ fn instance(env: &Env) -> Result<&'static Instance> {
 /// `src/response.js` for why they are JS).
 #[napi(module_exports)]
 pub fn init(mut exports: Object, env: Env) -> napi::Result<()> {
+    crate::tune_allocator();
     let (_, js) = create(&env).map_err(|e| napi::Error::from_reason(e.reason))?;
     for name in JS_OUTCOMES {
         let f: Unknown = js.get_named_property_unchecked(name)?;
