@@ -83,11 +83,11 @@ const r2 = req({ inputResponses: { seat: { action: 'accept', content: { seat: '1
 if (fixed.begin(r2, 'alice').response('seat', Q).kind !== 'accepted') throw new Error('bench retry not accepted');
 const done = mrtr.complete({ content: [{ type: 'text', text: 'booked' }] });
 ops.push({
-  name: 'snodo begin+decide round 1 (ask, seal 256 B state)', size: 256, async: false,
+  name: 'snodo begin+decide round 1 (ask, seal 256 B state)', size: 256, async: false, calls: true,
   fn: () => fixed.decide(fixed.begin(r1, 'alice'), mrtr.inputRequired({ seat: Q }, state256)),
 });
 ops.push({
-  name: 'snodo begin+decide round 2 (open, answer, complete)', size: 256, async: false,
+  name: 'snodo begin+decide round 2 (open, answer, complete)', size: 256, async: false, calls: true,
   fn: () => {
     const c = fixed.begin(r2, 'alice');
     c.response('seat', Q);
@@ -148,7 +148,7 @@ for (const size of [1024, 8192, 32768, 262144]) {
   const retry = r({ inputResponses: { seat: { action: 'accept', content: { seat: '12A' } } }, requestState: tok });
   if (!roomy.begin(retry, 'alice').isRetry) throw new Error(`growth retry of ${size} B not opened`);
   ops.push({ name: 'floor: HMAC-SHA256 + base64url', group: 'growth-args', size, async: false, fn: () => floorOf(bytes) });
-  ops.push({ name: 'snodo begin (retry)', group: 'growth-args', size, async: false, fn: () => roomy.begin(retry, 'alice') });
+  ops.push({ name: 'snodo begin (retry)', group: 'growth-args', size, async: false, calls: true, fn: () => roomy.begin(retry, 'alice') });
 }
 
 if (process.env.BENCH_ONLY) {
@@ -157,10 +157,27 @@ if (process.env.BENCH_ONLY) {
 }
 
 let sink = 0;
+// Operations that make a `Call` (`calls: true`) give the event loop a turn
+// every CALLS_PER_TURN iterations, inside the timing, as a server does
+// between requests. Node runs the finalizers that free a Call's native
+// half only from the event loop (see "Memory (Node)" in
+// docs/benchmarks.md): a loop that never yields keeps every Call of the
+// sample alive (≈ 6 KiB each at round 2), and the measurement becomes the
+// cost of that growing heap, not of a request (issue 16, sixth pass: a
+// round-2 loop without turns took 1.5-2.5x the time of one with them).
+// The turn and the finalizers it runs are timed. BENCH_CALLS_PER_TURN=0
+// measures without turns, as before.
+const CALLS_PER_TURN = Number(process.env.BENCH_CALLS_PER_TURN ?? 64);
+const turn = () => new Promise(setImmediate);
 async function run(op, n) {
   const t0 = process.hrtime.bigint();
   if (op.async) {
     for (let i = 0; i < n; i++) sink ^= (await op.fn()) ? 1 : 0;
+  } else if (op.calls && CALLS_PER_TURN > 0) {
+    for (let i = 0; i < n; i++) {
+      sink ^= op.fn() ? 1 : 0;
+      if (i % CALLS_PER_TURN === CALLS_PER_TURN - 1) await turn();
+    }
   } else {
     for (let i = 0; i < n; i++) sink ^= op.fn() ? 1 : 0;
   }

@@ -172,7 +172,8 @@ impl Call {
         key: String,
         #[napi(ts_arg_type = "object | string | Buffer")] request: Unknown,
     ) -> Result<Unknown<'e>> {
-        let request = json::read(env, request, "request")?;
+        // The same question every round: parsed once per thread.
+        let request = crate::questions::parsed(&json::text_of(env, request, "request")?, "request")?;
         let answer = self.inner.response(&key, &request);
         let kind = answer.kind();
         match answer {

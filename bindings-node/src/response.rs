@@ -59,12 +59,12 @@ pub struct Outcome {
     pub data: Option<()>,
 }
 
-type ResponseArgs = FnArgs<(String, u32, Option<String>)>;
+type ResponseArgs = FnArgs<(napi::sys::napi_value, u32, Option<String>)>;
 type AnswerArgs = FnArgs<(&'static str, Option<String>, Option<String>)>;
 type MakeResponse = FunctionRef<ResponseArgs, Unknown<'static>>;
 type MakeAnswer = FunctionRef<AnswerArgs, Unknown<'static>>;
 type Stringify = FunctionRef<napi::sys::napi_value, Unknown<'static>>;
-type Parse = FunctionRef<String, Unknown<'static>>;
+type Parse = FunctionRef<napi::sys::napi_value, Unknown<'static>>;
 
 /// What the addon calls back into JS for, once per JS environment and kept
 /// as that environment's instance data (released with it, so workers
@@ -92,7 +92,7 @@ fn create(env: &Env) -> Result<(&'static Instance, Object<'_>)> {
         env.get_global().map_err(napi_failure)?.get_named_property_unchecked("JSON").map_err(napi_failure)?;
     let stringify: Function<napi::sys::napi_value, Unknown<'static>> =
         json.get_named_property_unchecked("stringify").map_err(napi_failure)?;
-    let parse: Function<String, Unknown<'static>> =
+    let parse: Function<napi::sys::napi_value, Unknown<'static>> =
         json.get_named_property_unchecked("parse").map_err(napi_failure)?;
     let make_response: Function<ResponseArgs, Unknown<'static>> =
         js.get_named_property_unchecked("makeResponse").map_err(napi_failure)?;
@@ -125,6 +125,7 @@ fn instance(env: &Env) -> Result<&'static Instance> {
 /// `src/response.js` for why they are JS).
 #[napi(module_exports)]
 pub fn init(mut exports: Object, env: Env) -> napi::Result<()> {
+    crate::tune_allocator();
     let (_, js) = create(&env).map_err(|e| napi::Error::from_reason(e.reason))?;
     for name in JS_OUTCOMES {
         let f: Unknown = js.get_named_property_unchecked(name)?;
@@ -151,14 +152,15 @@ pub(crate) fn js_stringify(env: &Env) -> Result<Function<'_, napi::sys::napi_val
 }
 
 /// `JSON.parse`, called with one string.
-pub(crate) fn js_parse(env: &Env) -> Result<Function<'_, String, Unknown<'static>>> {
+pub(crate) fn js_parse(env: &Env) -> Result<Function<'_, napi::sys::napi_value, Unknown<'static>>> {
     instance(env)?.parse.borrow_back(env).map_err(napi_failure)
 }
 
 /// The JS object for a core response (see `src/response.js`).
 pub(crate) fn response_object<'e>(env: &'e Env, r: &snodo::Response) -> Result<Unknown<'e>> {
     let f = instance(env)?.make_response.borrow_back(env).map_err(napi_failure)?;
-    let args = (r.to_json(), u32::from(r.http_status()), r.diagnostic().map(str::to_owned));
+    let args =
+        (json::js_string(env, &r.to_json())?, u32::from(r.http_status()), r.diagnostic().map(str::to_owned));
     f.call(args.into()).map_err(napi_failure)
 }
 

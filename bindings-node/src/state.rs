@@ -45,6 +45,11 @@ pub struct Split {
 /// The fast reading of an object argument that carries a `state`: `None`
 /// means "take the reference path" (which then reports any error).
 pub fn split(text: &[u8], what: &str) -> Option<Split> {
+    // Sixth pass: the members read where they stand, only the state
+    // canonicalised (not the whole text, then cut).
+    if let Some(split) = scan::split(text, what) {
+        return Some(split);
+    }
     // The same strictness, caps and depth rule as `parse_json` on the whole
     // text (the core holds `canonicalize` to `canonical(parse_json(..))`).
     let (rest, state) = StateText::split_member(text, STATE)?;
@@ -92,6 +97,11 @@ pub fn outcome_value(text: &[u8]) -> crate::error::Result<snodo::Outcome> {
 /// [`outcome_value`], taking the fast path from `min_bytes` of text on (the
 /// tests take it always).
 fn outcome_value_from(text: &[u8], min_bytes: usize) -> crate::error::Result<snodo::Outcome> {
+    // Sixth pass: an `input_required` as the helpers spell it is read
+    // member by member, its questions from the per-thread cache.
+    if let Some(outcome) = scan::input_required(text) {
+        return Ok(outcome);
+    }
     let reference = |text: &[u8]| {
         snodo::Outcome::from_value(crate::json::parse(text, "outcome")?).map_err(crate::error::core)
     };
@@ -106,6 +116,265 @@ fn outcome_value_from(text: &[u8], min_bytes: usize) -> crate::error::Result<sno
     match split(text, "outcome") {
         Some(Split { rest, state }) => outcome_of(rest, state).map_err(crate::error::core),
         None => reference(text),
+    }
+}
+
+mod scan {
+    //! The `input_required` outcome read without parsing it whole (issue
+    //! 16, sixth pass): the top-level object is scanned, each question's
+    //! text is looked up in `crate::questions` (parsed strictly on a miss)
+    //! and the state's text is canonicalised on its own (`StateText`), so a
+    //! round that asks the same question as before builds no tree for the
+    //! outcome. Anything else gives `None` and the caller reads the text
+    //! the reference way, which also words every error: whitespace and
+    //! plain keys are all this reader understands, every value it accepts
+    //! went through the strict parser or the strict canonicaliser, and a
+    //! text the reference refuses is never accepted here (the tests below
+    //! hold the two to the same responses on random, often invalid, text).
+
+    use snodo::{Outcome, StateText};
+
+    /// Members nested deeper than this (inside the outcome object) go the
+    /// reference way, which owns the depth rule and its error.
+    const MAX_MEMBER_DEPTH: usize = snodo::MAX_DEPTH - 4;
+    /// Longer outcome texts go the reference way (which refuses texts over
+    /// the core's size bound as a whole).
+    const MAX_TEXT: usize = 1 << 20;
+
+    fn ws(b: &[u8], mut i: usize) -> usize {
+        while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            i += 1;
+        }
+        i
+    }
+
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+    /// The bytes of `w` equal to `c`: the lowest set high bit marks the
+    /// first one exactly (bits above it may be false alarms, never read).
+    fn bytes_equal(w: u64, c: u8) -> u64 {
+        let x = w ^ (ONES * u64::from(c));
+        x.wrapping_sub(ONES) & !x & HIGHS
+    }
+
+    /// The index of the quote that closes the string whose body starts at
+    /// `i`. Most of a value's bytes are in strings: they are searched for a
+    /// quote or a backslash eight at a time (in real time this scan was
+    /// the addon's own largest cost in a round, byte by byte).
+    fn string_end(b: &[u8], mut i: usize) -> Option<usize> {
+        loop {
+            while let Some(chunk) = b.get(i..i + 8) {
+                let mut w = [0u8; 8];
+                w.copy_from_slice(chunk);
+                let w = u64::from_le_bytes(w);
+                let hits = bytes_equal(w, b'"') | bytes_equal(w, b'\\');
+                if hits != 0 {
+                    i += (hits.trailing_zeros() / 8) as usize;
+                    break;
+                }
+                i += 8;
+            }
+            match *b.get(i)? {
+                b'"' => return Some(i),
+                b'\\' => i += 2,
+                _ => i += 1,
+            }
+        }
+    }
+
+    /// A key at `i`: plain (no escapes, no control characters), UTF-8.
+    /// Returns the key and the index after its closing quote.
+    fn key(b: &[u8], i: usize) -> Option<(&str, usize)> {
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let end = string_end(b, i + 1)?;
+        let k = b.get(i + 1..end)?;
+        if k.iter().any(|&c| c == b'\\' || c < 0x20) {
+            return None;
+        }
+        Some((std::str::from_utf8(k).ok()?, end + 1))
+    }
+
+    /// The end of the JSON value starting at `i` and its nesting depth,
+    /// for well-formed text (what is cut out is then read strictly; a
+    /// malformed value either fails that read or the scan).
+    fn skip(b: &[u8], mut i: usize) -> Option<(usize, usize)> {
+        let (mut depth, mut deepest) = (0usize, 0usize);
+        loop {
+            match *b.get(i)? {
+                b'{' | b'[' => {
+                    depth += 1;
+                    deepest = deepest.max(depth);
+                    i += 1;
+                }
+                b'}' | b']' => {
+                    depth = depth.checked_sub(1)?;
+                    i += 1;
+                }
+                b'"' => i = string_end(b, i + 1)? + 1,
+                b',' | b':' | b' ' | b'\t' | b'\n' | b'\r' if depth > 0 => i += 1,
+                c if c == b'-' || c.is_ascii_alphanumeric() || c == b'.' || c == b'+' => {
+                    while b
+                        .get(i)
+                        .is_some_and(|&c| c == b'-' || c.is_ascii_alphanumeric() || c == b'.' || c == b'+')
+                    {
+                        i += 1;
+                    }
+                }
+                _ => return None,
+            }
+            if depth == 0 {
+                return Some((i, deepest));
+            }
+        }
+    }
+
+    /// A value at `i` nested at most `max_depth` deep: its text.
+    fn value(b: &[u8], i: usize, max_depth: usize) -> Option<&[u8]> {
+        let (end, depth) = skip(b, i)?;
+        (depth <= max_depth).then(|| &b[i..end])
+    }
+
+    /// Reads the object at `i`, which must have distinct plain keys:
+    /// `f(key, index of its value)` reads each value and returns the index
+    /// after it. Returns the index after the object.
+    fn members<'t>(
+        b: &'t [u8],
+        i: usize,
+        f: &mut dyn FnMut(&'t str, usize) -> Option<usize>,
+    ) -> Option<usize> {
+        if b.get(i) != Some(&b'{') {
+            return None;
+        }
+        let mut i = ws(b, i + 1);
+        let mut seen: Vec<&str> = Vec::new();
+        if b.get(i) == Some(&b'}') {
+            return Some(i + 1);
+        }
+        loop {
+            let (k, after) = key(b, i)?;
+            if seen.contains(&k) {
+                return None;
+            }
+            seen.push(k);
+            i = ws(b, after);
+            if b.get(i) != Some(&b':') {
+                return None;
+            }
+            i = ws(b, f(k, ws(b, i + 1))?);
+            match b.get(i) {
+                Some(b',') => i = ws(b, i + 1),
+                Some(b'}') => return Some(i + 1),
+                _ => return None,
+            }
+        }
+    }
+
+    /// The outcome `text` spells, if it is an `input_required` with no
+    /// members but `type`, `inputRequests` and `state`.
+    pub(super) fn input_required(text: &[u8]) -> Option<Outcome> {
+        if text.len() > MAX_TEXT {
+            return None;
+        }
+        let (mut kind, mut state) = (None, None);
+        let mut requests = Vec::new();
+        let start = ws(text, 0);
+        let end = members(text, start, &mut |k, i| {
+            let v = match k {
+                "inputRequests" if text.get(i) == Some(&b'{') => {
+                    // Each question is read where it stands (one pass).
+                    return members(text, i, &mut |key, i| {
+                        let q = value(text, i, MAX_MEMBER_DEPTH - 1)?;
+                        let question = crate::questions::parsed(q, "outcome").ok()?;
+                        requests.push((key.to_owned(), (*question).clone()));
+                        Some(i + q.len())
+                    });
+                }
+                "inputRequests" => value(text, i, 0).filter(|v| *v == b"null")?,
+                "type" => *kind.insert(value(text, i, 0)?),
+                super::STATE => *state.insert(value(text, i, MAX_MEMBER_DEPTH)?),
+                _ => return None,
+            };
+            Some(i + v.len())
+        })?;
+        if ws(text, end) != text.len() || kind? != b"\"input_required\"" {
+            return None;
+        }
+        // The core's reading of the map: keys in their sorted order.
+        requests.sort_by(|a, b| a.0.cmp(&b.0));
+        match state {
+            None | Some(b"null") => Some(Outcome::InputRequired { requests, state: None }),
+            Some(text) => {
+                let state = StateText::new(text).ok()?;
+                Some(if state.is_null() {
+                    Outcome::InputRequired { requests, state: None }
+                } else {
+                    Outcome::InputRequiredText { requests, state }
+                })
+            }
+        }
+    }
+
+    /// [`super::split`] by members: every member but `state` parsed
+    /// strictly where it stands, the state canonicalised on its own.
+    /// `None` for anything else (escaped keys, deep nesting, any error).
+    pub(super) fn split(text: &[u8], what: &str) -> Option<super::Split> {
+        if text.len() > MAX_TEXT {
+            return None;
+        }
+        let mut rest = serde_json::Map::new();
+        let mut state = None;
+        let end = members(text, ws(text, 0), &mut |k, i| {
+            let v = value(text, i, MAX_MEMBER_DEPTH)?;
+            if k == super::STATE {
+                state = Some(v);
+            } else {
+                rest.insert(k.to_owned(), snodo::parse_json(v, what).ok()?);
+            }
+            Some(i + v.len())
+        })?;
+        if ws(text, end) != text.len() {
+            return None;
+        }
+        let state = match state {
+            Some(v) => Some(StateText::new(v).ok()?),
+            None => None,
+        };
+        Some(super::Split { rest, state })
+    }
+
+    #[cfg(test)]
+    #[allow(clippy::unwrap_used)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn string_end_finds_the_closing_quote_at_every_offset() {
+            // Quotes and backslashes at every position of the 8-byte words,
+            // with false-alarm bytes (0x21 after 0x22, 0x5d after 0x5c) and
+            // non-ASCII around them.
+            for n in 0..40 {
+                for tail in ["\"", "\\\"x\"", "\\\\\"", "é\"", "!\"", "]\\n\""] {
+                    let body = format!("{}{tail}", "a".repeat(n));
+                    let b = body.as_bytes();
+                    let slow = {
+                        let mut i = 0;
+                        loop {
+                            match b[i] {
+                                b'"' => break i,
+                                b'\\' => i += 2,
+                                _ => i += 1,
+                            }
+                        }
+                    };
+                    assert_eq!(string_end(b, 0), Some(slow), "{body:?}");
+                }
+                assert_eq!(string_end("a".repeat(n).as_bytes(), 0), None);
+                assert_eq!(string_end(format!("{}\\", "a".repeat(n)).as_bytes(), 0), None);
+            }
+        }
     }
 }
 
@@ -284,6 +553,52 @@ mod tests {
     }
 
     #[test]
+    fn member_split_equals_the_reference_on_random_often_invalid_text() {
+        let mut r = Rng(0x5e1f_0016_0006_0001);
+        let (mut taken, mut valid) = (0, 0);
+        for _ in 0..6000 {
+            let state = value(&mut r, 5);
+            let mut text = match r.below(4) {
+                0 => format!(r#"{{"state":{state},"principal":"alice","round":2}}"#),
+                1 => format!(r#" {{"principal" : "alice", "state" : {state} }} "#),
+                2 => format!(r#"{{"questions":{{"q":{state}}},"state":{state},"flowStart":1.0}}"#),
+                _ => format!(r#"{{"principal":"alice","a":{state}}}"#),
+            }
+            .into_bytes();
+            if r.below(2) == 0 {
+                let at = r.below(text.len() as u64) as usize;
+                let junk = b"{}[]\",:\\ 0e-.xn\x01\xff";
+                let c = junk[r.below(junk.len() as u64) as usize];
+                match r.below(3) {
+                    0 => {
+                        text.remove(at);
+                    }
+                    1 => text[at] = c,
+                    _ => text.insert(at, c),
+                }
+            }
+            let reference = snodo::parse_json(&text, "input");
+            if matches!(reference, Ok(Value::Object(_))) {
+                valid += 1;
+            }
+            let Some(fast) = scan::split(&text, "input") else { continue };
+            taken += 1;
+            let shown = String::from_utf8_lossy(&text);
+            let Ok(Value::Object(mut obj)) = reference else {
+                panic!("split what the reference refuses: {shown}")
+            };
+            let state = obj.remove(STATE);
+            assert_eq!(fast.rest, obj, "{shown}");
+            assert_eq!(
+                fast.state.map(|s| s.as_str().to_owned()),
+                state.map(|v| snodo::canonicalize(snodo::to_wire(&v)).unwrap()),
+                "{shown}"
+            );
+        }
+        assert!(taken * 10 >= valid * 9, "split {taken} of {valid} valid objects");
+    }
+
+    #[test]
     fn edges_take_the_reference_path_or_agree() {
         let e = engine();
         for levels in [1, 61, 62, 63, 64, 65, 200] {
@@ -306,6 +621,112 @@ mod tests {
 
     fn outcome_fast(text: &str) -> Result<snodo::Outcome, String> {
         outcome_value_from(text.as_bytes(), 0).map_err(|e| format!("{e:?}"))
+    }
+
+    /// Random outcome text for the member scanner: the helpers' spelling,
+    /// other orders, whitespace, escaped and duplicate keys, other members,
+    /// odd `inputRequests`, broken questions, deep states, then often a
+    /// random byte cut, changed or inserted.
+    fn outcome_text(r: &mut Rng, questions: &[&str]) -> Vec<u8> {
+        let ws = [" ", "", "", "\n\t", ""][r.below(5) as usize];
+        let mut members: Vec<String> = Vec::new();
+        let kind =
+            ["\"input_required\"", "\"input_required\"", "\"complete\"", "\"input_\\u0072equired\"", "1"]
+                [r.below(5) as usize];
+        members.push(format!("\"type\"{ws}:{ws}{kind}"));
+        match r.below(8) {
+            0 => {}
+            1 => members.push("\"inputRequests\":null".into()),
+            2 => members.push("\"inputRequests\":[]".into()),
+            _ => {
+                let n = r.below(4);
+                let asks: Vec<String> = (0..n)
+                    .map(|i| {
+                        let key = ["seat", "meal", "a b", "é", "seat", "s\\u0065at", ""][r.below(7) as usize];
+                        let q = questions[r.below(questions.len() as u64) as usize];
+                        format!("\"{key}\"{ws}:{ws}{q}{}", if i % 2 == 0 { ws } else { "" })
+                    })
+                    .collect();
+                members.push(format!("\"inputRequests\":{ws}{{{ws}{}{ws}}}", asks.join(",")));
+            }
+        }
+        match r.below(6) {
+            0 => {}
+            1 => members.push("\"state\":null".into()),
+            2 => members.push(format!("\"state\":{}", nested(55 + r.below(12) as usize))),
+            _ => members.push(format!("\"state\":{ws}{}", value(r, 4))),
+        }
+        match r.below(10) {
+            0 => members.push("\"extra\":1".into()),
+            1 => members.push("\"type\":\"input_required\"".into()),
+            2 => members.push("\"st\\u0061te\":{}".into()),
+            _ => {}
+        }
+        // Member order is free.
+        for i in (1..members.len()).rev() {
+            members.swap(i, r.below(i as u64 + 1) as usize);
+        }
+        let mut bytes = format!("{ws}{{{}}}{ws}", members.join(&format!("{ws},{ws}"))).into_bytes();
+        if r.below(3) == 0 {
+            let at = r.below(bytes.len() as u64) as usize;
+            let junk = b"{}[]\",:\\ 0e-.xn\x01\xff";
+            match r.below(3) {
+                0 => {
+                    bytes.remove(at);
+                }
+                1 => bytes[at] = junk[r.below(junk.len() as u64) as usize],
+                _ => bytes.insert(at, junk[r.below(junk.len() as u64) as usize]),
+            }
+        }
+        bytes
+    }
+
+    #[test]
+    fn scanned_outcomes_equal_the_reference_on_random_often_invalid_text() {
+        let e = engine();
+        let p = snodo::Principal::user("alice").unwrap();
+        let request = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}}}"#;
+        let questions = [
+            r#"{"mode":"form","message":"Seat?","requestedSchema":{"type":"object","properties":{"seat":{"type":"string"}}}}"#,
+            r#"{ "message" : "Meal?", "requestedSchema":{"type":"object","properties":{"n":{"type":"number","minimum":1.0}}}}"#,
+            r#"{"mode":"url","message":"Pay","url":"https://example.com/p","elicitationId":"e1"}"#,
+            r#"{"mode":"form","message":"x","message":"y"}"#,
+            r#"{"mode":"form","message":"no schema"}"#,
+            r#"{"mode":"nope","message":"x"}"#,
+            r#"{"mode":"form","message":"\ud800"}"#,
+            r#"{"mode":"form"}"#,
+            r#"[1,2]"#,
+            "17",
+        ];
+        // The whole response: bytes, status and the diagnostic (which
+        // names the first bad question, so the questions' order shows).
+        let decide = |outcome: snodo::Outcome| -> Result<String, String> {
+            let snodo::Begin::Call(call) = e.begin(request, &p).unwrap() else { panic!("not a call") };
+            e.decide(&call, outcome)
+                .map(|r| format!("{} {} {:?}", r.to_json(), r.http_status(), r.diagnostic()))
+                .map_err(|e| e.to_string())
+        };
+        let mut r = Rng(0x5ca1_ab1e_0016_0006);
+        let (mut scanned, mut valid) = (0, 0);
+        for _ in 0..6000 {
+            let bytes = outcome_text(&mut r, &questions);
+            let text = String::from_utf8_lossy(&bytes);
+            let reference = crate::json::parse(&bytes, "outcome")
+                .and_then(|v| snodo::Outcome::from_value(v).map_err(crate::error::core));
+            let fast = scan::input_required(&bytes);
+            if matches!(&reference, Ok(snodo::Outcome::InputRequired { .. })) {
+                valid += 1;
+            }
+            let Some(fast) = fast else { continue };
+            scanned += 1;
+            let Ok(reference) = reference else { panic!("scanned text the reference refuses: {text}") };
+            assert_eq!(decide(fast), decide(reference), "outcome {text}");
+        }
+        // The scanner takes what the helpers produce; escaped keys and
+        // members the core ignores (about half of the valid texts made
+        // here) go the reference way.
+        assert!(scanned * 5 >= valid * 2, "scanned {scanned} of {valid} valid input_required outcomes");
+        assert!(scanned > 500, "only {scanned} outcomes scanned");
     }
 
     #[test]

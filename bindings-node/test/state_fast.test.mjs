@@ -150,3 +150,83 @@ test('decide/begin: random states round-trip through inputRequired and the retry
     assert.deepEqual(call.state, state === null ? null : JSON.parse(text), text);
   }
 });
+
+// Sixth pass: an input_required outcome is read member by member, its
+// questions from a per-thread cache of parsed texts (src/state.rs `scan`,
+// src/questions.rs). The same outcome spelled with escaped member names
+// ("\u0074ype", "st\u0061te", "inputR\u0065quests") means the same thing
+// but is not scanned (the reference path: one strict parse of the whole
+// text, or from 1 KiB on the fifth pass's canonical cut, itself held to
+// it): the two must give the same response bytes, or the same error, on
+// random and often invalid questions, keys and states, asked again and
+// again (cache hits).
+test('decide: the member scanner equals the reference on random, often invalid, outcomes', () => {
+  const r = rng(0x5ca7);
+  const schema = (t) => ({ type: 'object', properties: { v: { type: t } }, required: ['v'] });
+  const questions = [
+    mrtr.elicitForm('Seat?', schema('string')),
+    mrtr.elicitForm('How many?', { type: 'object', properties: { n: { type: 'integer', minimum: 1 } } }),
+    mrtr.elicitUrl('Pay here', 'https://example.com/pay'),
+    { mode: 'form', message: 'no schema' },
+    { mode: 'form', message: 'bad', requestedSchema: { type: 'array' } },
+    { mode: 'nope', message: 'x' },
+    { method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } },
+    'not an object',
+    7,
+    [1, 2],
+  ];
+  const keys = ['seat', 'meal', 'é', 'a b', '', 'x'.repeat(300), 'k\n'];
+  const req = JSON.stringify({ jsonrpc: '2.0', id: 'r', method: 'tools/call', params: { name: 't', _meta: META } });
+  const deep = (n) => { let v = 1; for (let i = 0; i < n; i++) v = [v]; return v; };
+  const run = (outcome) => {
+    try {
+      const r = engine.decide(engine.begin(req, 'alice'), outcome);
+      return JSON.stringify([r.json, r.httpStatus, r.diagnostic ?? null]);
+    } catch (e) {
+      return `${e.code}: ${e.message}`;
+    }
+  };
+  const escaped = (text) => text
+    .replace(/^\{"type":/, '{"\\u0074ype":')
+    .replace(/,"state":(?=[^]*$)/, ',"st\\u0061te":')
+    .replace(/,"inputRequests":/, ',"inputR\\u0065quests":');
+  let ok = 0;
+  for (let i = 0; i < 1500; i++) {
+    const asks = {};
+    for (let n = r.below(4); n > 0; n--) asks[r.pick(keys)] = r.pick(questions);
+    const state = r.pick([undefined, null, value(r, 4), value(r, 4), { s: 'lone \ud800' }, deep(58 + r.below(8))]);
+    const outcome = { type: 'input_required' };
+    if (r.below(6)) outcome.inputRequests = asks;
+    if (state !== undefined) outcome.state = state;
+    const text = JSON.stringify(outcome);
+    const reference = escaped(text);
+    if (text.includes(',"state":')) assert.ok(reference.includes(',"st\\u0061te":'), reference);
+    const got = run(outcome);
+    // The escapes move the reference's error positions: compare without them.
+    const where = (m) => m.replace(/ at line \d+ column \d+$/, '');
+    assert.equal(where(got), where(run(reference)), text);
+    assert.equal(run(text), got, text);
+    if (got.startsWith('["{')) ok += 1;
+  }
+  assert.ok(ok > 300, `only ${ok} outcomes were answered`);
+});
+
+test('call.response: the per-thread question cache answers as a fresh parse does', () => {
+  const Q = mrtr.elicitForm('Seat?', { type: 'object', properties: { seat: { type: 'string' } }, required: ['seat'] });
+  const req = (extra = {}) => JSON.stringify({
+    jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 't', _meta: META, ...extra },
+  });
+  const token = engine.decide(engine.begin(req(), 'alice'), mrtr.inputRequired({ seat: Q })).body.result.requestState;
+  const answers = [{ seat: '12A' }, { seat: 12 }, {}, { seat: '1', extra: true }];
+  for (let i = 0; i < 40; i++) {
+    const content = answers[i % answers.length];
+    const call = engine.begin(req({ inputResponses: { seat: { action: 'accept', content } }, requestState: token }), 'alice');
+    const first = call.response('seat', Q);
+    // The same question as text with other spacing: another cache entry, the same answer.
+    assert.deepEqual(call.response('seat', JSON.stringify(Q, null, 1)), first);
+    assert.deepEqual(call.response('seat', Q), first);
+    // A changed question is not answered by the cached one.
+    assert.equal(call.response('seat', { ...Q, message: 'Other?' }).kind, 'changed');
+    assert.throws(() => call.response('seat', '{"mode":"form","mode":"form"}'), { code: 'JSON' });
+  }
+});
