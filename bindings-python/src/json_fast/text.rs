@@ -31,52 +31,24 @@ use crate::json::{self, MAX_DEPTH};
 /// (an unencodable `str`) are dropped: the reference path raises them.
 pub fn state_text(obj: &Bound<'_, PyAny>) -> Option<snodo::StateText> {
     let text = canonical_text(obj)?;
-    // Canonicalising checks the text once more and is the only way to make
-    // a `StateText`: it cannot fail on this writer's text, and if it ever
-    // did, the reference path would word the error.
-    snodo::StateText::new(text).ok()
-}
-
-/// Whether `obj` is worth the text path: it holds more than
-/// [`TEXT_MIN_MEMBERS`] members and items in all, by an estimate. Below
-/// that, writing the text and canonicalising it again in `StateText::new`
-/// costs more than the `Value` tree (callgrind, seal of the 256 B bench
-/// state: ~99k vs ~92k instructions; 4 KiB: ~918k vs ~967k). The estimate
-/// looks three levels deep and, in a list, at its first item only (records
-/// are alike), so it costs a few look-ups whatever the size, and a cycle
-/// cannot run it away. A wrong guess costs time, never a different token:
-/// both paths make the same one.
-pub fn worth_text(obj: &Bound<'_, PyAny>) -> bool {
-    estimate(obj, 0) > TEXT_MIN_MEMBERS
-}
-
-/// Members and items (an estimate) above which the text path pays (see
-/// [`worth_text`]): the 256 B bench state has 11, the 4 KiB one 250.
-pub const TEXT_MIN_MEMBERS: usize = 64;
-
-fn estimate(obj: &Bound<'_, PyAny>, depth: usize) -> usize {
-    if depth >= 3 {
-        return 0;
-    }
-    if let Ok(d) = obj.cast_exact::<PyDict>() {
-        let mut n = d.len();
-        for (_, v) in d.iter() {
-            if n > TEXT_MIN_MEMBERS {
-                break;
-            }
-            n = n.saturating_add(estimate(&v, depth + 1));
-        }
-        return n;
-    }
-    let (len, first) = if let Ok(l) = obj.cast_exact::<PyList>() {
-        (l.len(), l.get_item(0).ok())
-    } else if let Ok(t) = obj.cast_exact::<PyTuple>() {
-        (t.len(), t.get_item(0).ok())
-    } else {
-        return 0;
-    };
-    let each = first.map_or(0, |f| estimate(&f, depth + 1));
-    len.saturating_add(len.saturating_mul(each))
+    // Handed over without the core canonicalising it again (a fifth of a
+    // 4 KiB seal), which is sound because this writer's text is exactly
+    // canonical by construction:
+    // * strings are UTF-8 from `PyUnicode_AsUTF8String` (a lone surrogate
+    //   makes it give up) escaped as `write_string` says, the canonical rule;
+    // * dict keys are exact `str`s, hence distinct, written in byte order;
+    // * an exact `int` within 64 bits is its decimal digits, an exact finite
+    //   `float` is `float.__repr__` (`float.rs`), the canonical spelling;
+    // * nesting stops at the reference's `MAX_DEPTH` (the reference node
+    //   path refuses deeper, and the writer then gives up);
+    // * every other node is the core's own canonical writer's bytes.
+    // The size cap is still checked (`None` above it: the reference path
+    // decides). `tests/test_json_paths.py` holds the text to the
+    // reference's canonical bytes and the tokens to the reference's for
+    // random and hostile values.
+    // (`from_utf8` is a fast scan, and keeps the writer's "always UTF-8"
+    // a checked fact rather than an assumption.)
+    String::from_utf8(text).ok().and_then(snodo::internal::json::trusted_state_text)
 }
 
 /// The canonical text of `obj` (UTF-8 bytes), or `None` (see [`state_text`]).
