@@ -462,3 +462,41 @@ TIES = st.builds(
 def test_halfway_floats_are_spelled_as_python_repr(f: float) -> None:
     assert _native._canonical_of(f) == repr(f)
     assert _native._state_text_of([f]) == "[" + repr(f) + "]"
+
+
+# Longer strings with the characters that must be escaped anywhere in them
+# (the readers and the writer scan eight bytes at a time and jump to the
+# first such byte of a chunk), and lists of records of a few shapes (the
+# reader copies a dict of the same keys for each record of a shape).
+LONG_TEXT = st.text(
+    alphabet=st.one_of(st.sampled_from("abcxyz0189 -"), st.sampled_from(['"', "\\", "\x00", "\x1f", "\n", "é", "😀"])),
+    max_size=40,
+)
+SHAPED = st.lists(
+    st.dictionaries(st.sampled_from(["fare", "from", "ok", "seats", "sku", "to", "a\n", "é"]), st.one_of(SCALARS, LONG_TEXT), min_size=3, max_size=8),
+    min_size=1,
+    max_size=30,
+)
+
+
+@SETTINGS
+@given(st.one_of(LONG_TEXT, st.lists(LONG_TEXT, max_size=6), st.dictionaries(LONG_TEXT, LONG_TEXT, max_size=5), SHAPED))
+def test_long_strings_and_shaped_records_match_the_reference(value: Any) -> None:
+    assert writer(value) == writer_outcome(value)
+    text = _native._canonical_of(value)
+    fast = _native._from_text(text)
+    assert fast is not None and same(fast[0], _native._from_text(text, True)[0])
+    assert same(fast[0], json.loads(text))
+
+
+def test_records_read_back_are_independent_dicts() -> None:
+    # Records of one shape are copies of a private template: changing one
+    # changes no other, and the same text read again gives fresh objects.
+    records = [{"fare": i + 0.5, "from": "LHR", "ok": i % 2 == 0, "seats": i, "sku": f"FL-{i}"} for i in range(5)]
+    text = _native._canonical_of(records)
+    first = _native._from_text(text)[0]
+    first[0]["extra"] = 1
+    first[1]["fare"] = None
+    assert first[2] == records[2] and "extra" not in first[3]
+    again = _native._from_text(text)[0]
+    assert again == records and all(a is not b for a, b in zip(again, first))

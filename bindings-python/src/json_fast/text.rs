@@ -241,18 +241,23 @@ fn write_string(out: &mut Vec<u8>, s: &[u8]) {
     let mut run = 0;
     let mut i = 0;
     while i < s.len() {
-        // Eight bytes at a time while none needs escaping (most text).
-        if let Some(chunk) = s.get(i..i + 8).and_then(|c| <[u8; 8]>::try_from(c).ok())
-            && !needs_escape(u64::from_le_bytes(chunk))
-        {
-            i += 8;
-            continue;
+        // Eight bytes at a time while none needs escaping (most text); in a
+        // chunk that has one, straight to the first such byte.
+        if let Some(chunk) = s.get(i..i + 8).and_then(|c| <[u8; 8]>::try_from(c).ok()) {
+            let mask = escape_mask(u64::from_le_bytes(chunk));
+            if mask == 0 {
+                i += 8;
+                continue;
+            }
+            i += first_marked(mask);
+        } else {
+            // Fewer than eight bytes left.
+            match s.get(i..).and_then(|tail| tail.iter().position(|&b| ESCAPED[usize::from(b)])) {
+                Some(at) => i += at,
+                None => break,
+            }
         }
         let Some(&b) = s.get(i) else { break };
-        if !ESCAPED[usize::from(b)] {
-            i += 1;
-            continue;
-        }
         out.extend_from_slice(s.get(run..i).unwrap_or_default());
         match b {
             b'"' => out.extend_from_slice(b"\\\""),
@@ -289,16 +294,23 @@ const ESCAPED: [bool; 256] = {
     table
 };
 
-/// Whether any of the eight bytes of `x` is below 0x20, `"` or `\`: the
-/// classic "has a zero byte" test (a set high bit in `(v - 0x01..) & !v &
-/// 0x80..` for some byte exactly where `v` has a zero byte, false positives
-/// only above a true one) on `x ^ '"'`, `x ^ '\'` and `x & 0xe0` (zero
-/// for bytes below 0x20).
-pub(super) fn needs_escape(x: u64) -> bool {
+/// The bytes of `x` (eight, little-endian) that are below 0x20, `"` or
+/// `\`, marked by their high bit: the classic "has a zero byte" test (`(v -
+/// 0x01..) & !v & 0x80..` marks each zero byte of `v`, plus false marks
+/// only above a true one) on `x ^ '"'`, `x ^ '\'` and `x & 0xe0` (zero for
+/// bytes below 0x20). So the lowest mark is always a true one
+/// ([`first_marked`]), and no mark means no such byte.
+pub(super) fn escape_mask(x: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH != 0;
-    zero(x ^ (ONES * u64::from(b'"'))) || zero(x ^ (ONES * u64::from(b'\\'))) || zero(x & (ONES * 0xe0))
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    zero(x ^ (ONES * u64::from(b'"'))) | zero(x ^ (ONES * u64::from(b'\\'))) | zero(x & (ONES * 0xe0))
+}
+
+/// The index of the first byte `mask` (from [`escape_mask`], not zero)
+/// marks.
+pub(super) fn first_marked(mask: u64) -> usize {
+    (mask.trailing_zeros() / 8) as usize
 }
 
 /// The decimal digits of `i`, as `int.__repr__` and the canonical form
