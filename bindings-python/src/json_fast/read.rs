@@ -125,7 +125,7 @@ impl<'py, 't> Reader<'py, 't> {
         if self.text.get(end) != Some(&b'"') || !same(self.text.get(start..end)?, t.as_bytes()) {
             return None;
         }
-        let found = (Text::Borrowed(*t), k.clone());
+        let found = (Text::Borrowed(t), k.clone());
         self.pos = end + 1;
         self.key_hint += 1;
         Some(found)
