@@ -24,6 +24,7 @@ pub fn text_to_py<'py>(py: Python<'py>, text: &str) -> PyResult<Option<Bound<'py
         key_hint: 0,
         members: Vec::new(),
         templates: Vec::new(),
+        strings: Vec::new(),
     };
     let Some(value) = reader.value(0)? else {
         return Ok(None);
@@ -52,7 +53,16 @@ struct Reader<'py, 't> {
     members: Vec<(Bound<'py, PyString>, Bound<'py, PyAny>)>,
     /// Dicts of the key shapes met so far (see [`Template`]).
     templates: Vec<Template<'py>>,
+    /// Short string values made in this text, by a hash of their bytes
+    /// (one per slot, the last one wins): records repeat values ("LHR",
+    /// "pending") and one shared `str` object (immutable, so sharing is
+    /// not observable but by `is`) saves making and freeing another.
+    strings: Vec<Option<(&'t str, Bound<'py, PyString>)>>,
 }
+
+/// Slots of `Reader::strings`, and the longest value kept there.
+const STRING_SLOTS: usize = 64;
+const SHORT_STRING: usize = 16;
 
 /// A key shape (the same key objects in the same order) and a private dict
 /// of that shape. A list of records repeats one shape: copying the
@@ -131,6 +141,28 @@ impl<'py, 't> Reader<'py, 't> {
         Some(found)
     }
 
+    /// The `str` of the value `s` (no escapes), shared with an earlier
+    /// equal short value of this text when the slot still holds it.
+    fn short_string(&mut self, s: &'t str) -> Bound<'py, PyString> {
+        if s.len() > SHORT_STRING {
+            return PyString::new(self.py, s);
+        }
+        if self.strings.is_empty() {
+            self.strings.resize_with(STRING_SLOTS, || None);
+        }
+        let slot = string_slot(s.as_bytes());
+        if let Some(Some((t, k))) = self.strings.get(slot)
+            && same(t.as_bytes(), s.as_bytes())
+        {
+            return k.clone();
+        }
+        let k = PyString::new(self.py, s);
+        if let Some(entry) = self.strings.get_mut(slot) {
+            *entry = Some((s, k.clone()));
+        }
+        k
+    }
+
     fn value(&mut self, depth: usize) -> Read<'py> {
         self.skip_ws();
         let py = self.py;
@@ -138,7 +170,7 @@ impl<'py, 't> Reader<'py, 't> {
             Some(b'{') => self.object(depth),
             Some(b'[') => self.array(depth),
             Some(b'"') => match self.string()? {
-                Some(Text::Borrowed(s)) => Ok(Some(PyString::new(py, s).into_any())),
+                Some(Text::Borrowed(s)) => Ok(Some(self.short_string(s).into_any())),
                 Some(Text::Owned(s)) => Ok(Some(PyString::new(py, &s).into_any())),
                 None => Ok(None),
             },
@@ -474,6 +506,20 @@ impl Text<'_> {
             Text::Owned(s) => s.as_bytes(),
         }
     }
+}
+
+/// The slot of a short string (at most [`SHORT_STRING`] bytes) in
+/// `Reader::strings`: its first eight bytes and its length, mixed by a
+/// multiplication; strings that differ only after eight bytes share a
+/// slot, which costs a miss, never a wrong string (the bytes are compared).
+fn string_slot(s: &[u8]) -> usize {
+    let mut head = [0u8; 8];
+    let n = s.len().min(8);
+    if let (Some(dst), Some(src)) = (head.get_mut(..n), s.get(..n)) {
+        dst.copy_from_slice(src);
+    }
+    let x = u64::from_le_bytes(head) ^ ((s.len() as u64) << 56);
+    (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize % STRING_SLOTS
 }
 
 /// Byte equality of two short keys without a `memcmp` call (most keys are

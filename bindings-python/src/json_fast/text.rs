@@ -59,6 +59,8 @@ pub fn canonical_text(obj: &Bound<'_, PyAny>) -> Option<Vec<u8>> {
         keys: Vec::new(),
         key_bytes: Vec::new(),
         spare: Vec::new(),
+        spare_keys: Vec::new(),
+        shapes: Vec::new(),
     };
     match w.value(obj, 0, false) {
         Ok(true) => Some(w.out),
@@ -93,7 +95,28 @@ struct Writer<'py> {
     /// Member lists of finished dicts, kept for the next dict (no
     /// allocation per dict).
     spare: Vec<Members<'py>>,
+    /// Sorted key lists likewise.
+    spare_keys: Vec<Vec<(Span, usize)>>,
+    /// Key shapes of records met in lists (see [`Shape`]).
+    shapes: Vec<Shape<'py>>,
 }
+
+/// A record's key shape: its key objects in the dict's order, and its
+/// members' `"key":` text, escaped, in canonical order. A list of records
+/// repeats one shape with the same key objects (`json.loads` and literals
+/// share them), so a record that has them is written with no key read,
+/// sort or escape. The `Bound`s keep the keys alive, so their identity
+/// means the same text for the whole walk.
+struct Shape<'py> {
+    keys: Vec<Bound<'py, PyAny>>,
+    /// For each member in canonical order: its index in the dict's order
+    /// and where its `"key":` is in `text`.
+    order: Vec<(usize, usize, usize)>,
+    text: Vec<u8>,
+}
+
+/// Shapes remembered per walk (records of a state have one or a few).
+const SHAPES: usize = 8;
 
 /// Where a key's UTF-8 is in `Writer::key_bytes`.
 #[derive(Clone, Copy)]
@@ -102,8 +125,8 @@ struct Span {
     end: usize,
 }
 
-/// A dict's members: the key's span and the value.
-type Members<'py> = Vec<(Span, Bound<'py, PyAny>)>;
+/// A dict's members, as read: key and value.
+type Members<'py> = Vec<(Bound<'py, PyAny>, Bound<'py, PyAny>)>;
 
 /// `Ok(false)`: give up, the reference decides.
 type Wrote = PyResult<bool>;
@@ -176,36 +199,125 @@ impl<'py> Writer<'py> {
         depth: usize,
         in_list: bool,
     ) -> Wrote {
+        // Members first, then conversion (a value's conversion may run
+        // Python code that changes the dict).
         let mut members = self.spare.pop().unwrap_or_default();
         members.clear();
-        for (k, v) in d.iter() {
-            let Ok(key) = k.cast_exact::<PyString>() else {
-                // A non-str key (an error) or a str subclass: the reference
-                // reads the whole dict.
-                return self.reference(obj, depth);
-            };
-            members.push((self.key(key, in_list)?, v));
-        }
-        // Canonical order is byte order of the UTF-8 keys, which `str`'s
-        // order is; a dict's keys are distinct, so the order is total.
-        if !members.windows(2).all(|w| self.key_text(w[0].0) < self.key_text(w[1].0)) {
-            members.sort_unstable_by(|a, b| self.key_text(a.0).cmp(self.key_text(b.0)));
-        }
+        members.extend(d.iter());
+        let wrote = self.members(obj, &members, depth, in_list);
+        self.spare.push(members);
+        wrote
+    }
+
+    fn members(
+        &mut self,
+        obj: &Bound<'py, PyAny>,
+        members: &Members<'py>,
+        depth: usize,
+        in_list: bool,
+    ) -> Wrote {
+        let shape = match in_list.then(|| self.shape_of(members)).flatten() {
+            Some(shape) => shape,
+            None => {
+                let mut keys = self.spare_keys.pop().unwrap_or_default();
+                keys.clear();
+                for (i, (k, _)) in members.iter().enumerate() {
+                    let Ok(key) = k.cast_exact::<PyString>() else {
+                        // A non-str key (an error) or a str subclass: the
+                        // reference reads the whole dict.
+                        self.spare_keys.push(keys);
+                        return self.reference(obj, depth);
+                    };
+                    keys.push((self.key(key, in_list)?, i));
+                }
+                // Canonical order is byte order of the UTF-8 keys, which
+                // `str`'s order is; a dict's keys are distinct, so the order
+                // is total.
+                if !keys.windows(2).all(|w| self.key_text(w[0].0) < self.key_text(w[1].0)) {
+                    keys.sort_unstable_by(|a, b| self.key_text(a.0).cmp(self.key_text(b.0)));
+                }
+                let shape = if in_list && self.shapes.len() < SHAPES {
+                    Some(self.new_shape(members, &keys))
+                } else {
+                    None
+                };
+                let Some(shape) = shape else {
+                    let wrote = self.write_sorted(members, &keys, depth);
+                    self.spare_keys.push(keys);
+                    return wrote;
+                };
+                self.spare_keys.push(keys);
+                shape
+            }
+        };
+        // A record of a known shape: each member's `"key":` is copied from
+        // the shape, already escaped and in canonical order.
         self.out.push(b'{');
-        for (i, (key, value)) in members.iter().enumerate() {
-            if i > 0 {
+        for at in 0.. {
+            let Some(&(i, start, end)) = self.shapes.get(shape).and_then(|s| s.order.get(at)) else {
+                break;
+            };
+            if at > 0 {
                 self.out.push(b',');
             }
-            let key = self.key_bytes.get(key.start..key.end).unwrap_or_default();
-            write_string(&mut self.out, key);
-            self.out.push(b':');
+            let text = self.shapes.get(shape).and_then(|s| s.text.get(start..end)).unwrap_or_default();
+            self.out.extend_from_slice(text);
+            let Some((_, value)) = members.get(i) else {
+                return Ok(false);
+            };
             if !self.value(value, depth + 1, false)? {
                 return Ok(false);
             }
         }
         self.out.push(b'}');
-        self.spare.push(members);
         Ok(true)
+    }
+
+    /// A dict's members in the canonical order `keys` gives (key text and
+    /// the member's index in the dict's order).
+    fn write_sorted(&mut self, members: &Members<'py>, keys: &[(Span, usize)], depth: usize) -> Wrote {
+        self.out.push(b'{');
+        for (at, &(key, i)) in keys.iter().enumerate() {
+            if at > 0 {
+                self.out.push(b',');
+            }
+            let key = self.key_bytes.get(key.start..key.end).unwrap_or_default();
+            write_string(&mut self.out, key);
+            self.out.push(b':');
+            let Some((_, value)) = members.get(i) else {
+                return Ok(false);
+            };
+            if !self.value(value, depth + 1, false)? {
+                return Ok(false);
+            }
+        }
+        self.out.push(b'}');
+        Ok(true)
+    }
+
+    /// The known shape whose keys are `members`' key objects, in order.
+    fn shape_of(&self, members: &Members<'py>) -> Option<usize> {
+        self.shapes.iter().position(|s| {
+            s.keys.len() == members.len() && s.keys.iter().zip(members).all(|(a, (b, _))| a.is(b))
+        })
+    }
+
+    /// Remembers the shape of a record whose keys (exact `str`s) are in
+    /// `keys`, sorted; its index.
+    fn new_shape(&mut self, members: &Members<'py>, keys: &[(Span, usize)]) -> usize {
+        let mut shape = Shape {
+            keys: members.iter().map(|(k, _)| k.clone()).collect(),
+            order: Vec::new(),
+            text: Vec::new(),
+        };
+        for &(key, i) in keys {
+            let start = shape.text.len();
+            write_string(&mut shape.text, self.key_text(key));
+            shape.text.push(b':');
+            shape.order.push((i, start, shape.text.len()));
+        }
+        self.shapes.push(shape);
+        self.shapes.len() - 1
     }
 
     fn items(&mut self, items: impl Iterator<Item = Bound<'py, PyAny>>, depth: usize) -> Wrote {
