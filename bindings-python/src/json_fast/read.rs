@@ -513,12 +513,12 @@ impl Text<'_> {
 /// multiplication; strings that differ only after eight bytes share a
 /// slot, which costs a miss, never a wrong string (the bytes are compared).
 fn string_slot(s: &[u8]) -> usize {
-    let mut head = [0u8; 8];
-    let n = s.len().min(8);
-    if let (Some(dst), Some(src)) = (head.get_mut(..n), s.get(..n)) {
-        dst.copy_from_slice(src);
+    // Byte by byte: a variable-length copy into a word would be a
+    // `memcpy` call, which costs more than these few shifts.
+    let mut x = (s.len() as u64) << 56;
+    for (i, &b) in s.iter().take(8).enumerate() {
+        x ^= u64::from(b) << (8 * i);
     }
-    let x = u64::from_le_bytes(head) ^ ((s.len() as u64) << 56);
     (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize % STRING_SLOTS
 }
 

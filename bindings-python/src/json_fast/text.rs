@@ -22,6 +22,8 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use super::KEY_CACHE;
 use super::float::float_repr;
 use crate::json::{self, MAX_DEPTH};
@@ -51,10 +53,17 @@ pub fn state_text(obj: &Bound<'_, PyAny>) -> Option<snodo::StateText> {
     String::from_utf8(text).ok().and_then(snodo::internal::json::trusted_state_text)
 }
 
+/// The length of the last text [`canonical_text`] wrote (a size hint only).
+static LAST_TEXT_BYTES: AtomicUsize = AtomicUsize::new(0);
+
 /// The canonical text of `obj` (UTF-8 bytes), or `None` (see [`state_text`]).
 pub fn canonical_text(obj: &Bound<'_, PyAny>) -> Option<Vec<u8>> {
+    // Sized for the last text written (an application seals states of
+    // about one size): no growth and copy on the way to a few KiB. Capped,
+    // so one huge state does not make every later buffer huge.
+    let hint = LAST_TEXT_BYTES.load(Ordering::Relaxed).clamp(256, 1 << 20);
     let mut w = Writer {
-        out: Vec::with_capacity(256),
+        out: Vec::with_capacity(hint + hint / 8),
         float: String::new(),
         keys: Vec::new(),
         key_bytes: Vec::new(),
@@ -63,7 +72,10 @@ pub fn canonical_text(obj: &Bound<'_, PyAny>) -> Option<Vec<u8>> {
         shapes: Vec::new(),
     };
     match w.value(obj, 0, false) {
-        Ok(true) => Some(w.out),
+        Ok(true) => {
+            LAST_TEXT_BYTES.store(w.out.len(), Ordering::Relaxed);
+            Some(w.out)
+        }
         Ok(false) | Err(_) => None,
     }
 }
