@@ -22,6 +22,7 @@ pub fn text_to_py<'py>(py: Python<'py>, text: &str) -> PyResult<Option<Bound<'py
         pos: 0,
         keys: Vec::new(),
         key_hint: 0,
+        first_key_hint: 0,
         members: Vec::new(),
         templates: Vec::new(),
         strings: Vec::new(),
@@ -48,6 +49,10 @@ struct Reader<'py, 't> {
     /// Where in `keys` to look first: just after the last hit, since the
     /// records of a list repeat their keys in the same order.
     key_hint: usize,
+    /// Where in `keys` the last object's first key is: the next record of
+    /// a list starts with it (`key_hint` then points past the last
+    /// record's last key).
+    first_key_hint: usize,
     /// Members of the objects being read, innermost last (one buffer for
     /// the whole text: no allocation per object).
     members: Vec<(Bound<'py, PyString>, Bound<'py, PyAny>)>,
@@ -214,6 +219,7 @@ impl<'py, 't> Reader<'py, 't> {
         // comparison: the template's keys were checked when it was made.
         let mut prev: Option<Text<'t>> = None;
         let mut follows: Option<usize> = None;
+        self.key_hint = self.first_key_hint;
         loop {
             self.skip_ws();
             if self.peek() != Some(b'"') {
@@ -235,6 +241,7 @@ impl<'py, 't> Reader<'py, 't> {
             let at = self.members.len() - base;
             let addr = key.as_ptr() as usize;
             follows = if at == 0 {
+                self.first_key_hint = self.key_hint.saturating_sub(1);
                 self.templates.iter().position(|t| t.keys.first() == Some(&addr))
             } else {
                 follows.filter(|&t| self.templates.get(t).and_then(|t| t.keys.get(at)) == Some(&addr))
