@@ -59,9 +59,11 @@ static LAST_TEXT_BYTES: AtomicUsize = AtomicUsize::new(0);
 /// The canonical text of `obj` (UTF-8 bytes), or `None` (see [`state_text`]).
 pub fn canonical_text(obj: &Bound<'_, PyAny>) -> Option<Vec<u8>> {
     // Sized for the last text written (an application seals states of
-    // about one size): no growth and copy on the way to a few KiB. Capped,
-    // so one huge state does not make every later buffer huge.
-    let hint = LAST_TEXT_BYTES.load(Ordering::Relaxed).clamp(256, 1 << 20);
+    // about one size): no growth and copy on the way to a few KiB. Capped
+    // at 64 KiB, below glibc's default mmap threshold (128 KiB), so one
+    // huge state does not make the next small one map and unmap pages;
+    // a larger text grows from there in a few doublings.
+    let hint = LAST_TEXT_BYTES.load(Ordering::Relaxed).clamp(256, 64 << 10);
     let mut w = Writer {
         out: Vec::with_capacity(hint + hint / 8),
         float: String::new(),
