@@ -262,12 +262,11 @@ impl Engine {
                 qs.push((k.extract()?, to_value(&v)?));
             }
         }
-        // Issue 16: a large state written straight to canonical text (no
-        // `Value` tree); a small one, or one the writer gives up on, the
-        // reference way, which also words every error. Both make the same
-        // token.
+        // Issue 16: the state written straight to canonical text (no
+        // `Value` tree); one the writer gives up on goes the reference way,
+        // which also words every error. Both make the same token.
         let state = state.filter(|s| !s.is_none());
-        let text = state.filter(|s| crate::json_fast::worth_text(s)).and_then(crate::json_fast::state_text);
+        let text = state.and_then(crate::json_fast::state_text);
         let reference = match (&text, state) {
             (None, Some(s)) => Some(to_value(s)?),
             _ => None,
@@ -353,15 +352,15 @@ impl Engine {
     }
 }
 
-/// Issue 16: an `input_required` outcome dict whose `state` is large (see
-/// `json_fast::worth_text`) read with the state as canonical text
+/// Issue 16: an `input_required` outcome dict with a `state`, read with
+/// the state as canonical text
 /// (`Outcome::InputRequiredText`, no `Value` tree for it): the same
 /// response and token as the reference reading. `None` for anything else,
 /// and on any error, so that the reference reading decides and words it.
 fn outcome_with_state_text(outcome: &Bound<'_, PyAny>) -> Option<Outcome> {
     let dict = outcome.cast_exact::<PyDict>().ok()?;
     let state = dict.get_item(intern!(outcome.py(), "state")).ok()??;
-    if state.is_none() || !crate::json_fast::worth_text(&state) {
+    if state.is_none() {
         return None;
     }
     let text = crate::json_fast::state_text(&state)?;

@@ -240,6 +240,17 @@ def test_text_writer_on_odd_values_matches_the_reference(value: Any) -> None:
     assert writer(value) == writer_outcome(value)
 
 
+@SETTINGS
+@given(st.one_of(VALUES, RECORDS, RECORDS.map(lambda r: json.loads(json.dumps(r))), st.sampled_from(ODD)))
+def test_text_writer_output_is_what_the_core_would_canonicalise_to(value: Any) -> None:
+    # The writer's text reaches the core without a second canonicalisation
+    # (`trusted_state_text`): it must already be the core's canonical form
+    # of itself, byte for byte, and stay within the depth the core reads.
+    text = _native._state_text_of(value)
+    if text is not None:
+        assert s.canonicalize(text) == text
+
+
 def test_text_writer_escapes_and_orders_as_canonical_json() -> None:
     long_text = "x" * 37 + '"' + "y" * 9 + "\\" + "\x00\x1f\x7f" + "é😀" * 5 + "\n"
     value = {"😀": 1, "é": 2, "z": 3, "Z": 4, "": [long_text, -(2**63), 2**63 - 1, -0.0, 1e16, 5e-324]}
@@ -257,8 +268,8 @@ def test_seal_gives_the_reference_token_or_error(state: Any) -> None:
     # Two engines with the same seed and clock draw the same token ids: the
     # text path (`seal`) and the reference `Value` path must give the same
     # token, byte for byte, or the same error.
-    # `seal` takes the text path only for states of more than 64 members
-    # and items; `_seal_text` takes it whatever the size.
+    # `seal` and `_seal_text` both take the text path (the reference only
+    # where the writer gives up); `_seal_reference` never does.
     engines = [s.Engine([("k1", KEY)], fixed_time=NOW, max_token_bytes=1 << 20, test_random_seed=7) for _ in range(3)]
     binding = s.binding_digest("tools/call", {"name": "t"})
     fast = outcome(lambda: _native._seal_text(engines[0], principal="alice", binding=binding, state=state))
@@ -451,3 +462,41 @@ TIES = st.builds(
 def test_halfway_floats_are_spelled_as_python_repr(f: float) -> None:
     assert _native._canonical_of(f) == repr(f)
     assert _native._state_text_of([f]) == "[" + repr(f) + "]"
+
+
+# Longer strings with the characters that must be escaped anywhere in them
+# (the readers and the writer scan eight bytes at a time and jump to the
+# first such byte of a chunk), and lists of records of a few shapes (the
+# reader copies a dict of the same keys for each record of a shape).
+LONG_TEXT = st.text(
+    alphabet=st.one_of(st.sampled_from("abcxyz0189 -"), st.sampled_from(['"', "\\", "\x00", "\x1f", "\n", "é", "😀"])),
+    max_size=40,
+)
+SHAPED = st.lists(
+    st.dictionaries(st.sampled_from(["fare", "from", "ok", "seats", "sku", "to", "a\n", "é"]), st.one_of(SCALARS, LONG_TEXT), min_size=3, max_size=8),
+    min_size=1,
+    max_size=30,
+)
+
+
+@SETTINGS
+@given(st.one_of(LONG_TEXT, st.lists(LONG_TEXT, max_size=6), st.dictionaries(LONG_TEXT, LONG_TEXT, max_size=5), SHAPED))
+def test_long_strings_and_shaped_records_match_the_reference(value: Any) -> None:
+    assert writer(value) == writer_outcome(value)
+    text = _native._canonical_of(value)
+    fast = _native._from_text(text)
+    assert fast is not None and same(fast[0], _native._from_text(text, True)[0])
+    assert same(fast[0], json.loads(text))
+
+
+def test_records_read_back_are_independent_dicts() -> None:
+    # Records of one shape are copies of a private template: changing one
+    # changes no other, and the same text read again gives fresh objects.
+    records = [{"fare": i + 0.5, "from": "LHR", "ok": i % 2 == 0, "seats": i, "sku": f"FL-{i}"} for i in range(5)]
+    text = _native._canonical_of(records)
+    first = _native._from_text(text)[0]
+    first[0]["extra"] = 1
+    first[1]["fare"] = None
+    assert first[2] == records[2] and "extra" not in first[3]
+    again = _native._from_text(text)[0]
+    assert again == records and all(a is not b for a, b in zip(again, first))

@@ -196,6 +196,13 @@ pub mod internal {
         pub fn canonical(value: &serde_json::Value) -> Vec<u8> {
             crate::json::canonical(value)
         }
+
+        /// Issue 16: canonical text from a binding's own writer as a state,
+        /// not canonicalised again (`None` above the size cap). The caller
+        /// vouches that the text is exactly canonical.
+        pub fn trusted_state_text(text: String) -> Option<crate::json::StateText> {
+            crate::json::StateText::trusted(text)
+        }
     }
     pub use crate::elicitation::{RequestKind, read_answer, validate_input_request};
     pub use crate::schema::{validate_content, validate_form_schema};

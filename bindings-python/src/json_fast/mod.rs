@@ -25,7 +25,7 @@ use pyo3::types::PyList;
 
 use crate::json;
 pub use read::text_to_py;
-pub use text::{state_text, worth_text};
+pub use text::state_text;
 pub use to_value::to_value;
 
 /// Distinct keys remembered per conversion or per text: a few, scanned

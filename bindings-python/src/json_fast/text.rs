@@ -22,6 +22,8 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use super::KEY_CACHE;
 use super::float::float_repr;
 use crate::json::{self, MAX_DEPTH};
@@ -31,65 +33,51 @@ use crate::json::{self, MAX_DEPTH};
 /// (an unencodable `str`) are dropped: the reference path raises them.
 pub fn state_text(obj: &Bound<'_, PyAny>) -> Option<snodo::StateText> {
     let text = canonical_text(obj)?;
-    // Canonicalising checks the text once more and is the only way to make
-    // a `StateText`: it cannot fail on this writer's text, and if it ever
-    // did, the reference path would word the error.
-    snodo::StateText::new(text).ok()
+    // Handed over without the core canonicalising it again (a fifth of a
+    // 4 KiB seal), which is sound because this writer's text is exactly
+    // canonical by construction:
+    // * strings are UTF-8 from `PyUnicode_AsUTF8String` (a lone surrogate
+    //   makes it give up) escaped as `write_string` says, the canonical rule;
+    // * dict keys are exact `str`s, hence distinct, written in byte order;
+    // * an exact `int` within 64 bits is its decimal digits, an exact finite
+    //   `float` is `float.__repr__` (`float.rs`), the canonical spelling;
+    // * nesting stops at the reference's `MAX_DEPTH` (the reference node
+    //   path refuses deeper, and the writer then gives up);
+    // * every other node is the core's own canonical writer's bytes.
+    // The size cap is still checked (`None` above it: the reference path
+    // decides). `tests/test_json_paths.py` holds the text to the
+    // reference's canonical bytes and the tokens to the reference's for
+    // random and hostile values.
+    // (`from_utf8` is a fast scan, and keeps the writer's "always UTF-8"
+    // a checked fact rather than an assumption.)
+    String::from_utf8(text).ok().and_then(snodo::internal::json::trusted_state_text)
 }
 
-/// Whether `obj` is worth the text path: it holds more than
-/// [`TEXT_MIN_MEMBERS`] members and items in all, by an estimate. Below
-/// that, writing the text and canonicalising it again in `StateText::new`
-/// costs more than the `Value` tree (callgrind, seal of the 256 B bench
-/// state: ~99k vs ~92k instructions; 4 KiB: ~918k vs ~967k). The estimate
-/// looks three levels deep and, in a list, at its first item only (records
-/// are alike), so it costs a few look-ups whatever the size, and a cycle
-/// cannot run it away. A wrong guess costs time, never a different token:
-/// both paths make the same one.
-pub fn worth_text(obj: &Bound<'_, PyAny>) -> bool {
-    estimate(obj, 0) > TEXT_MIN_MEMBERS
-}
-
-/// Members and items (an estimate) above which the text path pays (see
-/// [`worth_text`]): the 256 B bench state has 11, the 4 KiB one 250.
-pub const TEXT_MIN_MEMBERS: usize = 64;
-
-fn estimate(obj: &Bound<'_, PyAny>, depth: usize) -> usize {
-    if depth >= 3 {
-        return 0;
-    }
-    if let Ok(d) = obj.cast_exact::<PyDict>() {
-        let mut n = d.len();
-        for (_, v) in d.iter() {
-            if n > TEXT_MIN_MEMBERS {
-                break;
-            }
-            n = n.saturating_add(estimate(&v, depth + 1));
-        }
-        return n;
-    }
-    let (len, first) = if let Ok(l) = obj.cast_exact::<PyList>() {
-        (l.len(), l.get_item(0).ok())
-    } else if let Ok(t) = obj.cast_exact::<PyTuple>() {
-        (t.len(), t.get_item(0).ok())
-    } else {
-        return 0;
-    };
-    let each = first.map_or(0, |f| estimate(&f, depth + 1));
-    len.saturating_add(len.saturating_mul(each))
-}
+/// The length of the last text [`canonical_text`] wrote (a size hint only).
+static LAST_TEXT_BYTES: AtomicUsize = AtomicUsize::new(0);
 
 /// The canonical text of `obj` (UTF-8 bytes), or `None` (see [`state_text`]).
 pub fn canonical_text(obj: &Bound<'_, PyAny>) -> Option<Vec<u8>> {
+    // Sized for the last text written (an application seals states of
+    // about one size): no growth and copy on the way to a few KiB. Capped
+    // at 64 KiB, below glibc's default mmap threshold (128 KiB), so one
+    // huge state does not make the next small one map and unmap pages;
+    // a larger text grows from there in a few doublings.
+    let hint = LAST_TEXT_BYTES.load(Ordering::Relaxed).clamp(256, 64 << 10);
     let mut w = Writer {
-        out: Vec::with_capacity(256),
+        out: Vec::with_capacity(hint + hint / 8),
         float: String::new(),
         keys: Vec::new(),
         key_bytes: Vec::new(),
         spare: Vec::new(),
+        spare_keys: Vec::new(),
+        shapes: Vec::new(),
     };
     match w.value(obj, 0, false) {
-        Ok(true) => Some(w.out),
+        Ok(true) => {
+            LAST_TEXT_BYTES.store(w.out.len(), Ordering::Relaxed);
+            Some(w.out)
+        }
         Ok(false) | Err(_) => None,
     }
 }
@@ -121,7 +109,28 @@ struct Writer<'py> {
     /// Member lists of finished dicts, kept for the next dict (no
     /// allocation per dict).
     spare: Vec<Members<'py>>,
+    /// Sorted key lists likewise.
+    spare_keys: Vec<Vec<(Span, usize)>>,
+    /// Key shapes of records met in lists (see [`Shape`]).
+    shapes: Vec<Shape<'py>>,
 }
+
+/// A record's key shape: its key objects in the dict's order, and its
+/// members' `"key":` text, escaped, in canonical order. A list of records
+/// repeats one shape with the same key objects (`json.loads` and literals
+/// share them), so a record that has them is written with no key read,
+/// sort or escape. The `Bound`s keep the keys alive, so their identity
+/// means the same text for the whole walk.
+struct Shape<'py> {
+    keys: Vec<Bound<'py, PyAny>>,
+    /// For each member in canonical order: its index in the dict's order
+    /// and where its `"key":` is in `text`.
+    order: Vec<(usize, usize, usize)>,
+    text: Vec<u8>,
+}
+
+/// Shapes remembered per walk (records of a state have one or a few).
+const SHAPES: usize = 8;
 
 /// Where a key's UTF-8 is in `Writer::key_bytes`.
 #[derive(Clone, Copy)]
@@ -130,8 +139,8 @@ struct Span {
     end: usize,
 }
 
-/// A dict's members: the key's span and the value.
-type Members<'py> = Vec<(Span, Bound<'py, PyAny>)>;
+/// A dict's members, as read: key and value.
+type Members<'py> = Vec<(Bound<'py, PyAny>, Bound<'py, PyAny>)>;
 
 /// `Ok(false)`: give up, the reference decides.
 type Wrote = PyResult<bool>;
@@ -204,36 +213,125 @@ impl<'py> Writer<'py> {
         depth: usize,
         in_list: bool,
     ) -> Wrote {
+        // Members first, then conversion (a value's conversion may run
+        // Python code that changes the dict).
         let mut members = self.spare.pop().unwrap_or_default();
         members.clear();
-        for (k, v) in d.iter() {
-            let Ok(key) = k.cast_exact::<PyString>() else {
-                // A non-str key (an error) or a str subclass: the reference
-                // reads the whole dict.
-                return self.reference(obj, depth);
-            };
-            members.push((self.key(key, in_list)?, v));
-        }
-        // Canonical order is byte order of the UTF-8 keys, which `str`'s
-        // order is; a dict's keys are distinct, so the order is total.
-        if !members.windows(2).all(|w| self.key_text(w[0].0) < self.key_text(w[1].0)) {
-            members.sort_unstable_by(|a, b| self.key_text(a.0).cmp(self.key_text(b.0)));
-        }
+        members.extend(d.iter());
+        let wrote = self.members(obj, &members, depth, in_list);
+        self.spare.push(members);
+        wrote
+    }
+
+    fn members(
+        &mut self,
+        obj: &Bound<'py, PyAny>,
+        members: &Members<'py>,
+        depth: usize,
+        in_list: bool,
+    ) -> Wrote {
+        let shape = match in_list.then(|| self.shape_of(members)).flatten() {
+            Some(shape) => shape,
+            None => {
+                let mut keys = self.spare_keys.pop().unwrap_or_default();
+                keys.clear();
+                for (i, (k, _)) in members.iter().enumerate() {
+                    let Ok(key) = k.cast_exact::<PyString>() else {
+                        // A non-str key (an error) or a str subclass: the
+                        // reference reads the whole dict.
+                        self.spare_keys.push(keys);
+                        return self.reference(obj, depth);
+                    };
+                    keys.push((self.key(key, in_list)?, i));
+                }
+                // Canonical order is byte order of the UTF-8 keys, which
+                // `str`'s order is; a dict's keys are distinct, so the order
+                // is total.
+                if !keys.windows(2).all(|w| self.key_text(w[0].0) < self.key_text(w[1].0)) {
+                    keys.sort_unstable_by(|a, b| self.key_text(a.0).cmp(self.key_text(b.0)));
+                }
+                let shape = if in_list && self.shapes.len() < SHAPES {
+                    Some(self.new_shape(members, &keys))
+                } else {
+                    None
+                };
+                let Some(shape) = shape else {
+                    let wrote = self.write_sorted(members, &keys, depth);
+                    self.spare_keys.push(keys);
+                    return wrote;
+                };
+                self.spare_keys.push(keys);
+                shape
+            }
+        };
+        // A record of a known shape: each member's `"key":` is copied from
+        // the shape, already escaped and in canonical order.
         self.out.push(b'{');
-        for (i, (key, value)) in members.iter().enumerate() {
-            if i > 0 {
+        for at in 0.. {
+            let Some(&(i, start, end)) = self.shapes.get(shape).and_then(|s| s.order.get(at)) else {
+                break;
+            };
+            if at > 0 {
                 self.out.push(b',');
             }
-            let key = self.key_bytes.get(key.start..key.end).unwrap_or_default();
-            write_string(&mut self.out, key);
-            self.out.push(b':');
+            let text = self.shapes.get(shape).and_then(|s| s.text.get(start..end)).unwrap_or_default();
+            self.out.extend_from_slice(text);
+            let Some((_, value)) = members.get(i) else {
+                return Ok(false);
+            };
             if !self.value(value, depth + 1, false)? {
                 return Ok(false);
             }
         }
         self.out.push(b'}');
-        self.spare.push(members);
         Ok(true)
+    }
+
+    /// A dict's members in the canonical order `keys` gives (key text and
+    /// the member's index in the dict's order).
+    fn write_sorted(&mut self, members: &Members<'py>, keys: &[(Span, usize)], depth: usize) -> Wrote {
+        self.out.push(b'{');
+        for (at, &(key, i)) in keys.iter().enumerate() {
+            if at > 0 {
+                self.out.push(b',');
+            }
+            let key = self.key_bytes.get(key.start..key.end).unwrap_or_default();
+            write_string(&mut self.out, key);
+            self.out.push(b':');
+            let Some((_, value)) = members.get(i) else {
+                return Ok(false);
+            };
+            if !self.value(value, depth + 1, false)? {
+                return Ok(false);
+            }
+        }
+        self.out.push(b'}');
+        Ok(true)
+    }
+
+    /// The known shape whose keys are `members`' key objects, in order.
+    fn shape_of(&self, members: &Members<'py>) -> Option<usize> {
+        self.shapes.iter().position(|s| {
+            s.keys.len() == members.len() && s.keys.iter().zip(members).all(|(a, (b, _))| a.is(b))
+        })
+    }
+
+    /// Remembers the shape of a record whose keys (exact `str`s) are in
+    /// `keys`, sorted; its index.
+    fn new_shape(&mut self, members: &Members<'py>, keys: &[(Span, usize)]) -> usize {
+        let mut shape = Shape {
+            keys: members.iter().map(|(k, _)| k.clone()).collect(),
+            order: Vec::new(),
+            text: Vec::new(),
+        };
+        for &(key, i) in keys {
+            let start = shape.text.len();
+            write_string(&mut shape.text, self.key_text(key));
+            shape.text.push(b':');
+            shape.order.push((i, start, shape.text.len()));
+        }
+        self.shapes.push(shape);
+        self.shapes.len() - 1
     }
 
     fn items(&mut self, items: impl Iterator<Item = Bound<'py, PyAny>>, depth: usize) -> Wrote {
@@ -269,18 +367,23 @@ fn write_string(out: &mut Vec<u8>, s: &[u8]) {
     let mut run = 0;
     let mut i = 0;
     while i < s.len() {
-        // Eight bytes at a time while none needs escaping (most text).
-        if let Some(chunk) = s.get(i..i + 8).and_then(|c| <[u8; 8]>::try_from(c).ok())
-            && !needs_escape(u64::from_le_bytes(chunk))
-        {
-            i += 8;
-            continue;
+        // Eight bytes at a time while none needs escaping (most text); in a
+        // chunk that has one, straight to the first such byte.
+        if let Some(chunk) = s.get(i..i + 8).and_then(|c| <[u8; 8]>::try_from(c).ok()) {
+            let mask = escape_mask(u64::from_le_bytes(chunk));
+            if mask == 0 {
+                i += 8;
+                continue;
+            }
+            i += first_marked(mask);
+        } else {
+            // Fewer than eight bytes left.
+            match s.get(i..).and_then(|tail| tail.iter().position(|&b| ESCAPED[usize::from(b)])) {
+                Some(at) => i += at,
+                None => break,
+            }
         }
         let Some(&b) = s.get(i) else { break };
-        if !ESCAPED[usize::from(b)] {
-            i += 1;
-            continue;
-        }
         out.extend_from_slice(s.get(run..i).unwrap_or_default());
         match b {
             b'"' => out.extend_from_slice(b"\\\""),
@@ -317,16 +420,23 @@ const ESCAPED: [bool; 256] = {
     table
 };
 
-/// Whether any of the eight bytes of `x` is below 0x20, `"` or `\`: the
-/// classic "has a zero byte" test (a set high bit in `(v - 0x01..) & !v &
-/// 0x80..` for some byte exactly where `v` has a zero byte, false positives
-/// only above a true one) on `x ^ '"'`, `x ^ '\'` and `x & 0xe0` (zero
-/// for bytes below 0x20).
-pub(super) fn needs_escape(x: u64) -> bool {
+/// The bytes of `x` (eight, little-endian) that are below 0x20, `"` or
+/// `\`, marked by their high bit: the classic "has a zero byte" test (`(v -
+/// 0x01..) & !v & 0x80..` marks each zero byte of `v`, plus false marks
+/// only above a true one) on `x ^ '"'`, `x ^ '\'` and `x & 0xe0` (zero for
+/// bytes below 0x20). So the lowest mark is always a true one
+/// ([`first_marked`]), and no mark means no such byte.
+pub(super) fn escape_mask(x: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH != 0;
-    zero(x ^ (ONES * u64::from(b'"'))) || zero(x ^ (ONES * u64::from(b'\\'))) || zero(x & (ONES * 0xe0))
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    zero(x ^ (ONES * u64::from(b'"'))) | zero(x ^ (ONES * u64::from(b'\\'))) | zero(x & (ONES * 0xe0))
+}
+
+/// The index of the first byte `mask` (from [`escape_mask`], not zero)
+/// marks.
+pub(super) fn first_marked(mask: u64) -> usize {
+    (mask.trailing_zeros() / 8) as usize
 }
 
 /// The decimal digits of `i`, as `int.__repr__` and the canonical form
