@@ -292,12 +292,28 @@ pub(crate) struct Payload<'a> {
     #[serde(borrow)]
     pub(super) q: BTreeMap<String, Text<'a>>,
     #[serde(default, borrow)]
-    pub(super) s: Option<&'a RawValue>,
+    pub(super) s: Option<RawText<'a>>,
     /// Issue 17: absent only in v1 tokens sealed before it (both or neither).
     #[serde(default, borrow)]
     pub(super) fid: Option<Text<'a>>,
     #[serde(default, borrow)]
     pub(super) tid: Option<Text<'a>>,
+}
+
+/// The state's JSON text in a payload, as serde_json's raw value reader
+/// delimits it (or, for what `seal` writes, the hand reader).
+pub(crate) struct RawText<'a>(pub(super) &'a str);
+
+impl<'a> RawText<'a> {
+    pub(super) fn get(&self) -> &'a str {
+        self.0
+    }
+}
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for RawText<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        <&'de RawValue as serde::Deserialize<'de>>::deserialize(d).map(|raw| RawText(raw.get()))
+    }
 }
 
 /// A JSON string of the payload: borrowed when it has no escapes (always,

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::value::RawValue;
 
-use super::{Payload, Text};
+use super::{Payload, RawText, Text};
 
 /// Issue 16, fifth pass: reads a payload laid out exactly as
 /// `write_payload` writes it (keys in their order, no spaces, plain
@@ -113,11 +113,21 @@ impl<'a> Reader<'a> {
     }
 
     /// The state: any JSON value but `null` (which serde reads as no
-    /// state), checked and delimited by serde_json's raw value reader.
-    fn raw(&mut self) -> Option<&'a RawValue> {
+    /// state). Issue 16, sixth pass: plain JSON (as `seal` writes it) is
+    /// measured by a byte scan; anything else is checked and delimited by
+    /// serde_json's raw value reader, as before.
+    fn raw(&mut self) -> Option<RawText<'a>> {
         let rest = self.bytes.get(self.at..)?;
         if rest.first().is_none_or(u8::is_ascii_whitespace) {
             return None;
+        }
+        if let Some(len) = crate::json::plain_value_len(rest) {
+            let text = std::str::from_utf8(rest.get(..len)?).ok()?;
+            if text == "null" {
+                return None;
+            }
+            self.at += len;
+            return Some(RawText(text));
         }
         let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<&RawValue>();
         let raw = values.next()?.ok()?;
@@ -125,6 +135,6 @@ impl<'a> Reader<'a> {
             return None;
         }
         self.at += values.byte_offset();
-        Some(raw)
+        Some(RawText(raw.get()))
     }
 }
