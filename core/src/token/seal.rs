@@ -302,7 +302,8 @@ pub(super) fn finish(
     if round >= limits.max_rounds {
         return fail(TokenReason::Rounds);
     }
-    if !bool::from(ptag.ct_eq(&principal_tag(&key.mac, check.principal))) {
+    let principal_tag = principal_tag(&key.mac, check.principal);
+    if !bool::from(ptag.ct_eq(&principal_tag)) {
         return fail(TokenReason::Principal);
     }
     if !bool::from(bound.ct_eq(check.binding)) {
@@ -320,6 +321,7 @@ pub(super) fn finish(
         flow_id: IdText::new(&flow_id),
         flow_id_bytes: flow_id,
         version,
+        principal_tag,
     })
 }
 

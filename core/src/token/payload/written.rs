@@ -121,12 +121,11 @@ impl<'a> Reader<'a> {
         if rest.first().is_none_or(u8::is_ascii_whitespace) {
             return None;
         }
-        if let Some(len) = crate::json::plain_value_len(rest) {
-            let text = std::str::from_utf8(rest.get(..len)?).ok()?;
+        if let Some(text) = crate::json::plain_value_len(rest) {
             if text == "null" {
                 return None;
             }
-            self.at += len;
+            self.at += text.len();
             return Some(RawText(text));
         }
         let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<&RawValue>();

@@ -7,12 +7,12 @@ use super::super::super::canonical::plain_run;
 use super::super::super::strict::MAX_DEPTH;
 use super::Reader;
 
-/// Issue 16, sixth pass: the length of the JSON value at the start of
-/// `bytes` if it is plain (no whitespace, no escapes, nesting at most
+/// Issue 16, sixth pass: the JSON value at the start of `bytes`, as
+/// text, if it is plain (no whitespace, no escapes, nesting at most
 /// [`MAX_DEPTH`]) and valid, else `None`; for a token's state, which
-/// `seal` writes canonical. Whatever it measures, serde_json reads as one
-/// value of that length (grammar checked here, UTF-8 over the slice).
-pub(crate) fn plain_value_len(bytes: &[u8]) -> Option<usize> {
+/// `seal` writes canonical. Whatever it returns, serde_json reads as one
+/// value of that text (grammar checked here, UTF-8 over the slice).
+pub(crate) fn plain_value_len(bytes: &[u8]) -> Option<&str> {
     let mut r = Reader { text: bytes, at: 0 };
     r.skip(0)?;
     // A number or word ends where serde_json's stream reader ends one.
@@ -25,8 +25,7 @@ pub(crate) fn plain_value_len(bytes: &[u8]) -> Option<usize> {
     {
         return None;
     }
-    std::str::from_utf8(bytes.get(..r.at)?).ok()?;
-    Some(r.at)
+    std::str::from_utf8(bytes.get(..r.at)?).ok()
 }
 
 impl Reader<'_> {

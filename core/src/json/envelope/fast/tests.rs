@@ -37,7 +37,7 @@ proptest! {
         } else {
             text.insert_str(i, &extra);
         }
-        if let Some(len) = super::plain_value_len(text.as_bytes()) {
+        if let Some(len) = super::plain_value_len(text.as_bytes()).map(str::len) {
             let mut values =
                 serde_json::Deserializer::from_slice(text.as_bytes()).into_iter::<&serde_json::value::RawValue>();
             let raw = values.next();
