@@ -91,3 +91,19 @@ fn unusual_messages_are_left_to_the_serde_walk() {
         assert!(super::read(text.as_bytes()).is_none(), "{text}");
     }
 }
+
+/// Nesting at and past the bound: measured up to it, left to serde past it.
+#[test]
+fn plain_value_len_at_the_nesting_bound() {
+    for n in [1usize, 2, 63, 64, 65, 200] {
+        for (open, close) in [("[", "]"), ("{\"a\":", "}")] {
+            let text = format!("{}1{}", open.repeat(n), close.repeat(n));
+            let got = super::plain_value_len(text.as_bytes());
+            assert_eq!(got.is_some(), n <= 64, "{n} {open}");
+            if let Some(t) = got {
+                assert_eq!(t, text);
+                assert!(serde_json::from_str::<&serde_json::value::RawValue>(&text).is_ok());
+            }
+        }
+    }
+}
