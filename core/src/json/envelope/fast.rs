@@ -180,6 +180,13 @@ impl<'a> Reader<'a> {
             b'"' => self.string().map(|s| Value::String(s.to_owned())),
             b'-' | b'0'..=b'9' => {
                 let text = self.number()?;
+                // A plain unsigned integer (the usual id) straight into a
+                // `Number`: what `number_from_text` makes of it, without
+                // the copy of its text.
+                let plain = !text.starts_with(['-', '0']) && !text.contains('.');
+                if let Some(n) = text.parse::<u64>().ok().filter(|_| plain) {
+                    return Some(Value::Number(n.into()));
+                }
                 number_from_text(text.to_owned()).ok().map(Value::Number)
             }
             b't' => self.word(b"true", Value::Bool(true)),
