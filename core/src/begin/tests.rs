@@ -57,9 +57,16 @@ fn bases() -> Vec<String> {
     let retry = request("tools/call", "2026-07-28", Some(&token));
     let escaped = retry.replacen(&format!("\"{token}\""), &format!("\"\\u0076{}\"", &token[1..]), 1);
     assert_ne!(escaped, retry);
+    // Issue 16, sixth pass: the retry as other clients space it (pretty
+    // printed; Python's default `", "` and `": "`), for the hand reader.
+    let tree: serde_json::Value = crate::json::parse(retry.as_bytes(), 1 << 20).unwrap();
+    let pretty = serde_json::to_string_pretty(&tree).unwrap();
+    let spaced = retry.replace("\",\"", "\", \"").replace("\":", "\": ");
     vec![
         first,
         retry.clone(),
+        pretty,
+        spaced,
         escaped,
         request("tools/call", "2025-06-18", Some(&token)),
         request(crate::tasks::TASKS_UPDATE, "2026-07-28", Some(&token)),
@@ -207,7 +214,7 @@ fn every_base_agrees_and_the_retry_opens() {
     }
     // The fixture is what it says: the retry opens its token (round 2),
     // and the escaped token opens the same way.
-    for text in &bases[1..3] {
+    for text in &bases[1..5] {
         let (fast, _) = both(text.as_bytes());
         assert!(fast.contains("round: 2"), "{fast}");
     }
