@@ -258,3 +258,9 @@ fn the_opened_token_keeps_the_principal_tag() {
     assert_eq!(*opened.principal_tag(), crate::token::principal_tag(&mac, &who));
     assert_ne!(*opened.principal_tag(), crate::token::principal_tag(&mac, &Principal::anonymous()));
 }
+
+/// The hand reader splits off exactly the `_meta` keys `begin` reads.
+#[test]
+fn the_split_meta_keys_are_begins() {
+    assert_eq!(crate::json::META_KNOWN, [META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO]);
+}

@@ -48,7 +48,19 @@ pub(crate) struct Params<'a> {
     pub(crate) meta: Option<Value>,
     pub(crate) input_responses: Option<Value>,
     pub(crate) request_state: Option<StateArg<'a>>,
+    /// Issue 16, sixth pass: the `_meta` members `begin` takes out
+    /// ([`META_KNOWN`]), when the hand reader split them off; `meta` then
+    /// holds the others. All `None` otherwise (they stay in `meta`).
+    pub(crate) meta_known: [Option<Value>; 3],
 }
+
+/// The `_meta` keys `begin` reads itself, in its order: the protocol
+/// version, the client capabilities, the client info (begin's `META_*`).
+pub(crate) const META_KNOWN: [&str; 3] = [
+    "io.modelcontextprotocol/protocolVersion",
+    "io.modelcontextprotocol/clientCapabilities",
+    "io.modelcontextprotocol/clientInfo",
+];
 
 /// A request message as `begin` reads it.
 #[derive(Debug, Default)]

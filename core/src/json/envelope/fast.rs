@@ -20,7 +20,7 @@ use serde_json::{Map, Value};
 use super::super::canonical::plain_run;
 use super::super::canonical_text;
 use super::super::strict::{MAX_DEPTH, number_from_text};
-use super::{Envelope, Params, StateArg};
+use super::{Envelope, META_KNOWN, Params, StateArg};
 
 /// The message as the serde walk would read it, or `None` (see above).
 pub(super) fn read(bytes: &[u8]) -> Option<Envelope<'_>> {
@@ -246,12 +246,17 @@ impl<'a> Reader<'a> {
         let mut args = None;
         self.members(|r, key| {
             match key {
-                "_meta" | "inputResponses" => {
-                    let slot = if key == "_meta" { &mut p.meta } else { &mut p.input_responses };
-                    if slot.is_some() {
+                "_meta" => {
+                    if p.meta.is_some() {
                         return None;
                     }
-                    *slot = Some(r.tree(2)?);
+                    p.meta = Some(r.meta(&mut p.meta_known)?);
+                }
+                "inputResponses" => {
+                    if p.input_responses.is_some() {
+                        return None;
+                    }
+                    p.input_responses = Some(r.tree(2)?);
                 }
                 "requestState" => {
                     if p.request_state.is_some() || r.peek()? != b'"' {
@@ -273,6 +278,34 @@ impl<'a> Reader<'a> {
             Some(())
         })?;
         Some((p, args))
+    }
+
+    /// `params._meta` (nesting 2) when an object (else the serde walk's):
+    /// the members `begin` reads into `known`, the others kept, so that
+    /// `begin` takes nothing out of a map (issue 16, sixth pass).
+    fn meta(&mut self, known: &mut [Option<Value>; 3]) -> Option<Value> {
+        if self.peek()? != b'{' {
+            return None;
+        }
+        let mut map = Map::new();
+        self.members(|r, key| {
+            if let Some(i) = META_KNOWN.iter().position(|k| *k == key) {
+                let slot = known.get_mut(i)?;
+                if slot.is_some() {
+                    return None;
+                }
+                *slot = Some(r.tree(3)?);
+                return Some(());
+            }
+            match map.entry(key) {
+                serde_json::map::Entry::Occupied(_) => None,
+                serde_json::map::Entry::Vacant(slot) => {
+                    slot.insert(r.tree(3)?);
+                    Some(())
+                }
+            }
+        })?;
+        Some(Value::Object(map))
     }
 
     /// `params.arguments` (nesting 2): its end found by a byte scan, then
