@@ -68,7 +68,9 @@ pub(crate) struct Envelope<'a> {
     /// Whether the message is an object at all (if not, nothing else is set).
     pub(crate) object: bool,
     pub(crate) id: Option<Value>,
-    pub(crate) jsonrpc: Option<Value>,
+    /// Whether `jsonrpc` is the string "2.0" (all `begin` asks of it; no
+    /// copy of the text is kept), if present.
+    pub(crate) jsonrpc: Option<bool>,
     pub(crate) method: Option<Value>,
     /// Whether it has a `result` or an `error` member.
     pub(crate) answer: bool,
@@ -224,8 +226,15 @@ impl<'de> Visitor<'de> for Top<'_> {
             // The message is at depth 0: never too deep here.
             let slot = match key.as_ref() {
                 "id" => &mut env.id,
-                "jsonrpc" => &mut env.jsonrpc,
                 "method" => &mut env.method,
+                "jsonrpc" => {
+                    if env.jsonrpc.is_some() {
+                        return Err(self.duplicate(key));
+                    }
+                    let v = map.next_value_seed(self.strict(1))?;
+                    env.jsonrpc = Some(v.as_str() == Some("2.0"));
+                    continue;
+                }
                 "params" => {
                     if env.params.is_some() {
                         return Err(self.duplicate(key));

@@ -206,8 +206,16 @@ impl<'a> Reader<'a> {
         self.members(|r, key| {
             let slot = match key {
                 "id" => &mut env.id,
-                "jsonrpc" => &mut env.jsonrpc,
                 "method" => &mut env.method,
+                "jsonrpc" => {
+                    if env.jsonrpc.is_some() {
+                        return None;
+                    }
+                    let v2 =
+                        if r.peek()? == b'"' { r.string()? == "2.0" } else { r.tree(1).map(|_| false)? };
+                    env.jsonrpc = Some(v2);
+                    return Some(());
+                }
                 "params" => {
                     if env.params.is_some() {
                         return None;
