@@ -105,12 +105,15 @@ fn begin_envelope(
     principal: &Principal,
 ) -> Result<Begin> {
     let args = env.args.take();
-    let (input_responses, request_state) = match &mut env.params {
-        Some(Some(p)) => (p.input_responses.take(), p.request_state.take()),
-        _ => (None, None),
+    let (input_responses, request_state, known) = match &mut env.params {
+        Some(Some(p)) => {
+            (p.input_responses.take(), p.request_state.take(), std::mem::take(&mut p.meta_known))
+        }
+        _ => (None, None, Default::default()),
     };
+    let retry = Retry { input_responses, request_state, known };
     match check_shape(env, "a response, not a request")? {
-        Ok(shape) => begin_shape(policy, sealer, now, shape, args, input_responses, request_state, principal),
+        Ok(shape) => begin_shape(policy, sealer, now, shape, args, retry, principal),
         Err(respond) => Ok(respond),
     }
 }
@@ -161,25 +164,34 @@ fn begin_parsed(
         Value::String(s) => StateArg::Text(s.into()),
         _ => StateArg::Other,
     });
-    begin_shape(policy, sealer, now, shape, args, input_responses, request_state, principal)
+    let retry = Retry { input_responses, request_state, known: Default::default() };
+    begin_shape(policy, sealer, now, shape, args, retry, principal)
+}
+
+/// What `begin_shape` reads besides the shape: the retry envelope, and
+/// the `_meta` members the hand reader split off (`json::META_KNOWN`;
+/// all `None` when they are still in the shape's `meta`).
+struct Retry<'a> {
+    input_responses: Option<Value>,
+    request_state: Option<StateArg<'a>>,
+    known: [Option<Value>; 3],
 }
 
 /// What both paths share once the shape is read: the `_meta` dialect, the
 /// call, and on a retry the envelope and the token.
-#[allow(clippy::too_many_arguments)]
 fn begin_shape(
     policy: &Policy,
     sealer: &Sealer,
     now: &dyn Fn() -> u64,
     shape: Shape,
     args: Option<Vec<u8>>,
-    input_responses: Option<Value>,
-    request_state: Option<StateArg<'_>>,
+    retry: Retry<'_>,
     principal: &Principal,
 ) -> Result<Begin> {
     let Shape { id, method, params, mut meta } = shape;
+    let Retry { input_responses, request_state, known: [version, capabilities, client_info] } = retry;
     // The 2026-07-28 dialect: every request carries its own _meta.
-    let version = match meta.remove(META_PROTOCOL_VERSION) {
+    let version = match version.or_else(|| meta.remove(META_PROTOCOL_VERSION)) {
         Some(Value::String(v)) => v,
         None => {
             return Ok(invalid_params(
@@ -209,7 +221,7 @@ fn begin_shape(
             400,
         )));
     }
-    let capabilities = match meta.remove(META_CLIENT_CAPABILITIES) {
+    let capabilities = match capabilities.or_else(|| meta.remove(META_CLIENT_CAPABILITIES)) {
         Some(c @ Value::Object(_)) => c,
         None => {
             return Ok(invalid_params(
@@ -236,7 +248,7 @@ fn begin_shape(
         }
     }
     // Informational only; a malformed optional field is ignored, not fatal.
-    let client_info = meta.remove(META_CLIENT_INFO).filter(Value::is_object);
+    let client_info = client_info.or_else(|| meta.remove(META_CLIENT_INFO)).filter(Value::is_object);
 
     let mrtr = version.as_str() >= crate::MRTR_VERSION;
     let call = Call {

@@ -40,7 +40,7 @@ pub(crate) fn read_shape(value: Value, on_response: &str) -> Result<std::result:
         object: true,
         answer: msg.contains_key("result") || msg.contains_key("error"),
         id: msg.remove("id"),
-        jsonrpc: msg.remove("jsonrpc"),
+        jsonrpc: msg.remove("jsonrpc").map(|v| v.as_str() == Some("2.0")),
         method: msg.remove("method"),
         params: msg.remove("params").map(|p| match p {
             Value::Object(mut rest) => Some(Params { meta: rest.remove("_meta"), rest, ..Params::default() }),
@@ -77,7 +77,7 @@ pub(super) fn check_shape(env: Envelope<'_>, on_response: &str) -> Result<std::r
     if !valid_id(&id) {
         return bad(Value::Null, -32600, "Invalid Request: bad id");
     }
-    if env.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
+    if env.jsonrpc != Some(true) {
         return bad(id, -32600, "Invalid Request: jsonrpc must be \"2.0\"");
     }
     let method = match env.method {

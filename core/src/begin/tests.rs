@@ -57,9 +57,16 @@ fn bases() -> Vec<String> {
     let retry = request("tools/call", "2026-07-28", Some(&token));
     let escaped = retry.replacen(&format!("\"{token}\""), &format!("\"\\u0076{}\"", &token[1..]), 1);
     assert_ne!(escaped, retry);
+    // Issue 16, sixth pass: the retry as other clients space it (pretty
+    // printed; Python's default `", "` and `": "`), for the hand reader.
+    let tree: serde_json::Value = crate::json::parse(retry.as_bytes(), 1 << 20).unwrap();
+    let pretty = serde_json::to_string_pretty(&tree).unwrap();
+    let spaced = retry.replace("\",\"", "\", \"").replace("\":", "\": ");
     vec![
         first,
         retry.clone(),
+        pretty,
+        spaced,
         escaped,
         request("tools/call", "2025-06-18", Some(&token)),
         request(crate::tasks::TASKS_UPDATE, "2026-07-28", Some(&token)),
@@ -207,7 +214,7 @@ fn every_base_agrees_and_the_retry_opens() {
     }
     // The fixture is what it says: the retry opens its token (round 2),
     // and the escaped token opens the same way.
-    for text in &bases[1..3] {
+    for text in &bases[1..5] {
         let (fast, _) = both(text.as_bytes());
         assert!(fast.contains("round: 2"), "{fast}");
     }
@@ -231,4 +238,29 @@ fn every_base_agrees_and_the_retry_opens() {
         let (fast, slow) = both(text.as_bytes());
         assert_eq!(fast, slow, "{text}");
     }
+}
+
+/// Issue 16, sixth pass: the opened token keeps the principal tag `open`
+/// checked, the one a seal under the same key would write.
+#[test]
+fn the_opened_token_keeps_the_principal_tag() {
+    let parts = crate::policy::from_config(config()).unwrap();
+    let who = Principal::user("alice").unwrap();
+    let retry = &bases()[1];
+    let Begin::Call(call) = begin(&parts.policy, &parts.sealer, &|| NOW, retry.as_bytes(), &who).unwrap()
+    else {
+        panic!("retry refused")
+    };
+    let opened = call.opened.as_ref().unwrap();
+    // The config's one key, "k1": HMAC-SHA256 keyed with its secret.
+    let mac = <crate::token::HmacSha256 as hmac::KeyInit>::new_from_slice(&[7; 32]).unwrap();
+    assert_eq!(opened.key_id, "k1");
+    assert_eq!(*opened.principal_tag(), crate::token::principal_tag(&mac, &who));
+    assert_ne!(*opened.principal_tag(), crate::token::principal_tag(&mac, &Principal::anonymous()));
+}
+
+/// The hand reader splits off exactly the `_meta` keys `begin` reads.
+#[test]
+fn the_split_meta_keys_are_begins() {
+    assert_eq!(crate::json::META_KNOWN, [META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO]);
 }

@@ -28,6 +28,9 @@ use super::JsonError;
 use super::stream::{Canon, KeyText};
 use super::strict::{NUMBER_TOKEN, NumberText, Strict, number_from_text};
 
+mod fast;
+pub(crate) use fast::plain_value_len;
+
 /// `params.requestState` as read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum StateArg<'a> {
@@ -45,7 +48,19 @@ pub(crate) struct Params<'a> {
     pub(crate) meta: Option<Value>,
     pub(crate) input_responses: Option<Value>,
     pub(crate) request_state: Option<StateArg<'a>>,
+    /// Issue 16, sixth pass: the `_meta` members `begin` takes out
+    /// ([`META_KNOWN`]), when the hand reader split them off; `meta` then
+    /// holds the others. All `None` otherwise (they stay in `meta`).
+    pub(crate) meta_known: [Option<Value>; 3],
 }
+
+/// The `_meta` keys `begin` reads itself, in its order: the protocol
+/// version, the client capabilities, the client info (begin's `META_*`).
+pub(crate) const META_KNOWN: [&str; 3] = [
+    "io.modelcontextprotocol/protocolVersion",
+    "io.modelcontextprotocol/clientCapabilities",
+    "io.modelcontextprotocol/clientInfo",
+];
 
 /// A request message as `begin` reads it.
 #[derive(Debug, Default)]
@@ -53,7 +68,9 @@ pub(crate) struct Envelope<'a> {
     /// Whether the message is an object at all (if not, nothing else is set).
     pub(crate) object: bool,
     pub(crate) id: Option<Value>,
-    pub(crate) jsonrpc: Option<Value>,
+    /// Whether `jsonrpc` is the string "2.0" (all `begin` asks of it; no
+    /// copy of the text is kept), if present.
+    pub(crate) jsonrpc: Option<bool>,
     pub(crate) method: Option<Value>,
     /// Whether it has a `result` or an `error` member.
     pub(crate) answer: bool,
@@ -69,6 +86,11 @@ pub(crate) struct Envelope<'a> {
 pub(crate) fn read_envelope(bytes: &[u8], max_bytes: usize) -> Result<Option<Envelope<'_>>, JsonError> {
     if bytes.len() > max_bytes {
         return Err(JsonError::TooLarge);
+    }
+    // Issue 16, sixth pass: a plain message by hand (envelope/fast.rs),
+    // anything else (errors included) by the serde walk below.
+    if let Some(env) = fast::read(bytes) {
+        return Ok(Some(env));
     }
     let fast = Cell::new(true);
     match read_once(bytes, &fast) {
@@ -204,8 +226,15 @@ impl<'de> Visitor<'de> for Top<'_> {
             // The message is at depth 0: never too deep here.
             let slot = match key.as_ref() {
                 "id" => &mut env.id,
-                "jsonrpc" => &mut env.jsonrpc,
                 "method" => &mut env.method,
+                "jsonrpc" => {
+                    if env.jsonrpc.is_some() {
+                        return Err(self.duplicate(key));
+                    }
+                    let v = map.next_value_seed(self.strict(1))?;
+                    env.jsonrpc = Some(v.as_str() == Some("2.0"));
+                    continue;
+                }
                 "params" => {
                     if env.params.is_some() {
                         return Err(self.duplicate(key));

@@ -33,7 +33,9 @@ pub use canonical::{HashSink, Sink, canonical, write_canonical, write_string};
 pub use canonical::write_map_spliced;
 #[cfg(test)]
 pub use canonical::write_object_except;
-pub(crate) use envelope::{Envelope, Params, StateArg, read_envelope};
+#[cfg(test)]
+pub(crate) use envelope::META_KNOWN;
+pub(crate) use envelope::{Envelope, Params, StateArg, plain_value_len, read_envelope};
 pub use state_text::StateText;
 pub use stream::canonical_text;
 pub use strict::{JsonError, MAX_DEPTH, deeper_than, parse, parse_request, parse_str};

@@ -56,6 +56,10 @@ pub struct Opened {
     pub(super) flow_id_bytes: [u8; ID_BYTES],
     /// The format version it was sealed in (1 or 2).
     pub(super) version: u64,
+    /// Issue 16, sixth pass: the principal's tag under the key that
+    /// opened it (`key_id`), computed once by `open`: a seal under the
+    /// same key can reuse it instead of a second HMAC.
+    pub(super) principal_tag: [u8; PRINCIPAL_TAG_BYTES],
 }
 
 impl Opened {
@@ -99,6 +103,13 @@ impl Opened {
     /// The token format version it was sealed in: 1 (signed) or 2 (encrypted).
     pub fn version(&self) -> u64 {
         self.version
+    }
+
+    /// The principal tag under the key `key_id` (see the field). Not read
+    /// in production yet: it is there for `decide`'s seal (the write side).
+    #[allow(dead_code)]
+    pub(crate) fn principal_tag(&self) -> &[u8; PRINCIPAL_TAG_BYTES] {
+        &self.principal_tag
     }
 
     pub(crate) fn flow_id_bytes(&self) -> &[u8; ID_BYTES] {
@@ -168,12 +179,28 @@ pub(crate) struct Payload<'a> {
     #[serde(borrow)]
     pub(super) q: BTreeMap<String, Text<'a>>,
     #[serde(default, borrow)]
-    pub(super) s: Option<&'a RawValue>,
+    pub(super) s: Option<RawText<'a>>,
     /// Issue 17: absent only in v1 tokens sealed before it (both or neither).
     #[serde(default, borrow)]
     pub(super) fid: Option<Text<'a>>,
     #[serde(default, borrow)]
     pub(super) tid: Option<Text<'a>>,
+}
+
+/// The state's JSON text in a payload, as serde_json's raw value reader
+/// delimits it (or, for what `seal` writes, the hand reader).
+pub(crate) struct RawText<'a>(pub(super) &'a str);
+
+impl<'a> RawText<'a> {
+    pub(super) fn get(&self) -> &'a str {
+        self.0
+    }
+}
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for RawText<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        <&'de RawValue as serde::Deserialize<'de>>::deserialize(d).map(|raw| RawText(raw.get()))
+    }
 }
 
 /// A JSON string of the payload: borrowed when it has no escapes (always,

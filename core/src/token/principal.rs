@@ -2,6 +2,7 @@
 //! instead of the name.
 
 use std::fmt;
+use std::sync::Arc;
 
 use hmac::Mac;
 
@@ -22,8 +23,11 @@ pub const EMPTY_PRINCIPAL_MESSAGE: &str = "principal: empty name; use the anonym
 /// never reach a token.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Principal {
-    /// `None` is the explicit anonymous principal.
-    name: Option<String>,
+    /// `None` is the explicit anonymous principal. Shared, not copied
+    /// (issue 16, sixth pass): every `Call` keeps a clone of the
+    /// principal it was begun with, and a clone is then a count, not an
+    /// allocation per request.
+    name: Option<Arc<str>>,
 }
 
 impl Principal {
@@ -41,7 +45,7 @@ impl Principal {
         if name.is_empty() {
             return Err(Error::new(ErrorCode::Argument, EMPTY_PRINCIPAL_MESSAGE));
         }
-        Ok(Principal { name: Some(name) })
+        Ok(Principal { name: Some(name.into()) })
     }
 
     /// The one conversion every binding uses for its principal argument:

@@ -283,9 +283,31 @@ fn open_v1(ring: &KeyRing, check: &Check<'_>, token: &str) -> Result<Opened, Tok
     // dropped: it saved ~140 instructions of ~72k per open, and the
     // long-lived chunk cost glibc's malloc 15k more per 32 KiB-argument
     // begin (callgrind), so the body is decoded into a fresh `Vec`.
-    let payload_bytes =
-        URL_SAFE_NO_PAD.decode(body).map_err(|_| TokenError { reason: TokenReason::Malformed })?;
-    finish(key, check, &payload_bytes, FORMAT_VERSION, Some(&tag_bytes))
+    // Sixth pass: a small body is decoded on the stack (`decode_body`).
+    let (mut small, mut heap) = ([0u8; SMALL_PAYLOAD], Vec::new());
+    let payload_bytes = decode_body(body, &mut small, &mut heap)?;
+    finish(key, check, payload_bytes, FORMAT_VERSION, Some(&tag_bytes))
+}
+
+/// Largest v1 payload decoded on the stack by `open_v1` (bytes).
+const SMALL_PAYLOAD: usize = 1024;
+
+/// The token body decoded (issue 16, sixth pass): into `small` when the
+/// decoder's upper bound fits (a state up to about 600 bytes: no
+/// allocation at all), else into `heap`. The same bytes or the same error
+/// as decoding into a fresh `Vec` (a unit test holds it to that).
+fn decode_body<'b>(
+    body: &str,
+    small: &'b mut [u8; SMALL_PAYLOAD],
+    heap: &'b mut Vec<u8>,
+) -> Result<&'b [u8], TokenError> {
+    let malformed = |_| TokenError { reason: TokenReason::Malformed };
+    if base64::decoded_len_estimate(body.len()) <= SMALL_PAYLOAD {
+        let n = URL_SAFE_NO_PAD.decode_slice(body, small).map_err(malformed)?;
+        return Ok(small.get(..n).unwrap_or_default());
+    }
+    *heap = URL_SAFE_NO_PAD.decode(body).map_err(|_| TokenError { reason: TokenReason::Malformed })?;
+    Ok(heap)
 }
 
 /// The checks after authentication, the same for every version: payload
@@ -342,7 +364,8 @@ pub(super) fn finish(
     if round >= limits.max_rounds {
         return fail(TokenReason::Rounds);
     }
-    if !bool::from(ptag.ct_eq(&principal_tag(&key.mac, check.principal))) {
+    let principal_tag = principal_tag(&key.mac, check.principal);
+    if !bool::from(ptag.ct_eq(&principal_tag)) {
         return fail(TokenReason::Principal);
     }
     if !bool::from(bound.ct_eq(check.binding)) {
@@ -360,6 +383,7 @@ pub(super) fn finish(
         flow_id: IdText::new(&flow_id),
         flow_id_bytes: flow_id,
         version,
+        principal_tag,
     })
 }
 
@@ -370,3 +394,7 @@ pub(super) fn size_error(len: usize, limits: &Limits) -> Error {
 #[cfg(test)]
 #[path = "seal_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "decode_tests.rs"]
+mod decode_tests;

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::value::RawValue;
 
-use super::{Payload, Text};
+use super::{Payload, RawText, Text};
 
 /// Issue 16, fifth pass: reads a payload laid out exactly as
 /// `write_payload` writes it (keys in their order, no spaces, plain
@@ -74,9 +74,13 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    fn lit(&mut self, text: &[u8]) -> Option<()> {
-        let end = self.at.checked_add(text.len())?;
-        (self.bytes.get(self.at..end)? == text).then(|| self.at = end)
+    /// The literal `text` next. Issue 16, sixth pass: of a length known
+    /// at compile time, so the comparison is inlined, not a `memcmp` call
+    /// per field.
+    fn lit<const N: usize>(&mut self, text: &[u8; N]) -> Option<()> {
+        let end = self.at.checked_add(N)?;
+        let here: &[u8; N] = self.bytes.get(self.at..end)?.try_into().ok()?;
+        (here == text).then(|| self.at = end)
     }
 
     /// A run of bytes that `accept` takes, from the current position.
@@ -106,18 +110,29 @@ impl<'a> Reader<'a> {
     /// Plain digits, no leading zero: exactly the numbers `seal` writes.
     fn u64(&mut self) -> Option<u64> {
         let digits = self.run(|c| c.is_ascii_digit());
-        if digits.len() > 1 && digits[0] == b'0' {
+        if digits.is_empty() || (digits.len() > 1 && digits[0] == b'0') {
             return None;
         }
-        std::str::from_utf8(digits).ok()?.parse().ok()
+        // What `str::parse` gives for ASCII digits (overflow: `None`),
+        // without the UTF-8 check and the sign handling.
+        digits.iter().try_fold(0u64, |n, &d| n.checked_mul(10)?.checked_add(u64::from(d - b'0')))
     }
 
     /// The state: any JSON value but `null` (which serde reads as no
-    /// state), checked and delimited by serde_json's raw value reader.
-    fn raw(&mut self) -> Option<&'a RawValue> {
+    /// state). Issue 16, sixth pass: plain JSON (as `seal` writes it) is
+    /// measured by a byte scan; anything else is checked and delimited by
+    /// serde_json's raw value reader, as before.
+    fn raw(&mut self) -> Option<RawText<'a>> {
         let rest = self.bytes.get(self.at..)?;
         if rest.first().is_none_or(u8::is_ascii_whitespace) {
             return None;
+        }
+        if let Some(text) = crate::json::plain_value_len(rest) {
+            if text == "null" {
+                return None;
+            }
+            self.at += text.len();
+            return Some(RawText(text));
         }
         let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<&RawValue>();
         let raw = values.next()?.ok()?;
@@ -125,6 +140,6 @@ impl<'a> Reader<'a> {
             return None;
         }
         self.at += values.byte_offset();
-        Some(raw)
+        Some(RawText(raw.get()))
     }
 }

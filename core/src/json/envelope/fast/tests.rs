@@ -1,0 +1,120 @@
+//! The hand reader against the serde walk (see `fast.rs`).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::cell::Cell;
+
+use proptest::prelude::*;
+
+const VALID: [&str; 8] = [
+    r#"{"a":[1,2.50,-0,1e5,-2.5E-3,true,false,null],"b":{"c":"é"},"d":""}"#,
+    r#"[[],{},[{}],"x"]"#,
+    "-12.5e+7",
+    r#""plain""#,
+    "null",
+    r#"{"$serde_json::private::Number":"1"}"#,
+    r#"{"a":1,"a":2}"#,
+    "0",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4000))]
+
+    /// What `plain_value_len` measures, serde_json's raw value reader
+    /// reads as one value of that length, at the start of the same text.
+    #[test]
+    fn plain_value_len_is_serde_raw_value(
+        base in prop::sample::select(VALID.to_vec()),
+        at in any::<prop::sample::Index>(),
+        cut in any::<bool>(),
+        extra in "[\\[\\]{}\",:0-9a-z.eE+\\- é\\\\\n]{0,6}",
+    ) {
+        let mut text = base.to_owned();
+        let i = at.index(text.len() + 1);
+        let i = (0..=i).rev().find(|&j| text.is_char_boundary(j)).unwrap_or(0);
+        if cut {
+            text.truncate(i);
+            text.push_str(&extra);
+        } else {
+            text.insert_str(i, &extra);
+        }
+        if let Some(len) = super::plain_value_len(text.as_bytes()).map(str::len) {
+            let mut values =
+                serde_json::Deserializer::from_slice(text.as_bytes()).into_iter::<&serde_json::value::RawValue>();
+            let raw = values.next();
+            prop_assert!(matches!(raw, Some(Ok(r)) if r.get().len() == len), "{}", text);
+            prop_assert_eq!(values.byte_offset(), len, "{}", text);
+        }
+    }
+}
+
+/// Plain messages are read here, and exactly as the serde walk reads them.
+#[test]
+fn plain_messages_take_this_path_with_the_same_result() {
+    let texts = [
+        r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"b","arguments":{"z":[1,2.50,-0,true,null,{}],"a":"é"},"inputResponses":{"k":{"action":"accept","content":{"k":"12A"}}},"requestState":"v1.k1.abc.def","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","x":[],"io.modelcontextprotocol/clientInfo":{"n":1}}}}"#,
+        " { \"id\" : \"a\" , \"method\":\"m\",\"extra\":[1, {\"b\":false}],\"params\":{\"arguments\": [ 1 , \"x\" ] } } \n",
+        r#"{"id":-0.0,"params":{"arguments":7},"result":1}"#,
+        r#"{"params":{"arguments":"s","other":null}}"#,
+        r#"{"params":{}}"#,
+        r#"{}"#,
+    ];
+    for text in texts {
+        let mut fast = super::read(text.as_bytes()).unwrap_or_else(|| panic!("not read: {text}"));
+        // The `_meta` members split off go back where the serde walk keeps them.
+        if let Some(Some(p)) = &mut fast.params {
+            for (key, v) in super::META_KNOWN.iter().zip(std::mem::take(&mut p.meta_known)) {
+                if let (Some(v), Some(serde_json::Value::Object(meta))) = (v, &mut p.meta) {
+                    meta.insert((*key).to_owned(), v);
+                }
+            }
+        }
+        let slow = super::super::read_once(text.as_bytes(), &Cell::new(false)).unwrap().unwrap();
+        assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{text}");
+    }
+}
+
+/// What it leaves to the serde walk: escapes, `$` keys, exponents,
+/// repeats, deep nesting, odd types, bad syntax.
+#[test]
+fn unusual_messages_are_left_to_the_serde_walk() {
+    let deep = format!(r#"{{"params":{{"arguments":{}1{}}}}}"#, "[".repeat(62), "]".repeat(62));
+    let texts = [
+        r#"{"id":"\u0041"}"#,
+        r#"{"$serde_json::private::Number":"1"}"#,
+        r#"{"params":{"arguments":{"$a":1}}}"#,
+        r#"{"id":1e3}"#,
+        r#"{"id":1,"id":2}"#,
+        r#"{"x":1,"x":2}"#,
+        r#"{"params":{"a":1,"a":1}}"#,
+        r#"{"params":{"arguments":{"a":1,"a":1}}}"#,
+        r#"{"params":7}"#,
+        r#"{"params":{"requestState":7}}"#,
+        r#"{"params":{"_meta":7}}"#,
+        r#"{"params":{"_meta":{"io.modelcontextprotocol/clientInfo":{},"io.modelcontextprotocol/clientInfo":1}}}"#,
+        r#"{"params":{"_meta":{"x":1,"x":1}}}"#,
+        r#"{"params":{"arguments":[1}}"#,
+        r#"{"params":{"arguments":tru}}"#,
+        r#"{"id":1}x"#,
+        r#"[1]"#,
+        &deep,
+    ];
+    for text in texts {
+        assert!(super::read(text.as_bytes()).is_none(), "{text}");
+    }
+}
+
+/// Nesting at and past the bound: measured up to it, left to serde past it.
+#[test]
+fn plain_value_len_at_the_nesting_bound() {
+    for n in [1usize, 2, 63, 64, 65, 200] {
+        for (open, close) in [("[", "]"), ("{\"a\":", "}")] {
+            let text = format!("{}1{}", open.repeat(n), close.repeat(n));
+            let got = super::plain_value_len(text.as_bytes());
+            assert_eq!(got.is_some(), n <= 64, "{n} {open}");
+            if let Some(t) = got {
+                assert_eq!(t, text);
+                assert!(serde_json::from_str::<&serde_json::value::RawValue>(&text).is_ok());
+            }
+        }
+    }
+}
