@@ -105,9 +105,8 @@ impl Opened {
         self.version
     }
 
-    /// The principal tag under the key `key_id` (see the field). Not read
-    /// in production yet: it is there for `decide`'s seal (the write side).
-    #[allow(dead_code)]
+    /// The principal tag under the key `key_id` (see the field), reused by
+    /// `decide`'s seal under the same key.
     pub(crate) fn principal_tag(&self) -> &[u8; PRINCIPAL_TAG_BYTES] {
         &self.principal_tag
     }

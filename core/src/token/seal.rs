@@ -68,9 +68,8 @@ impl Sealer {
         seal(self, now, input, flow, Some(text))
     }
 
-    /// `decide`'s seal (issue 16): the flow and state as above, with the
-    /// questions' digests already taken (`digests[i]` of
-    /// `input.questions[i]`; ignored unless there is one per question).
+    /// `decide`'s seal (issue 16): as above, with the questions' digests
+    /// (used if one per question) and the token this request opened.
     pub(crate) fn seal_with_digests(
         &self,
         now: u64,
@@ -78,8 +77,9 @@ impl Sealer {
         flow: Option<&[u8; ID_BYTES]>,
         text: Option<&StateText>,
         digests: Option<&[[u8; 32]]>,
+        opened: Option<&Opened>,
     ) -> Result<String> {
-        seal_digests(self, now, input, flow, text, digests)
+        seal_digests(self, now, input, flow, text, digests, opened)
     }
 
     /// Opens `token` at `now` for `principal` and the request `binding`.
@@ -119,11 +119,11 @@ pub(crate) fn seal(
     flow: Option<&[u8; ID_BYTES]>,
     text: Option<&StateText>,
 ) -> Result<String> {
-    seal_digests(sealer, now, input, flow, text, None)
+    seal_digests(sealer, now, input, flow, text, None, None)
 }
 
-/// [`seal`] with the questions' digests already taken, when `digests`
-/// has one per question (issue 16, `decide`).
+/// [`seal`] with the questions' digests, if one per question, and the
+/// token this request opened (issue 16, `decide`).
 fn seal_digests(
     sealer: &Sealer,
     now: u64,
@@ -131,6 +131,7 @@ fn seal_digests(
     flow: Option<&[u8; ID_BYTES]>,
     text: Option<&StateText>,
     digests: Option<&[[u8; 32]]>,
+    opened: Option<&Opened>,
 ) -> Result<String> {
     let limits = &sealer.limits;
     if text.is_some() && input.state.is_some_and(|s| !s.is_null()) {
@@ -175,7 +176,10 @@ fn seal_digests(
         (None, None) => 384,
     };
     let mut payload = Vec::with_capacity(room);
-    let head = write_head(&mut payload, &key.mac, limits, now, input, digests);
+    // `open`'s principal tag (same principal: the call's), reused only if
+    // made under the signing key: then it is what a second HMAC would give.
+    let tag = opened.filter(|o| o.key_id == key.id).map(Opened::principal_tag);
+    let head = write_head(&mut payload, &key.mac, limits, now, input, digests, tag);
     match (text, tree) {
         (Some(t), _) if !t.is_null() => {
             payload.extend_from_slice(b",\"s\":");
@@ -394,7 +398,3 @@ pub(super) fn size_error(len: usize, limits: &Limits) -> Error {
 #[cfg(test)]
 #[path = "seal_tests.rs"]
 mod tests;
-
-#[cfg(test)]
-#[path = "decode_tests.rs"]
-mod decode_tests;

@@ -1,0 +1,80 @@
+//! Issue 16, sixth pass: `decide` on a retry reuses the principal tag that
+//! `open` computed, instead of a second HMAC, but only when the token was
+//! opened under the key that signs now. Across a key rotation (opened
+//! under the old key, sealed under the new) the tag must be made afresh:
+//! reusing the old key's tag would make the next round's token fail its
+//! principal check. These flows would fail if the key filter were lost.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+use serde_json::{Value, json};
+use snodo::{Begin, Call, Config, Engine, Key, Outcome, Principal};
+
+const NOW: u64 = 1_800_000_000;
+
+fn engine(keys: &[(&str, u8)]) -> Engine {
+    let keys = keys.iter().map(|(id, b)| Key::new(*id, vec![*b; 32]).unwrap()).collect();
+    Engine::new(Config::new(keys).fixed_time(NOW)).unwrap()
+}
+
+fn request(retry: Option<(&str, &str)>) -> String {
+    let mut params = json!({
+        "name": "book",
+        "arguments": {"city": "Lyon"},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}
+        }
+    });
+    if let Some((key, token)) = retry {
+        params["inputResponses"] = json!({key: {"action": "accept", "content": {"v": "x"}}});
+        params["requestState"] = json!(token);
+    }
+    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}).to_string()
+}
+
+fn begin(engine: &Engine, request: &str, who: &str) -> Call {
+    match engine.begin(request.as_bytes(), &Principal::user(who).unwrap()).unwrap() {
+        Begin::Call(c) => *c,
+        Begin::Respond(r) => panic!("{}", r.to_json()),
+    }
+}
+
+fn question() -> Value {
+    json!({"method": "elicitation/create", "params": {"message": "Value?",
+        "requestedSchema": {"type": "object", "properties": {"v": {"type": "string"}}}}})
+}
+
+/// Asks `key` on `call` and gives back the token of the response.
+fn ask(engine: &Engine, call: &Call, key: &str) -> String {
+    let outcome =
+        Outcome::InputRequired { requests: vec![(key.into(), question())], state: Some(json!({"n": 1})) };
+    let response = engine.decide(call, outcome).unwrap();
+    let body: Value = serde_json::from_str(&response.to_json()).unwrap();
+    body["result"]["requestState"].as_str().unwrap_or_else(|| panic!("{body}")).to_owned()
+}
+
+/// The key id of a `v1.<kid>.<body>` token.
+fn kid(token: &str) -> &str {
+    token.split('.').nth(1).unwrap()
+}
+
+#[test]
+fn a_flow_across_a_key_rotation_keeps_its_principal() {
+    let old = engine(&[("k0", 1)]);
+    let rotated = engine(&[("k1", 2), ("k0", 1)]);
+    let t1 = ask(&old, &begin(&old, &request(None), "alice"), "a");
+    // Opened under k0, sealed under k1: the tag is made under k1.
+    let c2 = begin(&rotated, &request(Some(("a", &t1))), "alice");
+    assert_eq!((kid(&t1), c2.round()), ("k0", 2));
+    let t2 = ask(&rotated, &c2, "b");
+    let c3 = begin(&rotated, &request(Some(("b", &t2))), "alice");
+    assert_eq!((kid(&t2), c3.round()), ("k1", 3));
+    // Opened and sealed under k1: the tag is reused, and still right.
+    let t3 = ask(&rotated, &c3, "c");
+    let c4 = begin(&rotated, &request(Some(("c", &t3))), "alice");
+    assert_eq!((kid(&t3), c4.round()), ("k1", 4));
+    // And still bound to alice: bob is refused the same token.
+    let other =
+        rotated.begin(request(Some(("c", &t3))).as_bytes(), &Principal::user("bob").unwrap()).unwrap();
+    assert!(matches!(other, Begin::Respond(_)), "bob must not continue alice's flow");
+}
