@@ -19,6 +19,7 @@ use serde_json::{Map, Value};
 
 use super::super::canonical::plain_run;
 use super::super::canonical_text;
+use super::super::stream::canonical_prefix;
 use super::super::strict::{MAX_DEPTH, number_from_text};
 use super::{Envelope, META_KNOWN, Params, StateArg};
 
@@ -316,15 +317,33 @@ impl<'a> Reader<'a> {
         Some(Value::Object(map))
     }
 
-    /// `params.arguments` (nesting 2): its end found by a byte scan, then
-    /// its canonical bytes written from that slice alone. The scan checks
-    /// only what placing the end needs (strings without escapes, brackets,
-    /// nesting below the bound, no `$` at the start of a string, so never
-    /// serde_json's number marker); the writer checks the rest, and any
-    /// error of its is the serde walk's to report. A slice the writer
-    /// accepts is one JSON value, so a parser reading the message ends it
-    /// at the same byte.
+    /// `params.arguments` (nesting 2): its canonical bytes. Plain
+    /// arguments are written by the fast canonicaliser in the same read
+    /// that finds their end (it stops after the value: what follows is
+    /// this reader's to check); anything it gives up on goes the scanned
+    /// way below.
     fn arguments(&mut self) -> Option<Vec<u8>> {
+        let start = self.at;
+        // Issue 16, sixth pass (late): plain arguments are canonicalised in
+        // the one read that finds their end. On a give-up the scan below
+        // and the full writer decide, as before, so nothing changes but
+        // the cost.
+        if let Some((canon, len)) = canonical_prefix(self.text.get(start..)?, 2) {
+            self.at += len;
+            return Some(canon);
+        }
+        self.arguments_scanned()
+    }
+
+    /// `arguments` as read before the one-read path: the value's end found
+    /// by a byte scan, then the whole canonical writer over that slice. The
+    /// scan checks only what placing the end needs (strings without
+    /// escapes, brackets, nesting below the bound, no `$` at the start of
+    /// a string, so never serde_json's number marker); the writer checks
+    /// the rest, and any error of its is the serde walk's to report. A
+    /// slice the writer accepts is one JSON value, so a parser reading the
+    /// message ends it at the same byte.
+    fn arguments_scanned(&mut self) -> Option<Vec<u8>> {
         let start = self.at;
         let mut open = 0usize;
         loop {
