@@ -264,3 +264,132 @@ fn the_opened_token_keeps_the_principal_tag() {
 fn the_split_meta_keys_are_begins() {
     assert_eq!(crate::json::META_KNOWN, [META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO]);
 }
+
+/// Issue 16, sixth pass (late): arguments the one-read path meets, and
+/// ones it must give up on (nesting 2 + 61 arrays is its bound), each as
+/// a first call and as a retry whose token was sealed for those arguments
+/// (so a retry whose edited arguments keep their canonical form opens).
+fn args_bases() -> Vec<(String, String)> {
+    let deep = |k: usize| format!("{}1{}", "[".repeat(k), "]".repeat(k));
+    let args = [
+        r#"{"q":"LIS","n":[1,2.50,-0]}"#.to_owned(),
+        r#"{"z":{"b":[true,false,null],"a":"é"},"a":-0.5,"m":[{"y":1,"x":2}]}"#.to_owned(),
+        r#" { "q" : "LIS" ,	"n" : [ 1 , 2 ] } "#.to_owned(),
+        r#"{"s":"$serde_json::private::Number","t":["$x"]}"#.to_owned(),
+        r#""$just a string""#.to_owned(),
+        "12.5".to_owned(),
+        "[]".to_owned(),
+        deep(61),
+        deep(62),
+        deep(63),
+        format!("{{\"d\":{}}}", deep(60)),
+        format!("{{\"d\":{}}}", deep(61)),
+        format!("{{\"d\":{}}}", deep(62)),
+    ];
+    let engine = Engine::new(config()).unwrap();
+    let who = Principal::user("alice").unwrap();
+    let question =
+        crate::elicit_form("Seat?", &json!({"type": "object", "properties": {"seat": {"type": "string"}}}))
+            .unwrap();
+    let with = |message: &str, args: &str| message.replacen(r#"{"q":"LIS","n":[1,2.50,-0]}"#, args, 1);
+    args.iter()
+        .map(|args| {
+            let first = with(&request("tools/call", "2026-07-28", None), args);
+            // Past the nesting bound there is no call to retry.
+            let Ok(Begin::Call(call)) = engine.begin(first.as_bytes(), &who) else {
+                return (first.clone(), first);
+            };
+            let outcome = Outcome::InputRequired {
+                requests: vec![("seat".into(), question.clone())],
+                state: Some(json!({"s": 1})),
+            };
+            let asked = engine.decide(&call, outcome).unwrap();
+            let token = asked.body().pointer("/result/requestState").unwrap().as_str().unwrap().to_owned();
+            (first, with(&request("tools/call", "2026-07-28", Some(&token)), args))
+        })
+        .collect()
+}
+
+const ARG_BITS: [&str; 18] = [
+    "\\u0041",
+    "\\\"",
+    "1e5",
+    "-2.5E-3",
+    "\"$serde_json::private::Number\":",
+    "\"$x\"",
+    "\"q\":1,",
+    "\"a\":{},",
+    " ",
+    "\r\n\t",
+    ",",
+    "}",
+    "]",
+    "{",
+    "[",
+    "01",
+    "\"",
+    "é",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// Issue 16, sixth pass (late): `begin` with arguments edited and
+    /// broken at random (escapes, exponents, nesting at and past the
+    /// bound, cuts, trailing garbage, `$` keys and strings, whitespace,
+    /// repeated and unsorted keys) in a first call and in a retry: the
+    /// same `Begin` (binding digest, canonical arguments, opened token),
+    /// response or error as the tree path.
+    #[test]
+    fn edited_arguments_take_either_path_to_the_same_result(
+        base in any::<prop::sample::Index>(),
+        retry in any::<bool>(),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), prop::sample::select(ARG_BITS.to_vec()), 0u8..4), 0..3),
+    ) {
+        let bases = ARGS_BASES.get_or_init(args_bases);
+        let (first, again) = &bases[base.index(bases.len())];
+        let message = if retry { again } else { first };
+        // The arguments sit between `"arguments":` and the next member.
+        let from = message.find("\"arguments\":").unwrap() + "\"arguments\":".len();
+        let to = message.find(",\"inputResponses\"").or_else(|| message.find(",\"_meta\"")).unwrap();
+        let mut args = message[from..to].to_owned();
+        for (at, bit, how) in edits {
+            let i = at.index(args.len() + 1);
+            let i = (0..=i).rev().find(|&j| args.is_char_boundary(j)).unwrap_or(0);
+            match how {
+                0 => args.insert_str(i, bit),
+                // A cut: what follows in the message is then glued on.
+                1 => args.truncate(i),
+                // Trailing garbage.
+                2 => args.push_str(bit),
+                _ => {
+                    let end = (i + bit.len()).min(args.len());
+                    let end = (end..=args.len()).find(|&j| args.is_char_boundary(j)).unwrap_or(args.len());
+                    args.replace_range(i..end, bit);
+                }
+            }
+        }
+        let text = format!("{}{args}{}", &message[..from], &message[to..]);
+        let (fast, slow) = both(text.as_bytes());
+        prop_assert_eq!(fast, slow, "{}", text);
+    }
+}
+
+static ARGS_BASES: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
+
+/// Every arguments base, unedited, agrees, and its retry opens; the
+/// bases past the nesting bound are refused.
+#[test]
+fn every_arguments_base_agrees_and_its_retry_opens() {
+    let bases = args_bases();
+    for (i, (first, retry)) in bases.iter().enumerate() {
+        for text in [first, retry] {
+            let (fast, slow) = both(text.as_bytes());
+            assert_eq!(fast, slow, "{text}");
+        }
+        let (fast, _) = both(retry.as_bytes());
+        let refused = [9, 12].contains(&i);
+        assert_eq!(fast.contains("round: 2"), !refused, "{fast}");
+        assert_eq!(fast.contains("nested too deeply"), refused, "{fast}");
+    }
+}

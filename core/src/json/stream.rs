@@ -305,6 +305,14 @@ pub fn canonical_text(bytes: &[u8], max_bytes: usize) -> Result<Vec<u8>, JsonErr
     strict_canonical_text(bytes)
 }
 
+/// Issue 16, sixth pass (late): the canonical form of the plain JSON value
+/// `text` starts with, read at nesting `depth`, and its length in `text`;
+/// `None` when the fast path gives up (the caller then takes its slower
+/// road, which decides the result or the error).
+pub(crate) fn canonical_prefix(text: &[u8], depth: usize) -> Option<(Vec<u8>, usize)> {
+    fast::canonical_prefix(text, depth)
+}
+
 /// [`canonical_text`] by the strict streaming writer alone (after the size
 /// check): the reference the fast path is held to.
 pub(crate) fn strict_canonical_text(bytes: &[u8]) -> Result<Vec<u8>, JsonError> {

@@ -18,7 +18,7 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use super::super::canonical::plain_run;
-use super::super::canonical_text;
+use super::super::stream::{canonical_prefix, strict_canonical_text};
 use super::super::strict::{MAX_DEPTH, number_from_text};
 use super::{Envelope, META_KNOWN, Params, StateArg};
 
@@ -316,16 +316,30 @@ impl<'a> Reader<'a> {
         Some(Value::Object(map))
     }
 
-    /// `params.arguments` (nesting 2): its end found by a byte scan, then
-    /// its canonical bytes written from that slice alone. The scan checks
-    /// only what placing the end needs (strings without escapes, brackets,
-    /// nesting below the bound, no `$` at the start of a string, so never
-    /// serde_json's number marker); the writer checks the rest, and any
-    /// error of its is the serde walk's to report. A slice the writer
-    /// accepts is one JSON value, so a parser reading the message ends it
-    /// at the same byte.
+    /// `params.arguments` (nesting 2): its canonical bytes.
     fn arguments(&mut self) -> Option<Vec<u8>> {
         let start = self.at;
+        // Issue 16, sixth pass (late): plain arguments are canonicalised in
+        // the one read that finds their end (what follows is this reader's
+        // to check). On a give-up the scan places the end and the strict
+        // writer decides, as before; the fast writer `canonical_text` would
+        // try first has just given up on the same text (and writes the
+        // strict writer's bytes when it does not), so it is not run again.
+        if let Some((canon, len)) = canonical_prefix(self.text.get(start..)?, 2) {
+            self.at += len;
+            return Some(canon);
+        }
+        self.scan_value()?;
+        strict_canonical_text(self.text.get(start..self.at)?).ok()
+    }
+
+    /// Moves past one value by a byte scan that checks only what placing
+    /// its end needs (strings without escapes, brackets, nesting below the
+    /// bound, no `$` at the start of a string, so never serde_json's number
+    /// marker); the writer then checks the rest, and any error of its is
+    /// the serde walk's to report. A slice the writer accepts is one JSON
+    /// value, so a parser reading the message ends it at the same byte.
+    fn scan_value(&mut self) -> Option<()> {
         let mut open = 0usize;
         loop {
             match self.peek()? {
@@ -362,10 +376,9 @@ impl<'a> Reader<'a> {
                 _ => return None,
             }
             if open == 0 {
-                break;
+                return Some(());
             }
         }
-        canonical_text(self.text.get(start..self.at)?, usize::MAX).ok()
     }
 }
 

@@ -118,3 +118,103 @@ fn plain_value_len_at_the_nesting_bound() {
         }
     }
 }
+
+/// Arguments as clients send them, and at and past the nesting bound
+/// (arguments sit at nesting 2).
+const ARGS: [&str; 9] = [
+    r#"{"filters":{"cabin":"economy","max_fare":400},"items":[{"fare":129.5,"ok":true,"seats":0,"sku":"FL-0"},{"fare":-0.25,"ok":false,"seats":null,"sku":""}]}"#,
+    r#"{"z":1,"a":[1,2.50,-0],"m":{"y":"é","b":{}}}"#,
+    r#"[ "x" , { "b" : 1 , "a" : [ ] } ]"#,
+    r#""$not a key""#,
+    "12.5",
+    "true",
+    "null",
+    "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+    "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+];
+
+/// Edits that break or bend arguments: escapes, exponents, `$` keys and
+/// strings, repeated keys, whitespace, glued and stray characters.
+const BITS: [&str; 16] = [
+    "\\u0041",
+    "\\\"",
+    "1e5",
+    "-2.5E-3",
+    "\"$serde_json::private::Number\":",
+    "\"$x\"",
+    "\"a\":1,",
+    " ",
+    "\n\t",
+    ",",
+    "}",
+    "]",
+    "{",
+    "01",
+    "\"",
+    "é",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4000))]
+
+    /// Issue 16, sixth pass (late): the one-read `arguments` against the
+    /// scan-then-write path it replaced, on arguments edited and broken at
+    /// random, with message text after them. Where the old path reads the
+    /// value, the new one writes the same bytes and ends at the same byte;
+    /// where only the new one reads it, its bytes are the strict writer's
+    /// for the text it spans (the serde walk's arguments). A give-up of the
+    /// new path is the old path by construction (`arguments` falls back).
+    #[test]
+    fn one_read_arguments_are_the_scanned_ones(
+        base in prop::sample::select(ARGS.to_vec()),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), prop::sample::select(BITS.to_vec()), 0u8..3), 0..3),
+        tail in prop::sample::select(vec!["", ",\"_meta\":{}}}", "}}", " }", "x", "e5}", "0}", "\"", ",]"]),
+    ) {
+        let mut args = base.to_owned();
+        for (at, bit, how) in edits {
+            let i = at.index(args.len() + 1);
+            let i = (0..=i).rev().find(|&j| args.is_char_boundary(j)).unwrap_or(0);
+            match how {
+                0 => args.insert_str(i, bit),
+                1 => args.truncate(i),
+                _ => {
+                    let end = (i + bit.len()).min(args.len());
+                    let end = (end..=args.len()).find(|&j| args.is_char_boundary(j)).unwrap_or(args.len());
+                    args.replace_range(i..end, bit);
+                }
+            }
+        }
+        let text = format!("{args}{tail}");
+        let mut new = super::Reader { text: text.as_bytes(), at: 0 };
+        let mut old = super::Reader { text: text.as_bytes(), at: 0 };
+        let got = new.arguments();
+        let want = arguments_scanned(&mut old);
+        if let Some(want) = want {
+            prop_assert_eq!(got.as_deref(), Some(&want[..]), "{}", text);
+            prop_assert_eq!(new.at, old.at, "{}", text);
+        } else if let Some(got) = got {
+            let strict = crate::json::canonical_text(&text.as_bytes()[..new.at], usize::MAX);
+            prop_assert_eq!(Ok(got), strict, "{}", text);
+        }
+    }
+}
+
+/// The bound: arguments nested to just under it are read in one pass,
+/// one level more is left to the serde walk by both paths.
+#[test]
+fn one_read_arguments_at_the_nesting_bound() {
+    let (under, over) = (ARGS[7], ARGS[8]);
+    let mut r = super::Reader { text: under.as_bytes(), at: 0 };
+    assert_eq!(r.arguments().as_deref(), Some(under.as_bytes()));
+    assert!(super::super::super::stream::canonical_prefix(under.as_bytes(), 2).is_some());
+    let mut r = super::Reader { text: over.as_bytes(), at: 0 };
+    assert_eq!(r.arguments(), None);
+}
+
+/// `arguments` as read before the one-read path, the reference the tests
+/// hold it to: the scan, then `canonical_text` over the slice.
+fn arguments_scanned(r: &mut super::Reader<'_>) -> Option<Vec<u8>> {
+    let start = r.at;
+    r.scan_value()?;
+    crate::json::canonical_text(r.text.get(start..r.at)?, usize::MAX).ok()
+}
