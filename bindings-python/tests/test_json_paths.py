@@ -299,6 +299,27 @@ def test_seal_errors_are_the_reference_errors_in_dict_order() -> None:
         assert fast[0] == "err" and fast == ref
 
 
+def test_raw_json_nested_past_the_bound_is_refused_like_the_reference() -> None:
+    # A `RawJSON` value is not depth-checked by the reference conversion,
+    # and the core takes the walker's text without checking it again: the
+    # walker must give up where the sum of its depth and the RawJSON's
+    # passes the bound, or the token carries a state `open` cannot read
+    # (found in review: the state came back as None, with no error).
+    binding = s.binding_digest("tools/call", {"name": "t"})
+    for depth in range(0, 66):
+        for raw in ("[]", "[1]", '{"a":[]}', "1"):
+            state: Any = {"a": RawJSON(raw)}
+            for _ in range(depth):
+                state = [state]
+            engines = [s.Engine([("k1", KEY)], fixed_time=NOW, test_random_seed=5) for _ in range(2)]
+            fast = outcome(lambda: engines[0].seal(principal="alice", binding=binding, state=state))
+            ref = outcome(lambda: _native._seal_reference(engines[1], principal="alice", binding=binding, state=state))
+            assert fast == ref, (depth, raw)
+            if fast[0] == "ok":
+                opened = engines[0].open(fast[1], principal="alice", binding=binding)
+                assert opened.state is not None, (depth, raw)
+
+
 @SETTINGS
 @given(RECORDS)
 def test_fast_reader_on_records_with_varying_keys(value: Any) -> None:

@@ -354,8 +354,26 @@ impl<'py> Writer<'py> {
         let Ok(value) = json::to_value_at(obj, depth) else {
             return Ok(false);
         };
+        // A `RawJSON`'s value comes back from the reference unchecked for
+        // depth, and the core takes this text without checking it again
+        // (`trusted_state_text`): nested past the bound where it sits, give
+        // up, so the reference seal refuses it with its own error.
+        if depth + levels(&value) > MAX_DEPTH {
+            return Ok(false);
+        }
         self.out.extend_from_slice(&snodo::internal::json::canonical(&value));
         Ok(true)
+    }
+}
+
+/// The levels of arrays and objects in `value` (a scalar: 0). The
+/// recursion is bounded: a `RawJSON`'s text was parsed with serde_json's
+/// own nesting limit.
+fn levels(value: &serde_json::Value) -> usize {
+    match value {
+        serde_json::Value::Array(items) => 1 + items.iter().map(levels).max().unwrap_or(0),
+        serde_json::Value::Object(map) => 1 + map.values().map(levels).max().unwrap_or(0),
+        _ => 0,
     }
 }
 
