@@ -284,7 +284,7 @@ fn input_required(
         Ask::Text(text) => Some(text),
     };
     let all = within.then_some(digests.as_slice());
-    let sealed = ctx.sealer.seal_with_digests((ctx.now)(), &input, flow, text, all, call.opened.as_ref());
+    let sealed = ctx.sealer.seal_with_digests((ctx.now)(), &input, flow, text, all);
     let token = match sealed {
         Ok(t) => t,
         Err(e) => return Response::internal(id, e.to_string()),

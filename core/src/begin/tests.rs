@@ -240,25 +240,6 @@ fn every_base_agrees_and_the_retry_opens() {
     }
 }
 
-/// Issue 16, sixth pass: the opened token keeps the principal tag `open`
-/// checked, the one a seal under the same key would write.
-#[test]
-fn the_opened_token_keeps_the_principal_tag() {
-    let parts = crate::policy::from_config(config()).unwrap();
-    let who = Principal::user("alice").unwrap();
-    let retry = &bases()[1];
-    let Begin::Call(call) = begin(&parts.policy, &parts.sealer, &|| NOW, retry.as_bytes(), &who).unwrap()
-    else {
-        panic!("retry refused")
-    };
-    let opened = call.opened.as_ref().unwrap();
-    // The config's one key, "k1": HMAC-SHA256 keyed with its secret.
-    let mac = <crate::token::HmacSha256 as hmac::KeyInit>::new_from_slice(&[7; 32]).unwrap();
-    assert_eq!(opened.key_id, "k1");
-    assert_eq!(*opened.principal_tag(), crate::token::principal_tag(&mac, &who));
-    assert_ne!(*opened.principal_tag(), crate::token::principal_tag(&mac, &Principal::anonymous()));
-}
-
 /// The hand reader splits off exactly the `_meta` keys `begin` reads.
 #[test]
 fn the_split_meta_keys_are_begins() {

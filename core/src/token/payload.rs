@@ -56,10 +56,6 @@ pub struct Opened {
     pub(super) flow_id_bytes: [u8; ID_BYTES],
     /// The format version it was sealed in (1 or 2).
     pub(super) version: u64,
-    /// Issue 16, sixth pass: the principal's tag under the key that
-    /// opened it (`key_id`), computed once by `open`: a seal under the
-    /// same key can reuse it instead of a second HMAC.
-    pub(super) principal_tag: [u8; PRINCIPAL_TAG_BYTES],
 }
 
 impl Opened {
@@ -103,12 +99,6 @@ impl Opened {
     /// The token format version it was sealed in: 1 (signed) or 2 (encrypted).
     pub fn version(&self) -> u64 {
         self.version
-    }
-
-    /// The principal tag under the key `key_id` (see the field), reused by
-    /// `decide`'s seal under the same key.
-    pub(crate) fn principal_tag(&self) -> &[u8; PRINCIPAL_TAG_BYTES] {
-        &self.principal_tag
     }
 
     pub(crate) fn flow_id_bytes(&self) -> &[u8; ID_BYTES] {

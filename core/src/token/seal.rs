@@ -69,7 +69,7 @@ impl Sealer {
     }
 
     /// `decide`'s seal (issue 16): as above, with the questions' digests
-    /// (used if one per question) and the token this request opened.
+    /// already taken (used only if there is one per question).
     pub(crate) fn seal_with_digests(
         &self,
         now: u64,
@@ -77,9 +77,8 @@ impl Sealer {
         flow: Option<&[u8; ID_BYTES]>,
         text: Option<&StateText>,
         digests: Option<&[[u8; 32]]>,
-        opened: Option<&Opened>,
     ) -> Result<String> {
-        seal_digests(self, now, input, flow, text, digests, opened)
+        seal_digests(self, now, input, flow, text, digests)
     }
 
     /// Opens `token` at `now` for `principal` and the request `binding`.
@@ -119,11 +118,11 @@ pub(crate) fn seal(
     flow: Option<&[u8; ID_BYTES]>,
     text: Option<&StateText>,
 ) -> Result<String> {
-    seal_digests(sealer, now, input, flow, text, None, None)
+    seal_digests(sealer, now, input, flow, text, None)
 }
 
-/// [`seal`] with the questions' digests, if one per question, and the
-/// token this request opened (issue 16, `decide`).
+/// [`seal`] with the questions' digests already taken, when `digests`
+/// has one per question (issue 16, `decide`).
 fn seal_digests(
     sealer: &Sealer,
     now: u64,
@@ -131,7 +130,6 @@ fn seal_digests(
     flow: Option<&[u8; ID_BYTES]>,
     text: Option<&StateText>,
     digests: Option<&[[u8; 32]]>,
-    opened: Option<&Opened>,
 ) -> Result<String> {
     let limits = &sealer.limits;
     if text.is_some() && input.state.is_some_and(|s| !s.is_null()) {
@@ -176,10 +174,7 @@ fn seal_digests(
         (None, None) => 384,
     };
     let mut payload = Vec::with_capacity(room);
-    // `open`'s principal tag (same principal: the call's), reused only if
-    // made under the signing key: then it is what a second HMAC would give.
-    let tag = opened.filter(|o| o.key_id == key.id).map(Opened::principal_tag);
-    let head = write_head(&mut payload, &key.mac, limits, now, input, digests, tag);
+    let head = write_head(&mut payload, &key.mac, limits, now, input, digests);
     match (text, tree) {
         (Some(t), _) if !t.is_null() => {
             payload.extend_from_slice(b",\"s\":");
@@ -387,7 +382,6 @@ pub(super) fn finish(
         flow_id: IdText::new(&flow_id),
         flow_id_bytes: flow_id,
         version,
-        principal_tag,
     })
 }
 

@@ -85,7 +85,7 @@ pub(crate) fn write_payload_with(
             &taken
         }
     };
-    let head = write_head(out, mac, limits, now, input, digests, None);
+    let head = write_head(out, mac, limits, now, input, digests);
     if let Some(state) = state {
         out.put(b",\"s\":");
         out.put(state);
@@ -121,7 +121,6 @@ pub(crate) fn write_head(
     now: u64,
     input: &SealInput<'_>,
     digests: &[[u8; 32]],
-    tag: Option<&[u8; PRINCIPAL_TAG_BYTES]>,
 ) -> Head {
     use json::Sink as _;
     let num = |out: &mut Vec<u8>, key: &[u8], n: u64| {
@@ -139,10 +138,7 @@ pub(crate) fn write_head(
     num(out, b",\"fs\":", input.flow_start);
     num(out, b",\"iat\":", now);
     out.put(b",\"p\":\"");
-    match tag {
-        Some(t) => put_b64(out, t),
-        None => put_b64(out, &principal_tag(mac, input.principal)),
-    }
+    put_b64(out, &principal_tag(mac, input.principal));
     out.put(b"\",\"q\":{");
     let pairs = input.questions.iter().zip(digests).map(|((key, _), d)| (key.as_str(), d));
     // Keys in byte order, and the last digest of a repeated key as a map

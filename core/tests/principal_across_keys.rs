@@ -1,9 +1,11 @@
-//! Issue 16, sixth pass: `decide` on a retry reuses the principal tag that
-//! `open` computed, instead of a second HMAC, but only when the token was
-//! opened under the key that signs now. Across a key rotation (opened
-//! under the old key, sealed under the new) the tag must be made afresh:
-//! reusing the old key's tag would make the next round's token fail its
-//! principal check. These flows would fail if the key filter were lost.
+//! A token's principal tag is an HMAC under the key that signs it, made
+//! afresh by every seal. A flow must keep its principal across a key
+//! rotation (opened under the old key, sealed under the new) and when a
+//! call opened by one engine is decided by another whose key has the same
+//! id but another secret (a config reload). Issue 16's sixth pass briefly
+//! reused the tag `open` had computed, keyed by the key id; the second
+//! test caught that the id alone does not name the secret, and the reuse
+//! was removed (it saved two SHA-256 blocks per retry).
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use serde_json::{Value, json};
@@ -77,4 +79,16 @@ fn a_flow_across_a_key_rotation_keeps_its_principal() {
     let other =
         rotated.begin(request(Some(("c", &t3))).as_bytes(), &Principal::user("bob").unwrap()).unwrap();
     assert!(matches!(other, Begin::Respond(_)), "bob must not continue alice's flow");
+}
+
+#[test]
+fn a_call_decided_by_an_engine_whose_key_shares_the_id_keeps_its_principal() {
+    let a = engine(&[("k1", 7)]);
+    let b = engine(&[("k1", 9)]);
+    let t1 = ask(&a, &begin(&a, &request(None), "alice"), "a");
+    // Opened by a under its k1, decided by b under a different k1.
+    let c2 = begin(&a, &request(Some(("a", &t1))), "alice");
+    let t2 = ask(&b, &c2, "b");
+    let c3 = begin(&b, &request(Some(("b", &t2))), "alice");
+    assert_eq!((kid(&t2), c3.round()), ("k1", 3));
 }
