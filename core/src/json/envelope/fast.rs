@@ -17,7 +17,6 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::super::canonical::plain_run;
 use super::super::stream::{canonical_prefix, strict_canonical_text};
 use super::super::strict::MAX_DEPTH;
 use super::{Envelope, META_KNOWN, Params, StateArg};
@@ -66,7 +65,7 @@ impl<'a> Reader<'a> {
     fn string(&mut self) -> Option<&'a str> {
         self.eat(b'"')?;
         let rest = self.text.get(self.at..)?;
-        let len = plain_run(rest);
+        let len = plain_len(rest);
         if rest.get(len) != Some(&b'"') {
             return None;
         }
@@ -303,7 +302,7 @@ impl<'a> Reader<'a> {
             match self.peek()? {
                 b'"' => {
                     let rest = self.text.get(self.at + 1..)?;
-                    let len = plain_run(rest);
+                    let len = plain_len(rest);
                     if rest.get(len) != Some(&b'"') || rest.first() == Some(&b'$') {
                         return None;
                     }
@@ -342,6 +341,7 @@ impl<'a> Reader<'a> {
 
 mod skip;
 mod values;
+use skip::plain_len;
 pub(crate) use skip::plain_value_len;
 pub(crate) use values::answers_tree;
 

@@ -47,6 +47,23 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4000))]
+
+    /// Issue 16, seventh pass: the word-at-a-time string end is the
+    /// canonical writer's `plain_run`, on bytes where every stop (quote,
+    /// backslash, control byte, a high byte that is not one, 0x7f, 0x20)
+    /// falls at every place in and across the eight-byte words.
+    #[test]
+    fn plain_len_is_plain_run(
+        bytes in prop::collection::vec(prop::sample::select(vec![b'a', b'a', b'a', b'a', b'"', b'\\', 0x00, 0x1f, 0x20, 0x21, 0x5b, 0x5d, 0x7f, 0x80, 0xdf, 0xff, b'\n']), 0..70),
+        from in any::<prop::sample::Index>(),
+    ) {
+        let rest = &bytes[from.index(bytes.len() + 1)..];
+        prop_assert_eq!(super::plain_len(rest), super::super::super::canonical::plain_run(rest), "{:?}", rest);
+    }
+}
+
 /// Plain messages are read here, and exactly as the serde walk reads them.
 #[test]
 fn plain_messages_take_this_path_with_the_same_result() {
