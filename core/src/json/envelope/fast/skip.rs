@@ -119,6 +119,7 @@ fn finish(bytes: &[u8], at: usize) -> Option<&str> {
 
 /// Past a string without escapes or control characters starting at `at`
 /// (UTF-8 is checked over the whole value at the end).
+#[inline(always)]
 fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
     if bytes.get(at) != Some(&b'"') {
         return None;
@@ -129,6 +130,7 @@ fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
 }
 
 /// Past a key and its colon.
+#[inline(always)]
 fn key_end(bytes: &[u8], at: usize) -> Option<usize> {
     let at = string_end(bytes, at)?;
     (bytes.get(at) == Some(&b':')).then_some(at + 1)
@@ -139,11 +141,19 @@ fn word_end(bytes: &[u8], at: usize, word: &[u8]) -> Option<usize> {
     (bytes.get(at..end)? == word).then_some(end)
 }
 
-fn digits_end(bytes: &[u8], at: usize) -> usize {
-    at + bytes.get(at..).unwrap_or_default().iter().take_while(|b| b.is_ascii_digit()).count()
+// Issue 16, seventh pass: the helpers of the loop above inlined into it
+// and the digit run a plain loop: 43.2k -> 38.5k instructions to measure
+// a 4 KiB state (callgrind).
+#[inline(always)]
+fn digits_end(bytes: &[u8], mut at: usize) -> usize {
+    while bytes.get(at).is_some_and(u8::is_ascii_digit) {
+        at += 1;
+    }
+    at
 }
 
 /// Past any JSON number (exponents too), by the grammar.
+#[inline(always)]
 fn number_end(bytes: &[u8], mut at: usize) -> Option<usize> {
     if bytes.get(at) == Some(&b'-') {
         at += 1;
