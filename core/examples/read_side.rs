@@ -4,8 +4,9 @@
 //!
 //! `cargo run --release -p snodo --example read_side -- begin 256 20000`
 //! (operation `begin`, or `drop` for `begin` with each `Call` dropped
-//! inside the loop as criterion's `core/begin` does; state `256` or
-//! `4096`; iterations). With `begin` every `Call` is kept until the end,
+//! inside the loop as criterion's `core/begin` does, or `round2` for a
+//! whole second round as a server runs it: `begin`, read the answer,
+//! `decide` complete; state `256` or `4096`; iterations). With `begin` every `Call` is kept until the end,
 //! so in callgrind the inclusive cost of `snodo::engine::Engine::begin`
 //! is `begin` alone.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
@@ -56,7 +57,7 @@ fn main() {
         Begin::Respond(_) => panic!("begin refused the first request"),
     };
     let outcome =
-        Outcome::InputRequired { requests: vec![("seat".to_owned(), question)], state: Some(state) };
+        Outcome::InputRequired { requests: vec![("seat".to_owned(), question.clone())], state: Some(state) };
     let response = engine.decide(&call1, outcome).unwrap();
     let token = match response.body().pointer("/result/requestState") {
         Some(Value::String(t)) => t.clone(),
@@ -64,6 +65,20 @@ fn main() {
     };
     let r2 = request(Some(("seat", &token)));
     match op {
+        "round2" => {
+            let done = json!({"content": [{"type": "text", "text": "booked"}]});
+            let mut len = 0;
+            let start = Instant::now();
+            for _ in 0..n {
+                let Begin::Call(call) = engine.begin(black_box(r2.as_bytes()), &who).unwrap() else {
+                    panic!("begin refused the retry")
+                };
+                assert!(matches!(call.response("seat", &question), snodo::Answer::Accepted(_)));
+                len += engine.decide(&call, Outcome::Complete(done.clone())).unwrap().to_json().len();
+            }
+            let ns = start.elapsed().as_nanos() / n.max(1) as u128;
+            println!("round 2 x{n}: {len} response bytes, {ns} ns each");
+        }
         "drop" => {
             let start = Instant::now();
             for _ in 0..n {
