@@ -14,9 +14,9 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value, json};
 
-use crate::call::{Call, LazyArgs};
+use crate::call::{Answers, Call, LazyArgs};
 use crate::error::Result;
-use crate::json::{self, Envelope, JsonError, StateArg};
+use crate::json::{self, Envelope, JsonError, RawAnswers, StateArg};
 use crate::policy::Policy;
 use crate::response::Response;
 use crate::token::{self, Principal, Sealer};
@@ -107,9 +107,13 @@ fn begin_envelope(
     let args = env.args.take();
     let (input_responses, request_state, known) = match &mut env.params {
         Some(Some(p)) => {
-            (p.input_responses.take(), p.request_state.take(), std::mem::take(&mut p.meta_known))
+            let answers = match p.answers_text.take() {
+                Some(raw) => Input::Text(raw),
+                None => Input::Tree(p.input_responses.take()),
+            };
+            (answers, p.request_state.take(), std::mem::take(&mut p.meta_known))
         }
-        _ => (None, None, Default::default()),
+        _ => (Input::Tree(None), None, Default::default()),
     };
     let retry = Retry { input_responses, request_state, known };
     match check_shape(env, "a response, not a request")? {
@@ -159,7 +163,7 @@ fn begin_parsed(
         Ok(shape) => shape,
         Err(respond) => return Ok(respond),
     };
-    let input_responses = shape.params.remove("inputResponses");
+    let input_responses = Input::Tree(shape.params.remove("inputResponses"));
     let request_state = shape.params.remove("requestState").map(|v| match v {
         Value::String(s) => StateArg::Text(s.into()),
         _ => StateArg::Other,
@@ -172,9 +176,16 @@ fn begin_parsed(
 /// the `_meta` members the hand reader split off (`json::META_KNOWN`;
 /// all `None` when they are still in the shape's `meta`).
 struct Retry<'a> {
-    input_responses: Option<Value>,
+    input_responses: Input<'a>,
     request_state: Option<StateArg<'a>>,
     known: [Option<Value>; 3],
+}
+
+/// `params.inputResponses` as read: a tree (or absent), or (issue 16,
+/// seventh pass) text the hand reader checked without building.
+enum Input<'a> {
+    Tree(Option<Value>),
+    Text(RawAnswers<'a>),
 }
 
 /// What both paths share once the shape is read: the `_meta` dialect, the
@@ -266,7 +277,7 @@ fn begin_shape(
         binding: [0; 32],
         opened: None,
         state_cache: OnceLock::new(),
-        responses: Map::new(),
+        responses: Answers::default(),
         decided: Arc::new(AtomicBool::new(false)),
         strict_answers: policy.strict_answers,
         legacy_tag: None,
@@ -303,6 +314,25 @@ fn begin_shape(
 fn read_input_responses(
     policy: &Policy,
     id: &Value,
+    input: Input<'_>,
+) -> std::result::Result<Answers, Begin> {
+    let input_responses = match input {
+        // Checked text that passes: kept as text (see `call::Answers`).
+        Input::Text(raw) if raw.all_objects && raw.members <= policy.max_input_responses => {
+            return Ok(Answers::text(raw.text));
+        }
+        // Text that fails: its tree, for the error in the words and order
+        // it has always had (the tree is never wanting: see `answers_tree`).
+        Input::Text(raw) => Some(json::answers_tree(raw.text).unwrap_or(Value::Null)),
+        Input::Tree(tree) => tree,
+    };
+    read_answers_tree(policy, id, input_responses).map(Answers::from)
+}
+
+/// [`read_input_responses`] of a tree.
+fn read_answers_tree(
+    policy: &Policy,
+    id: &Value,
     input_responses: Option<Value>,
 ) -> std::result::Result<Map<String, Value>, Begin> {
     match input_responses {
@@ -332,7 +362,7 @@ fn finish_retry(
     policy: &Policy,
     sealer: &Sealer,
     mut call: Box<Call>,
-    input_responses: Option<Value>,
+    input_responses: Input<'_>,
     request_state: Option<StateArg<'_>>,
     now: u64,
 ) -> Result<Begin> {

@@ -374,3 +374,116 @@ fn every_arguments_base_agrees_and_its_retry_opens() {
         assert_eq!(fast.contains("nested too deeply"), refused, "{fast}");
     }
 }
+
+/// Issue 16, seventh pass: what an `inputResponses` member may be, valid
+/// and not (nesting near the bound, repeated and `$` keys, escapes, odd
+/// numbers, values that are not objects, broken syntax).
+const ANSWER_VALUES: [&str; 16] = [
+    r#"{"action":"accept","content":{"seat":"12A"}}"#,
+    r#"{"action":"decline"}"#,
+    "{}",
+    r#"{"a":1,"a":2}"#,
+    r#"{"$serde_json::private::Number":"1"}"#,
+    r#"{"s":"\u0041","n":[1,2.50,-0,1e5,-2.5E-3]}"#,
+    r#"{"n":01}"#,
+    r#"{"t":[true,false,null,{"x":{}}]}"#,
+    "[]",
+    "\"text\"",
+    "7",
+    "null",
+    r#"{"a":"b""#,
+    r#"{"k":{"k":{"k":{"k":"deep"}}}}"#,
+    r#"{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11,"l":12,"m":13,"n":14,"o":15,"p":16,"q":17}"#,
+    r#" { "action" : "accept" , "content" : { } } "#,
+];
+const ANSWER_KEYS: [&str; 7] = ["seat", "meal", "a", "seat", "$x", "s\\u0065at", "é"];
+
+/// The retry base (a token that opens) with `answers` as its
+/// `inputResponses` text.
+fn with_answers(answers: &str) -> String {
+    let bases = BASES.get_or_init(bases);
+    let retry = &bases[1];
+    let from = retry.find("\"inputResponses\":").unwrap() + "\"inputResponses\":".len();
+    let to = retry.find(",\"requestState\"").unwrap();
+    format!("{}{answers}{}", &retry[..from], &retry[to..])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// Issue 16, seventh pass: `inputResponses` of random members (some
+    /// repeated, some not objects, some broken, more than the hand
+    /// checker keeps), as an object, a deep value, or any value, with the
+    /// entry limit at 3 or the default: the same `Begin` as the tree path
+    /// (the answers built, or the same error), whether the hand reader
+    /// kept them as text or built them.
+    #[test]
+    fn answers_kept_as_text_are_the_answers_built(
+        members in prop::collection::vec((any::<prop::sample::Index>(), any::<prop::sample::Index>()), 0..20),
+        shape in 0u8..4,
+        low_limit in any::<bool>(),
+    ) {
+        let body: Vec<String> = members
+            .iter()
+            .map(|(k, v)| format!("\"{}\":{}", k.get(&ANSWER_KEYS), v.get(&ANSWER_VALUES)))
+            .collect();
+        let answers = match shape {
+            0 | 1 => format!("{{{}}}", body.join(",")),
+            2 => format!("{{\"d\":{}1{}}}", "[".repeat(58 + body.len() % 6), "]".repeat(58 + body.len() % 6)),
+            _ => members.first().map_or("{}".to_owned(), |(_, v)| v.get(&ANSWER_VALUES).to_string()),
+        };
+        let text = with_answers(&answers);
+        let mut config = config();
+        if low_limit {
+            config.max_input_responses = 3;
+        }
+        let parts = crate::policy::from_config(config).unwrap();
+        let who = Principal::user("alice").unwrap();
+        let now = || NOW;
+        let fast = begin(&parts.policy, &parts.sealer, &now, text.as_bytes(), &who);
+        let slow = begin_reference(&parts.policy, &parts.sealer, &now, text.as_bytes(), &who);
+        prop_assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{}", text);
+        // What a handler reads of them, too.
+        if let (Ok(Begin::Call(f)), Ok(Begin::Call(s))) = (&fast, &slow) {
+            prop_assert_eq!(f.input_responses(), s.input_responses());
+            prop_assert_eq!(f.answers_digest(), s.answers_digest());
+            prop_assert_eq!(f.raw_response("seat"), s.raw_response("seat"));
+        }
+    }
+}
+
+/// The fixture reaches the text path: the plain retry's answers are kept
+/// as text, and read back as the tree path builds them.
+#[test]
+fn plain_answers_are_kept_as_text() {
+    let text = with_answers(r#"{"seat":{"action":"accept","content":{"seat":"12A"}},"meal":{}}"#);
+    let env = json::read_envelope(text.as_bytes(), 1 << 20).unwrap().unwrap();
+    let raw = env.params.unwrap().unwrap().answers_text.unwrap();
+    assert_eq!((raw.members, raw.all_objects), (2, true));
+    assert_eq!(raw.text, r#"{"seat":{"action":"accept","content":{"seat":"12A"}},"meal":{}}"#);
+    let (fast, slow) = both(text.as_bytes());
+    assert_eq!(fast, slow);
+    assert!(fast.contains("round: 2") && fast.contains("12A"), "{fast}");
+}
+
+/// Issue 16, seventh pass: the hand reader checks UTF-8 once over the
+/// message; bytes that are not UTF-8 (in a key, a value, the token, the
+/// answers, the arguments, between members) get the tree path's result.
+#[test]
+fn bytes_that_are_not_utf8_get_the_tree_paths_result() {
+    let bases = BASES.get_or_init(bases);
+    let retry = bases[1].as_bytes();
+    let marks: [&[u8]; 6] =
+        [b"\"name\"", b"\"book\"", b"\"requestState\":\"", b"\"seat\":\"", b"\"q\":\"", b","];
+    for mark in marks {
+        for bad in [&b"\xff"[..], b"\xc3", b"\xe2\x82", b"\xed\xa0\x80"] {
+            let at = retry.windows(mark.len()).position(|w| w == mark).unwrap() + mark.len() - 1;
+            for at in [at, at + 1] {
+                let mut text = retry.to_vec();
+                text.splice(at..at, bad.iter().copied());
+                let (fast, slow) = both(&text);
+                assert_eq!(fast, slow, "{}", String::from_utf8_lossy(&text));
+            }
+        }
+    }
+}

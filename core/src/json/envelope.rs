@@ -29,7 +29,7 @@ use super::stream::{Canon, KeyText};
 use super::strict::{NUMBER_TOKEN, NumberText, Strict, number_from_text};
 
 mod fast;
-pub(crate) use fast::plain_value_len;
+pub(crate) use fast::{answers_tree, plain_value_len};
 
 /// `params.requestState` as read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,6 +52,23 @@ pub(crate) struct Params<'a> {
     /// ([`META_KNOWN`]), when the hand reader split them off; `meta` then
     /// holds the others. All `None` otherwise (they stay in `meta`).
     pub(crate) meta_known: [Option<Value>; 3],
+    /// Issue 16, seventh pass: `inputResponses` when the hand reader
+    /// checked it in full without building it (`input_responses` is then
+    /// `None`); see [`RawAnswers`].
+    pub(crate) answers_text: Option<RawAnswers<'a>>,
+}
+
+/// `params.inputResponses` as the hand reader found it: an object whose
+/// text is checked as the tree reader checks it (it would build a tree
+/// from it without giving up), not built.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RawAnswers<'a> {
+    /// The object's text, from its `{` to its `}`.
+    pub(crate) text: &'a str,
+    /// Its members (all with distinct keys).
+    pub(crate) members: usize,
+    /// Whether every member's value is an object.
+    pub(crate) all_objects: bool,
 }
 
 /// The `_meta` keys `begin` reads itself, in its order: the protocol

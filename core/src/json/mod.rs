@@ -35,7 +35,9 @@ pub use canonical::write_map_spliced;
 pub use canonical::write_object_except;
 #[cfg(test)]
 pub(crate) use envelope::META_KNOWN;
-pub(crate) use envelope::{Envelope, Params, StateArg, plain_value_len, read_envelope};
+pub(crate) use envelope::{
+    Envelope, Params, RawAnswers, StateArg, answers_tree, plain_value_len, read_envelope,
+};
 pub use state_text::StateText;
 pub use stream::canonical_text;
 pub use strict::{JsonError, MAX_DEPTH, deeper_than, parse, parse_request, parse_str};

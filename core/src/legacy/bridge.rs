@@ -269,7 +269,7 @@ pub(crate) fn resume(
         binding: origin.binding,
         opened: Some(opened),
         state_cache: OnceLock::new(),
-        responses: answers,
+        responses: answers.into(),
         decided: Arc::new(AtomicBool::new(false)),
         strict_answers: origin.strict_answers,
         legacy_tag: Some(origin.tag),

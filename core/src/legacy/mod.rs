@@ -134,7 +134,7 @@ pub(crate) fn begin_legacy_value(
         binding,
         opened: None,
         state_cache: OnceLock::new(),
-        responses: Map::new(),
+        responses: Map::new().into(),
         decided: Arc::new(AtomicBool::new(false)),
         strict_answers: policy.strict_answers,
         legacy_tag: Some(tag),

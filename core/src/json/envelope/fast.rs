@@ -17,14 +17,16 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::super::canonical::plain_run;
 use super::super::stream::{canonical_prefix, strict_canonical_text};
-use super::super::strict::{MAX_DEPTH, number_from_text};
+use super::super::strict::MAX_DEPTH;
 use super::{Envelope, META_KNOWN, Params, StateArg};
 
 /// The message as the serde walk would read it, or `None` (see above).
 pub(super) fn read(bytes: &[u8]) -> Option<Envelope<'_>> {
-    let mut r = Reader { text: bytes, at: 0 };
+    // Issue 16, seventh pass: UTF-8 checked once over the message, not
+    // per string (a call per key cost more than the key's bytes); text
+    // that is not UTF-8 is the serde walk's, as a string that is not was.
+    let mut r = Reader::new(std::str::from_utf8(bytes).ok()?);
     r.ws();
     let env = r.message()?;
     r.ws();
@@ -33,10 +35,17 @@ pub(super) fn read(bytes: &[u8]) -> Option<Envelope<'_>> {
 
 struct Reader<'a> {
     text: &'a [u8],
+    /// `text` as the `str` it is: slices of it at ASCII bytes are text
+    /// without another UTF-8 check.
+    src: &'a str,
     at: usize,
 }
 
 impl<'a> Reader<'a> {
+    fn new(src: &'a str) -> Reader<'a> {
+        Reader { text: src.as_bytes(), src, at: 0 }
+    }
+
     fn peek(&self) -> Option<u8> {
         self.text.get(self.at).copied()
     }
@@ -56,11 +65,12 @@ impl<'a> Reader<'a> {
     fn string(&mut self) -> Option<&'a str> {
         self.eat(b'"')?;
         let rest = self.text.get(self.at..)?;
-        let len = plain_run(rest);
+        let len = plain_len(rest);
         if rest.get(len) != Some(&b'"') {
             return None;
         }
-        let text = std::str::from_utf8(rest.get(..len)?).ok()?;
+        // Both ends are quotes: char boundaries.
+        let text = self.src.get(self.at..self.at + len)?;
         self.at += len + 1;
         Some(text)
     }
@@ -118,7 +128,7 @@ impl<'a> Reader<'a> {
             return None;
         }
         // Only ASCII was read.
-        std::str::from_utf8(self.text.get(from..self.at)?).ok()
+        self.src.get(from..self.at)
     }
 
     fn digits(&mut self) {
@@ -132,68 +142,6 @@ impl<'a> Reader<'a> {
             self.at += w.len();
             v
         })
-    }
-
-    /// A value at nesting `depth`, as `Strict` builds it.
-    fn tree(&mut self, depth: usize) -> Option<Value> {
-        match self.peek()? {
-            b'{' => {
-                if depth + 1 >= MAX_DEPTH {
-                    return None;
-                }
-                let mut map = Map::new();
-                self.members(|r, key| match map.entry(key) {
-                    serde_json::map::Entry::Occupied(_) => None,
-                    serde_json::map::Entry::Vacant(slot) => {
-                        slot.insert(r.tree(depth + 1)?);
-                        Some(())
-                    }
-                })?;
-                Some(Value::Object(map))
-            }
-            b'[' => {
-                if depth + 1 >= MAX_DEPTH {
-                    return None;
-                }
-                self.at += 1;
-                self.ws();
-                let mut items = Vec::new();
-                if self.eat(b']').is_some() {
-                    return Some(Value::Array(items));
-                }
-                loop {
-                    items.push(self.tree(depth + 1)?);
-                    self.ws();
-                    match self.peek()? {
-                        b',' => {
-                            self.at += 1;
-                            self.ws();
-                        }
-                        b']' => {
-                            self.at += 1;
-                            return Some(Value::Array(items));
-                        }
-                        _ => return None,
-                    }
-                }
-            }
-            b'"' => self.string().map(|s| Value::String(s.to_owned())),
-            b'-' | b'0'..=b'9' => {
-                let text = self.number()?;
-                // A plain unsigned integer (the usual id) straight into a
-                // `Number`: what `number_from_text` makes of it, without
-                // the copy of its text.
-                let plain = !text.starts_with(['-', '0']) && !text.contains('.');
-                if let Some(n) = text.parse::<u64>().ok().filter(|_| plain) {
-                    return Some(Value::Number(n.into()));
-                }
-                number_from_text(text.to_owned()).ok().map(Value::Number)
-            }
-            b't' => self.word(b"true", Value::Bool(true)),
-            b'f' => self.word(b"false", Value::Bool(false)),
-            b'n' => self.word(b"null", Value::Null),
-            _ => None,
-        }
     }
 
     /// The message object: what `Top::visit_map` keeps.
@@ -261,10 +209,19 @@ impl<'a> Reader<'a> {
                     p.meta = Some(r.meta(&mut p.meta_known)?);
                 }
                 "inputResponses" => {
-                    if p.input_responses.is_some() {
+                    if p.input_responses.is_some() || p.answers_text.is_some() {
                         return None;
                     }
-                    p.input_responses = Some(r.tree(2)?);
+                    // Issue 16, seventh pass: checked, kept as text (see
+                    // `call::Answers`); else built as before.
+                    let start = r.at;
+                    match r.answers() {
+                        Some(raw) => p.answers_text = Some(raw),
+                        None => {
+                            r.at = start;
+                            p.input_responses = Some(r.tree(2)?);
+                        }
+                    }
                 }
                 "requestState" => {
                     if p.request_state.is_some() || r.peek()? != b'"' {
@@ -345,7 +302,7 @@ impl<'a> Reader<'a> {
             match self.peek()? {
                 b'"' => {
                     let rest = self.text.get(self.at + 1..)?;
-                    let len = plain_run(rest);
+                    let len = plain_len(rest);
                     if rest.get(len) != Some(&b'"') || rest.first() == Some(&b'$') {
                         return None;
                     }
@@ -383,7 +340,10 @@ impl<'a> Reader<'a> {
 }
 
 mod skip;
+mod values;
+use skip::plain_len;
 pub(crate) use skip::plain_value_len;
+pub(crate) use values::answers_tree;
 
 #[cfg(test)]
 mod tests;

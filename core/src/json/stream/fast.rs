@@ -12,8 +12,34 @@
 //! So its only duty is that what it does write is exactly that writer's
 //! output; the property tests in `tests.rs` hold it to the reference.
 
+use std::cell::Cell;
+
 use super::super::canonical::plain_run;
 use super::super::strict::MAX_DEPTH;
+
+thread_local! {
+    /// Issue 16, seventh pass: the member list and the sorting scratch of
+    /// the last read on this thread, emptied, for the next read: a
+    /// request's arguments then cost no allocation but their canonical
+    /// bytes (three allocations per unsorted `arguments` object before).
+    /// Only small lists are kept (see `give_back`): a long-lived large
+    /// chunk was seen to cost glibc more than it saved (sixth pass).
+    static SPARE: Cell<(Vec<Member>, Vec<u8>)> = const { Cell::new((Vec::new(), Vec::new())) };
+}
+
+/// The spare lists, empty (new ones if another read holds them).
+fn spare() -> (Vec<Member>, Vec<u8>) {
+    SPARE.with(Cell::take)
+}
+
+/// Keeps `members` and `scratch`, emptied, for the next read if small.
+fn give_back(mut members: Vec<Member>, mut scratch: Vec<u8>) {
+    if members.capacity() <= 64 && scratch.capacity() <= 1024 {
+        members.clear();
+        scratch.clear();
+        SPARE.with(|s| s.set((members, scratch)));
+    }
+}
 
 /// One member of an object being written: its key's bytes in the input
 /// and its `"key":value` bytes in the output.
@@ -54,20 +80,14 @@ pub(super) fn canonical(text: &[u8]) -> Option<Vec<u8>> {
 /// written.
 pub(super) fn canonical_into(text: &[u8], depth: usize, out: &mut Vec<u8>) -> Option<()> {
     let base = out.len();
-    let mut r = Reader {
-        text,
-        at: 0,
-        out: std::mem::take(out),
-        verbatim: true,
-        base,
-        members: Vec::new(),
-        scratch: Vec::new(),
-    };
+    let (members, scratch) = spare();
+    let mut r = Reader { text, at: 0, out: std::mem::take(out), verbatim: true, base, members, scratch };
     r.ws();
     let read = r.value(depth);
     r.ws();
     r.materialize();
     *out = r.out;
+    give_back(r.members, r.scratch);
     read?;
     (r.at == text.len()).then_some(())
 }
@@ -79,16 +99,11 @@ pub(super) fn canonical_into(text: &[u8], depth: usize, out: &mut Vec<u8>) -> Op
 /// would on that value's text alone, so the envelope reader can read a
 /// request's `arguments` once instead of scanning for its end first.
 pub(super) fn canonical_prefix(text: &[u8], depth: usize) -> Option<(Vec<u8>, usize)> {
-    let mut r = Reader {
-        text,
-        at: 0,
-        out: Vec::new(),
-        verbatim: true,
-        base: 0,
-        members: Vec::new(),
-        scratch: Vec::new(),
-    };
-    r.value(depth)?;
+    let (members, scratch) = spare();
+    let mut r = Reader { text, at: 0, out: Vec::new(), verbatim: true, base: 0, members, scratch };
+    let read = r.value(depth);
+    give_back(std::mem::take(&mut r.members), std::mem::take(&mut r.scratch));
+    read?;
     // Usually still verbatim: one exact allocation and copy here.
     r.materialize();
     Some((r.out, r.at))

@@ -1,8 +1,39 @@
 //! Issue 16, sixth pass: a plain JSON value measured, not built (a
 //! token's state, which `seal` writes canonical).
 
-use super::super::super::canonical::plain_run;
 use super::super::super::strict::MAX_DEPTH;
+
+/// How many bytes of `rest` come before the first `"`, `\\` or control
+/// character (where a plain JSON string ends); all of them if none: what
+/// `canonical::plain_run` returns (a property test holds it to that).
+///
+/// Issue 16, seventh pass: eight bytes at a time from the first byte,
+/// the stop found in the word by its lowest flagged byte, rather than a
+/// table lookup per byte for the first sixteen. A token's state and a
+/// request are mostly short keys and values (three to ten bytes), which
+/// this reads in one step; the per-byte head was about a third of
+/// measuring a 4 KiB state (callgrind).
+#[inline]
+pub(crate) fn plain_len(rest: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut at = 0;
+    while let Some(word) = rest.get(at..at + 8).and_then(|w| <[u8; 8]>::try_from(w).ok()) {
+        let v = u64::from_le_bytes(word);
+        // The high bit of each byte below 0x20, equal to '"' or to '\\'.
+        // A borrow can flag a byte only above (after) a truly flagged
+        // one, so the lowest flag is exact.
+        let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGH;
+        let stops =
+            below(v, 0x20) | below(v ^ (ONES * u64::from(b'"')), 1) | below(v ^ (ONES * u64::from(b'\\')), 1);
+        if stops != 0 {
+            return at + (stops.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    let tail = rest.get(at..).unwrap_or_default();
+    at + tail.iter().position(|&b| b < 0x20 || b == b'"' || b == b'\\').unwrap_or(tail.len())
+}
 
 /// Issue 16, sixth pass: the JSON value at the start of `bytes`, as
 /// text, if it is plain (no whitespace, no escapes, nesting at most
@@ -88,16 +119,18 @@ fn finish(bytes: &[u8], at: usize) -> Option<&str> {
 
 /// Past a string without escapes or control characters starting at `at`
 /// (UTF-8 is checked over the whole value at the end).
+#[inline(always)]
 fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
     if bytes.get(at) != Some(&b'"') {
         return None;
     }
     let rest = bytes.get(at + 1..)?;
-    let len = plain_run(rest);
+    let len = plain_len(rest);
     (rest.get(len) == Some(&b'"')).then_some(at + 1 + len + 1)
 }
 
 /// Past a key and its colon.
+#[inline(always)]
 fn key_end(bytes: &[u8], at: usize) -> Option<usize> {
     let at = string_end(bytes, at)?;
     (bytes.get(at) == Some(&b':')).then_some(at + 1)
@@ -108,11 +141,19 @@ fn word_end(bytes: &[u8], at: usize, word: &[u8]) -> Option<usize> {
     (bytes.get(at..end)? == word).then_some(end)
 }
 
-fn digits_end(bytes: &[u8], at: usize) -> usize {
-    at + bytes.get(at..).unwrap_or_default().iter().take_while(|b| b.is_ascii_digit()).count()
+// Issue 16, seventh pass: the helpers of the loop above inlined into it
+// and the digit run a plain loop: 43.2k -> 38.5k instructions to measure
+// a 4 KiB state (callgrind).
+#[inline(always)]
+fn digits_end(bytes: &[u8], mut at: usize) -> usize {
+    while bytes.get(at).is_some_and(u8::is_ascii_digit) {
+        at += 1;
+    }
+    at
 }
 
 /// Past any JSON number (exponents too), by the grammar.
+#[inline(always)]
 fn number_end(bytes: &[u8], mut at: usize) -> Option<usize> {
     if bytes.get(at) == Some(&b'-') {
         at += 1;

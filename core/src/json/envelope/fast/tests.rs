@@ -47,6 +47,23 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4000))]
+
+    /// Issue 16, seventh pass: the word-at-a-time string end is the
+    /// canonical writer's `plain_run`, on bytes where every stop (quote,
+    /// backslash, control byte, a high byte that is not one, 0x7f, 0x20)
+    /// falls at every place in and across the eight-byte words.
+    #[test]
+    fn plain_len_is_plain_run(
+        bytes in prop::collection::vec(prop::sample::select(vec![b'a', b'a', b'a', b'a', b'"', b'\\', 0x00, 0x1f, 0x20, 0x21, 0x5b, 0x5d, 0x7f, 0x80, 0xdf, 0xff, b'\n']), 0..70),
+        from in any::<prop::sample::Index>(),
+    ) {
+        let rest = &bytes[from.index(bytes.len() + 1)..];
+        prop_assert_eq!(super::plain_len(rest), super::super::super::canonical::plain_run(rest), "{:?}", rest);
+    }
+}
+
 /// Plain messages are read here, and exactly as the serde walk reads them.
 #[test]
 fn plain_messages_take_this_path_with_the_same_result() {
@@ -66,6 +83,12 @@ fn plain_messages_take_this_path_with_the_same_result() {
                 if let (Some(v), Some(serde_json::Value::Object(meta))) = (v, &mut p.meta) {
                     meta.insert((*key).to_owned(), v);
                 }
+            }
+            // Answers kept as text (seventh pass) are the tree the serde
+            // walk builds.
+            if let Some(raw) = p.answers_text.take() {
+                p.input_responses = super::answers_tree(raw.text);
+                assert!(p.input_responses.is_some(), "{text}");
             }
         }
         let slow = super::super::read_once(text.as_bytes(), &Cell::new(false)).unwrap().unwrap();
@@ -185,8 +208,8 @@ proptest! {
             }
         }
         let text = format!("{args}{tail}");
-        let mut new = super::Reader { text: text.as_bytes(), at: 0 };
-        let mut old = super::Reader { text: text.as_bytes(), at: 0 };
+        let mut new = super::Reader::new(&text);
+        let mut old = super::Reader::new(&text);
         let got = new.arguments();
         let want = arguments_scanned(&mut old);
         if let Some(want) = want {
@@ -204,10 +227,10 @@ proptest! {
 #[test]
 fn one_read_arguments_at_the_nesting_bound() {
     let (under, over) = (ARGS[7], ARGS[8]);
-    let mut r = super::Reader { text: under.as_bytes(), at: 0 };
+    let mut r = super::Reader::new(under);
     assert_eq!(r.arguments().as_deref(), Some(under.as_bytes()));
     assert!(super::super::super::stream::canonical_prefix(under.as_bytes(), 2).is_some());
-    let mut r = super::Reader { text: over.as_bytes(), at: 0 };
+    let mut r = super::Reader::new(over);
     assert_eq!(r.arguments(), None);
 }
 
