@@ -289,23 +289,21 @@ fn input_required(
         Ok(t) => t,
         Err(e) => return Response::internal(id, e.to_string()),
     };
-    let mut result = Map::new();
-    result.insert("resultType".into(), Value::String("input_required".to_owned()));
-    if !requests.is_empty() {
-        // Inserted one by one, not collected (which sorts through a list
-        // of its own first): keys are unique by now, and there are few.
-        let mut asked = Map::new();
-        for (key, request) in requests {
-            asked.insert(key, request);
+    // Issue 16, seventh pass: the response keeps its parts and writes its
+    // text from them (`Response::input_required`); keys are unique by now.
+    // Server info goes into `_meta` as `stamp_server_info` puts it there.
+    let meta = match (&ctx.policy.server_info, meta) {
+        (None, meta) => meta,
+        (Some(_), meta) => {
+            let mut holder = Map::new();
+            if let Some(m) = meta {
+                holder.insert("_meta".into(), m);
+            }
+            stamp_server_info(ctx, &mut holder);
+            holder.remove("_meta")
         }
-        result.insert("inputRequests".into(), Value::Object(asked));
-    }
-    result.insert("requestState".into(), Value::String(token));
-    if let Some(m) = meta {
-        result.insert("_meta".into(), m);
-    }
-    stamp_server_info(ctx, &mut result);
-    Response::result(id, Value::Object(result))
+    };
+    Response::input_required(id, requests, token, meta)
 }
 
 /// The input requests of an `input_required` outcome, checked (keys valid
