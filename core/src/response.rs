@@ -177,8 +177,12 @@ impl Asked {
     /// The tree's compact text, byte for byte what `serde_json` writes
     /// for it: members in the map's order (byte order of the keys: `id`,
     /// `jsonrpc`, `result`; `_meta`, `inputRequests`, `requestState`,
-    /// `resultType`), every key and value through `serde_json`'s own
-    /// writer. `None` when the map would iterate in another order (the
+    /// `resultType`), every value through `serde_json`'s own writer. Keys
+    /// and the token go through the canonical string writer, which escapes
+    /// exactly the characters `serde_json` does, the same way (`"`, `\`,
+    /// the short escapes, other controls as lowercase `\u00xx`), and finds
+    /// a plain string eight bytes at a time: the token is most of the
+    /// text. `None` when the map would iterate in another order (the
     /// `preserve_order` feature): then the tree is written.
     fn text(&self) -> Option<String> {
         if !json::map_iterates_sorted() {
@@ -199,14 +203,14 @@ impl Asked {
                 if i > 0 {
                     out.push(b',');
                 }
-                serde_json::to_writer(&mut out, key).ok()?;
+                json::write_string(key, &mut out);
                 out.push(b':');
                 serde_json::to_writer(&mut out, request).ok()?;
             }
             out.extend_from_slice(b"},");
         }
         out.extend_from_slice(b"\"requestState\":");
-        serde_json::to_writer(&mut out, &self.token).ok()?;
+        json::write_string(&self.token, &mut out);
         out.extend_from_slice(b",\"resultType\":\"input_required\"}}");
         String::from_utf8(out).ok()
     }

@@ -39,7 +39,12 @@ fn arb_id() -> impl Strategy<Value = Value> {
 
 /// Unique keys in any order (as `decide` hands them over).
 fn arb_requests() -> impl Strategy<Value = Vec<(String, Value)>> {
-    prop::collection::btree_map("[a-zA-Z0-9_\"\\\\\u{1}é/.-]{0,6}", arb_value(), 0..5).prop_flat_map(|m| {
+    prop::collection::btree_map(
+        "[a-zA-Z0-9_\"\\\\\u{1}\u{8}\u{c}\t\r\n\u{1f}\u{7f}é/.-]{0,6}",
+        arb_value(),
+        0..5,
+    )
+    .prop_flat_map(|m| {
         let v: Vec<(String, Value)> = m.into_iter().collect();
         Just(v).prop_shuffle()
     })
@@ -70,7 +75,10 @@ proptest! {
     fn parts_give_the_reference_message(
         id in arb_id(),
         requests in arb_requests(),
-        token in "v1\\.[a-z0-9]{1,4}\\.[A-Za-z0-9_-]{0,40}\\.[A-Za-z0-9_-]{43}",
+        token in prop_oneof![
+            "v1\\.[a-z0-9]{1,4}\\.[A-Za-z0-9_-]{0,40}\\.[A-Za-z0-9_-]{43}",
+            "[a-z\"\\\\\u{1}\t\u{7f}é]{0,12}",
+        ],
         meta in prop::option::of(prop::collection::btree_map("[a-z/_.]{1,8}", arb_value(), 0..3)),
     ) {
         let meta = meta.map(|m| Value::Object(m.into_iter().collect()));
