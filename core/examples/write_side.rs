@@ -5,7 +5,11 @@
 //! and a question clone, which a profile of it cannot tell apart).
 //!
 //! `cargo run --release -p snodo --example write_side -- decide 256 20000`
-//! (operation `decide` or `seal`; state `256` or `4096`; iterations).
+//! (operation `decide`, `decide_wire` or `seal`; state `256` or `4096`;
+//! iterations). `decide_wire` also writes each response's text
+//! (`to_json`, what every binding sends) inside the timing (seventh
+//! pass: `decide` no longer builds the response's tree, so `decide`
+//! alone and `decide` + text are both worth comparing).
 //! For decide every call and outcome is made first, and every response
 //! is kept until the end, so the loop holds `decide` and nothing else; in
 //! callgrind read the inclusive cost of `snodo::engine::Engine::decide`.
@@ -80,13 +84,14 @@ fn main() {
             // In batches, as criterion's `iter_batched` runs them, so that
             // memory stays warm and freed memory is reused.
             const BATCH: usize = 64;
+            let wire = op == "decide_wire";
             let (mut len, mut timed) = (0, Duration::ZERO);
             for _ in 0..n.div_ceil(BATCH) {
-                let (l, t) = decide_batch(&engine, &who, &request, &question, &state, BATCH);
+                let (l, t) = decide_batch(&engine, &who, &request, &question, &state, BATCH, wire);
                 (len, timed) = (l, timed + t);
             }
             let ns = timed.as_nanos() / (n.div_ceil(BATCH) * BATCH) as u128;
-            println!("decide x{n}: first response {len} bytes, {ns} ns each");
+            println!("{op} x{n}: first response {len} bytes, {ns} ns each");
         }
     }
 }
@@ -98,6 +103,7 @@ fn decide_batch(
     question: &Value,
     state: &Value,
     n: usize,
+    wire: bool,
 ) -> (usize, Duration) {
     {
         {
@@ -114,10 +120,15 @@ fn decide_batch(
                 work.push((call, Some(outcome)));
             }
             let mut out = Vec::with_capacity(n);
+            let mut texts = Vec::with_capacity(n);
             let start = Instant::now();
             for (call, outcome) in &mut work {
                 let outcome = outcome.take().unwrap();
-                out.push(engine.decide(black_box(call), outcome).unwrap());
+                let response = engine.decide(black_box(call), outcome).unwrap();
+                if wire {
+                    texts.push(black_box(response.to_json()));
+                }
+                out.push(response);
             }
             let timed = start.elapsed();
             (out.iter().take(1).map(|r| r.to_json().len()).sum(), timed)

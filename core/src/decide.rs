@@ -243,16 +243,24 @@ fn input_required(
     // One list of digests, used only when every question has one (the
     // second, `Option`-free list for `seal` is gone; sixth pass): when one
     // is too deep, seal fails, and no question counts as seen before.
+    // Seventh pass: up to four digests on the stack (one allocation less
+    // for the usual one or two questions), more in a `Vec`.
     let mut within = true;
-    let digests: Vec<[u8; 32]> = requests
-        .iter()
-        .map(|(_, r)| {
-            crate::token::question_digest_within(r).unwrap_or_else(|| {
-                within = false;
-                [0; 32]
-            })
-        })
-        .collect();
+    let (mut on_stack, mut on_heap) = ([[0u8; 32]; 4], Vec::new());
+    let digests: &mut [[u8; 32]] = match on_stack.get_mut(..requests.len()) {
+        Some(few) => few,
+        None => {
+            on_heap.resize(requests.len(), [0; 32]);
+            &mut on_heap
+        }
+    };
+    for (slot, (_, r)) in digests.iter_mut().zip(&requests) {
+        match crate::token::question_digest_within(r) {
+            Some(d) => *slot = d,
+            None => within = false,
+        }
+    }
+    let digests: &[[u8; 32]] = digests;
     let digest = |i: usize| if within { digests.get(i).copied() } else { None };
     let known = |i: usize| digest(i).is_some_and(|d| elicitation::passed_before(&d));
     let passed = &mut |i: usize, _| {
@@ -283,29 +291,27 @@ fn input_required(
         Ask::Value(_) => None,
         Ask::Text(text) => Some(text),
     };
-    let all = within.then_some(digests.as_slice());
+    let all = within.then_some(digests);
     let sealed = ctx.sealer.seal_with_digests((ctx.now)(), &input, flow, text, all);
     let token = match sealed {
         Ok(t) => t,
         Err(e) => return Response::internal(id, e.to_string()),
     };
-    let mut result = Map::new();
-    result.insert("resultType".into(), Value::String("input_required".to_owned()));
-    if !requests.is_empty() {
-        // Inserted one by one, not collected (which sorts through a list
-        // of its own first): keys are unique by now, and there are few.
-        let mut asked = Map::new();
-        for (key, request) in requests {
-            asked.insert(key, request);
+    // Issue 16, seventh pass: the response keeps its parts and writes its
+    // text from them (`Response::input_required`); keys are unique by now.
+    // Server info goes into `_meta` as `stamp_server_info` puts it there.
+    let meta = match (&ctx.policy.server_info, meta) {
+        (None, meta) => meta,
+        (Some(_), meta) => {
+            let mut holder = Map::new();
+            if let Some(m) = meta {
+                holder.insert("_meta".into(), m);
+            }
+            stamp_server_info(ctx, &mut holder);
+            holder.remove("_meta")
         }
-        result.insert("inputRequests".into(), Value::Object(asked));
-    }
-    result.insert("requestState".into(), Value::String(token));
-    if let Some(m) = meta {
-        result.insert("_meta".into(), m);
-    }
-    stamp_server_info(ctx, &mut result);
-    Response::result(id, Value::Object(result))
+    };
+    Response::input_required(id, requests, token, meta)
 }
 
 /// The input requests of an `input_required` outcome, checked (keys valid

@@ -1,6 +1,8 @@
 //! What a handler decided ([`Outcome`]) and what goes on the wire
 //! ([`Response`], with its HTTP status).
 
+use std::sync::OnceLock;
+
 use serde_json::{Map, Value, json};
 
 use crate::error::{Error, ErrorCode, Result};
@@ -104,11 +106,134 @@ impl Outcome {
 
 /// A JSON-RPC response message ready for the wire, with the HTTP status a
 /// Streamable HTTP server should use.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone)]
 pub struct Response {
-    body: Value,
+    body: Body,
     http_status: u16,
     diagnostic: Option<String>,
+}
+
+/// A response's message: a tree, or (issue 16, seventh pass) the parts of
+/// an `input_required` result, kept as `decide` had them.
+#[derive(Clone)]
+enum Body {
+    Tree(Value),
+    /// Boxed: a response is moved and returned by value often, and the
+    /// parts are five words more than a tree.
+    Asked(Box<Asked>),
+}
+
+/// The parts of `{"jsonrpc":"2.0","id":…,"result":{"_meta"?,
+/// "inputRequests"?,"requestState","resultType":"input_required"}}`.
+/// `decide` used to build this as a tree: three maps, seven key strings
+/// and two value strings, each its own allocation (about an eighth of a
+/// 256 B `decide`), which `to_json` then walked and the caller freed.
+/// Every binding sends the text, so the text is written straight from the
+/// parts; the tree is built only if someone asks for it (`body`), from
+/// clones of the parts, and kept.
+#[derive(Clone)]
+struct Asked {
+    id: Value,
+    /// Keys unique (checked before sealing) and in byte order.
+    requests: Vec<(String, Value)>,
+    token: String,
+    /// An object when present, server info stamped already.
+    meta: Option<Value>,
+    tree: OnceLock<Value>,
+}
+
+impl Asked {
+    /// The tree `decide` used to build, as it built it.
+    fn into_tree(self) -> Value {
+        let mut result = Map::new();
+        result.insert("resultType".into(), Value::String("input_required".to_owned()));
+        if !self.requests.is_empty() {
+            let mut asked = Map::new();
+            for (key, request) in self.requests {
+                asked.insert(key, request);
+            }
+            result.insert("inputRequests".into(), Value::Object(asked));
+        }
+        result.insert("requestState".into(), Value::String(self.token));
+        if let Some(m) = self.meta {
+            result.insert("_meta".into(), m);
+        }
+        envelope(self.id, "result", Value::Object(result))
+    }
+
+    /// [`Asked::into_tree`] of a copy of the parts.
+    fn tree(&self) -> Value {
+        let Asked { id, requests, token, meta, tree: _ } = self;
+        let parts = Asked {
+            id: id.clone(),
+            requests: requests.clone(),
+            token: token.clone(),
+            meta: meta.clone(),
+            tree: OnceLock::new(),
+        };
+        parts.into_tree()
+    }
+
+    /// The tree's compact text, byte for byte what `serde_json` writes
+    /// for it: members in the map's order (byte order of the keys: `id`,
+    /// `jsonrpc`, `result`; `_meta`, `inputRequests`, `requestState`,
+    /// `resultType`), every value through `serde_json`'s own writer. Keys
+    /// and the token go through the canonical string writer, which escapes
+    /// exactly the characters `serde_json` does, the same way (`"`, `\`,
+    /// the short escapes, other controls as lowercase `\u00xx`), and finds
+    /// a plain string eight bytes at a time: the token is most of the
+    /// text. `None` when the map would iterate in another order (the
+    /// `preserve_order` feature): then the tree is written.
+    fn text(&self) -> Option<String> {
+        if !json::map_iterates_sorted() {
+            return None;
+        }
+        let mut out = Vec::with_capacity(96 + self.token.len() + 192 * self.requests.len());
+        out.extend_from_slice(b"{\"id\":");
+        serde_json::to_writer(&mut out, &self.id).ok()?;
+        out.extend_from_slice(b",\"jsonrpc\":\"2.0\",\"result\":{");
+        if let Some(m) = &self.meta {
+            out.extend_from_slice(b"\"_meta\":");
+            serde_json::to_writer(&mut out, m).ok()?;
+            out.push(b',');
+        }
+        if !self.requests.is_empty() {
+            out.extend_from_slice(b"\"inputRequests\":{");
+            for (i, (key, request)) in self.requests.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                json::write_string(key, &mut out);
+                out.push(b':');
+                serde_json::to_writer(&mut out, request).ok()?;
+            }
+            out.extend_from_slice(b"},");
+        }
+        out.extend_from_slice(b"\"requestState\":");
+        json::write_string(&self.token, &mut out);
+        out.extend_from_slice(b",\"resultType\":\"input_required\"}}");
+        String::from_utf8(out).ok()
+    }
+}
+
+impl std::fmt::Debug for Response {
+    /// As the derived form printed it when the body was always a tree.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Response")
+            .field("body", self.body())
+            .field("http_status", &self.http_status)
+            .field("diagnostic", &self.diagnostic)
+            .finish()
+    }
+}
+
+impl PartialEq for Response {
+    /// Equal messages, statuses and diagnostics, however each is held.
+    fn eq(&self, other: &Response) -> bool {
+        self.http_status == other.http_status
+            && self.diagnostic == other.diagnostic
+            && self.body() == other.body()
+    }
 }
 
 impl Response {
@@ -116,7 +241,26 @@ impl Response {
         // Not `json!`: it would copy `id` and `result` through
         // `to_value` (a deep copy of every question and the token, then a
         // deep drop of the originals) where moving them is enough.
-        Response { body: envelope(id, "result", result), http_status: 200, diagnostic: None }
+        Response { body: Body::Tree(envelope(id, "result", result)), http_status: 200, diagnostic: None }
+    }
+
+    /// `decide`'s `input_required` result, kept as its parts (see
+    /// [`Asked`]): the same message as `result(id, {"resultType":
+    /// "input_required", "inputRequests": requests (when any),
+    /// "requestState": token, "_meta": meta (when any)})`. `requests`
+    /// must have unique keys; `meta` must be an object.
+    pub(crate) fn input_required(
+        id: Value,
+        mut requests: Vec<(String, Value)>,
+        token: String,
+        meta: Option<Value>,
+    ) -> Response {
+        // Usually one question, or a map's keys: in order already.
+        if !requests.windows(2).all(|w| w[0].0 < w[1].0) {
+            requests.sort_by(|a, b| a.0.cmp(&b.0));
+        }
+        let asked = Asked { id, requests, token, meta, tree: OnceLock::new() };
+        Response { body: Body::Asked(Box::new(asked)), http_status: 200, diagnostic: None }
     }
 
     pub(crate) fn error(
@@ -132,7 +276,11 @@ impl Response {
         if let Some(d) = data {
             err.insert("data".into(), d);
         }
-        Response { body: envelope(id, "error", Value::Object(err)), http_status, diagnostic: None }
+        Response {
+            body: Body::Tree(envelope(id, "error", Value::Object(err))),
+            http_status,
+            diagnostic: None,
+        }
     }
 
     pub(crate) fn internal(id: Value, why: String) -> Response {
@@ -150,15 +298,30 @@ impl Response {
 
     /// The whole JSON-RPC message.
     pub fn body(&self) -> &Value {
-        &self.body
+        match &self.body {
+            Body::Tree(v) => v,
+            Body::Asked(a) => a.tree.get_or_init(|| a.tree()),
+        }
     }
     /// The message as compact JSON text.
     pub fn to_json(&self) -> String {
-        json::to_wire(&self.body)
+        match &self.body {
+            Body::Tree(v) => json::to_wire(v),
+            Body::Asked(a) => match a.tree.get() {
+                Some(v) => json::to_wire(v),
+                None => a.text().unwrap_or_else(|| json::to_wire(self.body())),
+            },
+        }
     }
     /// Consumes the response into its message.
     pub fn into_body(self) -> Value {
-        self.body
+        match self.body {
+            Body::Tree(v) => v,
+            Body::Asked(mut a) => match a.tree.take() {
+                Some(v) => v,
+                None => a.into_tree(),
+            },
+        }
     }
     /// The HTTP status for Streamable HTTP: 400 for `-32700`, `-32600`,
     /// `-32020`, `-32021`, `-32022` and `_meta`-level `-32602`; 404 for
@@ -173,7 +336,10 @@ impl Response {
     }
     /// Whether this is an error response.
     pub fn is_error(&self) -> bool {
-        self.body.get("error").is_some()
+        match &self.body {
+            Body::Tree(v) => v.get("error").is_some(),
+            Body::Asked(_) => false,
+        }
     }
 }
 
@@ -194,3 +360,7 @@ pub(crate) fn status_for(code: i64) -> u16 {
         _ => 200,
     }
 }
+
+#[cfg(test)]
+#[path = "response/tests.rs"]
+mod tests;

@@ -27,8 +27,8 @@ mod tests;
 use serde_json::{Number, Value};
 use sha2::{Digest, Sha256};
 
-pub(crate) use canonical::write_canonical_within;
 pub use canonical::{HashSink, Sink, canonical, write_canonical, write_string};
+pub(crate) use canonical::{map_iterates_sorted, write_canonical_within};
 // Only the tests use it; production skips keys through `write_map_except`.
 pub use canonical::write_map_spliced;
 #[cfg(test)]
