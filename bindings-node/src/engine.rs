@@ -146,6 +146,23 @@ impl Engine {
         response_object(env, &response)
     }
 
+    /// `decide` of outcome JSON text, for the `decide` that `src/response.js`
+    /// puts on the prototype (which takes this method off it): the
+    /// response's JSON text when it is a 200 without a diagnostic (the JS
+    /// side makes the Response), else the Response itself.
+    #[napi(js_name = "decideText", skip_typescript, catch_unwind)]
+    pub fn decide_text<'e>(&self, env: &'e Env, call: &Call, outcome: Unknown) -> Result<Unknown<'e>> {
+        let outcome = state::read_outcome(env, outcome)?;
+        let response = self.inner.decide(&call.inner, outcome).map_err(core)?;
+        if response.http_status() == 200 && response.diagnostic().is_none() {
+            let text = json::js_string(env, &response.to_json())?;
+            // SAFETY: `text` was just created in `env`, the live environment
+            // of this callback, and is returned to it at once.
+            return Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), text) });
+        }
+        response_object(env, &response)
+    }
+
     /// Low-level: seals a token at the engine's time. `input` (object or
     /// JSON text): `{principal, binding | method+params, round?, flowStart?,
     /// questions?, state?}`; `binding` is 64 hex characters.

@@ -24,6 +24,9 @@
 //   it property by property cost over a microsecond (issue 16). Same rules:
 //   `type` first, then each field in order when it is neither `undefined`
 //   nor `null`; extra arguments ignored; `length` 0, as the native ones.
+// * install(Engine, Call, kinds): puts `decide` on Engine.prototype and
+//   `response` on Call.prototype in place of the native methods (issue 16,
+//   seventh pass), see `install` below.
 (function () {
   'use strict';
   const own = (target, value) =>
@@ -73,6 +76,86 @@
       const o = { type: 'raw' };
       if (arguments[0] != null) o.result = arguments[0];
       return o;
+    },
+    // `engine.decide` and `call.response` turn a JS value into JSON text
+    // with `JSON.stringify` and build their result with a factory above.
+    // Done from Rust, each of those was a call from native code back into
+    // JS (`napi_call_function`: a handle scope, a try/catch and a JS entry
+    // frame, about half a microsecond each); done here, they are plain
+    // calls the JIT sees. The native halves (`decideText`, `responseText`,
+    // taken off the prototypes so only these are visible) receive the text
+    // and return the commonest results as a bare string or number:
+    //
+    // * decideText(call, text): the response's JSON text when it is a 200
+    //   with no diagnostic, else the whole Response (made in Rust, as
+    //   before);
+    // * responseText(key, text): the accepted value's JSON text, the index
+    //   of a kind with no payload in `kinds`, or the whole Answer (made in
+    //   Rust, as before) for `invalid`.
+    //
+    // Same results and the same errors, in the same order, as the native
+    // methods: anything but an object or a string (a Buffer, `undefined`,
+    // a BigInt ...), a receiver or call that is not what it claims, or a
+    // value `JSON.stringify` cannot write goes to the native method itself,
+    // which checks its arguments first and words every error. (The one
+    // visible difference: for a `call` that passes `instanceof` but is not
+    // a real Call, the outcome's `toJSON`, if any, runs before the error.)
+    install(Engine, Call, kinds) {
+      const engineProto = Engine.prototype;
+      const callProto = Call.prototype;
+      const nativeDecide = engineProto.decide;
+      const decideText = engineProto.decideText;
+      const nativeResponse = callProto.response;
+      const responseText = callProto.responseText;
+      delete engineProto.decideText;
+      delete callProto.responseText;
+      const stringify = JSON.stringify;
+      const isView = ArrayBuffer.isView;
+      const makeResponse = this.makeResponse;
+      const makeAnswer = this.makeAnswer;
+      // The JSON text of `value`, or undefined where the native reading
+      // must decide (and word the error).
+      const textOf = (value) => {
+        if (typeof value === 'string') return value;
+        if (typeof value !== 'object' || value === null || isView(value)) return undefined;
+        try {
+          const text = stringify(value);
+          return typeof text === 'string' ? text : undefined;
+        } catch {
+          return undefined;
+        }
+      };
+      // Defined as the native methods were: writable, enumerable,
+      // configurable, `length` 0.
+      const define = (proto, name, f) =>
+        Object.defineProperty(proto, name, { value: f, writable: true, enumerable: true, configurable: true });
+      define(engineProto, 'decide', {
+        decide() {
+          const call = arguments[0];
+          if (this instanceof Engine && call instanceof Call) {
+            const text = textOf(arguments[1]);
+            if (text !== undefined) {
+              const r = decideText.call(this, call, text);
+              return typeof r === 'string' ? makeResponse(r, 200) : r;
+            }
+          }
+          return nativeDecide.apply(this, arguments);
+        },
+      }.decide);
+      define(callProto, 'response', {
+        response() {
+          const key = arguments[0];
+          if (typeof key === 'string' && this instanceof Call) {
+            const text = textOf(arguments[1]);
+            if (text !== undefined) {
+              const r = responseText.call(this, key, text);
+              if (typeof r === 'string') return makeAnswer('accepted', r);
+              return typeof r === 'number' ? { kind: kinds[r] } : r;
+            }
+          }
+          return nativeResponse.apply(this, arguments);
+        },
+      }.response);
     },
   };
 })()

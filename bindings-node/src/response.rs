@@ -65,6 +65,7 @@ type MakeResponse = FunctionRef<ResponseArgs, Unknown<'static>>;
 type MakeAnswer = FunctionRef<AnswerArgs, Unknown<'static>>;
 type Stringify = FunctionRef<napi::sys::napi_value, Unknown<'static>>;
 type Parse = FunctionRef<napi::sys::napi_value, Unknown<'static>>;
+type InstallArgs<'a> = FnArgs<(Unknown<'a>, Unknown<'a>, Vec<&'static str>)>;
 
 /// What the addon calls back into JS for, once per JS environment and kept
 /// as that environment's instance data (released with it, so workers
@@ -84,6 +85,10 @@ const RESPONSE_JS: &str = include_str!("response.js");
 /// The outcome helpers of `src/response.js` that replace the Rust
 /// functions of the same names on the module's exports.
 const JS_OUTCOMES: [&str; 3] = ["complete", "inputRequired", "raw"];
+
+/// The answer kinds without a payload, which `Call.responseText` returns
+/// as their index here (`install` of `src/response.js` gets this list).
+pub(crate) const PLAIN_KINDS: [&str; 4] = ["missing", "declined", "cancelled", "changed"];
 
 /// Evaluates `src/response.js` and keeps what it gives as instance data.
 fn create(env: &Env) -> Result<(&'static Instance, Object<'_>)> {
@@ -131,6 +136,11 @@ pub fn init(mut exports: Object, env: Env) -> napi::Result<()> {
         let f: Unknown = js.get_named_property_unchecked(name)?;
         exports.set_named_property(name, f)?;
     }
+    // `decide` and `response` in JS over the native text entries.
+    let install: Function<InstallArgs, Unknown> = js.get_named_property_unchecked("install")?;
+    let engine: Unknown = exports.get_named_property_unchecked("Engine")?;
+    let call: Unknown = exports.get_named_property_unchecked("Call")?;
+    install.apply(js, (engine, call, PLAIN_KINDS.to_vec()).into())?;
     Ok(())
 }
 
