@@ -11,7 +11,7 @@
 //   gives, so the finalizers that free each Call's native half run.
 //   ADDON: another build of the addon (a path to a .node file or to an
 //   index.js) for before/after runs; ../index.js by default.
-// Prints the mean wall time per round (which includes the turns).
+// Prints the mean wall time and CPU time per round (both include the turns).
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -56,11 +56,16 @@ const turn = () => new Promise(setImmediate);
 // PROFILE_CALLS_PER_TURN: how often the loop yields (64, as bench.mjs).
 const PER_TURN = Number(process.env.PROFILE_CALLS_PER_TURN ?? 64);
 let sink = 0;
+const c0 = process.cpuUsage();
 const t0 = process.hrtime.bigint();
 for (let i = 0; i < N; i++) {
   for (const f of rounds) sink ^= f().json.length;
   if (i % PER_TURN === PER_TURN - 1) await turn();
 }
 const ns = Number(process.hrtime.bigint() - t0);
-if (N > 0) console.log(`round ${which}: ${(ns / N / 1000).toFixed(2)} µs per iteration (${N})`);
+// CPU time (user + system) of the process: unlike wall time, not inflated
+// by the time other processes hold the CPU on a shared machine.
+const cpu = process.cpuUsage(c0);
+const cpuUs = (cpu.user + cpu.system) / N;
+if (N > 0) console.log(`round ${which}: ${(ns / N / 1000).toFixed(2)} µs per iteration, ${cpuUs.toFixed(2)} µs CPU (${N})`);
 if (sink === -1) console.log('');
