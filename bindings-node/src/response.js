@@ -24,9 +24,9 @@
 //   it property by property cost over a microsecond (issue 16). Same rules:
 //   `type` first, then each field in order when it is neither `undefined`
 //   nor `null`; extra arguments ignored; `length` 0, as the native ones.
-// * install(Engine, Call, kinds): puts `decide` on Engine.prototype and
-//   `response` on Call.prototype in place of the native methods (issue 16,
-//   seventh pass), see `install` below.
+// * install(Engine, Call, kinds, natives): puts `begin` and `decide` on
+//   Engine.prototype and `response` on Call.prototype in place of the
+//   native methods (issue 16, seventh pass), see `install` below.
 (function () {
   'use strict';
   const own = (target, value) =>
@@ -82,16 +82,22 @@
     // Done from Rust, each of those was a call from native code back into
     // JS (`napi_call_function`: a handle scope, a try/catch and a JS entry
     // frame, about half a microsecond each); done here, they are plain
-    // calls the JIT sees. The native halves (`decideText`, `responseText`,
-    // taken off the prototypes so only these are visible) receive the text
-    // and return the commonest results as a bare string or number:
+    // calls the JIT sees. The native halves return the commonest results
+    // as a bare string or number:
     //
-    // * decideText(call, text): the response's JSON text when it is a 200
-    //   with no diagnostic, else the whole Response (made in Rust, as
-    //   before);
-    // * responseText(key, text): the accepted value's JSON text, the index
-    //   of a kind with no payload in `kinds`, or the whole Answer (made in
-    //   Rust, as before) for `invalid`.
+    // * natives.decideWith(handle, call, text): the response's JSON text
+    //   when it is a 200 with no diagnostic, else the whole Response (made
+    //   in Rust, as before);
+    // * Call#responseText(key, text): the accepted value's JSON text, the
+    //   index of a kind with no payload in `kinds`, or the whole Answer
+    //   (made in Rust, as before) for `invalid`.
+    //
+    // `begin` and `decide` reach the engine through its `handle` (an
+    // External, fetched once per engine and kept in a WeakMap), not as a
+    // method's receiver: napi-rs records a borrow of every receiver, about
+    // 230 ns a call (src/engine.rs). `responseText` is taken off the
+    // prototype and the natives off the exports, so only the JS methods are
+    // visible.
     //
     // Same results and the same errors, in the same order, as the native
     // methods: anything but an object or a string (a Buffer, `undefined`,
@@ -100,15 +106,32 @@
     // which checks its arguments first and words every error. (The one
     // visible difference: for a `call` that passes `instanceof` but is not
     // a real Call, the outcome's `toJSON`, if any, runs before the error.)
-    install(Engine, Call, kinds) {
+    install(Engine, Call, kinds, natives) {
       const engineProto = Engine.prototype;
       const callProto = Call.prototype;
+      const nativeBegin = engineProto.begin;
       const nativeDecide = engineProto.decide;
-      const decideText = engineProto.decideText;
+      const handle = natives.engineHandle;
       const nativeResponse = callProto.response;
       const responseText = callProto.responseText;
-      delete engineProto.decideText;
+      const beginWith = natives.beginWith;
+      const decideWith = natives.decideWith;
       delete callProto.responseText;
+      const handles = new WeakMap();
+      // The engine's handle, or undefined for an object that only claims
+      // to be an Engine (then the native method gives its error).
+      const handleOf = (engine) => {
+        let h = handles.get(engine);
+        if (h === undefined) {
+          try {
+            h = handle(engine);
+          } catch {
+            return undefined;
+          }
+          handles.set(engine, h);
+        }
+        return h;
+      };
       const stringify = JSON.stringify;
       const isView = ArrayBuffer.isView;
       const makeResponse = this.makeResponse;
@@ -129,13 +152,21 @@
       // configurable, `length` 0.
       const define = (proto, name, f) =>
         Object.defineProperty(proto, name, { value: f, writable: true, enumerable: true, configurable: true });
+      define(engineProto, 'begin', {
+        begin() {
+          const h = this instanceof Engine ? handleOf(this) : undefined;
+          if (h !== undefined) return beginWith(h, arguments[0], arguments[1]);
+          return nativeBegin.apply(this, arguments);
+        },
+      }.begin);
       define(engineProto, 'decide', {
         decide() {
           const call = arguments[0];
-          if (this instanceof Engine && call instanceof Call) {
+          const h = this instanceof Engine && call instanceof Call ? handleOf(this) : undefined;
+          if (h !== undefined) {
             const text = textOf(arguments[1]);
             if (text !== undefined) {
-              const r = decideText.call(this, call, text);
+              const r = decideWith(h, call, text);
               return typeof r === 'string' ? makeResponse(r, 200) : r;
             }
           }

@@ -112,14 +112,26 @@ test('decide: arguments the JS side leaves to the native method get its errors',
   assert.equal(settle(() => engine.decide(c, '{"type":"complete","result":{}}')).error, 'ALREADY_DECIDED');
 });
 
-test('decide and response keep the shape of the native methods', () => {
-  for (const [proto, name] of [[mrtr.Engine.prototype, 'decide'], [mrtr.Call.prototype, 'response']]) {
+test('decide, begin and response keep the shape of the native methods', () => {
+  for (const [proto, name] of [[mrtr.Engine.prototype, 'begin'], [mrtr.Engine.prototype, 'decide'], [mrtr.Call.prototype, 'response']]) {
     const d = Object.getOwnPropertyDescriptor(proto, name);
     assert.deepEqual([d.writable, d.enumerable, d.configurable, d.value.length, d.value.name], [true, true, true, 0, name]);
   }
-  // The native text entries are not visible.
-  assert.equal(mrtr.Engine.prototype.decideText, undefined);
+  // The native entries are not visible, and the prototype keeps its order.
   assert.equal(mrtr.Call.prototype.responseText, undefined);
+  for (const name of ['engineHandle', 'beginWith', 'decideWith']) assert.equal(mrtr[name], undefined);
+  assert.deepEqual(Object.keys(mrtr.Engine.prototype).slice(0, 3), ['begin', 'beginParts', 'decide']);
+  // begin through the engine's handle: what only claims to be an Engine, a
+  // missing principal, bad text get the native method's errors.
+  const fake = Object.create(mrtr.Engine.prototype);
+  for (const f of [() => fake.begin(request({ name: 't' }), 'a'), () => fake.decide(null, {})]) {
+    assert.throws(f, (e) => e instanceof TypeError && /Illegal invocation/.test(e.message));
+  }
+  assert.throws(() => engine.begin(request({ name: 't' })), (e) => e.code === 'ARGUMENT' && /principal/.test(e.message));
+  assert.equal(engine.begin('{', 'a').body.error.code, -32700);
+  assert.throws(() => engine.begin('{"jsonrpc":"2.0","method":"n"}', 'a'), (e) => e.code === 'NOT_A_REQUEST');
+  assert.ok(engine.begin(request({ name: 't' }), 'a') instanceof mrtr.Call);
+  assert.ok(engine.begin(Buffer.from(request({ name: 't' })), null) instanceof mrtr.Call);
   const r = engine.decide(engine.begin(request({ name: 't' }), 'alice'), mrtr.complete({ content: [] }));
   assert.deepEqual(Object.keys(r), ['httpStatus', 'json']);
   assert.equal(r.body.result.resultType, 'complete');
