@@ -183,6 +183,29 @@ impl Call {
         }
     }
 
+    /// `response` of the question's JSON text, for the `response` that
+    /// `src/response.js` puts on the prototype (which takes this method off
+    /// it): an accepted value's JSON text, the index in
+    /// [`crate::response::PLAIN_KINDS`] of a kind without a payload, or the
+    /// Answer itself (`invalid`).
+    #[napi(js_name = "responseText", skip_typescript, catch_unwind)]
+    pub fn response_text<'e>(&self, env: &'e Env, key: String, request: Unknown) -> Result<Unknown<'e>> {
+        let request = crate::questions::parsed(&json::text_of(env, request, "request")?, "request")?;
+        let answer = self.inner.response(&key, &request);
+        let kind = answer.kind();
+        let raw = match answer {
+            snodo::Answer::Accepted(v) => json::js_string(env, &snodo::to_wire(&v))?,
+            snodo::Answer::Invalid(why) => return answer_object(env, kind, None, Some(why)),
+            _ => match crate::response::PLAIN_KINDS.iter().position(|k| *k == kind) {
+                Some(i) => json::js_u32(env, u32::try_from(i).unwrap_or(u32::MAX))?,
+                None => return answer_object(env, kind, None, None),
+            },
+        };
+        // SAFETY: `raw` was just created in `env`, the live environment of
+        // this callback, and is returned to it at once.
+        Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), raw) })
+    }
+
     /// The whole `inputResponses` map of this request, read-only and
     /// unvalidated (`{}` when none); `response(key, request)` is the
     /// validated reading.

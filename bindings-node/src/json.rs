@@ -166,6 +166,18 @@ pub fn js_string(env: &Env, text: &str) -> Result<napi::sys::napi_value> {
     Ok(out)
 }
 
+/// A JS number of `n`.
+pub fn js_u32(env: &Env, n: u32) -> Result<napi::sys::napi_value> {
+    let mut out = std::ptr::null_mut();
+    // SAFETY: `env` is the live environment of the current callback, on
+    // its thread; `out` is written by the call.
+    let status = unsafe { napi::sys::napi_create_uint32(env.raw(), n, &mut out) };
+    if status != napi::sys::Status::napi_ok || out.is_null() {
+        return Err(argument("internal: number creation failed"));
+    }
+    Ok(out)
+}
+
 /// A string argument.
 pub fn string(value: Unknown<'_>, what: &str) -> Result<String> {
     if value.get_type().map_err(napi_failure)? != ValueType::String {

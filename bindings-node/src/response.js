@@ -24,6 +24,9 @@
 //   it property by property cost over a microsecond (issue 16). Same rules:
 //   `type` first, then each field in order when it is neither `undefined`
 //   nor `null`; extra arguments ignored; `length` 0, as the native ones.
+// * install(Engine, Call, kinds, natives): puts `begin` and `decide` on
+//   Engine.prototype and `response` on Call.prototype in place of the
+//   native methods (issue 16, seventh pass), see `install` below.
 (function () {
   'use strict';
   const own = (target, value) =>
@@ -73,6 +76,117 @@
       const o = { type: 'raw' };
       if (arguments[0] != null) o.result = arguments[0];
       return o;
+    },
+    // `engine.decide` and `call.response` turn a JS value into JSON text
+    // with `JSON.stringify` and build their result with a factory above.
+    // Done from Rust, each of those was a call from native code back into
+    // JS (`napi_call_function`: a handle scope, a try/catch and a JS entry
+    // frame, about half a microsecond each); done here, they are plain
+    // calls the JIT sees. The native halves return the commonest results
+    // as a bare string or number:
+    //
+    // * natives.decideWith(handle, call, text): the response's JSON text
+    //   when it is a 200 with no diagnostic, else the whole Response (made
+    //   in Rust, as before);
+    // * Call#responseText(key, text): the accepted value's JSON text, the
+    //   index of a kind with no payload in `kinds`, or the whole Answer
+    //   (made in Rust, as before) for `invalid`.
+    //
+    // `begin` and `decide` reach the engine through its `handle` (an
+    // External, fetched once per engine and kept in a WeakMap), not as a
+    // method's receiver: napi-rs records a borrow of every receiver, about
+    // 230 ns a call (src/engine.rs). `responseText` is taken off the
+    // prototype and the natives off the exports, so only the JS methods are
+    // visible.
+    //
+    // Same results and the same errors, in the same order, as the native
+    // methods: anything but an object or a string (a Buffer, `undefined`,
+    // a BigInt ...), a receiver or call that is not what it claims, or a
+    // value `JSON.stringify` cannot write goes to the native method itself,
+    // which checks its arguments first and words every error. (The one
+    // visible difference: for a `call` that passes `instanceof` but is not
+    // a real Call, the outcome's `toJSON`, if any, runs before the error.)
+    install(Engine, Call, kinds, natives) {
+      const engineProto = Engine.prototype;
+      const callProto = Call.prototype;
+      const nativeBegin = engineProto.begin;
+      const nativeDecide = engineProto.decide;
+      const handle = natives.engineHandle;
+      const nativeResponse = callProto.response;
+      const responseText = callProto.responseText;
+      const beginWith = natives.beginWith;
+      const decideWith = natives.decideWith;
+      delete callProto.responseText;
+      const handles = new WeakMap();
+      // The engine's handle, or undefined for an object that only claims
+      // to be an Engine (then the native method gives its error).
+      const handleOf = (engine) => {
+        let h = handles.get(engine);
+        if (h === undefined) {
+          try {
+            h = handle(engine);
+          } catch {
+            return undefined;
+          }
+          handles.set(engine, h);
+        }
+        return h;
+      };
+      const stringify = JSON.stringify;
+      const isView = ArrayBuffer.isView;
+      const makeResponse = this.makeResponse;
+      const makeAnswer = this.makeAnswer;
+      // The JSON text of `value`, or undefined where the native reading
+      // must decide (and word the error).
+      const textOf = (value) => {
+        if (typeof value === 'string') return value;
+        if (typeof value !== 'object' || value === null || isView(value)) return undefined;
+        try {
+          const text = stringify(value);
+          return typeof text === 'string' ? text : undefined;
+        } catch {
+          return undefined;
+        }
+      };
+      // Defined as the native methods were: writable, enumerable,
+      // configurable, `length` 0.
+      const define = (proto, name, f) =>
+        Object.defineProperty(proto, name, { value: f, writable: true, enumerable: true, configurable: true });
+      define(engineProto, 'begin', {
+        begin() {
+          const h = this instanceof Engine ? handleOf(this) : undefined;
+          if (h !== undefined) return beginWith(h, arguments[0], arguments[1]);
+          return nativeBegin.apply(this, arguments);
+        },
+      }.begin);
+      define(engineProto, 'decide', {
+        decide() {
+          const call = arguments[0];
+          const h = this instanceof Engine && call instanceof Call ? handleOf(this) : undefined;
+          if (h !== undefined) {
+            const text = textOf(arguments[1]);
+            if (text !== undefined) {
+              const r = decideWith(h, call, text);
+              return typeof r === 'string' ? makeResponse(r, 200) : r;
+            }
+          }
+          return nativeDecide.apply(this, arguments);
+        },
+      }.decide);
+      define(callProto, 'response', {
+        response() {
+          const key = arguments[0];
+          if (typeof key === 'string' && this instanceof Call) {
+            const text = textOf(arguments[1]);
+            if (text !== undefined) {
+              const r = responseText.call(this, key, text);
+              if (typeof r === 'string') return makeAnswer('accepted', r);
+              return typeof r === 'number' ? { kind: kinds[r] } : r;
+            }
+          }
+          return nativeResponse.apply(this, arguments);
+        },
+      }.response);
     },
   };
 })()

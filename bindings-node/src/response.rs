@@ -65,6 +65,7 @@ type MakeResponse = FunctionRef<ResponseArgs, Unknown<'static>>;
 type MakeAnswer = FunctionRef<AnswerArgs, Unknown<'static>>;
 type Stringify = FunctionRef<napi::sys::napi_value, Unknown<'static>>;
 type Parse = FunctionRef<napi::sys::napi_value, Unknown<'static>>;
+type InstallArgs<'a> = FnArgs<(Unknown<'a>, Unknown<'a>, Vec<&'static str>, Object<'a>)>;
 
 /// What the addon calls back into JS for, once per JS environment and kept
 /// as that environment's instance data (released with it, so workers
@@ -84,6 +85,14 @@ const RESPONSE_JS: &str = include_str!("response.js");
 /// The outcome helpers of `src/response.js` that replace the Rust
 /// functions of the same names on the module's exports.
 const JS_OUTCOMES: [&str; 3] = ["complete", "inputRequired", "raw"];
+
+/// The answer kinds without a payload, which `Call.responseText` returns
+/// as their index here (`install` of `src/response.js` gets this list).
+pub(crate) const PLAIN_KINDS: [&str; 4] = ["missing", "declined", "cancelled", "changed"];
+
+/// The native functions `install` of `src/response.js` gets (off the
+/// exports): see `crate::engine`.
+const NATIVES: [&str; 3] = ["engineHandle", "beginWith", "decideWith"];
 
 /// Evaluates `src/response.js` and keeps what it gives as instance data.
 fn create(env: &Env) -> Result<(&'static Instance, Object<'_>)> {
@@ -131,6 +140,18 @@ pub fn init(mut exports: Object, env: Env) -> napi::Result<()> {
         let f: Unknown = js.get_named_property_unchecked(name)?;
         exports.set_named_property(name, f)?;
     }
+    // `begin`, `decide` and `response` in JS over the native entries,
+    // which leave the exports for `install`.
+    let mut natives = Object::new(&env)?;
+    for name in NATIVES {
+        let f: Unknown = exports.get_named_property_unchecked(name)?;
+        natives.set_named_property(name, f)?;
+        exports.delete_named_property(name)?;
+    }
+    let install: Function<InstallArgs, Unknown> = js.get_named_property_unchecked("install")?;
+    let engine: Unknown = exports.get_named_property_unchecked("Engine")?;
+    let call: Unknown = exports.get_named_property_unchecked("Call")?;
+    install.apply(js, (engine, call, PLAIN_KINDS.to_vec(), natives).into())?;
     Ok(())
 }
 

@@ -23,6 +23,7 @@ mod stream;
 mod strict;
 #[cfg(test)]
 mod tests;
+mod wire;
 
 use serde_json::{Number, Value};
 use sha2::{Digest, Sha256};
@@ -77,9 +78,8 @@ pub fn digest(value: &Value) -> [u8; 32] {
 
 /// Serialises any value compactly (not canonically) for the wire.
 pub fn to_wire(value: &Value) -> String {
-    // Serialising a Value into a String cannot fail; fall back to canonical
-    // bytes rather than unwrap, to keep the no-panic rule mechanical.
-    serde_json::to_string(value).unwrap_or_else(|_| String::from_utf8_lossy(&canonical(value)).into_owned())
+    // serde's compact text, written without serde (issue 16, seventh pass).
+    wire::wire(value)
 }
 
 /// The numeric value of a number, if finite as an f64.
