@@ -36,7 +36,9 @@
 #
 # Knobs: BENCH_QUICK=1 for a short development run; BENCH_SAMPLE_MS and
 # BENCH_REPEATS for the binding benches (default 50 ms x 11 interleaved
-# repeats); CRITERION_ARGS to override criterion's timing flags.
+# repeats); CRITERION_ARGS to override criterion's timing flags;
+# BENCH_CORE_BATCH for the round sampler's decide batch (default: the
+# criterion decide row's middle batch).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -86,9 +88,11 @@ export BENCH_CORE_SAMPLER="$ROOT/target/release/examples/round_sampler"
 # decide's batch: the middle sample's batch of the criterion row just run
 # (iter_batched makes a sample of n iterations ten batches; a bigger batch
 # is slower per decide, so the sampler uses the row's own), see the sampler.
-BENCH_CORE_BATCH=$("$VENV/bin/python" -c 'import json, math, sys
+# A BENCH_CORE_BATCH set by the caller wins (e.g. 1 for decides one at a
+# time, as a server and the binding benches run them).
+: "${BENCH_CORE_BATCH:=$("$VENV/bin/python" -c 'import json, math, sys
 it = sorted(json.load(open(sys.argv[1]))["iters"])
-print(math.ceil(it[len(it) // 2] / 10))' target/criterion/core/decide/state_256/new/sample.json)
+print(math.ceil(it[len(it) // 2] / 10))' target/criterion/core/decide/state_256/new/sample.json)}"
 export BENCH_CORE_BATCH
 # The check: one 2 s sample now, beside criterion's rows of a moment ago.
 printf 'sample 2000\nquit\n' | "$BENCH_CORE_SAMPLER" "$BENCH_CORE_BATCH" | tail -n 1 > "$OUT/core-sampler.json"
