@@ -280,6 +280,7 @@ def main() -> None:
     sampler = CoreSampler(path, os.environ.get("BENCH_CORE_BATCH")) if path else None
     rounds = [i for i, tm in enumerate(timers) if tm[0].startswith("snodo begin+decide round")] if sampler else []
     core: list[dict] = []
+    core_ms = max(1, round(2 * SAMPLE_S * 1000))  # as long as the two rounds together
 
     def run(i: int) -> None:
         _name, _size, _group, t, loops, samples = timers[i]
@@ -294,11 +295,11 @@ def main() -> None:
                 continue
             random.shuffle(rounds)
             if r % 2 == 0:
-                core.append(sampler.sample(int(2 * SAMPLE_S * 1000)))
+                core.append(sampler.sample(core_ms))
             for j in rounds:
                 run(j)
             if r % 2 == 1:
-                core.append(sampler.sample(int(2 * SAMPLE_S * 1000)))
+                core.append(sampler.sample(core_ms))
     if sampler:
         sampler.close()
     results = []
