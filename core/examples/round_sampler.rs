@@ -142,6 +142,10 @@ struct Pace {
 /// both alike.
 fn sample(b: &Bench, pace: &mut Pace, ms: u64, batch: u64) -> (Tally, Tally) {
     let quarter = Duration::from_micros(ms * 250);
+    // Untimed, about a millisecond of each first: the sampler sat idle
+    // while the binding ran, and criterion times a warm loop.
+    b.begin_loop(((1e6 / pace.begin_ns) as u64).max(1));
+    b.decide_batch(batch.min(64));
     let (mut begin, mut decide) = (Tally::default(), Tally::default());
     for _ in 0..2 {
         // begin: timed loops of about 1 ms until the quarter is spent.
