@@ -4,7 +4,9 @@ Usage: bench-table.py CRITERION_DIR RESULTS_DIR
 
 CRITERION_DIR holds criterion's output for the core group (`core/<op>/<case>`);
 RESULTS_DIR holds python.json, node.json and c.json written by the binding
-benches. Standard library only. Medians are criterion's median estimate (core)
+benches (with the core's begin+decide sampled beside their rounds, group
+"core-in-window", when scripts/bench.sh gave them the round sampler), and
+core-sampler.json, the sampler's check against criterion. Standard library only. Medians are criterion's median estimate (core)
 or the median of the interleaved repeats (bindings); the spread is the
 minimum and maximum per-sample mean.
 """
@@ -139,6 +141,14 @@ def main() -> None:
     if "redis_consume" not in once:
         rows.append(("core", "consume-once round trip to loopback Redis", "", "not run", "", "",
                      "needs --features redis and SNODO_REDIS_URL"))
+    # The round sampler's check (scripts/bench.sh): one sample right after
+    # criterion, beside criterion's begin + decide.
+    check = load_obj(os.path.join(res, "core-sampler.json"))
+    crit_ns = criterion_core_ns(core)
+    if check.get("ns") and crit_ns:
+        rows.append(("core", "begin + decide, round_sampler right after criterion", "256 B state",
+                     fmt_ns(check["ns"]), f"{fmt_ns(check['begin_ns'])} + {fmt_ns(check['decide_ns'])}", "",
+                     f"{check['ns'] / crit_ns:.2f}× criterion's {fmt_ns(crit_ns)}"))
     for name, ops, case, most in CORE_TARGETS:
         if all((op, case) in core for op in ops + ("floor",)):
             x = sum(core[(op, case)][0] for op in ops) / core[("floor", case)][0]
@@ -164,6 +174,7 @@ def main() -> None:
             if r["op"].startswith("snodo begin+decide"):
                 us = r["median_ns"] / 1e3
                 checks.append((f"{lang} {r['op'][6:]} ≤ 10 µs", f"{us:.2f} µs", us <= TARGETS["call_us"]))
+        rows += in_window_rows(res, lang, core)
         for size in (256, 4096):
             if (ours, size) in by and (peer, size) in by:
                 x = by[(peer, size)]["median_ns"] / by[(ours, size)]["median_ns"]
@@ -174,12 +185,16 @@ def main() -> None:
     checks += python_checks(res, core)
 
     for r in load(os.path.join(res, "c.json")):
+        if r.get("group"):
+            continue
         rows.append(("c", r["op"], "256 B state", f"{r['calls_per_s']:,.0f}/s",
                      f"{r['min_calls_per_s']:,.0f}–{r['max_calls_per_s']:,.0f}/s", "",
                      f"{r['median_ns'] / 1e3:.2f} µs/call/thread"))
         if r["threads"] == 1:
             us = r["median_ns"] / 1e3
             checks.append(("c begin+decide per call (1 thread) ≤ 10 µs", f"{us:.2f} µs", us <= TARGETS["call_us"]))
+    rows += in_window_rows(res, "c", core)
+    checks += round_checks(res, "c", core, C_ROUND_VS_CORE)
 
     head = ("part", "operation", "payload", "median", "min–max", "vs floor", "vs peer / note")
     widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
@@ -220,6 +235,91 @@ def growth_table(crit: str) -> None:
         print("\n".join(lines))
 
 
+# Issue 16: C's begin+decide per call (one thread) at most this × the core's.
+C_ROUND_VS_CORE = 1.3
+
+
+def in_window(res: str, lang: str) -> tuple[list[float], dict] | None:
+    """Issue 16, seventh pass: a binding's per-round time and the core's
+    begin+decide sampled beside it (core/examples/round_sampler.rs), per
+    repeat: ([binding ns per round], the core-in-window row), or None when
+    the bench ran without the sampler. A binding's round is the mean of its
+    round 1 and round 2 samples of that repeat (Python, Node), or C's
+    1-thread time per call (a call is one round)."""
+    rows = load(os.path.join(res, f"{lang}.json"))
+    core = next((r for r in rows if r.get("group") == "core-in-window"), None)
+    if lang == "c":
+        rounds = [r for r in rows if not r.get("group") and r.get("threads") == 1]
+    else:
+        rounds = [r for r in rows if not r.get("group") and r["op"].startswith("snodo begin+decide round")]
+    if not core or not rounds or any(len(r.get("samples_ns", [])) != len(core["samples_ns"]) for r in rounds):
+        return None
+    own = [sum(r["samples_ns"][i] for r in rounds) / len(rounds) for i in range(len(core["samples_ns"]))]
+    return own, core
+
+
+def criterion_core_ns(core: dict) -> float | None:
+    """criterion's begin + decide of the 256 B state (the start of the run)."""
+    if ("begin", "state_256") in core and ("decide", "state_256") in core:
+        return core[("begin", "state_256")][0] + core[("decide", "state_256")][0]
+    return None
+
+
+def in_window_rows(res: str, lang: str, core: dict) -> list[tuple[str, ...]]:
+    """The core's begin+decide as sampled beside this binding, with criterion's beside it."""
+    pair = in_window(res, lang)
+    if not pair:
+        return []
+    c = pair[1]
+    crit = criterion_core_ns(core)
+    note = f"criterion's (start of run): {fmt_ns(crit)}" if crit else "no criterion result"
+    return [(lang, "core begin+decide, in window (round_sampler)", "256 B state", fmt_ns(c["median_ns"]),
+             f"{fmt_ns(c['min_ns'])}–{fmt_ns(c['max_ns'])}", "", note)]
+
+
+def median(xs: list[float]) -> float:
+    s = sorted(xs)
+    m = len(s) // 2
+    return s[m] if len(s) % 2 else (s[m - 1] + s[m]) / 2
+
+
+def round_checks(res: str, lang: str, core: dict, most: float) -> list[tuple[str, str, bool]]:
+    """A binding's begin+decide per round against the core's. Per repeat,
+    the binding's round over the core sample taken right beside it; the
+    row is the median of those ratios (min–max beside it), and decides
+    [met]/[MISSED]. Without in-window samples the denominator is
+    criterion's begin + decide from the start of the run, minutes before
+    the binding ran, and the value says so. Either way the value also
+    shows the other denominator's ratio, for comparison with older runs."""
+    crit = criterion_core_ns(core)
+    own_rows = [r for r in load(os.path.join(res, f"{lang}.json")) if not r.get("group")]
+    if lang == "c":
+        own_rows = [r for r in own_rows if r.get("threads") == 1]
+        name = f"c begin+decide per call (1 thread), 256 B, ≤ {most:g}× the core's begin+decide"
+    else:
+        own_rows = [r for r in own_rows if r["op"].startswith("snodo begin+decide round")]
+        name = (f"{lang} begin+decide per round (mean of rounds 1 and 2), 256 B, ≤ "
+                f"{most:g}× the core's begin+decide")
+    if not own_rows:
+        return []
+    # The ratio as computed before the seventh pass: the binding's medians
+    # over criterion's.
+    old = sum(r["median_ns"] for r in own_rows) / len(own_rows) / crit if crit else None
+    pair = in_window(res, lang)
+    if pair:
+        own, c = pair
+        ratios = [o / k for o, k in zip(own, c["samples_ns"])]
+        x = median(ratios)
+        then = f"; criterion's core {fmt_ns(crit)} would give {old:.2f}×" if old is not None else ""
+        value = (f"{x:.2f}× (in window: median of {len(ratios)} paired repeats, {min(ratios):.2f}–{max(ratios):.2f}×; "
+                 f"core {fmt_ns(c['median_ns'])} beside it{then})")
+        return [(name, value, x <= most)]
+    if old is None:
+        return []
+    return [(name, f"{old:.2f}× (criterion's core from the start of the run, {fmt_ns(crit)}: "
+                   "no in-window core samples)", old <= most)]
+
+
 # Issue 16, the Node rows: seal+open at 4 KiB at least this many times faster
 # than the TS SDK codec; begin+decide per round at most this × the core's;
 # growth slope at most this × the floor's.
@@ -234,13 +334,7 @@ def node_checks(res: str, core: dict) -> list[tuple[str, str, bool]]:
         x = by[peer] / by[ours]
         out.append((f"node seal+open, 4 KiB object state, ≥ {NODE_TARGETS['speedup_4k']:g}× faster than "
                     "createRequestStateCodec (no bind)", f"{x:.1f}×", x >= NODE_TARGETS["speedup_4k"]))
-    rounds = [v for (op, _), v in by.items() if op.startswith("snodo begin+decide round")]
-    if rounds and ("begin", "state_256") in core and ("decide", "state_256") in core:
-        core_ns = core[("begin", "state_256")][0] + core[("decide", "state_256")][0]
-        x = sum(rounds) / len(rounds) / core_ns
-        out.append((f"node begin+decide per round (mean of rounds 1 and 2), 256 B, ≤ "
-                    f"{NODE_TARGETS['round_vs_core']:g}× the core's begin+decide", f"{x:.2f}×",
-                    x <= NODE_TARGETS["round_vs_core"]))
+    out += round_checks(res, "node", core, NODE_TARGETS["round_vs_core"])
     for kind, op in (("state", "snodo seal+open"), ("args", "snodo begin (retry)")):
         rows = growth_rows(res, kind, op)
         if len(rows) >= 2:
@@ -288,13 +382,7 @@ def python_checks(res: str, core: dict) -> list[tuple[str, str, bool]]:
         x = by[peer] / by[ours]
         out.append((f"python seal+open, 4 KiB dict state, ≥ {PYTHON_TARGETS['speedup_4k']:g}× faster than "
                     "the mcp boundary (str state)", f"{x:.1f}×", x >= PYTHON_TARGETS["speedup_4k"]))
-    rounds = [v for (op, _), v in by.items() if op.startswith("snodo begin+decide round")]
-    if rounds and ("begin", "state_256") in core and ("decide", "state_256") in core:
-        core_ns = core[("begin", "state_256")][0] + core[("decide", "state_256")][0]
-        x = sum(rounds) / len(rounds) / core_ns
-        out.append((f"python begin+decide per round (mean of rounds 1 and 2), 256 B, ≤ "
-                    f"{PYTHON_TARGETS['round_vs_core']:g}× the core's begin+decide", f"{x:.2f}×",
-                    x <= PYTHON_TARGETS["round_vs_core"]))
+    out += round_checks(res, "python", core, PYTHON_TARGETS["round_vs_core"])
     for kind, op in (("state", "snodo seal+open"), ("args", "snodo begin (retry)")):
         rows = growth_rows(res, kind, op, "python")
         if len(rows) >= 2:

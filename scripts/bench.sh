@@ -24,9 +24,21 @@
 # bindings-node/benches/package-lock.json with npm ci). Payloads are the
 # files in core/benches/payloads/, the same bytes for every language.
 #
+# The per-round rows (a binding's begin+decide per round over the core's)
+# divide by a core timed in the same seconds as the binding (issue 16,
+# seventh pass): core/examples/round_sampler.rs, built with criterion's own
+# profile (`--profile bench`) right after the criterion phase, runs as a
+# child of each binding bench (BENCH_CORE_SAMPLER, BENCH_CORE_BATCH), which
+# takes one core sample beside its rounds in every repeat. Criterion's
+# begin + decide, minutes earlier, is shown beside it; this machine's speed
+# drifts between phases by more than the 1.3x margin of those rows. One
+# sample right after criterion checks the sampler against criterion.
+#
 # Knobs: BENCH_QUICK=1 for a short development run; BENCH_SAMPLE_MS and
 # BENCH_REPEATS for the binding benches (default 50 ms x 11 interleaved
-# repeats); CRITERION_ARGS to override criterion's timing flags.
+# repeats); CRITERION_ARGS to override criterion's timing flags;
+# BENCH_CORE_BATCH for the round sampler's decide batch (default: the
+# criterion decide row's middle batch).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -67,6 +79,24 @@ rm -rf target/criterion/core
 # shellcheck disable=SC2086 # CRITERION_ARGS is a list of flags
 cargo bench --locked -p snodo --bench token -- --noplot $CRITERION_ARGS 2>&1 | grep -E '^core/|time:' || true
 [ -d target/criterion/core ] || { echo "bench: criterion produced no results" >&2; exit 1; }
+
+step "core round sampler: begin+decide of the 256 B state, sampled beside each binding's rounds"
+# `--profile bench`: the code generation of the criterion bench above (this
+# workspace overrides neither bench nor release, so both are release's).
+cargo build --locked --profile bench -p snodo --example round_sampler 2>&1 | tail -n 1
+export BENCH_CORE_SAMPLER="$ROOT/target/release/examples/round_sampler"
+# decide's batch: the middle sample's batch of the criterion row just run
+# (iter_batched makes a sample of n iterations ten batches; a bigger batch
+# is slower per decide, so the sampler uses the row's own), see the sampler.
+# A BENCH_CORE_BATCH set by the caller wins (e.g. 1 for decides one at a
+# time, as a server and the binding benches run them).
+: "${BENCH_CORE_BATCH:=$("$VENV/bin/python" -c 'import json, math, sys
+it = sorted(json.load(open(sys.argv[1]))["iters"])
+print(math.ceil(it[len(it) // 2] / 10))' target/criterion/core/decide/state_256/new/sample.json)}"
+export BENCH_CORE_BATCH
+# The check: one 2 s sample now, beside criterion's rows of a moment ago.
+printf 'sample 2000\nquit\n' | "$BENCH_CORE_SAMPLER" "$BENCH_CORE_BATCH" | tail -n 1 > "$OUT/core-sampler.json"
+echo "round_sampler (decide batch $BENCH_CORE_BATCH): $(cat "$OUT/core-sampler.json")"
 
 step "core growth (criterion) and memory (counting allocator, RSS over 100 000 flows)"
 rm -rf target/criterion/growth

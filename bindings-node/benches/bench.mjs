@@ -13,6 +13,19 @@
 // For before/after runs in one window: BENCH_ADDON=path/to/other.node
 // measures that build of the addon instead of ../index.js's, and
 // BENCH_ONLY=regex keeps the operations whose name (with its group) matches.
+//
+// In-window core samples (issue 16, seventh pass): with BENCH_CORE_SAMPLER
+// set to the path of the core's round sampler (core/examples/round_sampler.rs,
+// built by scripts/bench.sh; BENCH_CORE_BATCH is its decide batch), every
+// repeat runs the two begin+decide rounds next to each other and one sample
+// of the core's begin+decide right before or after them (alternating), so
+// the per-round row divides by a core timed in the same seconds, not by
+// criterion's minutes earlier. The core samples go into the JSON as a row
+// of group "core-in-window"; every row carries its per-repeat samples
+// (`samples_ns`, in repeat order) so the table can pair them. Unset, the
+// rounds are shuffled like every other operation, as before.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { createRequire } from 'node:module';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -195,17 +208,67 @@ for (const op of ops) {
   op.loops = Math.max(1, Math.floor((n * SAMPLE_NS) / elapsed));
   op.samples = [];
 }
-for (let r = 0; r < REPEATS; r++) {
-  const order = ops.map((_, i) => i);
-  for (let i = order.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [order[i], order[j]] = [order[j], order[i]];
+// The core's round sampler as a child process: one `sample <ms>` line in,
+// one JSON line out (core/examples/round_sampler.rs).
+class CoreSampler {
+  constructor(path, batch) {
+    this.child = spawn(path, batch ? [batch] : [], { stdio: ['pipe', 'pipe', 'inherit'] });
+    this.child.on('error', (e) => { this.failure = e; });
+    this.lines = createInterface({ input: this.child.stdout })[Symbol.asyncIterator]();
   }
-  for (const i of order) {
-    const op = ops[i];
-    op.samples.push((await run(op, op.loops)) / op.loops);
+
+  async line() {
+    const { value, done } = await this.lines.next();
+    if (done) throw new Error(`round_sampler ended${this.failure ? `: ${this.failure.message}` : ''}`);
+    const reply = JSON.parse(value);
+    if (reply.error) throw new Error(`round_sampler: ${reply.error}`);
+    return reply;
+  }
+
+  async ready() {
+    if (!(await this.line()).ready) throw new Error('round_sampler did not say ready');
+  }
+
+  sample(ms) {
+    this.child.stdin.write(`sample ${ms}\n`);
+    return this.line();
+  }
+
+  close() {
+    this.child.stdin.end('quit\n');
   }
 }
+
+const shuffle = (xs) => {
+  for (let i = xs.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [xs[i], xs[j]] = [xs[j], xs[i]];
+  }
+  return xs;
+};
+let sampler = null;
+if (process.env.BENCH_CORE_SAMPLER) {
+  sampler = new CoreSampler(process.env.BENCH_CORE_SAMPLER, process.env.BENCH_CORE_BATCH);
+  await sampler.ready();
+}
+// With the sampler the two rounds are one unit of the shuffle (-1),
+// sampled together, the core's sample alternately before and after them.
+const rounds = sampler ? ops.flatMap((op, i) => (op.name.startsWith('snodo begin+decide round') ? [i] : [])) : [];
+const coreSamples = [];
+const coreMs = Math.max(1, Math.round((2 * SAMPLE_NS) / 1e6));
+for (let r = 0; r < REPEATS; r++) {
+  const order = shuffle([...ops.keys()].filter((i) => !rounds.includes(i)).concat(rounds.length ? [-1] : []));
+  for (const i of order) {
+    const unit = i >= 0 ? [i] : shuffle(rounds);
+    if (i < 0 && r % 2 === 0) coreSamples.push(await sampler.sample(coreMs));
+    for (const k of unit) {
+      const op = ops[k];
+      op.samples.push((await run(op, op.loops)) / op.loops);
+    }
+    if (i < 0 && r % 2 === 1) coreSamples.push(await sampler.sample(coreMs));
+  }
+}
+if (sampler) sampler.close();
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
@@ -214,11 +277,22 @@ const median = (xs) => {
 const results = ops.map((op) => ({
   lang: 'node', op: op.name, size: op.size, ...(op.group ? { group: op.group } : {}),
   median_ns: median(op.samples), min_ns: Math.min(...op.samples), max_ns: Math.max(...op.samples),
-  repeats: op.samples.length,
+  repeats: op.samples.length, samples_ns: op.samples,
 }));
 for (const r of results) {
   console.log(`node    ${(r.group ? `${r.group}: ${r.op}` : r.op).padEnd(60)} ${String(r.size).padStart(5)} B  ${(r.median_ns / 1000).toFixed(2).padStart(9)} µs`
     + `  (${(r.min_ns / 1000).toFixed(2)}–${(r.max_ns / 1000).toFixed(2)})`);
+}
+if (coreSamples.length) {
+  const ns = coreSamples.map((c) => c.ns);
+  const r = {
+    lang: 'node', op: 'core begin+decide (round_sampler, beside the rounds)', size: 256, group: 'core-in-window',
+    median_ns: median(ns), min_ns: Math.min(...ns), max_ns: Math.max(...ns), repeats: ns.length, samples_ns: ns,
+    begin_ns: coreSamples.map((c) => c.begin_ns), decide_ns: coreSamples.map((c) => c.decide_ns),
+  };
+  results.push(r);
+  console.log(`node    ${'core begin+decide, in window (round_sampler)'.padEnd(60)} ${String(r.size).padStart(5)} B  `
+    + `${(r.median_ns / 1000).toFixed(2).padStart(9)} µs  (${(r.min_ns / 1000).toFixed(2)}–${(r.max_ns / 1000).toFixed(2)})`);
 }
 writeFileSync(outPath, JSON.stringify(results, null, 1));
 if (sink === 42) console.log(''); // keep results observable to the JIT

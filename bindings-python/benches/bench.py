@@ -29,6 +29,17 @@ Growth (issue 16), rows with a `group`: seal+open of a dict state of 256 B,
 base64url of the tag: what core/benches/growth.rs calls the floor). The
 sizes without a shared payload file are made by `payload_of_size`, the rule
 of core/benches/common/mod.rs, byte for byte.
+
+In-window core samples (issue 16, seventh pass): with BENCH_CORE_SAMPLER
+set to the path of the core's round sampler (core/examples/round_sampler.rs,
+built by scripts/bench.sh; BENCH_CORE_BATCH is its decide batch), every
+repeat runs the two begin+decide rounds next to each other and one sample
+of the core's begin+decide right before or after them (alternating), so
+the per-round row divides by a core timed in the same seconds, not by
+criterion's minutes earlier. The core samples go into the JSON as a row of
+group "core-in-window"; every row carries its per-repeat samples
+(`samples_ns`, in repeat order) so the table can pair them. Unset, the
+rounds are shuffled like every other operation, as before.
 """
 
 from __future__ import annotations
@@ -41,6 +52,7 @@ import json
 import os
 import random
 import statistics
+import subprocess
 import sys
 import timeit
 
@@ -119,6 +131,36 @@ def request_text(args: str, retry: tuple[str, str] | None = None) -> bytes:
 def request(params_extra: dict | None = None) -> bytes:
     params = {"name": "book_flight", "arguments": ARGS, "_meta": META, **(params_extra or {})}
     return json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}).encode()
+
+
+class CoreSampler:
+    """The core's round sampler as a child process: one `sample <ms>` line
+    in, one JSON line out (core/examples/round_sampler.rs)."""
+
+    def __init__(self, path: str, batch: str | None) -> None:
+        self.proc = subprocess.Popen([path, *([batch] if batch else [])], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, bufsize=1)
+        if not self._line().get("ready"):
+            raise RuntimeError("round_sampler did not say ready")
+
+    def _line(self) -> dict:
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"round_sampler ended (exit {self.proc.wait()})")
+        reply = json.loads(line)
+        if "error" in reply:
+            raise RuntimeError(f"round_sampler: {reply['error']}")
+        return reply
+
+    def sample(self, ms: int) -> dict:
+        self.proc.stdin.write(f"sample {ms}\n")
+        self.proc.stdin.flush()
+        return self._line()
+
+    def close(self) -> None:
+        self.proc.stdin.write("quit\n")
+        self.proc.stdin.close()
+        self.proc.wait()
 
 
 def main() -> None:
@@ -232,22 +274,54 @@ def main() -> None:
             n *= 4
         loops = max(1, int(n * SAMPLE_S / max(elapsed, 1e-9)))
         timers.append((name, size, group, t, loops, []))
-    for _ in range(REPEATS):
-        order = list(range(len(timers)))
+    # With the core sampler the two rounds are one unit of the shuffle (-1),
+    # sampled together, the core's sample alternately before and after them.
+    path = os.environ.get("BENCH_CORE_SAMPLER")
+    sampler = CoreSampler(path, os.environ.get("BENCH_CORE_BATCH")) if path else None
+    rounds = [i for i, tm in enumerate(timers) if tm[0].startswith("snodo begin+decide round")] if sampler else []
+    core: list[dict] = []
+    core_ms = max(1, round(2 * SAMPLE_S * 1000))  # as long as the two rounds together
+
+    def run(i: int) -> None:
+        _name, _size, _group, t, loops, samples = timers[i]
+        samples.append(t.timeit(loops) / loops * 1e9)
+
+    for r in range(REPEATS):
+        order = [i for i in range(len(timers)) if i not in rounds] + ([-1] if rounds else [])
         random.shuffle(order)
         for i in order:
-            name, size, _group, t, loops, samples = timers[i]
-            samples.append(t.timeit(loops) / loops * 1e9)
+            if i >= 0:
+                run(i)
+                continue
+            random.shuffle(rounds)
+            if r % 2 == 0:
+                core.append(sampler.sample(core_ms))
+            for j in rounds:
+                run(j)
+            if r % 2 == 1:
+                core.append(sampler.sample(core_ms))
+    if sampler:
+        sampler.close()
     results = []
     for name, size, group, _t, _loops, samples in timers:
         results.append({
             "lang": "python", "op": name, "size": size, **({"group": group} if group else {}),
             "median_ns": statistics.median(samples), "min_ns": min(samples), "max_ns": max(samples),
-            "repeats": len(samples),
+            "repeats": len(samples), "samples_ns": samples,
         })
         label = f"{group}: {name}" if group else name
         print(f"python  {label:<55} {size:>6} B  {statistics.median(samples) / 1000:9.2f} µs"
               f"  ({min(samples) / 1000:.2f}–{max(samples) / 1000:.2f})", flush=True)
+    if core:
+        ns = [c["ns"] for c in core]
+        results.append({
+            "lang": "python", "op": "core begin+decide (round_sampler, beside the rounds)", "size": 256,
+            "group": "core-in-window", "median_ns": statistics.median(ns), "min_ns": min(ns), "max_ns": max(ns),
+            "repeats": len(ns), "samples_ns": ns, "begin_ns": [c["begin_ns"] for c in core],
+            "decide_ns": [c["decide_ns"] for c in core],
+        })
+        print(f"python  {'core begin+decide, in window (round_sampler)':<55} {256:>6} B  "
+              f"{statistics.median(ns) / 1000:9.2f} µs  ({min(ns) / 1000:.2f}–{max(ns) / 1000:.2f})", flush=True)
     with open(out_path, "w") as f:
         json.dump(results, f, indent=1)
 
