@@ -311,8 +311,16 @@ def round_checks(res: str, lang: str, core: dict, most: float) -> list[tuple[str
         ratios = [o / k for o, k in zip(own, c["samples_ns"])]
         x = median(ratios)
         then = f"; criterion's core {fmt_ns(crit)} would give {old:.2f}×" if old is not None else ""
+        # For comparison only: the same two rounds done by the core alone,
+        # warm and one call at a time (round_sampler's `rounds_ns`), the
+        # stricter denominator; the row keeps the begin+decide.
+        warm = c.get("rounds_ns") or []
+        strict = ""
+        if len(warm) == len(own):
+            s = median([o / k for o, k in zip(own, warm)])
+            strict = f"; {s:.2f}× the core doing the same two rounds warm ({fmt_ns(median(warm))})"
         value = (f"{x:.2f}× (in window: median of {len(ratios)} paired repeats, {min(ratios):.2f}–{max(ratios):.2f}×; "
-                 f"core {fmt_ns(c['median_ns'])} beside it{then})")
+                 f"core {fmt_ns(c['median_ns'])} beside it{then}{strict})")
         return [(name, value, x <= most)]
     if old is None:
         return []

@@ -289,6 +289,7 @@ if (coreSamples.length) {
     lang: 'node', op: 'core begin+decide (round_sampler, beside the rounds)', size: 256, group: 'core-in-window',
     median_ns: median(ns), min_ns: Math.min(...ns), max_ns: Math.max(...ns), repeats: ns.length, samples_ns: ns,
     begin_ns: coreSamples.map((c) => c.begin_ns), decide_ns: coreSamples.map((c) => c.decide_ns),
+    rounds_ns: coreSamples.map((c) => c.rounds_ns),
   };
   results.push(r);
   console.log(`node    ${'core begin+decide, in window (round_sampler)'.padEnd(60)} ${String(r.size).padStart(5)} B  `

@@ -318,7 +318,7 @@ def main() -> None:
             "lang": "python", "op": "core begin+decide (round_sampler, beside the rounds)", "size": 256,
             "group": "core-in-window", "median_ns": statistics.median(ns), "min_ns": min(ns), "max_ns": max(ns),
             "repeats": len(ns), "samples_ns": ns, "begin_ns": [c["begin_ns"] for c in core],
-            "decide_ns": [c["decide_ns"] for c in core],
+            "decide_ns": [c["decide_ns"] for c in core], "rounds_ns": [c["rounds_ns"] for c in core],
         })
         print(f"python  {'core begin+decide, in window (round_sampler)':<55} {256:>6} B  "
               f"{statistics.median(ns) / 1000:9.2f} µs  ({min(ns) / 1000:.2f}–{max(ns) / 1000:.2f})", flush=True)

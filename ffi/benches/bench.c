@@ -149,8 +149,10 @@ static double field(const char *line, const char *name) {
     return strtod(at + strlen(key), NULL);
 }
 
-/* One core sample of about `ms`: begin+decide, begin and decide in ns. */
-static void sampler_sample(core_sampler *s, int ms, double *ns, double *begin_ns, double *decide_ns) {
+/* One core sample of about `ms`: begin+decide, begin, decide, and the mean
+ * of the two warm rounds (for comparison only), in ns. */
+static void sampler_sample(core_sampler *s, int ms, double *ns, double *begin_ns, double *decide_ns,
+                           double *rounds_ns) {
     fprintf(s->to, "sample %d\n", ms);
     fflush(s->to);
     char line[512];
@@ -158,6 +160,7 @@ static void sampler_sample(core_sampler *s, int ms, double *ns, double *begin_ns
     *ns = field(line, "ns");
     *begin_ns = field(line, "begin_ns");
     *decide_ns = field(line, "decide_ns");
+    *rounds_ns = field(line, "rounds_ns");
 }
 
 static void sampler_stop(core_sampler *s) {
@@ -224,17 +227,19 @@ int main(int argc, char **argv) {
     core_sampler sampler;
     if (sampler_path) sampler_start(&sampler, sampler_path, getenv("BENCH_CORE_BATCH"));
     int core_ms = (int)(sample_s * 1000 + 0.5) > 0 ? (int)(sample_s * 1000 + 0.5) : 1;
-    double rate[2][101], lat[2][101], lat1[101], core[101], core_begin[101], core_decide[101];
+    double rate[2][101], lat[2][101], lat1[101], core[101], core_begin[101], core_decide[101], core_rounds[101];
     for (int r = 0; r < repeats; r++) {
         /* Alternate which thread count goes first, so drift hits both alike;
          * the core's sample goes next to the 1-thread one, before it in even
          * repeats (1 thread first) and after it in odd ones (1 thread last). */
-        if (sampler_path && r % 2 == 0) sampler_sample(&sampler, core_ms, &core[r], &core_begin[r], &core_decide[r]);
+        if (sampler_path && r % 2 == 0)
+            sampler_sample(&sampler, core_ms, &core[r], &core_begin[r], &core_decide[r], &core_rounds[r]);
         for (int k = 0; k < 2; k++) {
             int threads = ((r + k) % 2) + 1;
             sample(threads, &rate[threads - 1][r], &lat[threads - 1][r]);
         }
-        if (sampler_path && r % 2 == 1) sampler_sample(&sampler, core_ms, &core[r], &core_begin[r], &core_decide[r]);
+        if (sampler_path && r % 2 == 1)
+            sampler_sample(&sampler, core_ms, &core[r], &core_begin[r], &core_decide[r], &core_rounds[r]);
         lat1[r] = lat[0][r] * 1000;
     }
     if (sampler_path) sampler_stop(&sampler);
@@ -267,6 +272,8 @@ int main(int argc, char **argv) {
         json_array(out, core_begin, repeats);
         fprintf(out, ",\"decide_ns\":");
         json_array(out, core_decide, repeats);
+        fprintf(out, ",\"rounds_ns\":");
+        json_array(out, core_rounds, repeats);
         double sorted[101];
         memcpy(sorted, core, sizeof(double) * (size_t)repeats);
         qsort(sorted, (size_t)repeats, sizeof *sorted, cmp);
