@@ -136,17 +136,26 @@
       const isView = ArrayBuffer.isView;
       const makeResponse = this.makeResponse;
       const makeAnswer = this.makeAnswer;
-      // The JSON text of `value`, or undefined where the native reading
-      // must decide (and word the error).
+      // Stand-ins for a value whose JSON.stringify threw or gave no text:
+      // the native method words the same error for them as for the value,
+      // without reading the caller's value a second time (a getter, toJSON
+      // or Proxy trap that behaves differently on a second read must not
+      // turn an error into a success).
+      const threw = { toJSON() { throw threw; } };
+      const noText = { toJSON() { return undefined; } };
+      // The JSON text of `value` (a string); a stand-in above; or undefined
+      // where the native reading must decide (and word the error) from the
+      // value itself, which this did not read.
       const textOf = (value) => {
         if (typeof value === 'string') return value;
         if (typeof value !== 'object' || value === null || isView(value)) return undefined;
+        let text;
         try {
-          const text = stringify(value);
-          return typeof text === 'string' ? text : undefined;
+          text = stringify(value);
         } catch {
-          return undefined;
+          return threw;
         }
+        return typeof text === 'string' ? text : noText;
       };
       // Defined as the native methods were: writable, enumerable,
       // configurable, `length` 0.
@@ -165,10 +174,11 @@
           const h = this instanceof Engine && call instanceof Call ? handleOf(this) : undefined;
           if (h !== undefined) {
             const text = textOf(arguments[1]);
-            if (text !== undefined) {
+            if (typeof text === 'string') {
               const r = decideWith(h, call, text);
               return typeof r === 'string' ? makeResponse(r, 200) : r;
             }
+            if (text !== undefined) return nativeDecide.call(this, call, text);
           }
           return nativeDecide.apply(this, arguments);
         },
@@ -178,6 +188,7 @@
           const key = arguments[0];
           if (typeof key === 'string' && this instanceof Call) {
             const text = textOf(arguments[1]);
+            if (text !== undefined && typeof text !== 'string') return nativeResponse.call(this, key, text);
             if (text !== undefined) {
               const r = responseText.call(this, key, text);
               if (typeof r === 'string') return makeAnswer('accepted', r);

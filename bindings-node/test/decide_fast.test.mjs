@@ -185,3 +185,53 @@ function one2(f) {
     return { error: e.code, type: e.constructor.name };
   }
 }
+
+// Found in review: when JSON.stringify of the caller's value throws or
+// gives no text, the native method must word the error without reading
+// the value again. A getter, toJSON or Proxy trap that throws only on its
+// first read once made the second (native) read succeed, turning the
+// error into a response.
+test('an outcome or question whose JSON.stringify fails is read once, and the error stays', () => {
+  const fresh = () => engine.begin(request({ name: 't' }), 'alice');
+  const caught = (f) => {
+    try {
+      f();
+      return { error: 'none' };
+    } catch (e) {
+      return { error: e.code, message: e.message };
+    }
+  };
+  let reads = 0;
+  const throwsOnce = {
+    type: 'complete',
+    get result() {
+      reads += 1;
+      if (reads === 1) throw new Error('first read');
+      return { content: [] };
+    },
+  };
+  assert.equal(caught(() => engine.decide(fresh(), throwsOnce)).error, 'ARGUMENT');
+  assert.equal(reads, 1);
+  reads = 0;
+  const noText = { toJSON() { reads += 1; return undefined; } };
+  const r = caught(() => engine.decide(fresh(), noText));
+  assert.deepEqual(r, { error: 'ARGUMENT', message: 'outcome: not representable as JSON' });
+  assert.equal(reads, 1);
+  reads = 0;
+  const question = {
+    mode: 'form',
+    message: 'Which seat?',
+    get requestedSchema() {
+      reads += 1;
+      if (reads === 1) throw new Error('first read');
+      return { type: 'object', properties: {} };
+    },
+  };
+  assert.equal(caught(() => fresh().response('seat', question)).error, 'ARGUMENT');
+  assert.equal(reads, 1);
+  reads = 0;
+  assert.deepEqual(caught(() => fresh().response('seat', noText)), {
+    error: 'ARGUMENT', message: 'request: not representable as JSON',
+  });
+  assert.equal(reads, 1);
+});
