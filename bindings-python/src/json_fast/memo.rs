@@ -22,22 +22,36 @@ use serde_json::Value;
 
 use crate::json::MAX_DEPTH;
 
-/// Entries kept: a handler asks a few distinct questions.
-const ENTRIES: usize = 8;
+/// Entries kept: a handler asks a few distinct questions, and a miss
+/// compares against every entry.
+const ENTRIES: usize = 4;
 /// Nodes a remembered dict may have: questions are small; big values
 /// would cost memory and a compare as long as the walk they save.
 const MAX_NODES: usize = 256;
+/// Hits minus misses, bounded: at zero the memo stands aside (a caller
+/// whose dicts never repeat, say a question built anew with a different
+/// message each time, would otherwise pay the compares and the copy on
+/// every call), and looks again on one call in `RETRY`.
+const MAX_CREDIT: i32 = 16;
+const RETRY: u32 = 64;
 
 struct Entry {
     snapshot: Py<PyDict>,
     value: Arc<Value>,
 }
 
+struct Memo {
+    /// Oldest first.
+    entries: Vec<Entry>,
+    credit: i32,
+    skipped: u32,
+}
+
 /// Process-wide (a `static` is never dropped, so no Python object is
 /// released without the GIL). Every use holds the GIL and runs no Python
 /// code while locked; `try_lock` makes any contention (or a poisoned lock)
 /// a miss, never a wait.
-static MEMO: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
+static MEMO: Mutex<Memo> = Mutex::new(Memo { entries: Vec::new(), credit: 4, skipped: 0 });
 
 /// The `Value` of an exact dict, remembered; `Ok(None)` when `obj` is not
 /// one the memo takes (the caller converts it the ordinary way).
@@ -45,12 +59,25 @@ pub fn dict_value(obj: &Bound<'_, PyAny>) -> PyResult<Option<Arc<Value>>> {
     let Ok(dict) = obj.cast_exact::<PyDict>() else {
         return Ok(None);
     };
-    if let Ok(memo) = MEMO.try_lock() {
-        for entry in memo.iter() {
-            if same(dict.as_any(), entry.snapshot.bind(obj.py()).as_any(), 0)? {
-                return Ok(Some(entry.value.clone()));
+    {
+        let Ok(mut memo) = MEMO.try_lock() else {
+            return Ok(None);
+        };
+        if memo.credit <= 0 {
+            memo.skipped = memo.skipped.wrapping_add(1);
+            if memo.skipped % RETRY != 0 {
+                return Ok(None);
             }
         }
+        // Newest first: the question of the current round.
+        for entry in memo.entries.iter().rev() {
+            if same(dict.as_any(), entry.snapshot.bind(obj.py()).as_any(), 0)? {
+                let value = entry.value.clone();
+                memo.credit = (memo.credit + 1).min(MAX_CREDIT);
+                return Ok(Some(value));
+            }
+        }
+        memo.credit = (memo.credit - 1).max(0);
     }
     // A miss: copy first (this fails, running no Python code, on anything
     // but exact built-in types), then convert the unchanged dict.
@@ -65,15 +92,9 @@ pub fn dict_value(obj: &Bound<'_, PyAny>) -> PyResult<Option<Arc<Value>>> {
     let evicted = match MEMO.try_lock() {
         Ok(mut memo) => {
             let entry = Entry { snapshot: snapshot.unbind(), value: value.clone() };
-            if memo.len() < ENTRIES {
-                memo.push(entry);
-                None
-            } else {
-                // Oldest out: a handler's current questions stay.
-                let old = memo.remove(0);
-                memo.push(entry);
-                Some(old)
-            }
+            memo.entries.push(entry);
+            // Oldest out: a handler's current questions stay.
+            if memo.entries.len() > ENTRIES { Some(memo.entries.remove(0)) } else { None }
         }
         Err(_) => None,
     };
