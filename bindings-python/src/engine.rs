@@ -370,9 +370,19 @@ fn outcome_with_state_text(outcome: &Bound<'_, PyAny>) -> Option<Outcome> {
     let members: Vec<_> = dict.iter().collect();
     for (k, v) in members {
         let key = k.cast_exact::<PyString>().ok()?.to_cow().ok()?;
-        if key != crate::json_fast::STATE {
-            rest.insert(key.into_owned(), to_value(&v).ok()?);
+        if key == crate::json_fast::STATE {
+            continue;
         }
+        // The questions repeat round after round: through the memo
+        // (`json_fast::memo`), a copy of a remembered tree, no Python walk.
+        let value = match key.as_ref() {
+            "inputRequests" => match crate::json_fast::dict_value(&v).ok()? {
+                Some(known) => std::sync::Arc::unwrap_or_clone(known),
+                None => to_value(&v).ok()?,
+            },
+            _ => to_value(&v).ok()?,
+        };
+        rest.insert(key.into_owned(), value);
     }
     match Outcome::from_value(Value::Object(rest)).ok()? {
         Outcome::InputRequired { requests, state: None } if !text.is_null() => {

@@ -58,6 +58,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(json_fast::_canonical_of, m)?)?;
     m.add_function(wrap_pyfunction!(json_fast::_from_text, m)?)?;
     m.add_function(wrap_pyfunction!(json_fast::_state_text_of, m)?)?;
+    m.add_function(wrap_pyfunction!(json_fast::_memo_canonical_of, m)?)?;
     m.add_function(wrap_pyfunction!(engine::_seal_reference, m)?)?;
     m.add_function(wrap_pyfunction!(engine::_seal_text, m)?)?;
     m.add_function(wrap_pyfunction!(inspect::run_cli, m)?)?;

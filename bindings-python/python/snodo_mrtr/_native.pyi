@@ -38,6 +38,7 @@ __all__ = [
     "_canonical_of",
     "_from_text",
     "_state_text_of",
+    "_memo_canonical_of",
     "_seal_reference",
     "_seal_text",
     "run_cli",
@@ -422,6 +423,8 @@ def _from_text(text: str, reference: bool = False) -> Optional[List[Any]]:
     """Test hook (issue 16): JSON text to objects via the fast reader (None: it defers) or the reference."""
 def _state_text_of(obj: Any) -> Optional[str]:
     """Test hook (issue 16): canonical text of ``obj`` via the seal side's text writer (None: the reference decides)."""
+def _memo_canonical_of(obj: Any) -> Optional[str]:
+    """Test hook (issue 16): canonical text of ``obj`` via the memo of repeated dicts (None: the memo does not take it)."""
 def _seal_reference(engine: Engine, *, principal: Optional[str], binding: bytes, state: Any) -> str:
     """Test hook (issue 16): ``engine.seal`` with the state through the reference ``Value`` path."""
 def _seal_text(engine: Engine, *, principal: Optional[str], binding: bytes, state: Any) -> str:

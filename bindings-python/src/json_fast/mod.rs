@@ -16,6 +16,7 @@
 
 mod float;
 mod keys;
+mod memo;
 mod read;
 mod text;
 mod to_value;
@@ -24,6 +25,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 
 use crate::json;
+pub use memo::{_memo_canonical_of, dict_value};
 pub use read::text_to_py;
 pub use text::state_text;
 pub use to_value::to_value;
