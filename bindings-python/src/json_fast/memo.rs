@@ -158,6 +158,24 @@ fn copy<'py>(
     Ok(None)
 }
 
+/// The items of two sequences of one exact type (each given with its
+/// length) are pairwise [`same`].
+fn same_items<'py>(
+    (len_a, a): (usize, impl Iterator<Item = Bound<'py, PyAny>>),
+    (len_b, b): (usize, impl Iterator<Item = Bound<'py, PyAny>>),
+    depth: usize,
+) -> PyResult<bool> {
+    if len_a != len_b {
+        return Ok(false);
+    }
+    for (va, vb) in a.zip(b) {
+        if !same(&va, &vb, depth + 1)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
 /// `obj` has exactly the shape and values of `snap` (a `copy` result):
 /// same exact type at every node, same keys in the same order, equal
 /// strings and ints, floats with the same bits. `snap` holds only the
@@ -181,26 +199,10 @@ fn same(obj: &Bound<'_, PyAny>, snap: &Bound<'_, PyAny>, depth: usize) -> PyResu
         return Ok(true);
     }
     if let (Ok(a), Ok(b)) = (obj.cast_exact::<PyList>(), snap.cast_exact::<PyList>()) {
-        if a.len() != b.len() {
-            return Ok(false);
-        }
-        for (va, vb) in a.iter().zip(b.iter()) {
-            if !same(&va, &vb, depth + 1)? {
-                return Ok(false);
-            }
-        }
-        return Ok(true);
+        return same_items((a.len(), a.iter()), (b.len(), b.iter()), depth);
     }
     if let (Ok(a), Ok(b)) = (obj.cast_exact::<PyTuple>(), snap.cast_exact::<PyTuple>()) {
-        if a.len() != b.len() {
-            return Ok(false);
-        }
-        for (va, vb) in a.iter().zip(b.iter()) {
-            if !same(&va, &vb, depth + 1)? {
-                return Ok(false);
-            }
-        }
-        return Ok(true);
+        return same_items((a.len(), a.iter()), (b.len(), b.iter()), depth);
     }
     // A leaf: the snapshot shares the caller's immutable leaves, so an
     // unchanged one is the very same object.
