@@ -192,26 +192,26 @@ pub fn write_canonical<S: Sink>(value: &Value, out: &mut S) {
         Value::Number(n) => out.put(n.as_str().as_bytes()),
         Value::String(s) => write_string(s, out),
         Value::Array(items) => {
-            out.put(b"[");
+            out.put_byte(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.put(b",");
+                    out.put_byte(b',');
                 }
                 write_canonical(item, out);
             }
-            out.put(b"]");
+            out.put_byte(b']');
         }
         Value::Object(map) if map_iterates_sorted() => {
-            out.put(b"{");
+            out.put_byte(b'{');
             for (i, (k, v)) in map.iter().enumerate() {
                 if i > 0 {
-                    out.put(b",");
+                    out.put_byte(b',');
                 }
                 write_string(k, out);
-                out.put(b":");
+                out.put_byte(b':');
                 write_canonical(v, out);
             }
-            out.put(b"}");
+            out.put_byte(b'}');
         }
         Value::Object(map) => write_map_spliced(map, &[], None, out),
     }

@@ -10,18 +10,29 @@
 //! members in the map's order, numbers as spelled (the `arbitrary_precision`
 //! feature keeps the spelling) and escapes strings exactly as the canonical
 //! form does (`"` and `\`, `\b \f \n \r \t`, other controls as `\u00xx` in
-//! lowercase hex, all else raw), so strings go through the canonical
-//! writer, which skips plain runs eight bytes at a time. The tests hold it
-//! to `serde_json::to_string` on random values.
+//! lowercase hex, all else raw). So where maps iterate sorted it is the
+//! canonical writer's walk (which skips plain string runs eight bytes at a
+//! time), and serde's own writer where they do not. The tests hold it to
+//! `serde_json::to_string` on random values.
 
 use serde_json::Value;
 
-use super::canonical::{Sink, write_string};
+use super::canonical::{map_iterates_sorted, write_canonical};
 
 /// The compact JSON text of `value`, as `serde_json::to_string` writes it.
 pub(crate) fn wire(value: &Value) -> String {
+    // serde's compact text writes members in the map's order. When maps
+    // iterate sorted (serde_json without `preserve_order`, the usual
+    // build), that is the canonical walk, byte for byte; otherwise the
+    // order is the insertion order, which only serde's writer keeps.
+    if !map_iterates_sorted() {
+        // Serialising a Value into a String cannot fail; the canonical
+        // text stands in rather than an unwrap (the no-panic rule).
+        return serde_json::to_string(value)
+            .unwrap_or_else(|_| String::from_utf8_lossy(&super::canonical(value)).into_owned());
+    }
     let mut out = Vec::with_capacity(size_hint(value));
-    write(value, &mut out);
+    write_canonical(value, &mut out);
     // Every piece written is UTF-8 (strings and keys come from `str`s,
     // number spellings are ASCII), so this never takes the fallback.
     String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
@@ -49,38 +60,6 @@ fn shallow_leaf(value: &Value) -> usize {
     match value {
         Value::String(s) => s.len() + 2,
         _ => 16,
-    }
-}
-
-fn write(value: &Value, out: &mut Vec<u8>) {
-    match value {
-        Value::Null => out.put(b"null"),
-        Value::Bool(true) => out.put(b"true"),
-        Value::Bool(false) => out.put(b"false"),
-        Value::Number(n) => out.put(n.as_str().as_bytes()),
-        Value::String(s) => write_string(s, out),
-        Value::Array(items) => {
-            out.put_byte(b'[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.put_byte(b',');
-                }
-                write(item, out);
-            }
-            out.put_byte(b']');
-        }
-        Value::Object(members) => {
-            out.put_byte(b'{');
-            for (i, (key, item)) in members.iter().enumerate() {
-                if i > 0 {
-                    out.put_byte(b',');
-                }
-                write_string(key, out);
-                out.put_byte(b':');
-                write(item, out);
-            }
-            out.put_byte(b'}');
-        }
     }
 }
 
