@@ -18,10 +18,12 @@ import os
 import sys
 
 CASES = [("state_256", "256 B state"), ("state_4096", "4 KiB state"), ("args_32768", "32 KiB arguments")]
-CORE_OPS = ["floor", "format_floor", "seal", "open", "seal_v2", "open_v2", "begin", "decide", "flow3"]
+CORE_OPS = ["floor", "format_floor", "format_floor_seal", "drop_state", "seal", "open", "seal_v2", "open_v2", "begin", "decide", "flow3"]
 CORE_LABEL = {
     "floor": "floor: HMAC-SHA256 + base64url of the same bytes",
     "format_floor": "format floor: open this token format, no JSON",
+    "format_floor_seal": "format floor: seal this token format, no JSON",
+    "drop_state": "free the caller's state tree (decide owns it)",
     "seal": "seal",
     "open": "open",
     "seal_v2": "seal v2 (XChaCha20-Poly1305, issue 17)",
@@ -122,6 +124,15 @@ def main() -> None:
             ff = core.get(("format_floor", case))
             note = f"{r[0] / ff[0]:.1f}× format floor" if ff and op in ("open", "begin") else ""
             rows.append(("core", CORE_LABEL[op], label, fmt_ns(r[0]), f"{fmt_ns(r[1])}–{fmt_ns(r[2])}", ratio, note))
+        # Issue 16, eighth pass: the least a three-round flow can cost with
+        # this token format and an Outcome that owns its state, before any
+        # JSON: two seals and two opens at the format floor, and the two
+        # state trees decide frees (rounds 1 and 2 ask; round 3 completes).
+        parts = [core.get((op, case)) for op in ("format_floor_seal", "format_floor", "drop_state")]
+        if floor and case != "args_32768" and all(parts):
+            least = 2 * sum(p[0] for p in parts)
+            rows.append(("core", "three-round flow's least: 2 × (seal + open format floors + free state)", label,
+                         fmt_ns(least), "", f"{least / floor[0]:.1f}×", ""))
     if ("open", "state_4096") in core and ("floor", "state_4096") in core:
         x = core[("open", "state_4096")][0] / core[("floor", "state_4096")][0]
         checks.append(("core open at 4 KiB ≤ 4× the floor", f"{x:.1f}×", x <= TARGETS["core_open_floor"]))
