@@ -189,10 +189,16 @@ fn format_floor(token: &str, principal: &str) -> (Vec<u8>, bool, [u8; 32]) {
     let mut m = key.clone();
     m.update(signed.as_bytes());
     let ok = m.verify_slice(&tag).is_ok();
+    (payload, ok, principal_tag(key, principal))
+}
+
+/// The principal tag both format floors make: an HMAC of the user's name
+/// under the token key, as `token/principal.rs` words it.
+fn principal_tag(key: Hmac<Sha256>, principal: &str) -> [u8; 32] {
     let mut p = key;
     p.update(b"snodo/v1/principal\0user\0");
     p.update(principal.as_bytes());
-    (payload, ok, p.finalize().into_bytes().into())
+    p.finalize().into_bytes().into()
 }
 
 /// The payload a v1 token carries: its body, base64url-decoded.
@@ -212,10 +218,7 @@ fn format_floor_seal(payload: &[u8], principal: &str) -> String {
     let mut ids = [0u8; 32];
     getrandom::fill(&mut ids).unwrap();
     let key = Hmac::<Sha256>::new_from_slice(&[7; 32]).unwrap();
-    let mut p = key.clone();
-    p.update(b"snodo/v1/principal\0user\0");
-    p.update(principal.as_bytes());
-    black_box((ids, p.finalize().into_bytes()));
+    black_box((ids, principal_tag(key.clone(), principal)));
     let mut token = String::with_capacity(6 + payload.len() * 4 / 3 + 48);
     token.push_str("v1.k1.");
     URL_SAFE_NO_PAD.encode_string(payload, &mut token);
