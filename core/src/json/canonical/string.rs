@@ -9,18 +9,26 @@ use super::Sink;
 /// strings: `"` and `\` escaped, the short escapes
 /// `\b \f \n \r \t`, other control characters below U+0020 as `\u00xx`
 /// (lowercase hex), everything else as raw UTF-8.
+#[inline]
 pub fn write_string<S: Sink>(s: &str, out: &mut S) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let bytes = s.as_bytes();
     // Almost no string needs an escape, and most are short (keys, small
     // values): up to 16 bytes, two overlapping words say so at once
     // (eighth pass: the byte-by-byte scan of the first 16 bytes, with a
     // mispredicted exit per string, was most of writing a 4 KiB state).
+    // That case is inlined into the walk; the rest is a call.
     if bytes.len() <= 16 && short_is_plain(bytes) {
         out.put_quoted(bytes);
         return;
     }
-    // Otherwise one table lookup per byte finds the first escape, and a
+    write_long_string(bytes, out);
+}
+
+/// [`write_string`] of a string longer than 16 bytes or with an escape.
+#[inline(never)]
+fn write_long_string<S: Sink>(bytes: &[u8], out: &mut S) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    // One table lookup per byte finds the first escape, and a
     // plain string is written in one piece (issue 16), its quotes stored
     // as bytes rather than copied as slices (sixth pass).
     let first = plain_run(bytes);
