@@ -127,15 +127,20 @@ impl RingKey {
     /// thread. A test holds the kept tag to a fresh one across keys that
     /// share an id.
     pub(crate) fn principal_tag(&self, principal: &Principal) -> [u8; PRINCIPAL_TAG_BYTES] {
-        let kept = TAGS.with(|t| {
-            let t = t.try_borrow().ok()?;
-            t.0.iter().find(|(s, p, _)| *s == self.serial && p == principal).map(|(_, _, tag)| *tag)
-        });
+        // `try_with`: a seal from another thread-local's destructor finds
+        // this one gone, and simply makes the tag.
+        let kept = TAGS
+            .try_with(|t| {
+                let t = t.try_borrow().ok()?;
+                t.0.iter().find(|(s, p, _)| *s == self.serial && p == principal).map(|(_, _, tag)| *tag)
+            })
+            .ok()
+            .flatten();
         if let Some(tag) = kept {
             return tag;
         }
         let tag = principal_tag(&self.mac, principal);
-        TAGS.with(|t| {
+        let _gone = TAGS.try_with(|t| {
             // Nothing here calls back, so never busy; skipped, not a panic.
             let Ok(mut t) = t.try_borrow_mut() else { return };
             let (kept, next) = &mut *t;
@@ -241,6 +246,32 @@ mod kept_tag_tests {
         }
         // Three distinct secrets, eight principals: every tag differs.
         assert_eq!(seen.len(), 3 * principals.len());
+        // From a thread-local's destructor, when the memos' own
+        // thread-locals may be gone already: the same tag and digest, no
+        // panic.
+        struct Late(RingKey, Principal);
+        impl Drop for Late {
+            fn drop(&mut self) {
+                let q = serde_json::json!({"method": "elicitation/create", "params": {"message": "late"}});
+                let digest = question_digest_within(&q);
+                assert_eq!(crate::token::question_digest_asked(&q, &|_| true), digest);
+                assert_eq!(crate::token::question_digest_asked(&q, &|_| true), digest);
+                assert_eq!(self.0.principal_tag(&self.1), principal_tag(&self.0.mac, &self.1));
+            }
+        }
+        thread_local! {
+            static LATE: std::cell::RefCell<Option<Late>> = const { std::cell::RefCell::new(None) };
+        }
+        let (key, who) = (signers[0].clone(), principals[1].clone());
+        std::thread::spawn(move || {
+            LATE.with(|l| *l.borrow_mut() = Some(Late(key.clone(), who.clone())));
+            // The memos' thread-locals registered after LATE's.
+            assert_eq!(key.principal_tag(&who), principal_tag(&key.mac, &who));
+            let q = serde_json::json!({"method": "elicitation/create", "params": {"message": "early"}});
+            assert_eq!(crate::token::question_digest_asked(&q, &|_| true), question_digest_within(&q));
+        })
+        .join()
+        .unwrap();
         // A clone keeps the serial, with the same secret.
         let clone = signers[1].clone();
         assert_eq!(clone.principal_tag(&principals[1]), principal_tag(&signers[1].mac, &principals[1]));

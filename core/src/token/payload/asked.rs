@@ -46,16 +46,21 @@ thread_local! {
 /// equal question was kept. `passed` says whether a digest passed
 /// validation on this thread (a question is kept only then).
 pub(crate) fn question_digest_asked(request: &Value, passed: &dyn Fn(&[u8; 32]) -> bool) -> Option<[u8; 32]> {
-    let kept = ASKED.with(|a| {
-        let a = a.try_borrow().ok()?;
-        a.kept.iter().find(|(q, _)| q == request).map(|(_, d)| *d)
-    });
+    // `try_with`: a seal from another thread-local's destructor finds
+    // this one gone, and simply digests.
+    let kept = ASKED
+        .try_with(|a| {
+            let a = a.try_borrow().ok()?;
+            a.kept.iter().find(|(q, _)| q == request).map(|(_, d)| *d)
+        })
+        .ok()
+        .flatten();
     if kept.is_some() {
         return kept;
     }
     let digest = question_digest_within(request)?;
     if passed(&digest) {
-        ASKED.with(|a| {
+        let _gone = ASKED.try_with(|a| {
             // Not reached while borrowed (nothing here calls back), but a
             // busy memo is skipped rather than a panic.
             let Ok(mut a) = a.try_borrow_mut() else { return };
