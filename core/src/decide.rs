@@ -244,7 +244,10 @@ fn input_required(
     // second, `Option`-free list for `seal` is gone; sixth pass): when one
     // is too deep, seal fails, and no question counts as seen before.
     // Seventh pass: up to four digests on the stack (one allocation less
-    // for the usual one or two questions), more in a `Vec`.
+    // for the usual one or two questions), more in a `Vec`. Eighth pass: a
+    // question this thread asked and passed before is digested from its
+    // kept copy (`token::question_digest_asked`: the same digest,
+    // without writing and hashing the question again).
     let mut within = true;
     let (mut on_stack, mut on_heap) = ([[0u8; 32]; 4], Vec::new());
     let digests: &mut [[u8; 32]] = match on_stack.get_mut(..requests.len()) {
@@ -255,7 +258,7 @@ fn input_required(
         }
     };
     for (slot, (_, r)) in digests.iter_mut().zip(&requests) {
-        match crate::token::question_digest_within(r) {
+        match crate::token::question_digest_asked(r, &elicitation::passed_before) {
             Some(d) => *slot = d,
             None => within = false,
         }

@@ -177,24 +177,26 @@ impl Asked {
     /// The tree's compact text, byte for byte what `serde_json` writes
     /// for it: members in the map's order (byte order of the keys: `id`,
     /// `jsonrpc`, `result`; `_meta`, `inputRequests`, `requestState`,
-    /// `resultType`), every value through `serde_json`'s own writer. Keys
-    /// and the token go through the canonical string writer, which escapes
-    /// exactly the characters `serde_json` does, the same way (`"`, `\`,
-    /// the short escapes, other controls as lowercase `\u00xx`), and finds
-    /// a plain string eight bytes at a time: the token is most of the
-    /// text. `None` when the map would iterate in another order (the
-    /// `preserve_order` feature): then the tree is written.
+    /// `resultType`). Keys and the token go through the canonical string
+    /// writer, which escapes exactly the characters `serde_json` does, the
+    /// same way (`"`, `\`, the short escapes, other controls as lowercase
+    /// `\u00xx`), and finds a plain string eight bytes at a time: the token
+    /// is most of the text. Every value (id, questions, `_meta`) through
+    /// the canonical writer too (eighth pass; it was serde's): where maps
+    /// iterate sorted, that is serde's compact text byte for byte, as
+    /// `to_wire` relies on. `None` when the map would iterate in another
+    /// order (the `preserve_order` feature): then the tree is written.
     fn text(&self) -> Option<String> {
         if !json::map_iterates_sorted() {
             return None;
         }
         let mut out = Vec::with_capacity(96 + self.token.len() + 192 * self.requests.len());
         out.extend_from_slice(b"{\"id\":");
-        serde_json::to_writer(&mut out, &self.id).ok()?;
+        json::write_canonical(&self.id, &mut out);
         out.extend_from_slice(b",\"jsonrpc\":\"2.0\",\"result\":{");
         if let Some(m) = &self.meta {
             out.extend_from_slice(b"\"_meta\":");
-            serde_json::to_writer(&mut out, m).ok()?;
+            json::write_canonical(m, &mut out);
             out.push(b',');
         }
         if !self.requests.is_empty() {
@@ -205,7 +207,7 @@ impl Asked {
                 }
                 json::write_string(key, &mut out);
                 out.push(b':');
-                serde_json::to_writer(&mut out, request).ok()?;
+                json::write_canonical(request, &mut out);
             }
             out.extend_from_slice(b"},");
         }

@@ -84,8 +84,10 @@ proptest! {
         let meta = meta.map(|m| Value::Object(m.into_iter().collect()));
         let want = reference(id.clone(), requests.clone(), token.clone(), meta.clone());
         let got = Response::input_required(id, requests, token, meta);
-        // The text first, while no tree has been built.
+        // The text first, while no tree has been built; and (eighth pass:
+        // every value of it through the canonical writer) serde's own text.
         prop_assert_eq!(got.to_json(), want.to_json());
+        prop_assert_eq!(got.to_json(), serde_json::to_string(want.body()).unwrap());
         prop_assert_eq!(got.is_error(), want.is_error());
         prop_assert_eq!(got.http_status(), want.http_status());
         prop_assert_eq!(got.diagnostic(), want.diagnostic());

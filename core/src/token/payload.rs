@@ -249,8 +249,10 @@ pub(crate) fn is_version_word(s: &str) -> bool {
     s.strip_prefix('v').is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
 }
 
+mod asked;
 mod writer;
 mod written;
+pub(crate) use asked::question_digest_asked;
 pub(crate) use writer::*;
 pub(crate) use written::read_written;
 

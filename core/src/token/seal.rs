@@ -174,7 +174,7 @@ fn seal_digests(
         (None, None) => 384,
     };
     let mut payload = Vec::with_capacity(room);
-    let head = write_head(&mut payload, &key.mac, limits, now, input, digests);
+    let head = write_head(&mut payload, &key.principal_tag(input.principal), limits, now, input, digests);
     match (text, tree) {
         (Some(t), _) if !t.is_null() => {
             payload.extend_from_slice(b",\"s\":");

@@ -9,12 +9,28 @@ use super::Sink;
 /// strings: `"` and `\` escaped, the short escapes
 /// `\b \f \n \r \t`, other control characters below U+0020 as `\u00xx`
 /// (lowercase hex), everything else as raw UTF-8.
+#[inline]
 pub fn write_string<S: Sink>(s: &str, out: &mut S) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let bytes = s.as_bytes();
-    // Almost no string needs an escape: one table lookup per byte finds
-    // that, and the string is then written in one piece (issue 16), its
-    // quotes stored as bytes rather than copied as slices (sixth pass).
+    // Almost no string needs an escape, and most are short (keys, small
+    // values): up to 16 bytes, two overlapping words say so at once
+    // (eighth pass: the byte-by-byte scan of the first 16 bytes, with a
+    // mispredicted exit per string, was most of writing a 4 KiB state).
+    // That case is inlined into the walk; the rest is a call.
+    if bytes.len() <= 16 && short_is_plain(bytes) {
+        out.put_quoted(bytes);
+        return;
+    }
+    write_long_string(bytes, out);
+}
+
+/// [`write_string`] of a string longer than 16 bytes or with an escape.
+#[inline(never)]
+fn write_long_string<S: Sink>(bytes: &[u8], out: &mut S) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    // One table lookup per byte finds the first escape, and a
+    // plain string is written in one piece (issue 16), its quotes stored
+    // as bytes rather than copied as slices (sixth pass).
     let first = plain_run(bytes);
     if first == bytes.len() {
         out.put_quoted(bytes);
@@ -60,16 +76,51 @@ static ESCAPE: [bool; 256] = {
     t
 };
 
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// Non-zero if some byte of `v` is below `n` (n at most 128). Exact as to
+/// whether there is one (a borrow only runs on past a byte that is below
+/// `n`), though not as to which.
+#[inline]
+const fn below(v: u64, n: u64) -> u64 {
+    v.wrapping_sub(ONES * n) & !v & HIGH
+}
+
+/// Whether some byte of `v` is one `write_string` escapes (the `ESCAPE`
+/// set: below U+0020, `"` or `\`).
+#[inline]
+const fn word_escapes(v: u64) -> bool {
+    below(v, 0x20) | below(v ^ (ONES * b'"' as u64), 1) | below(v ^ (ONES * b'\\' as u64), 1) != 0
+}
+
+/// Whether no byte of `bytes` (at most 16) is in the `ESCAPE` set, in a
+/// fixed number of steps: 8 to 16 bytes as two overlapping words, 4 to 7
+/// as two overlapping halves of one word, fewer one by one. A property
+/// test holds it to the table.
+#[inline]
+fn short_is_plain(bytes: &[u8]) -> bool {
+    let n = bytes.len();
+    if let (Some(a), Some(b)) = (bytes.first_chunk::<8>(), bytes.last_chunk::<8>()) {
+        return !word_escapes(u64::from_le_bytes(*a)) && !word_escapes(u64::from_le_bytes(*b));
+    }
+    if let (Some(a), Some(b)) = (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
+        let v = u64::from(u32::from_le_bytes(*a)) | u64::from(u32::from_le_bytes(*b)) << 32;
+        return !word_escapes(v);
+    }
+    // 0 to 3 bytes: the first, middle and last cover them all.
+    match (bytes.first(), bytes.get(n / 2), bytes.last()) {
+        (Some(&a), Some(&b), Some(&c)) => !(ESCAPE[a as usize] | ESCAPE[b as usize] | ESCAPE[c as usize]),
+        _ => true,
+    }
+}
+
 /// How many bytes of `rest` come before the first byte `write_string`
 /// escapes (the `ESCAPE` set, which is also where a plain JSON string
 /// ends); all of them if none. Eight bytes at a time while none of them can stop (a
 /// long string, such as a padded state, otherwise costs a lookup per
 /// byte), then byte by byte; the word test only skips, the bytes decide.
 pub(crate) fn plain_run(rest: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // Non-zero if some byte of `v` is below `n` (n at most 128).
-    let below = |v: u64, n: u64| v.wrapping_sub(ONES * n) & !v & HIGH;
     // Most strings (keys, short values) end within a few bytes: those
     // byte by byte, without setting up the word loop.
     const SHORT: usize = 16;
@@ -81,13 +132,72 @@ pub(crate) fn plain_run(rest: &[u8]) -> usize {
     for chunk in rest.get(skipped..).unwrap_or_default().chunks_exact(8) {
         let Ok(word) = <[u8; 8]>::try_from(chunk) else { break };
         let v = u64::from_le_bytes(word);
-        if below(v, 0x20) | below(v ^ (ONES * u64::from(b'"')), 1) | below(v ^ (ONES * u64::from(b'\\')), 1)
-            != 0
-        {
+        if word_escapes(v) {
             break;
         }
         skipped += 8;
     }
     let tail = rest.get(skipped..).unwrap_or_default();
     skipped + tail.iter().position(|&b| ESCAPE[b as usize]).unwrap_or(tail.len())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Bytes near every edge of the `ESCAPE` set (controls, 0x1f/0x20,
+    /// quote and backslash and their neighbours, high bytes), often.
+    fn arb_byte() -> impl Strategy<Value = u8> {
+        prop_oneof![
+            prop::sample::select(vec![
+                0u8, 1, 0x08, 0x0a, 0x1f, 0x20, 0x21, b'"', 0x23, b'[', b'\\', b']', 0x7f, 0x80, 0xa2, 0xdc,
+                0xff
+            ]),
+            any::<u8>(),
+            Just(b'a'),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20000))]
+
+        /// Eighth pass: the fixed-step test of a short string says what the
+        /// table says, byte by byte, at every length up to 16.
+        #[test]
+        fn short_is_plain_is_the_table(bytes in prop::collection::vec(arb_byte(), 0..=16)) {
+            prop_assert_eq!(short_is_plain(&bytes), !bytes.iter().any(|&b| ESCAPE[b as usize]));
+        }
+
+        /// And the strings written are serde_json's (whose escaping the
+        /// canonical form shares), at lengths around the short cut-off.
+        #[test]
+        fn write_string_is_serdes(chars in prop::collection::vec(
+            prop_oneof![Just('a'), Just('"'), Just('\\'), Just('\n'), Just('\u{1}'), Just('\u{1f}'), Just('é'), Just('\u{1F600}'), any::<char>()],
+            0..24,
+        )) {
+            let s: String = chars.into_iter().collect();
+            let mut out = b"prefix".to_vec();
+            write_string(&s, &mut out);
+            let serde = serde_json::to_string(&s).unwrap();
+            prop_assert_eq!(&out[6..], serde.as_bytes());
+        }
+    }
+
+    /// Every single byte at every position of every length up to 16, in a
+    /// string otherwise plain.
+    #[test]
+    fn short_is_plain_sees_each_position() {
+        for n in 1..=16usize {
+            for at in 0..n {
+                for b in 0..=255u8 {
+                    let mut bytes = vec![b'a'; n];
+                    bytes[at] = b;
+                    assert_eq!(short_is_plain(&bytes), !ESCAPE[b as usize], "n {n} at {at} byte {b}");
+                }
+            }
+        }
+    }
 }

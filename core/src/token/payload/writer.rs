@@ -85,7 +85,7 @@ pub(crate) fn write_payload_with(
             &taken
         }
     };
-    let head = write_head(out, mac, limits, now, input, digests);
+    let head = write_head(out, &principal_tag(mac, input.principal), limits, now, input, digests);
     if let Some(state) = state {
         out.put(b",\"s\":");
         out.put(state);
@@ -112,11 +112,12 @@ pub(crate) struct Head {
 }
 
 /// The payload up to and including `"r"`: `{"b":…,"exp":…,"fid":"<room>",
-/// "fs":…,"iat":…,"p":…,"q":{…},"r":…`, with `digests[i]` the digest of
+/// "fs":…,"iat":…,"p":…,"q":{…},"r":…`, with `ptag` the principal tag of
+/// `input.principal` under the sealing key and `digests[i]` the digest of
 /// `input.questions[i]` (the caller makes sure there is one per question).
 pub(crate) fn write_head(
     out: &mut Vec<u8>,
-    mac: &HmacSha256,
+    ptag: &[u8; PRINCIPAL_TAG_BYTES],
     limits: &Limits,
     now: u64,
     input: &SealInput<'_>,
@@ -138,7 +139,7 @@ pub(crate) fn write_head(
     num(out, b",\"fs\":", input.flow_start);
     num(out, b",\"iat\":", now);
     out.put(b",\"p\":\"");
-    put_b64(out, &principal_tag(mac, input.principal));
+    put_b64(out, ptag);
     out.put(b"\",\"q\":{");
     let pairs = input.questions.iter().zip(digests).map(|((key, _), d)| (key.as_str(), d));
     // Keys in byte order, and the last digest of a repeated key as a map
