@@ -252,7 +252,7 @@ pub(crate) fn is_version_word(s: &str) -> bool {
 mod writer;
 mod written;
 pub(crate) use writer::*;
-pub(crate) use written::read_written;
+pub(crate) use written::{Written, read_written};
 
 #[cfg(test)]
 #[path = "payload_tests.rs"]
