@@ -254,10 +254,18 @@ pub(super) struct Check<'a> {
 }
 
 fn open_v1(ring: &KeyRing, check: &Check<'_>, token: &str) -> Result<Opened, TokenError> {
-    let mut parts = token.splitn(4, '.');
-    let (Some(_), Some(kid), Some(body), Some(tag)) =
-        (parts.next(), parts.next(), parts.next(), parts.next())
-    else {
+    // Issue 16, eighth pass: split from both ends (the key id after the
+    // first dot, the tag after the last), not by a scan of the body for
+    // its end. A body with a dot in it is then found only when the MAC
+    // fails, and is malformed there, as when the tag was everything after
+    // the third dot (that tag never decoded); with a valid MAC its dot
+    // fails the body's decoding, malformed again.
+    let split = token
+        .strip_prefix(PREFIX)
+        .and_then(|t| t.strip_prefix('.'))
+        .and_then(|t| t.split_once('.'))
+        .and_then(|(kid, rest)| Some((kid, rest.rsplit_once('.')?)));
+    let Some((kid, (body, tag))) = split else {
         return fail(TokenReason::Malformed);
     };
     let Some(key) = ring.find(kid) else {
@@ -268,14 +276,14 @@ fn open_v1(ring: &KeyRing, check: &Check<'_>, token: &str) -> Result<Opened, Tok
     let Ok(tag_bytes) = decode_fixed::<32>(tag) else {
         return fail(TokenReason::Malformed);
     };
-    let Some(signed) = token.get(..PREFIX.len() + 1 + kid.len() + 1 + body.len()) else {
+    let Some(signed) = token.get(..token.len().saturating_sub(tag.len() + 1)) else {
         return fail(TokenReason::Malformed);
     };
     let mut m = key.mac.clone();
     m.update(signed.as_bytes());
     // verify_slice compares in constant time.
     if m.verify_slice(&tag_bytes).is_err() {
-        return fail(TokenReason::Signature);
+        return fail(if body.contains('.') { TokenReason::Malformed } else { TokenReason::Signature });
     }
     // Issue 16, fifth pass: a per-thread buffer for the body was tried and
     // dropped: it saved ~140 instructions of ~72k per open, and the
