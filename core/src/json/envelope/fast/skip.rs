@@ -14,17 +14,30 @@ use super::super::super::strict::MAX_DEPTH;
 /// this reads in one step; the per-byte head was about a third of
 /// measuring a 4 KiB state (callgrind).
 ///
-/// Issue 16, eighth pass: past the first word, a long run (a token in a
-/// request, a long string in a state) is tested 32 bytes at a time, each
-/// block with no early exit, which the compiler does in vector registers;
-/// the word loop then finds the stop in the block that has one.
-#[inline]
+/// Issue 16, eighth pass: a run longer than two words (a token in a
+/// request, a long string in a state) goes on out of line, where it is
+/// tested 32 bytes at a time ([`long_len`]); the two words stay inline,
+/// as most strings of a state end in them.
+#[inline(always)]
 pub(crate) fn plain_len(rest: &[u8]) -> usize {
-    let Some(first) = word_stop(rest, 0) else { return short_len(rest, 0) };
-    if first < 8 {
-        return first;
+    match word_stop(rest, 0) {
+        Some(first) if first < 8 => first,
+        Some(_) => match word_stop(rest, 8) {
+            Some(second) if second < 8 => 8 + second,
+            Some(_) => long_len(rest),
+            None => short_len(rest, 8),
+        },
+        None => short_len(rest, 0),
     }
-    let mut at = 8;
+}
+
+/// [`plain_len`] of a run with no stop in its first sixteen bytes: from
+/// there, blocks of 32 bytes each tested with no early exit, which the
+/// compiler does in vector registers; then the word loop finds the stop
+/// in the block that has one.
+#[inline(never)]
+fn long_len(rest: &[u8]) -> usize {
+    let mut at = 16;
     while let Some(block) = rest.get(at..at + BLOCK).and_then(|b| <&[u8; BLOCK]>::try_from(b).ok()) {
         let stops = block
             .iter()
