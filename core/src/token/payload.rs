@@ -254,7 +254,7 @@ mod writer;
 mod written;
 pub(crate) use asked::question_digest_asked;
 pub(crate) use writer::*;
-pub(crate) use written::read_written;
+pub(crate) use written::{Written, read_written};
 
 #[cfg(test)]
 #[path = "payload_tests.rs"]

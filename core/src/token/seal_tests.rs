@@ -143,3 +143,7 @@ proptest! {
 /// The stack decoding of a token body (read side, sixth pass).
 #[path = "decode_tests.rs"]
 mod decode;
+
+/// Splitting a token from both ends (read side, eighth pass).
+#[path = "split_tests.rs"]
+mod split;

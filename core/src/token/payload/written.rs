@@ -1,33 +1,98 @@
 //! Issue 16, fifth pass: the hand reader of a payload as `seal` writes it.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::value::RawValue;
 
-use super::{Payload, RawText, Text};
+use super::super::{ID_BYTES, PRINCIPAL_TAG_BYTES, TokenError, TokenReason, legacy_ids};
+use super::{IdText, Payload, RawText, decode_fixed};
+
+/// A payload's fields as `open` checks them, its base64url fields
+/// decoded: what [`read_written`] reads in one pass, or what
+/// [`Written::decode`] makes of the serde reader's [`Payload`].
+pub(crate) struct Written<'a> {
+    pub(crate) v: u64,
+    pub(crate) iat: u64,
+    pub(crate) exp: u64,
+    pub(crate) fs: u64,
+    pub(crate) r: u32,
+    pub(crate) b: [u8; 32],
+    pub(crate) p: [u8; PRINCIPAL_TAG_BYTES],
+    pub(crate) q: BTreeMap<String, [u8; 32]>,
+    /// The state's JSON text, borrowed from the payload.
+    pub(crate) s: Option<&'a str>,
+    /// The token's id and its flow's id, each as bytes and as text.
+    pub(crate) tid: ([u8; ID_BYTES], IdText),
+    pub(crate) fid: ([u8; ID_BYTES], IdText),
+}
+
+impl<'a> Written<'a> {
+    /// The fields of a payload serde read, decoded in the order `open`
+    /// has always decoded them (the binding, the principal tag, the
+    /// questions by key, the ids), each failure malformed; the ids of a v1
+    /// token sealed before issue 17 (neither written) derived from
+    /// `legacy_tag`, its MAC tag.
+    pub(crate) fn decode(p: Payload<'a>, legacy_tag: Option<&[u8]>) -> Result<Written<'a>, TokenError> {
+        let b = decode_fixed(p.b.as_str())?;
+        let ptag = decode_fixed(p.p.as_str())?;
+        let mut q = BTreeMap::new();
+        for (k, v) in p.q {
+            q.insert(k, decode_fixed::<32>(v.as_str())?);
+        }
+        // Issue 17: both ids, or (a v1 token sealed before them) neither.
+        let (token, flow) = match (&p.tid, &p.fid, legacy_tag) {
+            (Some(t), Some(f), _) => {
+                (decode_fixed::<ID_BYTES>(t.as_str())?, decode_fixed::<ID_BYTES>(f.as_str())?)
+            }
+            (None, None, Some(tag)) => legacy_ids(tag),
+            _ => return Err(TokenError { reason: TokenReason::Malformed }),
+        };
+        Ok(Written {
+            v: p.v,
+            iat: p.iat,
+            exp: p.exp,
+            fs: p.fs,
+            r: p.r,
+            b,
+            p: ptag,
+            q,
+            s: p.s.map(|raw| raw.get()),
+            tid: (token, IdText::new(&token)),
+            fid: (flow, IdText::new(&flow)),
+        })
+    }
+}
 
 /// Issue 16, fifth pass: reads a payload laid out exactly as
 /// `write_payload` writes it (keys in their order, no spaces, plain
-/// digits, base64url text, keys without escapes), straight from the
-/// bytes; `None` for anything else, which the caller reads with serde
-/// (`Payload`'s `Deserialize`). Whatever this accepts, serde reads as the
-/// same `Payload` (a property test holds it to that), so the fast path
-/// changes no result, only the cost.
-pub(crate) fn read_written(bytes: &[u8]) -> Option<Payload<'_>> {
+/// digits, base64url text of the exact length of its bytes, keys without
+/// escapes), straight from the bytes; `None` for anything else, which the
+/// caller reads with serde (`Payload`'s `Deserialize`) and decodes with
+/// [`Written::decode`]. Whatever this accepts, that reads as the same
+/// fields (a property test holds it to that), so the fast path changes no
+/// result, only the cost.
+///
+/// Issue 16, eighth pass: each base64url field is decoded where it is
+/// read (its length is fixed by its bytes', so it is delimited by length,
+/// not scanned), and an id's text is taken from the payload rather than
+/// encoded again from its bytes. A field that does not decode is left to
+/// serde, so its error comes where it always has (after the version).
+pub(crate) fn read_written(bytes: &[u8]) -> Option<Written<'_>> {
     let mut r = Reader { bytes, at: 0 };
     r.lit(b"{\"b\":")?;
-    let b = r.b64()?;
+    let (b, _) = r.fixed::<32, 43>()?;
     r.lit(b",\"exp\":")?;
     let exp = r.u64()?;
     r.lit(b",\"fid\":")?;
-    let fid = r.b64()?;
+    let fid = r.fixed::<ID_BYTES, 22>()?;
     r.lit(b",\"fs\":")?;
     let fs = r.u64()?;
     r.lit(b",\"iat\":")?;
     let iat = r.u64()?;
     r.lit(b",\"p\":")?;
-    let p = r.b64()?;
+    let (p, _) = r.fixed::<PRINCIPAL_TAG_BYTES, 22>()?;
     r.lit(b",\"q\":{")?;
     let mut q = BTreeMap::new();
     if r.lit(b"}").is_none() {
@@ -35,7 +100,7 @@ pub(crate) fn read_written(bytes: &[u8]) -> Option<Payload<'_>> {
             let key = r.key()?;
             r.lit(b":")?;
             // A repeated key keeps the last value, as serde's map does.
-            q.insert(key.to_owned(), r.b64()?);
+            q.insert(key.to_owned(), r.fixed::<32, 43>()?.0);
             if r.lit(b"}").is_some() {
                 break;
             }
@@ -45,15 +110,15 @@ pub(crate) fn read_written(bytes: &[u8]) -> Option<Payload<'_>> {
     r.lit(b",\"r\":")?;
     let round = u32::try_from(r.u64()?).ok()?;
     let s = match r.lit(b",\"s\":") {
-        Some(()) => Some(r.raw()?),
+        Some(()) => Some(r.raw()?.get()),
         None => None,
     };
     r.lit(b",\"tid\":")?;
-    let tid = r.b64()?;
+    let tid = r.fixed::<ID_BYTES, 22>()?;
     r.lit(b",\"v\":")?;
     let v = r.u64()?;
     r.lit(b"}")?;
-    (r.at == bytes.len()).then_some(Payload {
+    (r.at == bytes.len()).then_some(Written {
         v,
         iat,
         exp,
@@ -63,8 +128,8 @@ pub(crate) fn read_written(bytes: &[u8]) -> Option<Payload<'_>> {
         p,
         q,
         s,
-        fid: Some(fid),
-        tid: Some(tid),
+        tid: (tid.0, IdText(tid.1)),
+        fid: (fid.0, IdText(fid.1)),
     })
 }
 
@@ -91,12 +156,21 @@ impl<'a> Reader<'a> {
         &rest[..n]
     }
 
-    /// A string of base64url characters only (so no escapes).
-    fn b64(&mut self) -> Option<Text<'a>> {
+    /// A string of exactly `T` bytes that decodes as base64url to `N`
+    /// bytes: the bytes and the text. The decoder takes only the
+    /// alphabet, with no padding and no stray trailing bits, so text it
+    /// takes has no escape (serde reads the same string) and is the one
+    /// encoding of its bytes; anything else, `None`.
+    fn fixed<const N: usize, const T: usize>(&mut self) -> Option<([u8; N], [u8; T])> {
         self.lit(b"\"")?;
-        let text = self.run(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_');
+        let end = self.at.checked_add(T)?;
+        let text: [u8; T] = self.bytes.get(self.at..end)?.try_into().ok()?;
+        self.at = end;
         self.lit(b"\"")?;
-        Some(Text(Cow::Borrowed(std::str::from_utf8(text).ok()?)))
+        // The decoder wants room for its estimate (a byte more than N).
+        let mut out = [0u8; 48];
+        let n = URL_SAFE_NO_PAD.decode_slice(text, &mut out).ok()?;
+        Some((out.get(..n)?.try_into().ok()?, text))
     }
 
     /// An object key with no escapes and no control characters.

@@ -62,6 +62,25 @@ proptest! {
         let rest = &bytes[from.index(bytes.len() + 1)..];
         prop_assert_eq!(super::plain_len(rest), super::super::super::canonical::plain_run(rest), "{:?}", rest);
     }
+
+    /// Issue 16, eighth pass: long runs (tested 32 bytes at a time) with
+    /// at most a few stops, at every place in and across the blocks.
+    #[test]
+    fn plain_len_is_plain_run_on_long_runs(
+        len in 0usize..300,
+        stops in prop::collection::vec((any::<prop::sample::Index>(), prop::sample::select(vec![b'"', b'\\', 0x00, 0x1f, b'\n'])), 0..3),
+        from in 0usize..12,
+    ) {
+        let mut bytes: Vec<u8> = (0..len).map(|i| b"aZ09-_.~ \x7f\xc3\xa9"[i % 12]).collect();
+        for (at, stop) in stops {
+            if !bytes.is_empty() {
+                let i = at.index(bytes.len());
+                bytes[i] = stop;
+            }
+        }
+        let rest = bytes.get(from..).unwrap_or_default();
+        prop_assert_eq!(super::plain_len(rest), super::super::super::canonical::plain_run(rest), "{:?}", rest);
+    }
 }
 
 /// Plain messages are read here, and exactly as the serde walk reads them.
