@@ -161,7 +161,10 @@ impl<'py> Writer<'py> {
             return Ok(*span);
         }
         let start = self.key_bytes.len();
-        self.key_bytes.extend_from_slice(utf8(key)?.as_bytes());
+        // Eighth pass: through the process-wide key table (`keys`), which
+        // an application's literal keys hit on every call (no `bytes`
+        // object made and freed per key).
+        super::keys::push_key_text(key, &mut self.key_bytes)?;
         let span = Span { start, end: self.key_bytes.len() };
         if in_list && self.keys.len() < KEY_CACHE {
             self.keys.reserve_exact(KEY_CACHE);
