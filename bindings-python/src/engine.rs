@@ -2,7 +2,6 @@
 //! `open`, each one core call. The GIL is released around every piece of
 //! work that does not touch Python objects (parsing, sealing, deciding).
 
-use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyType};
 use serde_json::Value;
@@ -221,19 +220,14 @@ impl Engine {
 
     /// Turns the handler's outcome (see `complete`, `input_required`, ...,
     /// or a dict in the JSON spelling) into the response to send.
-    fn decide(
-        &self,
-        py: Python<'_>,
-        call: &Bound<'_, Call>,
-        outcome: &Bound<'_, PyAny>,
-    ) -> PyResult<Response> {
-        let outcome = match outcome_with_state_text(outcome) {
+    fn decide(&self, call: &Bound<'_, Call>, outcome: &Bound<'_, PyAny>) -> PyResult<Response> {
+        // Issue 16: read member by member (`outcome::fast`); the reference
+        // reading for anything else, which words every error.
+        let outcome = match crate::outcome::fast(outcome) {
             Some(o) => o,
-            None => Outcome::from_value(object_arg(outcome, "outcome")?).map_err(|e| to_py_err(py, &e))?,
+            None => reference_outcome(outcome)?,
         };
-        let call = call.get();
-        let inner = py.detach(|| self.inner.decide(&call.inner, outcome)).map_err(|e| to_py_err(py, &e))?;
-        Ok(Response { inner })
+        decide_outcome(self, call, outcome)
     }
 
     /// Low-level: seals a continuation token at the engine's time.
@@ -352,44 +346,27 @@ impl Engine {
     }
 }
 
-/// Issue 16: an `input_required` outcome dict with a `state`, read with
-/// the state as canonical text
-/// (`Outcome::InputRequiredText`, no `Value` tree for it): the same
-/// response and token as the reference reading. `None` for anything else,
-/// and on any error, so that the reference reading decides and words it.
-fn outcome_with_state_text(outcome: &Bound<'_, PyAny>) -> Option<Outcome> {
-    let dict = outcome.cast_exact::<PyDict>().ok()?;
-    let state = dict.get_item(intern!(outcome.py(), "state")).ok()??;
-    if state.is_none() {
-        return None;
-    }
-    let text = crate::json_fast::state_text(&state)?;
-    let mut rest = serde_json::Map::new();
-    // Members first (a value's conversion may run Python code that changes
-    // the dict; PyO3's dict iterator panics on that).
-    let members: Vec<_> = dict.iter().collect();
-    for (k, v) in members {
-        let key = k.cast_exact::<PyString>().ok()?.to_cow().ok()?;
-        if key == crate::json_fast::STATE {
-            continue;
-        }
-        // The questions repeat round after round: through the memo
-        // (`json_fast::memo`), a copy of a remembered tree, no Python walk.
-        let value = match key.as_ref() {
-            "inputRequests" => match crate::json_fast::dict_value(&v).ok()? {
-                Some(known) => std::sync::Arc::unwrap_or_clone(known),
-                None => to_value(&v).ok()?,
-            },
-            _ => to_value(&v).ok()?,
-        };
-        rest.insert(key.into_owned(), value);
-    }
-    match Outcome::from_value(Value::Object(rest)).ok()? {
-        Outcome::InputRequired { requests, state: None } if !text.is_null() => {
-            Some(Outcome::InputRequiredText { requests, state: text })
-        }
-        _ => None,
-    }
+/// The reference reading of an outcome argument (a dict or JSON text).
+fn reference_outcome(outcome: &Bound<'_, PyAny>) -> PyResult<Outcome> {
+    Outcome::from_value(object_arg(outcome, "outcome")?).map_err(|e| to_py_err(outcome.py(), &e))
+}
+
+fn decide_outcome(engine: &Engine, call: &Bound<'_, Call>, outcome: Outcome) -> PyResult<Response> {
+    let py = call.py();
+    let call = call.get();
+    let inner = py.detach(|| engine.inner.decide(&call.inner, outcome)).map_err(|e| to_py_err(py, &e))?;
+    Ok(Response { inner })
+}
+
+/// Test hook (`tests/test_outcome.py`): `Engine.decide` with the outcome
+/// read the reference way only, for comparing responses and errors.
+#[pyfunction]
+pub fn _decide_reference(
+    engine: &Bound<'_, Engine>,
+    call: &Bound<'_, Call>,
+    outcome: &Bound<'_, PyAny>,
+) -> PyResult<Response> {
+    decide_outcome(engine.get(), call, reference_outcome(outcome)?)
 }
 
 /// Test hook (`tests/test_json_paths.py`): `Engine.seal` with the state

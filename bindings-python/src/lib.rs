@@ -5,7 +5,8 @@
 //! class or concept, named as in the core and the other bindings: `engine`,
 //! `call`, `answer`, `response`, `token` (Opened, binding digest),
 //! `elicitation` (builders), `capabilities`, `http_headers`, `tasks`,
-//! `error`, `json` (Python <-> JSON, canonical form) and `legacy` (issue 14:
+//! `error`, `json` (Python <-> JSON, canonical form), `outcome` (`decide`'s
+//! outcome dict read member by member) and `legacy` (issue 14:
 //! `Session`, `PendingFlow`, `Feed`) and `once` (issue 17: `MemoryStore`, the
 //! Redis constants).
 
@@ -23,6 +24,7 @@ mod json;
 mod json_fast;
 mod legacy;
 mod once;
+mod outcome;
 mod response;
 mod tasks;
 mod token;
@@ -61,6 +63,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(json_fast::_memo_canonical_of, m)?)?;
     m.add_function(wrap_pyfunction!(engine::_seal_reference, m)?)?;
     m.add_function(wrap_pyfunction!(engine::_seal_text, m)?)?;
+    m.add_function(wrap_pyfunction!(engine::_decide_reference, m)?)?;
     m.add_function(wrap_pyfunction!(inspect::run_cli, m)?)?;
     m.add_function(wrap_pyfunction!(token::binding_digest, m)?)?;
     m.add_function(wrap_pyfunction!(error::_register_errors, m)?)?;

@@ -237,7 +237,13 @@ pub unsafe extern "C" fn snodo_engine_decide(
         let call = unsafe { handle(call, "call") }?;
         let out = Out::new(out_response, "out_response")?;
         // SAFETY: caller contract.
-        let outcome = Outcome::from_value(unsafe { json(outcome, outcome_len, "outcome") }?)?;
+        let outcome = unsafe { crate::ffi::text(outcome, outcome_len, "outcome") }?;
+        // Issue 16: the state as canonical text (`memo::outcome`); the
+        // reference reading for anything else, which words every error.
+        let outcome = match crate::memo::outcome(outcome.as_bytes()) {
+            Some(o) => o,
+            None => Outcome::from_value(snodo::parse_json(outcome.as_bytes(), "outcome")?)?,
+        };
         // The core refuses a second decide (ALREADY_DECIDED).
         let response = engine.inner.decide(&call.inner, outcome)?;
         // SAFETY: caller contract.

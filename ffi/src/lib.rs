@@ -37,6 +37,7 @@ mod ffi;
 pub mod http_headers;
 pub mod json;
 pub mod legacy;
+mod memo;
 pub mod once;
 pub mod pending;
 pub mod response;

@@ -41,6 +41,7 @@ __all__ = [
     "_memo_canonical_of",
     "_seal_reference",
     "_seal_text",
+    "_decide_reference",
     "run_cli",
     "binding_digest",
     "elicit_form_without_lint",
@@ -429,6 +430,8 @@ def _seal_reference(engine: Engine, *, principal: Optional[str], binding: bytes,
     """Test hook (issue 16): ``engine.seal`` with the state through the reference ``Value`` path."""
 def _seal_text(engine: Engine, *, principal: Optional[str], binding: bytes, state: Any) -> str:
     """Test hook (issue 16): ``engine.seal`` with the state through the text writer, whatever its size."""
+def _decide_reference(engine: Engine, call: Call, outcome: Any) -> Response:
+    """Test hook (issue 16): ``engine.decide`` with the outcome read the reference way (whole dict, then the core)."""
 def run_cli(args: List[str], keys: Optional[str] = None, now: Optional[int] = None) -> Tuple[str, str, int]:
     """The ``snodo-mrtr`` command line (``snodo_mrtr.cli``): ``(stdout, stderr, exit_code)``."""
 def binding_digest(method: str, params: Union[_JsonText, Dict[str, Any]]) -> bytes: ...

@@ -36,9 +36,6 @@ pub use to_value::to_value;
 /// without the cache.
 const KEY_CACHE: usize = 24;
 
-/// The key of the application state in an outcome dict.
-pub const STATE: &str = "state";
-
 /// Test hook (`tests/test_json_paths.py`): the canonical text of `obj`
 /// through the fast conversion or the reference one.
 #[pyfunction]

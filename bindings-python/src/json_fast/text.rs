@@ -64,11 +64,15 @@ pub fn canonical_text(obj: &Bound<'_, PyAny>) -> Option<Vec<u8>> {
     // huge state does not make the next small one map and unmap pages;
     // a larger text grows from there in a few doublings.
     let hint = LAST_TEXT_BYTES.load(Ordering::Relaxed).clamp(256, 64 << 10);
+    // Eighth pass: the scratch buffers start at sizes a state's keys and
+    // floats fit in, so they are not grown (a realloc and copy each time
+    // they fill: a fifth of a 256 B state's walk).
     let mut w = Writer {
         out: Vec::with_capacity(hint + hint / 8),
-        float: String::new(),
+        // `float.__repr__` is at most 24 characters (`-1.7976931348623157e+308`).
+        float: String::with_capacity(24),
         keys: Vec::new(),
-        key_bytes: Vec::new(),
+        key_bytes: Vec::with_capacity(KEY_BYTES),
         spare: Vec::new(),
         spare_keys: Vec::new(),
         shapes: Vec::new(),
@@ -132,6 +136,12 @@ struct Shape<'py> {
 /// Shapes remembered per walk (records of a state have one or a few).
 const SHAPES: usize = 8;
 
+/// Room for the key text of a walk from the start (a state's field names).
+const KEY_BYTES: usize = 256;
+
+/// Room for a dict's members from the start (records have a handful).
+const MEMBERS: usize = 8;
+
 /// Where a key's UTF-8 is in `Writer::key_bytes`.
 #[derive(Clone, Copy)]
 struct Span {
@@ -151,9 +161,13 @@ impl<'py> Writer<'py> {
             return Ok(*span);
         }
         let start = self.key_bytes.len();
-        self.key_bytes.extend_from_slice(utf8(key)?.as_bytes());
+        // Eighth pass: through the process-wide key table (`keys`), which
+        // an application's literal keys hit on every call (no `bytes`
+        // object made and freed per key).
+        super::keys::push_key_text(key, &mut self.key_bytes)?;
         let span = Span { start, end: self.key_bytes.len() };
         if in_list && self.keys.len() < KEY_CACHE {
+            self.keys.reserve_exact(KEY_CACHE);
             self.keys.push((key.clone(), span));
         }
         Ok(span)
@@ -217,6 +231,7 @@ impl<'py> Writer<'py> {
         // Python code that changes the dict).
         let mut members = self.spare.pop().unwrap_or_default();
         members.clear();
+        members.reserve(d.len().max(MEMBERS));
         members.extend(d.iter());
         let wrote = self.members(obj, &members, depth, in_list);
         self.spare.push(members);
@@ -235,6 +250,7 @@ impl<'py> Writer<'py> {
             None => {
                 let mut keys = self.spare_keys.pop().unwrap_or_default();
                 keys.clear();
+                keys.reserve(members.len().max(MEMBERS));
                 for (i, (k, _)) in members.iter().enumerate() {
                     let Ok(key) = k.cast_exact::<PyString>() else {
                         // A non-str key (an error) or a str subclass: the
@@ -319,10 +335,12 @@ impl<'py> Writer<'py> {
     /// Remembers the shape of a record whose keys (exact `str`s) are in
     /// `keys`, sorted; its index.
     fn new_shape(&mut self, members: &Members<'py>, keys: &[(Span, usize)]) -> usize {
+        let text_len = keys.iter().map(|(k, _)| k.end - k.start + 3).sum();
         let mut shape = Shape {
             keys: members.iter().map(|(k, _)| k.clone()).collect(),
-            order: Vec::new(),
-            text: Vec::new(),
+            order: Vec::with_capacity(keys.len()),
+            // Room for each `"key":` unescaped (escapes may still grow it).
+            text: Vec::with_capacity(text_len),
         };
         for &(key, i) in keys {
             let start = shape.text.len();

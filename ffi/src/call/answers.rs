@@ -10,7 +10,7 @@ use super::scalars::scalar;
 use super::snodo_call;
 use crate::answer::snodo_answer_kind;
 use crate::error::snodo_status;
-use crate::ffi::{Out, OutStr, guard, handle, json, text};
+use crate::ffi::{Out, OutStr, guard, handle, text};
 
 /// The answer to input request `key`, which the handler would ask as
 /// `request` (JSON text of the same input request it built last round).
@@ -45,7 +45,9 @@ pub unsafe extern "C" fn snodo_call_response(
         // SAFETY: caller contract.
         let key = unsafe { text(key, key_len, "key") }?;
         // SAFETY: caller contract.
-        let request = unsafe { json(request, request_len, "request") }?;
+        let request = unsafe { text(request, request_len, "request") }?;
+        // Issue 16: the same question every round; parsed once (`memo`).
+        let request = crate::memo::parsed(request.as_bytes(), "request")?;
         let out_kind = Out::new(out_kind, "out_kind")?;
         let out_value = if out_value.is_null() { None } else { Some(OutStr::new(out_value, out_value_len)?) };
         let (kind, value) = snodo_answer_kind::split(call.inner.response(key, &request))?;

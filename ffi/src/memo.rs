@@ -1,0 +1,251 @@
+//! The parsed questions of `snodo_call_response` and of `input_required`
+//! outcomes, remembered by their text, and an outcome's state read as
+//! canonical text ([`outcome`]) (issue 16, eighth pass).
+//!
+//! A handler asks the same question every round, so `snodo_call_response`
+//! gets the same JSON text again and again; parsing it (and freeing the
+//! tree) was about a fifth of what libsnodo adds to the core per flow. A
+//! few texts are kept per thread with their parsed `Value`: a repeat costs
+//! a length check and a compare of the bytes. Keyed by the bytes
+//! themselves (the caller's buffer is never held), so a caller who reuses
+//! a buffer for another question simply misses. Only texts that parse are
+//! kept, so every error is `parse_json`'s, as before; a hit is the tree
+//! that parsing those very bytes gave, so the answer is the same by
+//! construction (held to it by the tests below on random texts).
+//! Per thread: no lock, nothing shared between the threads of a server.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use serde_json::Value;
+
+/// Texts kept per thread (a handler asks a few distinct questions).
+const ENTRIES: usize = 4;
+/// Longest text kept: questions are small; a large one would cost memory
+/// for a compare as long as the parse it saves is short next to it.
+const MAX_BYTES: usize = 4096;
+
+/// A text and its parse.
+type Entry = (Box<[u8]>, Rc<Value>);
+
+thread_local! {
+    /// Newest last.
+    static QUESTIONS: RefCell<Vec<Entry>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The parsed JSON of `text` (`parse_json`'s value or error, `what` naming
+/// the argument in its message), remembered for the next call with the
+/// same bytes.
+pub(crate) fn parsed(text: &[u8], what: &str) -> snodo::Result<Rc<Value>> {
+    if text.len() > MAX_BYTES {
+        return snodo::parse_json(text, what).map(Rc::new);
+    }
+    let known = QUESTIONS.with(|q| {
+        let q = q.try_borrow().ok()?;
+        q.iter().rev().find(|(t, _)| **t == *text).map(|(_, v)| Rc::clone(v))
+    });
+    if let Some(value) = known {
+        return Ok(value);
+    }
+    let value = Rc::new(snodo::parse_json(text, what)?);
+    QUESTIONS.with(|q| {
+        if let Ok(mut q) = q.try_borrow_mut() {
+            if q.len() >= ENTRIES {
+                q.remove(0);
+            }
+            q.push((text.into(), Rc::clone(&value)));
+        }
+    });
+    Ok(value)
+}
+
+/// The key of the application state in an outcome (`QUOTED` below is it
+/// in quotes).
+const STATE: &str = "state";
+
+/// Issue 16, eighth pass: an outcome text with a `state` read with the
+/// state as canonical text (`Outcome::InputRequiredText`): the text is
+/// canonicalised once by the core's streaming canonicaliser and the state
+/// cut out of it (`StateText::split_member`), so the state never becomes a
+/// `Value` tree to build, write and free; the rest (the kind and the
+/// questions, the same every round) goes through the memo above. `None`
+/// when the text has no `state` member, does not canonicalise or is not
+/// an object, or the rest is not a valid outcome: the caller then reads it
+/// the reference way, which words every error. The outcome is the
+/// reference's by construction (`canonicalize` is held to
+/// `canonical(parse_json(..))` by the core, and canonical text parses to
+/// the same tree); the tests below check the tokens on random outcomes.
+pub(crate) fn outcome(text: &[u8]) -> Option<snodo::Outcome> {
+    // Most outcomes carry no state (`complete`, `error`, ...): reading
+    // them twice would only add work. A key spelled with escapes
+    // (`"st\u0061te"`) goes the reference way: still correct.
+    // (The first byte checked alone: a slice compare per window is a
+    // `memcmp` call per byte of the text.)
+    const QUOTED: &[u8] = b"\"state\"";
+    if !text.windows(QUOTED.len()).any(|w| w.first() == Some(&b'"') && w == QUOTED) {
+        return None;
+    }
+    let (rest, state) = snodo::StateText::split_member(text, STATE)?;
+    let rest = parsed(rest.as_bytes(), "outcome").ok()?;
+    match (snodo::Outcome::from_value((*rest).clone()).ok()?, state.filter(|s| !s.is_null())) {
+        (snodo::Outcome::InputRequired { requests, state: None }, Some(state)) => {
+            Some(snodo::Outcome::InputRequiredText { requests, state })
+        }
+        (outcome, _) => Some(outcome),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    const QUESTION: &str = r#"{"method":"elicitation/create","params":{"mode":"form","message":"Which seat?","requestedSchema":{"type":"object","properties":{"seat":{"type":"string"}},"required":["seat"]}}}"#;
+
+    /// xorshift64*: deterministic and dependency-free.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    /// `QUESTION` with a few random bytes changed, inserted or removed:
+    /// often still JSON (another question), often not.
+    fn mutated(rng: &mut Rng) -> Vec<u8> {
+        let mut t = QUESTION.as_bytes().to_vec();
+        const BYTES: &[u8] = b"{}[]\":,01.e-ax \\\xc3\xa9\xff";
+        for _ in 0..rng.below(4) {
+            let at = rng.below(t.len() + 1);
+            match rng.below(3) {
+                0 if at < t.len() => t[at] = BYTES[rng.below(BYTES.len())],
+                1 => t.insert(at, BYTES[rng.below(BYTES.len())]),
+                _ if at < t.len() => {
+                    t.remove(at);
+                }
+                _ => {}
+            }
+        }
+        t
+    }
+
+    fn reference(text: &[u8]) -> Result<Value, (snodo::ErrorCode, String)> {
+        snodo::parse_json(text, "request").map_err(|e| (e.code(), e.to_string()))
+    }
+
+    fn through_memo(text: &[u8]) -> Result<Value, (snodo::ErrorCode, String)> {
+        parsed(text, "request").map(|v| (*v).clone()).map_err(|e| (e.code(), e.to_string()))
+    }
+
+    #[test]
+    fn memo_gives_the_parse_of_the_same_bytes_or_its_error() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut recent: Vec<Vec<u8>> = Vec::new();
+        let (mut hits, mut errors) = (0, 0);
+        for _ in 0..20_000 {
+            // Often a text seen lately (a hit, or an error again), else a new one.
+            let text = if !recent.is_empty() && rng.below(2) == 0 {
+                recent[rng.below(recent.len())].clone()
+            } else {
+                mutated(&mut rng)
+            };
+            let want = reference(&text);
+            hits += usize::from(want.is_ok() && recent.contains(&text));
+            errors += usize::from(want.is_err());
+            assert_eq!(through_memo(&text), want, "{}", String::from_utf8_lossy(&text));
+            recent.push(text);
+            if recent.len() > 6 {
+                recent.remove(0);
+            }
+        }
+        // Both sides of the memo were exercised.
+        assert!(hits > 1000 && errors > 1000, "hits {hits}, errors {errors}");
+    }
+
+    #[test]
+    fn a_buffer_reused_for_another_question_is_parsed_anew() {
+        let mut text = QUESTION.as_bytes().to_vec();
+        let first = parsed(&text, "request").unwrap();
+        let at = QUESTION.find("Which seat?").unwrap();
+        text[at..at + 5].copy_from_slice(b"Where");
+        let second = parsed(&text, "request").unwrap();
+        assert_eq!(second["params"]["message"], "Where seat?");
+        assert_eq!(first["params"]["message"], "Which seat?");
+        assert_eq!(*parsed(QUESTION.as_bytes(), "request").unwrap(), *first);
+    }
+
+    /// The response text (or error) of deciding `outcome` on a fresh call
+    /// of a fresh engine with pinned time and randomness.
+    fn decided(outcome: snodo::Result<snodo::Outcome>) -> Result<String, String> {
+        let mut config =
+            snodo::Config::new(vec![snodo::Key::new("k1", vec![7; 32]).unwrap()]).fixed_time(1_800_000_000);
+        config.set_limit("test_random_seed", 5).unwrap();
+        let engine = snodo::Engine::new(config).unwrap();
+        let request = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}}}"#;
+        let snodo::Begin::Call(call) =
+            engine.begin(request.as_bytes(), &snodo::Principal::from_option(Some("alice")).unwrap()).unwrap()
+        else {
+            panic!("begin refused the request");
+        };
+        outcome.and_then(|o| engine.decide(&call, o)).map(|r| r.to_json()).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn outcome_with_state_text_gives_the_reference_response() {
+        let base = format!(
+            r#"{{"type":"input_required","inputRequests":{{"seat":{QUESTION}}},"state":{{"n":1,"b":[1.0,-0,"x\u00e9"],"a":null}}}}"#
+        );
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let mut texts: Vec<Vec<u8>> = vec![
+            base.clone().into_bytes(),
+            br#"{"type":"input_required","state":null}"#.to_vec(),
+            br#"{"type":"input_required","inputRequests":{"seat":{"method":"x"}},"state":[1]}"#.to_vec(),
+            br#"{"type":"complete","result":{"content":[]},"state":{"a":1}}"#.to_vec(),
+            br#"{"type":"input_required","state":{"a":1},"state":{"a":2}}"#.to_vec(),
+            br#"{"state":1}"#.to_vec(),
+            br#"["state"]"#.to_vec(),
+        ];
+        let (mut fast, mut total) = (0, 0);
+        for _ in 0..3000 {
+            let mut t = base.clone().into_bytes();
+            const BYTES: &[u8] = b"{}[]\":,01.e-ax \\";
+            for _ in 0..rng.below(3) {
+                let at = rng.below(t.len());
+                match rng.below(2) {
+                    0 => t[at] = BYTES[rng.below(BYTES.len())],
+                    _ => {
+                        t.remove(at);
+                    }
+                }
+            }
+            texts.push(t);
+        }
+        for text in &texts {
+            let reference = snodo::parse_json(text, "outcome").and_then(snodo::Outcome::from_value);
+            let want = decided(reference);
+            // Twice: the rest's memo misses, then hits.
+            for _ in 0..2 {
+                if let Some(o) = outcome(text) {
+                    fast += 1;
+                    assert_eq!(decided(Ok(o)), want, "{}", String::from_utf8_lossy(text));
+                }
+                total += 1;
+            }
+        }
+        // The fast reading was taken, and declined, often.
+        assert!(fast > total / 10 && fast < total, "{fast} of {total}");
+    }
+
+    #[test]
+    fn long_texts_are_parsed_and_not_kept() {
+        let long = format!(r#"{{"pad":"{}"}}"#, "x".repeat(MAX_BYTES));
+        assert_eq!(*parsed(long.as_bytes(), "request").unwrap(), reference(long.as_bytes()).unwrap());
+        QUESTIONS.with(|q| assert!(q.borrow().iter().all(|(t, _)| t.len() <= MAX_BYTES)));
+    }
+}
