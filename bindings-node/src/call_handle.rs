@@ -12,7 +12,9 @@
 //! reference this path is tested against (`test/call_fast.test.mjs`).
 //!
 //! These functions are taken off the module's exports at load and handed
-//! to `install` only (see `crate::response::NATIVES`).
+//! to `install` only (see `crate::response::NATIVES`); `begin_ext`,
+//! `decide_ext` and `call_response_text`, called every round, are reached
+//! through the plain N-API callbacks of `crate::raw_entry`.
 
 use napi::bindgen_prelude::*;
 
@@ -114,8 +116,7 @@ pub fn call_field<'e>(env: &'e Env, call: &External<CallBox>, field: u32) -> Res
 
 /// `call.response(key, text)` for a question given as JSON text: what
 /// `Call#responseText` gives (`crate::call::response_text_of`).
-#[napi(js_name = "callResponseText", skip_typescript, catch_unwind)]
-pub fn call_response_text<'e>(
+pub(crate) fn call_response_text<'e>(
     env: &'e Env,
     call: &External<CallBox>,
     key: String,
@@ -146,8 +147,7 @@ pub fn call_raw_response<'e>(env: &'e Env, call: &External<CallBox>, key: String
 /// `begin` with the engine's handle, giving the call as an `External` for
 /// the JS `Call` of `src/response.js` (issue 16, eighth pass:
 /// `crate::call_handle`), or the Response.
-#[napi(js_name = "beginExt", skip_typescript, catch_unwind)]
-pub fn begin_ext<'e>(
+pub(crate) fn begin_ext<'e>(
     env: &'e Env,
     engine: &External<Handle>,
     request: Unknown,
@@ -163,8 +163,7 @@ pub fn begin_ext<'e>(
 
 /// `engine.decide` (`crate::engine::decide_with`) for a call made by [`begin_ext`]; the outcome is read
 /// as the `decide` method reads it (text, Buffer or object).
-#[napi(js_name = "decideExt", skip_typescript, catch_unwind)]
-pub fn decide_ext<'e>(
+pub(crate) fn decide_ext<'e>(
     env: &'e Env,
     engine: &External<Handle>,
     call: &External<CallBox>,

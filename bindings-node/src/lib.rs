@@ -7,7 +7,8 @@
 //! * `engine`: the `Engine` class (`begin`, `decide`, `seal`, `open`).
 //! * `config`: `new Engine(config)` read through the core's `LIMITS` table.
 //! * `call`: `Call` (what a handler reads) and its answers;
-//!   `call_handle`: the native half of the JS `Call` that `begin` makes.
+//!   `call_handle`: the native half of the JS `Call` that `begin` makes;
+//!   `raw_entry`: the entries of every round as plain N-API callbacks.
 //! * `response`: the outcome helpers and `Response` (`src/response.js`).
 //! * `elicitation`: input-request builders; `capabilities`: what a client
 //!   can receive; `tasks`: the Tasks extension helper.
@@ -89,6 +90,7 @@ pub mod json;
 pub mod legacy;
 pub mod once;
 pub mod questions;
+pub mod raw_entry;
 pub mod response;
 pub mod state;
 pub mod tasks;

@@ -92,16 +92,13 @@ pub(crate) const PLAIN_KINDS: [&str; 4] = ["missing", "declined", "cancelled", "
 
 /// The native functions `install` of `src/response.js` gets (off the
 /// exports): see `crate::engine`, `crate::call_handle` and
-/// `crate::legacy`.
-const NATIVES: [&str; 10] = [
+/// `crate::legacy`. `crate::raw_entry` adds three more.
+const NATIVES: [&str; 7] = [
     "engineHandle",
     "beginWith",
     "decideWith",
-    "beginExt",
-    "decideExt",
     "decideLegacyExt",
     "callField",
-    "callResponseText",
     "callResponse",
     "callRawResponse",
 ];
@@ -160,6 +157,7 @@ pub fn init(mut exports: Object, env: Env) -> napi::Result<()> {
         natives.set_named_property(name, f)?;
         exports.delete_named_property(name)?;
     }
+    crate::raw_entry::add_to(&env, &mut natives)?;
     // The names of the JS `Call`'s getters, by `callField` index.
     natives.set_named_property("plainFields", crate::call_handle::PLAIN_FIELDS.to_vec())?;
     natives.set_named_property("jsonFields", crate::call_handle::JSON_FIELDS.to_vec())?;
