@@ -48,10 +48,21 @@
     },
   };
   Object.defineProperty(proto, 'toJSON', { enumerable: false });
+  // Responses are made with `new`, not as `{ __proto__: proto, ... }`: V8
+  // gives an object literal its prototype with a runtime call (about 50 ns
+  // a response, against 6 ns for a constructor; issue 16, eighth pass).
+  // Same object: the same prototype (which has no `constructor`, so
+  // util.inspect prints a plain object) and the same own properties, in
+  // the same order.
+  function Made(json, httpStatus) {
+    this.httpStatus = httpStatus;
+    this.json = json;
+  }
+  Made.prototype = proto;
   const parse = JSON.parse;
   return {
     makeResponse(json, httpStatus, diagnostic) {
-      const r = { __proto__: proto, httpStatus, json };
+      const r = new Made(json, httpStatus);
       if (diagnostic != null) r.diagnostic = diagnostic;
       return r;
     },
