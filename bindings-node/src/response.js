@@ -24,9 +24,11 @@
 //   it property by property cost over a microsecond (issue 16). Same rules:
 //   `type` first, then each field in order when it is neither `undefined`
 //   nor `null`; extra arguments ignored; `length` 0, as the native ones.
-// * install(Engine, Call, kinds, natives): puts `begin` and `decide` on
-//   Engine.prototype and `response` on Call.prototype in place of the
-//   native methods (issue 16, seventh pass), see `install` below.
+// * install(Engine, Call, kinds, natives): puts `begin`, `decide` and
+//   `decideLegacy` on Engine.prototype and `response` on Call.prototype in
+//   place of the native methods (issue 16, seventh pass), and makes the
+//   Call that `begin` gives a JS object over the core's call (eighth
+//   pass), see `install` below.
 (function () {
   'use strict';
   const own = (target, value) =>
@@ -101,7 +103,11 @@
     //   in Rust, as before);
     // * Call#responseText(key, text): the accepted value's JSON text, the
     //   index of a kind with no payload in `kinds`, or the whole Answer
-    //   (made in Rust, as before) for `invalid`.
+    //   (made in Rust, as before) for `invalid`;
+    // * natives.decideExt(handle, call, outcome) and
+    //   natives.callResponseText(call, key, text): the same for the Call
+    //   that `begin` makes (`call` is its External; below), through the
+    //   plain N-API callbacks of src/raw_entry.rs.
     //
     // `begin` and `decide` reach the engine through its `handle` (an
     // External, fetched once per engine and kept in a WeakMap), not as a
