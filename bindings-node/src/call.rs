@@ -57,13 +57,13 @@ impl Call {
     /// The salient params: all but `_meta`, `inputResponses`, `requestState`.
     #[napi(getter, catch_unwind, ts_return_type = "Record<string, any>")]
     pub fn params<'e>(&self, env: &'e Env) -> Result<Unknown<'e>> {
-        json::to_js(env, &Value::Object(self.inner.params().clone()))
+        json::parse_to_js(env, params_wire(&self.inner))
     }
     /// The rest of the request's `_meta` (e.g. `progressToken`), without the
     /// protocol version, capabilities and client info snodo reads itself.
     #[napi(getter, catch_unwind, ts_return_type = "Record<string, any>")]
     pub fn meta<'e>(&self, env: &'e Env) -> Result<Unknown<'e>> {
-        json::to_js(env, &Value::Object(self.inner.meta().clone()))
+        json::parse_to_js(env, meta_wire(&self.inner))
     }
     /// `params.name` if a string (tools/call, prompts/get), else `null`.
     #[napi(getter, catch_unwind)]
@@ -172,38 +172,15 @@ impl Call {
         key: String,
         #[napi(ts_arg_type = "object | string | Buffer")] request: Unknown,
     ) -> Result<Unknown<'e>> {
-        // The same question every round: parsed once per thread.
-        let request = crate::questions::parsed(&json::text_of(env, request, "request")?, "request")?;
-        let answer = self.inner.response(&key, &request);
-        let kind = answer.kind();
-        match answer {
-            snodo::Answer::Accepted(v) => answer_object(env, kind, Some(snodo::to_wire(&v)), None),
-            snodo::Answer::Invalid(why) => answer_object(env, kind, None, Some(why)),
-            _ => answer_object(env, kind, None, None),
-        }
+        response_of(&self.inner, env, &key, request)
     }
 
     /// `response` of the question's JSON text, for the `response` that
     /// `src/response.js` puts on the prototype (which takes this method off
-    /// it): an accepted value's JSON text, the index in
-    /// [`crate::response::PLAIN_KINDS`] of a kind without a payload, or the
-    /// Answer itself (`invalid`).
+    /// it): see [`response_text_of`].
     #[napi(js_name = "responseText", skip_typescript, catch_unwind)]
     pub fn response_text<'e>(&self, env: &'e Env, key: String, request: Unknown) -> Result<Unknown<'e>> {
-        let request = crate::questions::parsed(&json::text_of(env, request, "request")?, "request")?;
-        let answer = self.inner.response(&key, &request);
-        let kind = answer.kind();
-        let raw = match answer {
-            snodo::Answer::Accepted(v) => json::js_string(env, &snodo::to_wire(&v))?,
-            snodo::Answer::Invalid(why) => return answer_object(env, kind, None, Some(why)),
-            _ => match crate::response::PLAIN_KINDS.iter().position(|k| *k == kind) {
-                Some(i) => json::js_u32(env, u32::try_from(i).unwrap_or(u32::MAX))?,
-                None => return answer_object(env, kind, None, None),
-            },
-        };
-        // SAFETY: `raw` was just created in `env`, the live environment of
-        // this callback, and is returned to it at once.
-        Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), raw) })
+        response_text_of(&self.inner, env, &key, request)
     }
 
     /// The whole `inputResponses` map of this request, read-only and
@@ -211,7 +188,7 @@ impl Call {
     /// validated reading.
     #[napi(getter, catch_unwind, ts_return_type = "Record<string, any>")]
     pub fn input_responses<'e>(&self, env: &'e Env) -> Result<Unknown<'e>> {
-        json::to_js(env, &Value::Object(self.inner.input_responses().clone()))
+        json::parse_to_js(env, input_responses_wire(&self.inner))
     }
 
     /// The raw answer for `key`, unvalidated, only for keys asked in the
@@ -224,6 +201,78 @@ impl Call {
     /// A short description without any params or state (for logs).
     #[napi(js_name = "toJSON", catch_unwind)]
     pub fn to_json(&self) -> String {
-        format!("Call({} round {})", self.inner.method(), self.inner.round())
+        describe(&self.inner)
     }
+}
+
+// What the class methods above and the `External` path of
+// `crate::call_handle` share, so the two cannot drift.
+
+/// `call.toJSON()`: a short description without params or state.
+pub(crate) fn describe(c: &snodo::Call) -> String {
+    format!("Call({} round {})", c.method(), c.round())
+}
+
+/// The JSON text of `call.params`.
+pub(crate) fn params_wire(c: &snodo::Call) -> String {
+    snodo::to_wire(&Value::Object(c.params().clone()))
+}
+
+/// The JSON text of `call.meta`.
+pub(crate) fn meta_wire(c: &snodo::Call) -> String {
+    snodo::to_wire(&Value::Object(c.meta().clone()))
+}
+
+/// The JSON text of `call.inputResponses`.
+pub(crate) fn input_responses_wire(c: &snodo::Call) -> String {
+    snodo::to_wire(&Value::Object(c.input_responses().clone()))
+}
+
+/// The JSON text of an optional value (`null` when absent).
+pub(crate) fn opt_wire(v: Option<&Value>) -> String {
+    snodo::to_wire(v.unwrap_or(&Value::Null))
+}
+
+/// `call.response(key, request)`: the Answer object.
+pub(crate) fn response_of<'e>(
+    c: &snodo::Call,
+    env: &'e Env,
+    key: &str,
+    request: Unknown,
+) -> Result<Unknown<'e>> {
+    // The same question every round: parsed once per thread.
+    let request = crate::questions::parsed(&json::text_of(env, request, "request")?, "request")?;
+    let answer = c.response(key, &request);
+    let kind = answer.kind();
+    match answer {
+        snodo::Answer::Accepted(v) => answer_object(env, kind, Some(snodo::to_wire(&v)), None),
+        snodo::Answer::Invalid(why) => answer_object(env, kind, None, Some(why)),
+        _ => answer_object(env, kind, None, None),
+    }
+}
+
+/// `response` of the question's JSON text, for the JS `response` methods
+/// of `src/response.js`: an accepted value's JSON text, the index in
+/// [`crate::response::PLAIN_KINDS`] of a kind without a payload, or the
+/// Answer itself (`invalid`).
+pub(crate) fn response_text_of<'e>(
+    c: &snodo::Call,
+    env: &'e Env,
+    key: &str,
+    request: Unknown,
+) -> Result<Unknown<'e>> {
+    let request = crate::questions::parsed(&json::text_of(env, request, "request")?, "request")?;
+    let answer = c.response(key, &request);
+    let kind = answer.kind();
+    let raw = match answer {
+        snodo::Answer::Accepted(v) => json::js_string(env, &snodo::to_wire(&v))?,
+        snodo::Answer::Invalid(why) => return answer_object(env, kind, None, Some(why)),
+        _ => match crate::response::PLAIN_KINDS.iter().position(|k| *k == kind) {
+            Some(i) => json::js_u32(env, u32::try_from(i).unwrap_or(u32::MAX))?,
+            None => return answer_object(env, kind, None, None),
+        },
+    };
+    // SAFETY: `raw` was just created in `env`, the live environment of
+    // this callback, and is returned to it at once.
+    Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), raw) })
 }

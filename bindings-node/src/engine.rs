@@ -182,7 +182,7 @@ impl Engine {
 
 /// The core engine held by a JS `External` (see [`handle`]).
 #[derive(Debug)]
-pub struct Handle(Arc<snodo::Engine>);
+pub struct Handle(pub(crate) Arc<snodo::Engine>);
 
 /// `engine`'s core as an `External`, which `src/response.js` keeps per
 /// engine for [`begin_with`] and [`decide_with`].
@@ -220,8 +220,19 @@ pub fn decide_with<'e>(
     call: &Call,
     outcome: Unknown,
 ) -> Result<Unknown<'e>> {
+    decide_on(&engine.0, env, &call.inner, outcome)
+}
+
+/// `decide` on a core engine and call: the response's JSON text when it is
+/// a 200 without a diagnostic, else the Response.
+pub(crate) fn decide_on<'e>(
+    engine: &snodo::Engine,
+    env: &'e Env,
+    call: &snodo::Call,
+    outcome: Unknown,
+) -> Result<Unknown<'e>> {
     let outcome = state::read_outcome(env, outcome)?;
-    let response = engine.0.decide(&call.inner, outcome).map_err(core)?;
+    let response = engine.decide(call, outcome).map_err(core)?;
     if response.http_status() == 200 && response.diagnostic().is_none() {
         let text = json::js_string(env, &response.to_json())?;
         // SAFETY: `text` was just created in `env`, the live environment

@@ -230,6 +230,32 @@ fn feed_object<'e>(env: &'e Env, feed: snodo::Feed) -> Result<Object<'e>> {
     }
 }
 
+/// `decideLegacy` on a core engine and call (the method, and
+/// `crate::call_handle::decide_legacy_ext` for the calls `begin` makes).
+pub(crate) fn decide_legacy_on<'e>(
+    engine: &snodo::Engine,
+    env: &'e Env,
+    call: &snodo::Call,
+    outcome: Unknown,
+) -> Result<Object<'e>> {
+    let value = json::read(env, outcome, "outcome")?;
+    let outcome = snodo::Outcome::from_value(value).map_err(core)?;
+    match engine.decide_legacy(call, outcome).map_err(core)? {
+        snodo::Bridge::Respond(r) => {
+            let mut o = tagged(env, "respond")?;
+            o.set("response", response_object(env, &r)?).map_err(napi_failure)?;
+            Ok(o)
+        }
+        snodo::Bridge::Send(pending) => {
+            let mut o = tagged(env, "send")?;
+            let instance = PendingFlow { inner: pending }.into_instance(env).map_err(napi_failure)?;
+            o.set("pending", instance).map_err(napi_failure)?;
+            Ok(o)
+        }
+        snodo::Bridge::Resume(call) => resume(env, call),
+    }
+}
+
 #[napi]
 impl Engine {
     /// Reads a request that arrived on a 2025-era `session` (see
@@ -266,22 +292,7 @@ impl Engine {
         call: &Call,
         #[napi(ts_arg_type = "Outcome | string | Buffer")] outcome: Unknown,
     ) -> Result<Object<'e>> {
-        let value = json::read(env, outcome, "outcome")?;
-        let outcome = snodo::Outcome::from_value(value).map_err(core)?;
-        match self.inner.decide_legacy(&call.inner, outcome).map_err(core)? {
-            snodo::Bridge::Respond(r) => {
-                let mut o = tagged(env, "respond")?;
-                o.set("response", response_object(env, &r)?).map_err(napi_failure)?;
-                Ok(o)
-            }
-            snodo::Bridge::Send(pending) => {
-                let mut o = tagged(env, "send")?;
-                let instance = PendingFlow { inner: pending }.into_instance(env).map_err(napi_failure)?;
-                o.set("pending", instance).map_err(napi_failure)?;
-                Ok(o)
-            }
-            snodo::Bridge::Resume(call) => resume(env, call),
-        }
+        decide_legacy_on(&self.inner, env, &call.inner, outcome)
     }
 
     /// Feeds the client's JSON-RPC response (text as received, or an

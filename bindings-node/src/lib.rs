@@ -6,7 +6,9 @@
 //!
 //! * `engine`: the `Engine` class (`begin`, `decide`, `seal`, `open`).
 //! * `config`: `new Engine(config)` read through the core's `LIMITS` table.
-//! * `call`: `Call` (what a handler reads) and its answers.
+//! * `call`: `Call` (what a handler reads) and its answers;
+//!   `call_handle`: the native half of the JS `Call` that `begin` makes;
+//!   `raw_entry`: the entries of every round as plain N-API callbacks.
 //! * `response`: the outcome helpers and `Response` (`src/response.js`).
 //! * `elicitation`: input-request builders; `capabilities`: what a client
 //!   can receive; `tasks`: the Tasks extension helper.
@@ -76,6 +78,7 @@ pub fn purge_delay() -> std::ffi::c_long {
 }
 
 pub mod call;
+pub mod call_handle;
 pub mod capabilities;
 pub mod config;
 pub mod elicitation;
@@ -87,6 +90,7 @@ pub mod json;
 pub mod legacy;
 pub mod once;
 pub mod questions;
+pub mod raw_entry;
 pub mod response;
 pub mod state;
 pub mod tasks;
@@ -124,6 +128,7 @@ mod tests {
         let sources = [
             ("lib.rs", include_str!("lib.rs")),
             ("call.rs", include_str!("call.rs")),
+            ("call_handle.rs", include_str!("call_handle.rs")),
             ("capabilities.rs", include_str!("capabilities.rs")),
             ("config.rs", include_str!("config.rs")),
             ("elicitation.rs", include_str!("elicitation.rs")),

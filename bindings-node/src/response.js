@@ -24,9 +24,11 @@
 //   it property by property cost over a microsecond (issue 16). Same rules:
 //   `type` first, then each field in order when it is neither `undefined`
 //   nor `null`; extra arguments ignored; `length` 0, as the native ones.
-// * install(Engine, Call, kinds, natives): puts `begin` and `decide` on
-//   Engine.prototype and `response` on Call.prototype in place of the
-//   native methods (issue 16, seventh pass), see `install` below.
+// * install(Engine, Call, kinds, natives): puts `begin`, `decide` and
+//   `decideLegacy` on Engine.prototype and `response` on Call.prototype in
+//   place of the native methods (issue 16, seventh pass), and makes the
+//   Call that `begin` gives a JS object over the core's call (eighth
+//   pass), see `install` below.
 (function () {
   'use strict';
   const own = (target, value) =>
@@ -48,10 +50,21 @@
     },
   };
   Object.defineProperty(proto, 'toJSON', { enumerable: false });
+  // Responses are made with `new`, not as `{ __proto__: proto, ... }`: V8
+  // gives an object literal its prototype with a runtime call (about 50 ns
+  // a response, against 6 ns for a constructor; issue 16, eighth pass).
+  // Same object: the same prototype (which has no `constructor`, so
+  // util.inspect prints a plain object) and the same own properties, in
+  // the same order.
+  function Made(json, httpStatus) {
+    this.httpStatus = httpStatus;
+    this.json = json;
+  }
+  Made.prototype = proto;
   const parse = JSON.parse;
   return {
     makeResponse(json, httpStatus, diagnostic) {
-      const r = { __proto__: proto, httpStatus, json };
+      const r = new Made(json, httpStatus);
       if (diagnostic != null) r.diagnostic = diagnostic;
       return r;
     },
@@ -90,7 +103,11 @@
     //   in Rust, as before);
     // * Call#responseText(key, text): the accepted value's JSON text, the
     //   index of a kind with no payload in `kinds`, or the whole Answer
-    //   (made in Rust, as before) for `invalid`.
+    //   (made in Rust, as before) for `invalid`;
+    // * natives.decideExt(handle, call, outcome) and
+    //   natives.callResponseText(call, key, text): the same for the Call
+    //   that `begin` makes (`call` is its External; below), through the
+    //   plain N-API callbacks of src/raw_entry.rs.
     //
     // `begin` and `decide` reach the engine through its `handle` (an
     // External, fetched once per engine and kept in a WeakMap), not as a
@@ -161,10 +178,99 @@
       // configurable, `length` 0.
       const define = (proto, name, f) =>
         Object.defineProperty(proto, name, { value: f, writable: true, enumerable: true, configurable: true });
+      // The Call that `begin` gives (issue 16, eighth pass): a plain JS
+      // object whose private field holds the core's call as an External
+      // (src/call_handle.rs), on a prototype that inherits from
+      // Call.prototype, so `instanceof Call`, `constructor` and what
+      // util.inspect prints are as before. Its getters and methods, own
+      // properties of that prototype shadowing the native ones of the
+      // same names, call native functions that take the External: no
+      // napi-rs class instance to create, no borrow to record per read.
+      // Each getter computes what the class getter does and gives a new
+      // value on every read, as before; JSON-valued ones come as text and
+      // are parsed here. Calls from `beginParts` and the legacy entries
+      // stay class instances and keep the native members.
+      const {
+        beginExt, decideExt, decideLegacyExt, callField, callResponseText, callResponse, callRawResponse,
+        plainFields, jsonFields,
+      } = natives;
+      class JsCall {
+        #c;
+        constructor(c) {
+          this.#c = c;
+        }
+        // The External of a Call made here, or undefined for any other
+        // value that passed `instanceof Call`.
+        static of(o) {
+          return #c in o ? o.#c : undefined;
+        }
+        // Throws a TypeError for a receiver not made here (a getter taken
+        // off the prototype and called on something else).
+        static own(o) {
+          return o.#c;
+        }
+      }
+      const of = JsCall.of;
+      const own = JsCall.own;
+      const jsProto = JsCall.prototype;
+      Object.setPrototypeOf(jsProto, callProto);
+      // `constructor` is Call's, found on Call.prototype.
+      delete jsProto.constructor;
+      const members = {
+        response() {
+          const c = own(this);
+          const key = arguments[0];
+          if (typeof key === 'string') {
+            const text = textOf(arguments[1]);
+            if (text !== undefined && typeof text !== 'string') return callResponse(c, key, text);
+            if (text !== undefined) {
+              const r = callResponseText(c, key, text);
+              if (typeof r === 'string') return makeAnswer('accepted', r);
+              return typeof r === 'number' ? { kind: kinds[r] } : r;
+            }
+          }
+          return callResponse(c, key, arguments[1]);
+        },
+        rawResponse() {
+          const c = own(this);
+          return parse(callRawResponse(c, arguments[0]));
+        },
+      };
+      const parse = JSON.parse;
+      const getters = {};
+      plainFields.forEach((name, i) => {
+        if (name === 'toJSON') {
+          members.toJSON = { toJSON() { return callField(own(this), i); } }.toJSON;
+        } else {
+          getters[name] = function () { return callField(own(this), i); };
+        }
+      });
+      jsonFields.forEach((name, j) => {
+        const i = plainFields.length + j;
+        getters[name] = function () { return parse(callField(own(this), i)); };
+      });
+      // In Call.prototype's order, with its attributes.
+      for (const name of Object.getOwnPropertyNames(callProto)) {
+        const d = Object.getOwnPropertyDescriptor(callProto, name);
+        if (name === 'constructor') continue;
+        if (getters[name] !== undefined && d.get !== undefined) {
+          Object.defineProperty(getters[name], 'name', { value: `get ${name}` });
+          Object.defineProperty(jsProto, name, { get: getters[name], set: undefined, enumerable: d.enumerable, configurable: d.configurable });
+        } else if (members[name] !== undefined && 'value' in d) {
+          Object.defineProperty(jsProto, name, { value: members[name], writable: d.writable, enumerable: d.enumerable, configurable: d.configurable });
+        } else {
+          throw new Error(`snodo-mrtr: internal: Call.${name} has no JS twin`);
+        }
+      }
+      const responseProto = proto;
+      const getPrototypeOf = Object.getPrototypeOf;
       define(engineProto, 'begin', {
         begin() {
           const h = this instanceof Engine ? handleOf(this) : undefined;
-          if (h !== undefined) return beginWith(h, arguments[0], arguments[1]);
+          if (h !== undefined) {
+            const r = beginExt(h, arguments[0], arguments[1]);
+            return getPrototypeOf(r) === responseProto ? r : new JsCall(r);
+          }
           return nativeBegin.apply(this, arguments);
         },
       }.begin);
@@ -173,7 +279,14 @@
           const call = arguments[0];
           const h = this instanceof Engine && call instanceof Call ? handleOf(this) : undefined;
           if (h !== undefined) {
+            const c = of(call);
             const text = textOf(arguments[1]);
+            if (c !== undefined) {
+              // Anything but text goes as it is: decideExt reads it as the
+              // native method does (and words its errors).
+              const r = decideExt(h, c, text === undefined ? arguments[1] : text);
+              return typeof r === 'string' ? makeResponse(r, 200) : r;
+            }
             if (typeof text === 'string') {
               const r = decideWith(h, call, text);
               return typeof r === 'string' ? makeResponse(r, 200) : r;
@@ -183,6 +296,16 @@
           return nativeDecide.apply(this, arguments);
         },
       }.decide);
+      const nativeDecideLegacy = engineProto.decideLegacy;
+      define(engineProto, 'decideLegacy', {
+        decideLegacy() {
+          const call = arguments[0];
+          const c = call instanceof Call ? of(call) : undefined;
+          const h = c !== undefined && this instanceof Engine ? handleOf(this) : undefined;
+          if (h !== undefined) return decideLegacyExt(h, c, arguments[1]);
+          return nativeDecideLegacy.apply(this, arguments);
+        },
+      }.decideLegacy);
       define(callProto, 'response', {
         response() {
           const key = arguments[0];

@@ -91,8 +91,17 @@ const JS_OUTCOMES: [&str; 3] = ["complete", "inputRequired", "raw"];
 pub(crate) const PLAIN_KINDS: [&str; 4] = ["missing", "declined", "cancelled", "changed"];
 
 /// The native functions `install` of `src/response.js` gets (off the
-/// exports): see `crate::engine`.
-const NATIVES: [&str; 3] = ["engineHandle", "beginWith", "decideWith"];
+/// exports): see `crate::engine`, `crate::call_handle` and
+/// `crate::legacy`. `crate::raw_entry` adds three more.
+const NATIVES: [&str; 7] = [
+    "engineHandle",
+    "beginWith",
+    "decideWith",
+    "decideLegacyExt",
+    "callField",
+    "callResponse",
+    "callRawResponse",
+];
 
 /// Evaluates `src/response.js` and keeps what it gives as instance data.
 fn create(env: &Env) -> Result<(&'static Instance, Object<'_>)> {
@@ -148,6 +157,10 @@ pub fn init(mut exports: Object, env: Env) -> napi::Result<()> {
         natives.set_named_property(name, f)?;
         exports.delete_named_property(name)?;
     }
+    crate::raw_entry::add_to(&env, &mut natives)?;
+    // The names of the JS `Call`'s getters, by `callField` index.
+    natives.set_named_property("plainFields", crate::call_handle::PLAIN_FIELDS.to_vec())?;
+    natives.set_named_property("jsonFields", crate::call_handle::JSON_FIELDS.to_vec())?;
     let install: Function<InstallArgs, Unknown> = js.get_named_property_unchecked("install")?;
     let engine: Unknown = exports.get_named_property_unchecked("Engine")?;
     let call: Unknown = exports.get_named_property_unchecked("Call")?;
