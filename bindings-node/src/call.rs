@@ -233,6 +233,14 @@ pub(crate) fn opt_wire(v: Option<&Value>) -> String {
     snodo::to_wire(v.unwrap_or(&Value::Null))
 }
 
+/// The core's answer to `call.response(key, request)`, the question read
+/// from its JSON text (`Call#response` and `Call#responseText` alike).
+fn answer_of(c: &snodo::Call, env: &Env, key: &str, request: Unknown) -> Result<snodo::Answer> {
+    // The same question every round: parsed once per thread.
+    let request = crate::questions::parsed(&json::text_of(env, request, "request")?, "request")?;
+    Ok(c.response(key, &request))
+}
+
 /// `call.response(key, request)`: the Answer object.
 pub(crate) fn response_of<'e>(
     c: &snodo::Call,
@@ -240,9 +248,7 @@ pub(crate) fn response_of<'e>(
     key: &str,
     request: Unknown,
 ) -> Result<Unknown<'e>> {
-    // The same question every round: parsed once per thread.
-    let request = crate::questions::parsed(&json::text_of(env, request, "request")?, "request")?;
-    let answer = c.response(key, &request);
+    let answer = answer_of(c, env, key, request)?;
     let kind = answer.kind();
     match answer {
         snodo::Answer::Accepted(v) => answer_object(env, kind, Some(snodo::to_wire(&v)), None),
@@ -261,8 +267,7 @@ pub(crate) fn response_text_of<'e>(
     key: &str,
     request: Unknown,
 ) -> Result<Unknown<'e>> {
-    let request = crate::questions::parsed(&json::text_of(env, request, "request")?, "request")?;
-    let answer = c.response(key, &request);
+    let answer = answer_of(c, env, key, request)?;
     let kind = answer.kind();
     let raw = match answer {
         snodo::Answer::Accepted(v) => json::js_string(env, &snodo::to_wire(&v))?,

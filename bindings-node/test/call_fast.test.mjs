@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
 import { createRequire } from 'node:module';
+import { rng } from './rng.mjs';
 
 const require = createRequire(import.meta.url);
 const mrtr = require('../index.js');
@@ -19,17 +20,6 @@ const NOW = 1_800_000_000;
 const engine = new mrtr.Engine({ keys: [{ id: 'k1', secret: Buffer.alloc(32, 7) }], fixedTime: NOW, testRandomSeed: 9 });
 const twin = new mrtr.Engine({ keys: [{ id: 'k1', secret: Buffer.alloc(32, 7) }], fixedTime: NOW, testRandomSeed: 9 });
 const V = '2026-07-28';
-
-function rng(seed) {
-  let x = seed >>> 0 || 1;
-  const next = () => {
-    x ^= x << 13; x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5; x >>>= 0;
-    return x;
-  };
-  return { below: (n) => next() % n, pick: (xs) => xs[next() % xs.length] };
-}
 
 const SEAT = mrtr.elicitForm('Which seat?', { type: 'object', properties: { seat: { type: 'string' } }, required: ['seat'] });
 const URLQ = mrtr.elicitUrl('Sign in', 'https://example.com/login', 'e1');

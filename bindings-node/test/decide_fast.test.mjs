@@ -9,6 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
+import { rng } from './rng.mjs';
 
 const require = createRequire(import.meta.url);
 const mrtr = require('../index.js');
@@ -20,17 +21,6 @@ const META = {
   'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {}, url: {} } },
 };
 const request = (params, method = 'tools/call') => JSON.stringify({ jsonrpc: '2.0', id: 9, method, params: { _meta: META, ...params } });
-
-function rng(seed) {
-  let x = seed >>> 0 || 1;
-  const next = () => {
-    x ^= x << 13; x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5; x >>>= 0;
-    return x;
-  };
-  return { below: (n) => next() % n, pick: (xs) => xs[next() % xs.length] };
-}
 
 const SEAT = mrtr.elicitForm('Which seat?', { type: 'object', properties: { seat: { type: 'string' } }, required: ['seat'] });
 const URLQ = mrtr.elicitUrl('Sign in', 'https://example.com/login', 'e1');

@@ -16,6 +16,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
+import { rng } from './rng.mjs';
 
 const require = createRequire(import.meta.url);
 const mrtr = require('../index.js');
@@ -28,18 +29,6 @@ const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
 };
-
-// xorshift32: small, seeded, good enough to spread the cases.
-function rng(seed) {
-  let x = seed >>> 0 || 1;
-  const next = () => {
-    x ^= x << 13; x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5; x >>>= 0;
-    return x;
-  };
-  return { below: (n) => next() % n, pick: (xs) => xs[next() % xs.length] };
-}
 
 const PIECES = ['a', 'state', 'Z', 'é', '😀', '\n', '"', '\\', '\u0001', '\u001f', '\u2028', '\u{10FFFF}', '/', ' ', '10', 'ß'];
 const NUMBERS = [0, -0, 1, -1, 1.5, 0.1, 1e21, 1e-7, 5e-324, 2 ** 53, -(2 ** 53) + 1, 123456789.125, 1.7976931348623157e308];
