@@ -214,7 +214,8 @@ mod tests {
         remember_passed(d);
         assert_eq!(question_digest_asked(&over, &passed_before), Some(d));
         assert!(!has(&over), "a question just over the cap was kept");
-        let under = json!({"method": "elicitation/create", "params": {"message": "z".repeat(KEEP_BYTES / 2)}});
+        let under =
+            json!({"method": "elicitation/create", "params": {"message": "z".repeat(KEEP_BYTES / 2)}});
         let d = question_digest_within(&under).unwrap();
         remember_passed(d);
         assert_eq!(question_digest_asked(&under, &passed_before), Some(d));
