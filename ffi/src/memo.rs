@@ -40,15 +40,21 @@ pub(crate) fn parsed(text: &[u8], what: &str) -> snodo::Result<Rc<Value>> {
     if text.len() > MAX_BYTES {
         return snodo::parse_json(text, what).map(Rc::new);
     }
-    let known = QUESTIONS.with(|q| {
-        let q = q.try_borrow().ok()?;
-        q.iter().rev().find(|(t, _)| **t == *text).map(|(_, v)| Rc::clone(v))
-    });
+    // `try_with`, as the core's memos: called from another thread-local's
+    // destructor (a C thread-exit hook), this one may be gone, and the text
+    // is then simply parsed (`with` would panic: a panic status).
+    let known = QUESTIONS
+        .try_with(|q| {
+            let q = q.try_borrow().ok()?;
+            q.iter().rev().find(|(t, _)| **t == *text).map(|(_, v)| Rc::clone(v))
+        })
+        .ok()
+        .flatten();
     if let Some(value) = known {
         return Ok(value);
     }
     let value = Rc::new(snodo::parse_json(text, what)?);
-    QUESTIONS.with(|q| {
+    let _gone = QUESTIONS.try_with(|q| {
         if let Ok(mut q) = q.try_borrow_mut() {
             if q.len() >= ENTRIES {
                 q.remove(0);
@@ -240,6 +246,40 @@ mod tests {
         }
         // The fast reading was taken, and declined, often.
         assert!(fast > total / 10 && fast < total, "{fast} of {total}");
+    }
+
+    /// Review (p9): from a thread-local's destructor, when the memo's own
+    /// thread-local may be gone already (a C `pthread_key_create`
+    /// destructor or a Rust thread-local calling libsnodo at thread exit),
+    /// the text is parsed afresh, as the core's memos do (`try_with`), not
+    /// a panic (`LocalKey::with` on a destroyed key), which every export
+    /// would turn into a panic status.
+    #[test]
+    fn usable_from_a_thread_local_destructor() {
+        struct Late(std::sync::mpsc::Sender<bool>);
+        impl Drop for Late {
+            fn drop(&mut self) {
+                let ok = std::panic::catch_unwind(|| {
+                    let text = QUESTION.as_bytes();
+                    *parsed(text, "request").unwrap() == reference(text).unwrap()
+                        && outcome(br#"{"type":"input_required","state":{"a":1}}"#).is_some()
+                });
+                let _ = self.0.send(matches!(ok, Ok(true)));
+            }
+        }
+        thread_local! {
+            static LATE: std::cell::RefCell<Option<Late>> = const { std::cell::RefCell::new(None) };
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            LATE.with(|l| *l.borrow_mut() = Some(Late(tx)));
+            // The memo's thread-local is registered after LATE's, so it is
+            // destroyed first.
+            assert!(parsed(QUESTION.as_bytes(), "request").is_ok());
+        })
+        .join()
+        .unwrap();
+        assert_eq!(rx.recv().ok(), Some(true), "the memo failed in a thread-local destructor");
     }
 
     #[test]

@@ -19,7 +19,8 @@
 //! a question is copied the second time it is asked, never the first: a
 //! handler whose every question differs (a message naming the booking,
 //! say) pays the comparisons and no copies. At most [`KEEP`] per thread,
-//! the oldest replaced; copies of questions the server wrote itself, never
+//! each at most [`KEEP_BYTES`] (a larger question is never kept), the
+//! oldest replaced; copies of questions the server wrote itself, never
 //! anything the client sent.
 
 use std::cell::RefCell;
@@ -30,6 +31,41 @@ use super::question_digest_within;
 
 /// Questions kept per thread.
 const KEEP: usize = 4;
+
+/// Largest question kept, in bytes of its canonical form (escapes not
+/// counted). Review (p9): a question is as large as the handler makes it
+/// (a long message, a schema with a big `enum`), and a copy kept here
+/// lives as long as the thread, in every thread of a server; past a few
+/// KiB the copy is memory held for good, while the saving (three or four
+/// SHA-256 blocks and a walk) is small next to building such a question
+/// in the first place. So a larger one is simply digested every time.
+const KEEP_BYTES: usize = 4096;
+
+/// Whether `value`'s canonical form, escapes not counted, fits in
+/// `budget` bytes (taken from it). Stops as soon as it does not, so a
+/// huge question costs no more than the cap to measure. Called only on a
+/// question digested within the depth bound, so the recursion is bounded.
+fn fits(value: &Value, budget: &mut usize) -> bool {
+    match value {
+        Value::Null | Value::Bool(true) => take(budget, 4),
+        Value::Bool(false) => take(budget, 5),
+        Value::Number(n) => take(budget, n.as_str().len()),
+        Value::String(s) => take(budget, s.len().saturating_add(2)),
+        Value::Array(items) => {
+            take(budget, items.len().saturating_add(2)) && items.iter().all(|v| fits(v, budget))
+        }
+        Value::Object(members) => {
+            take(budget, members.len().saturating_add(2))
+                && members.iter().all(|(k, v)| take(budget, k.len().saturating_add(3)) && fits(v, budget))
+        }
+    }
+}
+
+/// Takes `n` bytes from `budget`; `false` (and `budget` as it was) when
+/// there are not that many left.
+fn take(budget: &mut usize, n: usize) -> bool {
+    budget.checked_sub(n).map(|left| *budget = left).is_some()
+}
 
 struct Asked {
     kept: Vec<(Value, [u8; 32])>,
@@ -59,7 +95,7 @@ pub(crate) fn question_digest_asked(request: &Value, passed: &dyn Fn(&[u8; 32]) 
         return kept;
     }
     let digest = question_digest_within(request)?;
-    if passed(&digest) {
+    if passed(&digest) && fits(request, &mut { KEEP_BYTES }) {
         let _gone = ASKED.try_with(|a| {
             // Not reached while borrowed (nothing here calls back), but a
             // busy memo is skipped rather than a panic.
@@ -157,5 +193,33 @@ mod tests {
         let changed = json!({"method": "elicitation/create", "params": {"message": "kept test", "n": 1.0}});
         assert_ne!(question_digest_asked(&changed, &passed_before), Some(d), "1.0 is not 1");
         assert_eq!(question_digest_asked(&nested(crate::json::MAX_DEPTH + 1), &passed_before), None);
+    }
+
+    /// Review (p9): a large question is digested but never kept, however
+    /// often it passes, so a thread does not hold a handler's one huge
+    /// question (up to the envelope bounds) for the rest of its life; a
+    /// question just under the cap still is.
+    #[test]
+    fn large_questions_are_not_kept() {
+        let has = |q: &Value| ASKED.with(|a| a.borrow().kept.iter().any(|(k, _)| k == q));
+        let big = json!({"method": "elicitation/create", "params": {"message": "x".repeat(64 * 1024)}});
+        let d = question_digest_within(&big).unwrap();
+        remember_passed(d);
+        for _ in 0..3 {
+            assert_eq!(question_digest_asked(&big, &passed_before), Some(d));
+        }
+        assert!(!has(&big), "a 64 KiB question was kept");
+        let over = json!({"method": "elicitation/create", "params": {"message": "y".repeat(KEEP_BYTES)}});
+        let d = question_digest_within(&over).unwrap();
+        remember_passed(d);
+        assert_eq!(question_digest_asked(&over, &passed_before), Some(d));
+        assert!(!has(&over), "a question just over the cap was kept");
+        let under =
+            json!({"method": "elicitation/create", "params": {"message": "z".repeat(KEEP_BYTES / 2)}});
+        let d = question_digest_within(&under).unwrap();
+        remember_passed(d);
+        assert_eq!(question_digest_asked(&under, &passed_before), Some(d));
+        assert!(has(&under), "a question under the cap is kept");
+        assert_eq!(question_digest_asked(&under, &passed_before), Some(d));
     }
 }
