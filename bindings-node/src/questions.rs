@@ -37,11 +37,13 @@ pub fn parsed(text: &[u8], what: &str) -> Result<Rc<Value>> {
     if text.len() > MAX_TEXT {
         return Ok(Rc::new(crate::json::parse(text, what)?));
     }
-    if let Some(hit) = SEEN.with(|s| s.borrow().get(text).cloned()) {
+    // `try_with`, as the core's memos: from another thread-local's
+    // destructor this one may be gone, and `with` would panic there.
+    if let Some(hit) = SEEN.try_with(|s| s.borrow().get(text).cloned()).ok().flatten() {
         return Ok(hit);
     }
     let value = Rc::new(crate::json::parse(text, what)?);
-    SEEN.with(|s| {
+    let _gone = SEEN.try_with(|s| {
         let mut s = s.borrow_mut();
         if s.len() >= MAX_ENTRIES {
             s.clear();

@@ -28,8 +28,13 @@ thread_local! {
 }
 
 /// The spare lists, empty (new ones if another read holds them).
+///
+/// `try_with`, not `with`: a read from another thread-local's destructor
+/// may find this one gone, and `with` would panic there (a panic in a
+/// thread-local destructor aborts the process). It then reads with new
+/// lists and keeps nothing.
 fn spare() -> (Vec<Member>, Vec<u8>) {
-    SPARE.with(Cell::take)
+    SPARE.try_with(Cell::take).unwrap_or_default()
 }
 
 /// Keeps `members` and `scratch`, emptied, for the next read if small.
@@ -37,7 +42,8 @@ fn give_back(mut members: Vec<Member>, mut scratch: Vec<u8>) {
     if members.capacity() <= 64 && scratch.capacity() <= 1024 {
         members.clear();
         scratch.clear();
-        SPARE.with(|s| s.set((members, scratch)));
+        // Gone (see `spare`): the lists are simply freed.
+        let _gone = SPARE.try_with(|s| s.set((members, scratch)));
     }
 }
 

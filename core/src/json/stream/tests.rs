@@ -568,3 +568,32 @@ proptest! {
         }
     }
 }
+
+/// From a thread-local's destructor, when the spare lists' thread-local
+/// may be gone already: the same canonical bytes, no panic (with `with`
+/// the read panicked there, and the process aborted).
+#[test]
+fn usable_from_a_thread_local_destructor() {
+    const UNSORTED: &str = r#"{"b":1,"a":{"d":[2,{"y":0,"x":1}],"c":"z"}}"#;
+    const SORTED: &str = r#"{"a":{"c":"z","d":[2,{"x":1,"y":0}]},"b":1}"#;
+    struct Late;
+    impl Drop for Late {
+        fn drop(&mut self) {
+            // Twice: the first read would take the lists, the second give them back.
+            for _ in 0..2 {
+                assert_eq!(canonical_text(UNSORTED.as_bytes(), BOUND).unwrap(), SORTED.as_bytes());
+            }
+        }
+    }
+    thread_local! {
+        static LATE: std::cell::RefCell<Option<Late>> = const { std::cell::RefCell::new(None) };
+    }
+    std::thread::spawn(|| {
+        LATE.with(|l| *l.borrow_mut() = Some(Late));
+        // The spare lists' thread-local registers after LATE's, so it is
+        // destroyed first.
+        assert_eq!(canonical_text(UNSORTED.as_bytes(), BOUND).unwrap(), SORTED.as_bytes());
+    })
+    .join()
+    .unwrap();
+}
