@@ -104,41 +104,46 @@ pub(crate) fn outcome(text: &[u8]) -> Option<snodo::Outcome> {
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+
     use super::*;
 
     const QUESTION: &str = r#"{"method":"elicitation/create","params":{"mode":"form","message":"Which seat?","requestedSchema":{"type":"object","properties":{"seat":{"type":"string"}},"required":["seat"]}}}"#;
 
-    /// xorshift64*: deterministic and dependency-free.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
+    /// Bytes the edits below put in: JSON's punctuation, digits, letters,
+    /// an escape, a two-byte character and a byte that is never UTF-8.
+    const BYTES: &[u8] = b"{}[]\":,01.e-ax \\\xc3\xa9\xff";
+
+    /// `text` with up to `most` bytes changed, inserted or removed: often
+    /// still JSON (another question or outcome), often not.
+    fn edited(text: &str, most: usize) -> impl Strategy<Value = Vec<u8>> {
+        let text = text.as_bytes().to_vec();
+        let edit = (0u8..3, any::<prop::sample::Index>(), prop::sample::select(BYTES));
+        prop::collection::vec(edit, 0..=most).prop_map(move |edits| {
+            let mut t = text.clone();
+            for (kind, at, byte) in edits {
+                let at = at.index(t.len() + 1);
+                match kind {
+                    0 if at < t.len() => t[at] = byte,
+                    1 => t.insert(at, byte),
+                    _ if at < t.len() => {
+                        t.remove(at);
+                    }
+                    _ => {}
+                }
+            }
+            t
+        })
     }
 
-    /// `QUESTION` with a few random bytes changed, inserted or removed:
-    /// often still JSON (another question), often not.
-    fn mutated(rng: &mut Rng) -> Vec<u8> {
-        let mut t = QUESTION.as_bytes().to_vec();
-        const BYTES: &[u8] = b"{}[]\":,01.e-ax \\\xc3\xa9\xff";
-        for _ in 0..rng.below(4) {
-            let at = rng.below(t.len() + 1);
-            match rng.below(3) {
-                0 if at < t.len() => t[at] = BYTES[rng.below(BYTES.len())],
-                1 => t.insert(at, BYTES[rng.below(BYTES.len())]),
-                _ if at < t.len() => {
-                    t.remove(at);
-                }
-                _ => {}
-            }
-        }
-        t
+    /// A seeded runner, so a failure reproduces and the counts below are
+    /// the same on every run.
+    fn runner(cases: u32) -> TestRunner {
+        TestRunner::new_with_rng(
+            Config { cases, failure_persistence: None, ..Config::default() },
+            TestRng::deterministic_rng(RngAlgorithm::ChaCha),
+        )
     }
 
     fn reference(text: &[u8]) -> Result<Value, (snodo::ErrorCode, String)> {
@@ -151,27 +156,32 @@ mod tests {
 
     #[test]
     fn memo_gives_the_parse_of_the_same_bytes_or_its_error() {
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-        let mut recent: Vec<Vec<u8>> = Vec::new();
-        let (mut hits, mut errors) = (0, 0);
-        for _ in 0..20_000 {
-            // Often a text seen lately (a hit, or an error again), else a new one.
-            let text = if !recent.is_empty() && rng.below(2) == 0 {
-                recent[rng.below(recent.len())].clone()
-            } else {
-                mutated(&mut rng)
-            };
-            let want = reference(&text);
-            hits += usize::from(want.is_ok() && recent.contains(&text));
-            errors += usize::from(want.is_err());
-            assert_eq!(through_memo(&text), want, "{}", String::from_utf8_lossy(&text));
-            recent.push(text);
-            if recent.len() > 6 {
-                recent.remove(0);
-            }
-        }
+        // Runs of texts: each either one seen lately in the run (a hit, or
+        // an error again) or a new edit of QUESTION.
+        let step = (edited(QUESTION, 4), any::<Option<prop::sample::Index>>());
+        let (hits, errors) = (std::cell::Cell::new(0), std::cell::Cell::new(0));
+        runner(600)
+            .run(&prop::collection::vec(step, 1..40), |steps| {
+                let mut recent: Vec<Vec<u8>> = Vec::new();
+                for (new, again) in steps {
+                    let text = match again {
+                        Some(i) if !recent.is_empty() => recent[i.index(recent.len())].clone(),
+                        _ => new,
+                    };
+                    let want = reference(&text);
+                    hits.set(hits.get() + usize::from(want.is_ok() && recent.contains(&text)));
+                    errors.set(errors.get() + usize::from(want.is_err()));
+                    prop_assert_eq!(through_memo(&text), want, "{}", String::from_utf8_lossy(&text));
+                    recent.push(text);
+                    if recent.len() > 6 {
+                        recent.remove(0);
+                    }
+                }
+                Ok(())
+            })
+            .unwrap();
         // Both sides of the memo were exercised.
-        assert!(hits > 1000 && errors > 1000, "hits {hits}, errors {errors}");
+        assert!(hits.get() > 1000 && errors.get() > 1000, "hits {}, errors {}", hits.get(), errors.get());
     }
 
     #[test]
@@ -207,43 +217,36 @@ mod tests {
         let base = format!(
             r#"{{"type":"input_required","inputRequests":{{"seat":{QUESTION}}},"state":{{"n":1,"b":[1.0,-0,"x\u00e9"],"a":null}}}}"#
         );
-        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
-        let mut texts: Vec<Vec<u8>> = vec![
-            base.clone().into_bytes(),
-            br#"{"type":"input_required","state":null}"#.to_vec(),
-            br#"{"type":"input_required","inputRequests":{"seat":{"method":"x"}},"state":[1]}"#.to_vec(),
-            br#"{"type":"complete","result":{"content":[]},"state":{"a":1}}"#.to_vec(),
-            br#"{"type":"input_required","state":{"a":1},"state":{"a":2}}"#.to_vec(),
-            br#"{"state":1}"#.to_vec(),
-            br#"["state"]"#.to_vec(),
+        let fixed: Vec<&[u8]> = vec![
+            br#"{"type":"input_required","state":null}"#,
+            br#"{"type":"input_required","inputRequests":{"seat":{"method":"x"}},"state":[1]}"#,
+            br#"{"type":"complete","result":{"content":[]},"state":{"a":1}}"#,
+            br#"{"type":"input_required","state":{"a":1},"state":{"a":2}}"#,
+            br#"{"state":1}"#,
+            br#"["state"]"#,
         ];
-        let (mut fast, mut total) = (0, 0);
-        for _ in 0..3000 {
-            let mut t = base.clone().into_bytes();
-            const BYTES: &[u8] = b"{}[]\":,01.e-ax \\";
-            for _ in 0..rng.below(3) {
-                let at = rng.below(t.len());
-                match rng.below(2) {
-                    0 => t[at] = BYTES[rng.below(BYTES.len())],
-                    _ => {
-                        t.remove(at);
-                    }
-                }
-            }
-            texts.push(t);
-        }
-        for text in &texts {
+        let (fast, total) = (std::cell::Cell::new(0), std::cell::Cell::new(0));
+        let check = |text: &[u8]| {
             let reference = snodo::parse_json(text, "outcome").and_then(snodo::Outcome::from_value);
             let want = decided(reference);
             // Twice: the rest's memo misses, then hits.
             for _ in 0..2 {
                 if let Some(o) = outcome(text) {
-                    fast += 1;
+                    fast.set(fast.get() + 1);
                     assert_eq!(decided(Ok(o)), want, "{}", String::from_utf8_lossy(text));
                 }
-                total += 1;
+                total.set(total.get() + 1);
             }
-        }
+        };
+        check(base.as_bytes());
+        fixed.into_iter().for_each(check);
+        runner(3000)
+            .run(&edited(&base, 2), |text| {
+                check(&text);
+                Ok(())
+            })
+            .unwrap();
+        let (fast, total) = (fast.get(), total.get());
         // The fast reading was taken, and declined, often.
         assert!(fast > total / 10 && fast < total, "{fast} of {total}");
     }
