@@ -67,19 +67,10 @@ from mcp.server.request_state import (
     RequestStateSecurity,
 )
 
+from fixtures import ARGS, KEY, NOW, QUESTION, request  # shared with rounds.py
+
 SAMPLE_S = float(os.environ.get("BENCH_SAMPLE_MS", "50")) / 1000
 REPEATS = int(os.environ.get("BENCH_REPEATS", "11"))
-KEY = bytes(range(32))
-NOW = 1_800_000_000
-ARGS = {"query": "flights to LIS", "limit": 10}
-META = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
-}
-QUESTION = mrtr.elicit_form(
-    "Which seat?",
-    {"type": "object", "properties": {"seat": {"type": "string"}}, "required": ["seat"]},
-)
 
 
 def payload_of_size(size: int) -> bytes:
@@ -126,11 +117,6 @@ def request_text(args: str, retry: tuple[str, str] | None = None) -> bytes:
     return (f'{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"book_flight","arguments":{args}'
             f'{extra},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
             f'"io.modelcontextprotocol/clientCapabilities":{{"elicitation":{{"form":{{}}}}}}}}}}}}').encode()
-
-
-def request(params_extra: dict | None = None) -> bytes:
-    params = {"name": "book_flight", "arguments": ARGS, "_meta": META, **(params_extra or {})}
-    return json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}).encode()
 
 
 class CoreSampler:

@@ -18,24 +18,10 @@ import time
 
 import snodo_mrtr as mrtr
 
-KEY = bytes(range(32))
-NOW = 1_800_000_000
-ARGS = {"query": "flights to LIS", "limit": 10}
-META = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
-}
-Q = mrtr.elicit_form(
-    "Which seat?",
-    {"type": "object", "properties": {"seat": {"type": "string"}}, "required": ["seat"]},
-)
+from fixtures import KEY, NOW, QUESTION as Q, request
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 STATE = os.path.join(HERE, "..", "..", "core", "benches", "payloads", "state-256.json")
-
-
-def request(params_extra: dict | None = None) -> bytes:
-    params = {"name": "book_flight", "arguments": ARGS, "_meta": META, **(params_extra or {})}
-    return json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}).encode()
 
 
 def main() -> None:
