@@ -85,6 +85,7 @@ proptest! {
         prop_assert_eq!(write_canonical_within(&v, &mut sink, 64), write_canonical_within(&v, &mut slow, 64));
         write_canonical(&v, &mut sink);
         write_canonical(&v, &mut slow);
+        prop_assert_eq!(sink.written(), slow.0.len());
         let fast: [u8; 32] = sink.finish().finalize().into();
         let reference: [u8; 32] = Sha256::digest(&slow.0).into();
         prop_assert_eq!(fast, reference);

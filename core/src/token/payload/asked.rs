@@ -27,45 +27,20 @@ use std::cell::RefCell;
 
 use serde_json::Value;
 
-use super::question_digest_within;
+use super::question_digest_and_len_within;
 
 /// Questions kept per thread.
 const KEEP: usize = 4;
 
-/// Largest question kept, in bytes of its canonical form (escapes not
-/// counted). Review (p9): a question is as large as the handler makes it
-/// (a long message, a schema with a big `enum`), and a copy kept here
-/// lives as long as the thread, in every thread of a server; past a few
-/// KiB the copy is memory held for good, while the saving (three or four
-/// SHA-256 blocks and a walk) is small next to building such a question
-/// in the first place. So a larger one is simply digested every time.
+/// Largest question kept, in bytes of its canonical form. Review (p9): a
+/// question is as large as the handler makes it (a long message, a schema
+/// with a big `enum`), and a copy kept here lives as long as the thread,
+/// in every thread of a server; past a few KiB the copy is memory held
+/// for good, while the saving (three or four SHA-256 blocks and a walk) is
+/// small next to building such a question in the first place. So a larger
+/// one is simply digested every time. The length is the digest walk's own
+/// count, so measuring it costs nothing.
 const KEEP_BYTES: usize = 4096;
-
-/// Whether `value`'s canonical form, escapes not counted, fits in
-/// `budget` bytes (taken from it). Stops as soon as it does not, so a
-/// huge question costs no more than the cap to measure. Called only on a
-/// question digested within the depth bound, so the recursion is bounded.
-fn fits(value: &Value, budget: &mut usize) -> bool {
-    match value {
-        Value::Null | Value::Bool(true) => take(budget, 4),
-        Value::Bool(false) => take(budget, 5),
-        Value::Number(n) => take(budget, n.as_str().len()),
-        Value::String(s) => take(budget, s.len().saturating_add(2)),
-        Value::Array(items) => {
-            take(budget, items.len().saturating_add(2)) && items.iter().all(|v| fits(v, budget))
-        }
-        Value::Object(members) => {
-            take(budget, members.len().saturating_add(2))
-                && members.iter().all(|(k, v)| take(budget, k.len().saturating_add(3)) && fits(v, budget))
-        }
-    }
-}
-
-/// Takes `n` bytes from `budget`; `false` (and `budget` as it was) when
-/// there are not that many left.
-fn take(budget: &mut usize, n: usize) -> bool {
-    budget.checked_sub(n).map(|left| *budget = left).is_some()
-}
 
 struct Asked {
     kept: Vec<(Value, [u8; 32])>,
@@ -78,7 +53,7 @@ thread_local! {
 }
 
 /// The digest of `request`, or `None` when it nests past the depth bound:
-/// exactly [`question_digest_within`], from this thread's copies when an
+/// exactly [`super::question_digest_within`], from this thread's copies when an
 /// equal question was kept. `passed` says whether a digest passed
 /// validation on this thread (a question is kept only then).
 pub(crate) fn question_digest_asked(request: &Value, passed: &dyn Fn(&[u8; 32]) -> bool) -> Option<[u8; 32]> {
@@ -94,8 +69,8 @@ pub(crate) fn question_digest_asked(request: &Value, passed: &dyn Fn(&[u8; 32]) 
     if kept.is_some() {
         return kept;
     }
-    let digest = question_digest_within(request)?;
-    if passed(&digest) && fits(request, &mut { KEEP_BYTES }) {
+    let (digest, len) = question_digest_and_len_within(request)?;
+    if passed(&digest) && len <= KEEP_BYTES {
         let _gone = ASKED.try_with(|a| {
             // Not reached while borrowed (nothing here calls back), but a
             // busy memo is skipped rather than a panic.
@@ -121,6 +96,7 @@ mod tests {
     use proptest::prelude::*;
     use serde_json::{Map, Value, json};
 
+    use super::super::question_digest_within;
     use super::*;
     use crate::elicitation::{passed_before, remember_passed};
 

@@ -98,9 +98,18 @@ pub(crate) fn write_payload_with(
 /// hashing in one walk (issue 16, sixth pass: they were two). The same
 /// digest as [`question_digest`].
 pub(crate) fn question_digest_within(request: &Value) -> Option<[u8; 32]> {
+    question_digest_and_len_within(request).map(|(digest, _)| digest)
+}
+
+/// [`question_digest_within`] with the length of the canonical form it
+/// hashed (what the question memo's size cap reads).
+pub(crate) fn question_digest_and_len_within(request: &Value) -> Option<([u8; 32], usize)> {
     use sha2::Digest as _;
     let mut h = json::HashSink::new(sha2::Sha256::new());
-    json::write_canonical_within(request, &mut h, json::MAX_DEPTH).then(|| h.finish().finalize().into())
+    json::write_canonical_within(request, &mut h, json::MAX_DEPTH).then(|| {
+        let len = h.written();
+        (h.finish().finalize().into(), len)
+    })
 }
 
 /// Where [`write_head`] left room for the flow id, which [`write_tail`]
