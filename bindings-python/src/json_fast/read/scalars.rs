@@ -5,7 +5,7 @@ use pyo3::IntoPyObjectExt;
 use pyo3::prelude::*;
 use pyo3::types::{PyFloat, PyInt};
 
-use super::super::text::{escape_mask, first_marked};
+use super::super::escape::{escape_mask, first_marked};
 use super::{Read, Reader};
 
 impl<'py, 't> Reader<'py, 't> {
