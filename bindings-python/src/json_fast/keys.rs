@@ -37,16 +37,16 @@ fn slot(addr: usize) -> usize {
 
 /// The UTF-8 of the dict key `key` appended to `out`, from the table when
 /// it is there (the state text writer's keys: no `String` made on a hit).
-pub(super) fn push_key_text(key: &Bound<'_, PyString>, out: &mut Vec<u8>) -> PyResult<()> {
+pub(super) fn push_key_text(key: &Bound<'_, PyString>, out: &mut String) -> PyResult<()> {
     let addr = key.as_ptr() as usize;
     if let Ok(table) = TABLE.lock()
         && let Some(Some((a, text))) = table.get(slot(addr))
         && *a == addr
     {
-        out.extend_from_slice(text.as_bytes());
+        out.push_str(text);
         return Ok(());
     }
-    out.extend_from_slice(key_text(key)?.as_bytes());
+    out.push_str(&key_text(key)?);
     Ok(())
 }
 
