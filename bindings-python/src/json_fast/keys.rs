@@ -1,9 +1,8 @@
 //! Dict key text remembered across calls (issue 16, the per-call cost of
 //! `decide`, `Call.response`, `seal`): an application passes the same key
 //! objects on every call (string literals in its code, the questions it
-//! built once), and under the stable ABI for 3.9 reading a `str`'s text
-//! costs a temporary `bytes` object and two copies, where a remembered
-//! key costs one copy.
+//! built once), and reading a `str`'s text into a `String` costs a call
+//! into Python and a copy, where a remembered key costs the copy alone.
 //!
 //! Keys are found by the address of their `str` object. To make that
 //! address mean the same object forever, the table holds a strong

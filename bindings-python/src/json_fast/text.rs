@@ -20,7 +20,7 @@
 //! dict's order, so only the reference may say which error comes first.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -36,7 +36,7 @@ pub fn state_text(obj: &Bound<'_, PyAny>) -> Option<snodo::StateText> {
     // Handed over without the core canonicalising it again (a fifth of a
     // 4 KiB seal), which is sound because this writer's text is exactly
     // canonical by construction:
-    // * strings are UTF-8 from `PyUnicode_AsUTF8String` (a lone surrogate
+    // * strings are UTF-8 from `PyUnicode_AsUTF8AndSize` (a lone surrogate
     //   makes it give up) written by the core's own canonical string writer
     //   (`snodo::write_canonical_string`);
     // * dict keys are exact `str`s, hence distinct, written in byte order;
@@ -87,14 +87,6 @@ pub fn canonical_text(obj: &Bound<'_, PyAny>) -> Option<Vec<u8>> {
     }
 }
 
-/// A `str`'s UTF-8 text, read as the `bytes` object the stable ABI for
-/// 3.9 makes (`PyUnicode_AsUTF8String`, which refuses a lone surrogate):
-/// its bytes are used in place, with no Rust copy and no second UTF-8
-/// check.
-fn utf8<'py>(s: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyBytes>> {
-    s.encode_utf8()
-}
-
 struct Writer<'py> {
     /// Always UTF-8: `bytes` from `utf8` and ASCII put together.
     out: Vec<u8>,
@@ -102,8 +94,8 @@ struct Writer<'py> {
     float: String,
     /// Key `str` objects met in records of a list, by identity, with their
     /// text: a list of records repeats the same key objects (`json.loads`
-    /// and literals share them), and under the stable ABI for 3.9 reading a
-    /// `str`'s text costs a temporary `bytes` object, which a hit saves. The
+    /// and literals share them), and reading a `str`'s text is a call into
+    /// Python, which a hit saves. The
     /// `Bound` keeps each key alive, so its address is not reused while the
     /// walk lasts.
     keys: Vec<(Bound<'py, PyString>, Span)>,
@@ -183,15 +175,10 @@ impl<'py> Writer<'py> {
     /// the same keys there; elsewhere the cache would only cost).
     fn value(&mut self, obj: &Bound<'py, PyAny>, depth: usize, in_list: bool) -> Wrote {
         if let Ok(s) = obj.cast_exact::<PyString>() {
-            // `PyUnicode_AsUTF8String` made these bytes, so they are UTF-8
-            // and the check cannot fail; it is what makes them a `&str`
-            // without `unsafe` (the stable ABI for 3.9 has no call that
-            // lends a `str`'s UTF-8 as such).
-            let bytes = utf8(s)?;
-            let Ok(text) = std::str::from_utf8(bytes.as_bytes()) else {
-                return Ok(false);
-            };
-            snodo::write_canonical_string(&mut self.out, text);
+            // The `str`'s own UTF-8 (`PyUnicode_AsUTF8AndSize`, in the
+            // stable ABI since 3.10; it refuses a lone surrogate), lent:
+            // no `bytes` object made and freed per string, no UTF-8 check.
+            snodo::write_canonical_string(&mut self.out, s.to_str()?);
             return Ok(true);
         }
         if obj.is_none() {
