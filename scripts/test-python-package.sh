@@ -4,7 +4,7 @@
 #   - the wheel is abi3 and manylinux_2_34 (auditwheel, pinned in
 #     bindings-python/requirements-release.txt, agrees);
 #   - a rebuild gives the same bytes (SOURCE_DATE_EPOCH is set by the caller);
-#   - it installs and works on every CPython 3.9+ pyenv has here;
+#   - it installs and works on every CPython 3.10+ pyenv has here;
 #   - `pip install ./bindings-python` (PEP 517) works in a fresh venv;
 #   - the sdist builds and installs in a fresh venv (compiles the crate once);
 #   - `python -m snodo_mrtr --version` prints the wheel's and the core's versions.
@@ -59,8 +59,8 @@ echo "maturin $backend in both"
 step "abi3 + manylinux (auditwheel)"
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r bindings-python/requirements-release.txt
 case "$(basename "$WHEEL")" in
-snodo_mrtr-"$version"-cp39-abi3-manylinux_2_34_x86_64.whl) ;;
-*) echo "FAIL: wheel name $(basename "$WHEEL") is not cp39-abi3-manylinux_2_34_x86_64" >&2; exit 1 ;;
+snodo_mrtr-"$version"-cp310-abi3-manylinux_2_34_x86_64.whl) ;;
+*) echo "FAIL: wheel name $(basename "$WHEEL") is not cp310-abi3-manylinux_2_34_x86_64" >&2; exit 1 ;;
 esac
 "$VENV/bin/auditwheel" show "$WHEEL" >"$WORK/audit.txt"
 cat "$WORK/audit.txt"
@@ -76,21 +76,21 @@ if ! cmp "$WHEEL" "$WORK/rebuild/$(basename "$WHEEL")"; then
 fi
 echo "same bytes: $(sha256sum "$WHEEL" | cut -c1-16)…"
 
-step "the wheel on every CPython 3.9+ found"
+step "the wheel on every CPython 3.10+ found"
 pyenv_root="$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")"
 tested_versions=()
 for py in "$pyenv_root"/versions/3.*/bin/python3 /usr/bin/python3; do
   [ -x "$py" ] || continue
   v="$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
   case " ${tested_versions[*]-} " in *" $v "*) continue ;; esac
-  "$py" -c 'import sys; sys.exit(sys.version_info < (3, 9))' || continue
+  "$py" -c 'import sys; sys.exit(sys.version_info < (3, 10))' || continue
   "$py" -m venv "$WORK/py$v"
   "$WORK/py$v/bin/python" -m pip install -q --disable-pip-version-check "$WHEEL"
   check_install "$WORK/py$v/bin/python" "CPython $v"
   tested_versions+=("$v")
 done
 echo "tested on CPython ${tested_versions[*]}"
-[ "${#tested_versions[@]}" -ge 1 ] || { echo "FAIL: no CPython 3.9+ found" >&2; exit 1; }
+[ "${#tested_versions[@]}" -ge 1 ] || { echo "FAIL: no CPython 3.10+ found" >&2; exit 1; }
 
 step "pip install ./bindings-python (PEP 517, fresh venv)"
 python3 -m venv "$WORK/src"

@@ -77,8 +77,8 @@ impl RawJson {
 
 /// The bytes of a `str`, `bytes` or `bytearray` argument: a `bytes` object
 /// used in place (issue 16: a large request is not copied on its way to the
-/// core), a `str` as the one `bytes` object its UTF-8 encoding makes (under
-/// the stable ABI for 3.9 that copy is unavoidable; no second one in Rust).
+/// core), a `str` as the one `bytes` object its UTF-8 encoding makes (no
+/// second copy in Rust).
 pub fn text_bytes<'py>(obj: &Bound<'py, PyAny>) -> PyResult<TextBytes<'py>> {
     if let Ok(s) = obj.cast::<PyString>() {
         return Ok(TextBytes::Bytes(s.encode_utf8()?));

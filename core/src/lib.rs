@@ -158,7 +158,9 @@ pub use inspect::{
     BindingCheck, CliOutput, InspectOptions, InspectReport, TokenFields, Verdict, decode_token,
     default_key_id, inspect_token, keygen, parse_keys, run_cli,
 };
-pub use json::{MAX_ARGUMENT_BYTES, MAX_DEPTH, StateText, canonicalize, parse_json, to_wire};
+pub use json::{
+    MAX_ARGUMENT_BYTES, MAX_DEPTH, StateText, canonicalize, parse_json, to_wire, write_canonical_string,
+};
 pub use legacy::{
     Bridge, Feed, LEGACY_ID_PREFIX, MAX_SESSION_ID_BYTES, PendingFlow, Session, usable_capabilities,
 };

@@ -1,9 +1,8 @@
 //! Dict key text remembered across calls (issue 16, the per-call cost of
 //! `decide`, `Call.response`, `seal`): an application passes the same key
 //! objects on every call (string literals in its code, the questions it
-//! built once), and under the stable ABI for 3.9 reading a `str`'s text
-//! costs a temporary `bytes` object and two copies, where a remembered
-//! key costs one copy.
+//! built once), and reading a `str`'s text into a `String` costs a call
+//! into Python and a copy, where a remembered key costs the copy alone.
 //!
 //! Keys are found by the address of their `str` object. To make that
 //! address mean the same object forever, the table holds a strong
@@ -37,16 +36,16 @@ fn slot(addr: usize) -> usize {
 
 /// The UTF-8 of the dict key `key` appended to `out`, from the table when
 /// it is there (the state text writer's keys: no `String` made on a hit).
-pub(super) fn push_key_text(key: &Bound<'_, PyString>, out: &mut Vec<u8>) -> PyResult<()> {
+pub(super) fn push_key_text(key: &Bound<'_, PyString>, out: &mut String) -> PyResult<()> {
     let addr = key.as_ptr() as usize;
     if let Ok(table) = TABLE.lock()
         && let Some(Some((a, text))) = table.get(slot(addr))
         && *a == addr
     {
-        out.extend_from_slice(text.as_bytes());
+        out.push_str(text);
         return Ok(());
     }
-    out.extend_from_slice(key_text(key)?.as_bytes());
+    out.push_str(&key_text(key)?);
     Ok(())
 }
 

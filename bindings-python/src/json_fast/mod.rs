@@ -14,7 +14,6 @@
 //! reference (a node, or the whole value), so results and error messages
 //! are the reference's by construction.
 
-mod escape;
 mod float;
 mod keys;
 mod memo;

@@ -20,12 +20,11 @@
 //! dict's order, so only the reference may say which error comes first.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::KEY_CACHE;
-use super::escape::write_string;
 use super::float::float_repr;
 use crate::json::{self, MAX_DEPTH};
 
@@ -37,8 +36,9 @@ pub fn state_text(obj: &Bound<'_, PyAny>) -> Option<snodo::StateText> {
     // Handed over without the core canonicalising it again (a fifth of a
     // 4 KiB seal), which is sound because this writer's text is exactly
     // canonical by construction:
-    // * strings are UTF-8 from `PyUnicode_AsUTF8String` (a lone surrogate
-    //   makes it give up) escaped as `write_string` says, the canonical rule;
+    // * strings are UTF-8 from `PyUnicode_AsUTF8AndSize` (a lone surrogate
+    //   makes it give up) written by the core's own canonical string writer
+    //   (`snodo::write_canonical_string`);
     // * dict keys are exact `str`s, hence distinct, written in byte order;
     // * an exact `int` within 64 bits is its decimal digits, an exact finite
     //   `float` is `float.__repr__` (`float.rs`), the canonical spelling;
@@ -73,7 +73,7 @@ pub fn canonical_text(obj: &Bound<'_, PyAny>) -> Option<Vec<u8>> {
         // `float.__repr__` is at most 24 characters (`-1.7976931348623157e+308`).
         float: String::with_capacity(24),
         keys: Vec::new(),
-        key_bytes: Vec::with_capacity(KEY_BYTES),
+        key_bytes: String::with_capacity(KEY_BYTES),
         spare: Vec::new(),
         spare_keys: Vec::new(),
         shapes: Vec::new(),
@@ -87,14 +87,6 @@ pub fn canonical_text(obj: &Bound<'_, PyAny>) -> Option<Vec<u8>> {
     }
 }
 
-/// A `str`'s UTF-8 text, read as the `bytes` object the stable ABI for
-/// 3.9 makes (`PyUnicode_AsUTF8String`, which refuses a lone surrogate):
-/// its bytes are used in place, with no Rust copy and no second UTF-8
-/// check.
-fn utf8<'py>(s: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyBytes>> {
-    s.encode_utf8()
-}
-
 struct Writer<'py> {
     /// Always UTF-8: `bytes` from `utf8` and ASCII put together.
     out: Vec<u8>,
@@ -102,15 +94,16 @@ struct Writer<'py> {
     float: String,
     /// Key `str` objects met in records of a list, by identity, with their
     /// text: a list of records repeats the same key objects (`json.loads`
-    /// and literals share them), and under the stable ABI for 3.9 reading a
-    /// `str`'s text costs a temporary `bytes` object, which a hit saves. The
+    /// and literals share them), and reading a `str`'s text is a call into
+    /// Python, which a hit saves. The
     /// `Bound` keeps each key alive, so its address is not reused while the
     /// walk lasts.
     keys: Vec<(Bound<'py, PyString>, Span)>,
     /// The UTF-8 of every key read in this walk, back to back (`Span`s
     /// index it): sorting and writing a dict's keys read plain slices,
-    /// with no call into Python per comparison.
-    key_bytes: Vec<u8>,
+    /// with no call into Python per comparison. A `String`, so a key is
+    /// a `&str` for the core's string writer with no UTF-8 check.
+    key_bytes: String,
     /// Member lists of finished dicts, kept for the next dict (no
     /// allocation per dict).
     spare: Vec<Members<'py>>,
@@ -174,7 +167,7 @@ impl<'py> Writer<'py> {
         Ok(span)
     }
 
-    fn key_text(&self, span: Span) -> &[u8] {
+    fn key_text(&self, span: Span) -> &str {
         self.key_bytes.get(span.start..span.end).unwrap_or_default()
     }
 
@@ -182,7 +175,10 @@ impl<'py> Writer<'py> {
     /// the same keys there; elsewhere the cache would only cost).
     fn value(&mut self, obj: &Bound<'py, PyAny>, depth: usize, in_list: bool) -> Wrote {
         if let Ok(s) = obj.cast_exact::<PyString>() {
-            write_string(&mut self.out, utf8(s)?.as_bytes());
+            // The `str`'s own UTF-8 (`PyUnicode_AsUTF8AndSize`, in the
+            // stable ABI since 3.10; it refuses a lone surrogate), lent:
+            // no `bytes` object made and freed per string, no UTF-8 check.
+            snodo::write_canonical_string(&mut self.out, s.to_str()?);
             return Ok(true);
         }
         if obj.is_none() {
@@ -313,7 +309,7 @@ impl<'py> Writer<'py> {
                 self.out.push(b',');
             }
             let key = self.key_bytes.get(key.start..key.end).unwrap_or_default();
-            write_string(&mut self.out, key);
+            snodo::write_canonical_string(&mut self.out, key);
             self.out.push(b':');
             let Some((_, value)) = members.get(i) else {
                 return Ok(false);
@@ -345,7 +341,7 @@ impl<'py> Writer<'py> {
         };
         for &(key, i) in keys {
             let start = shape.text.len();
-            write_string(&mut shape.text, self.key_text(key));
+            snodo::write_canonical_string(&mut shape.text, self.key_text(key));
             shape.text.push(b':');
             shape.order.push((i, start, shape.text.len()));
         }

@@ -27,8 +27,8 @@ struct Walker<'py> {
     /// from the second sighting on (a key seen once costs no copy). The
     /// `Bound` keeps each one alive, so its address cannot be reused by
     /// another object while the walk lasts. (`json.loads` and literals
-    /// share key objects; under the stable ABI for 3.9 every conversion of a
-    /// `str` costs a temporary `bytes` object, which a hit saves.)
+    /// share key objects; reading a `str`'s text is a call into Python,
+    /// which a hit saves.)
     keys: Vec<(Bound<'py, PyString>, Option<String>)>,
     /// Member lists of finished dicts, kept for the next dict (no
     /// allocation per dict).

@@ -69,6 +69,21 @@ pub fn canonicalize(text: impl AsRef<[u8]>) -> crate::Result<String> {
         .map_err(|_| crate::Error::new(crate::ErrorCode::Json, "text: canonical form is not UTF-8"))
 }
 
+/// Appends the JSON string `s`, in its canonical form, to `out`: `"`,
+/// then `s` with `"` and `\` backslash-escaped, U+0008, U+000C, U+000A,
+/// U+000D and U+0009 as `\b \f \n \r \t`, every other character below
+/// U+0020 as `\u00xx` (lowercase hex), and everything else as its raw
+/// UTF-8, then `"` (docs/canonical-json.md). This is the escaping every
+/// token, binding digest and [`canonicalize`] uses (the same writer, not
+/// a copy of it), for a binding that writes canonical text from its host's
+/// own values.
+#[inline]
+pub fn write_canonical_string(out: &mut Vec<u8>, s: &str) {
+    // Inlined so a binding gets the writer's short-string path in place
+    // (the call is per string of a state).
+    write_string(s, out);
+}
+
 /// SHA-256 of the canonical form of `value`.
 pub fn digest(value: &Value) -> [u8; 32] {
     let mut h = HashSink::new(Sha256::new());

@@ -5,7 +5,6 @@ use pyo3::IntoPyObjectExt;
 use pyo3::prelude::*;
 use pyo3::types::{PyFloat, PyInt};
 
-use super::super::escape::{escape_mask, first_marked};
 use super::{Read, Reader};
 
 impl<'py, 't> Reader<'py, 't> {
@@ -190,4 +189,26 @@ fn hex4(text: &[u8], at: usize) -> Option<u32> {
         return None;
     }
     u32::from_str_radix(s, 16).ok()
+}
+
+/// The bytes of `x` (eight, little-endian) that end a plain run of a JSON
+/// string (below 0x20, `"` or `\`), marked by their high bit: the classic
+/// "has a zero byte" test (`(v - 0x01..) & !v & 0x80..` marks each zero
+/// byte of `v`, plus false marks only above a true one) on `x ^ '"'`,
+/// `x ^ '\'` and `x & 0xe0` (zero for bytes below 0x20). So the lowest
+/// mark is always a true one ([`first_marked`]), and no mark means no such
+/// byte. (The writer's side of this scan is the core's, inside
+/// `snodo::write_canonical_string`; the core has no public scan that says
+/// where the first such byte is, which the reader needs.)
+fn escape_mask(x: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    zero(x ^ (ONES * u64::from(b'"'))) | zero(x ^ (ONES * u64::from(b'\\'))) | zero(x & (ONES * 0xe0))
+}
+
+/// The index of the first byte `mask` (from [`escape_mask`], not zero)
+/// marks.
+fn first_marked(mask: u64) -> usize {
+    (mask.trailing_zeros() / 8) as usize
 }
