@@ -16,6 +16,9 @@
 //! `decide_ext` and `call_response_text`, called every round, are reached
 //! through the plain N-API callbacks of `crate::raw_entry`.
 
+use std::cell::{Ref, RefCell};
+use std::sync::Arc;
+
 use napi::bindgen_prelude::*;
 
 use crate::engine::Handle;
@@ -23,9 +26,68 @@ use crate::error::{Result, argument, core, napi_failure};
 use crate::response::response_object;
 use crate::{call, engine, json, legacy};
 
-/// The core's call, owned by the JS `External` (freed by its finalizer).
-#[derive(Debug)]
-pub struct CallBox(pub(crate) Box<snodo::Call>);
+/// The core's call, owned by the JS `External`, and what rebuilds it.
+///
+/// Issue 16, ninth pass: the call is freed at `decide` (its tree of a
+/// dozen or more allocations, 2 to 5 KB) rather than by the External's
+/// finalizer, which V8 runs only when a minor GC finds the JS object dead,
+/// hundreds of rounds later: by then those bytes are cold, and freeing and
+/// reusing them in batches cost about a tenth of a round. A getter or
+/// method read after `decide` (rare) rebuilds the call with
+/// [`snodo::Engine::begin_decided_at`] from what `begin` kept here: the
+/// same engine (immutable behind its `Arc`), request bytes, principal and
+/// clock reading, so the same call, already decided (a second `decide`
+/// fails as before). `test/call_decided.test.mjs` holds every getter to it.
+pub struct CallBox {
+    /// The call; `None` once `decide` freed it, until a read rebuilds it.
+    call: RefCell<Option<Box<snodo::Call>>>,
+    engine: Arc<snodo::Engine>,
+    request: Vec<u8>,
+    principal: snodo::Principal,
+    /// The engine's clock reading `begin` ran at.
+    now: u64,
+}
+
+/// The call's own `Debug` (the rest is what made it).
+impl std::fmt::Debug for CallBox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallBox").field("call", &self.call).finish_non_exhaustive()
+    }
+}
+
+impl CallBox {
+    /// The call, rebuilt first if `decide` freed it.
+    fn get(&self) -> Result<Ref<'_, snodo::Call>> {
+        if self.call.try_borrow().map_err(|_| busy())?.is_none() {
+            let rebuilt = match self.engine.begin_decided_at(&self.request, &self.principal, self.now) {
+                Ok(snodo::Begin::Call(call)) => call,
+                // `begin` gave a call for these very arguments, and gives
+                // the same result every time; kept an error, never a panic.
+                _ => return Err(argument("internal: the decided call could not be rebuilt")),
+            };
+            *self.call.try_borrow_mut().map_err(|_| busy())? = Some(rebuilt);
+        }
+        Ref::filter_map(self.call.try_borrow().map_err(|_| busy())?, |c| c.as_deref())
+            .map_err(|_| argument("internal: the decided call could not be rebuilt"))
+    }
+
+    /// Frees the call once `decide` succeeded (so it is marked decided). A
+    /// read still under way (a JS `toJSON` an argument reader called, which
+    /// decided this call) holds it: then it stays, as before this pass.
+    fn free_decided(&self) {
+        let freed = match self.call.try_borrow_mut() {
+            Ok(mut c) => c.take(),
+            Err(_) => None,
+        };
+        drop(freed);
+    }
+}
+
+/// A call borrowed mutably while read: only a rebuild or a free borrows it
+/// so, and neither runs JS, so this cannot happen; an error, never a panic.
+fn busy() -> Error<crate::error::Code> {
+    argument("internal: the call is in use")
+}
 
 /// The getters read through [`call_field`] as they are, by index.
 pub(crate) const PLAIN_FIELDS: [&str; 16] = [
@@ -78,7 +140,8 @@ fn text<'e>(env: &'e Env, text: &str) -> Result<Unknown<'e>> {
 /// getter of the same name does (`crate::call`).
 #[napi(js_name = "callField", skip_typescript, catch_unwind)]
 pub fn call_field<'e>(env: &'e Env, call: &External<CallBox>, field: u32) -> Result<Unknown<'e>> {
-    let c: &snodo::Call = &call.0;
+    let c = call.get()?;
+    let c: &snodo::Call = &c;
     let opt = |v: Option<&str>| -> Result<Unknown<'e>> {
         match v {
             Some(s) => text(env, s),
@@ -122,7 +185,7 @@ pub(crate) fn call_response_text<'e>(
     key: String,
     request: Unknown,
 ) -> Result<Unknown<'e>> {
-    call::response_text_of(&call.0, env, &key, request)
+    call::response_text_of(&*call.get()?, env, &key, request)
 }
 
 /// `call.response(key, request)` read and answered natively, as the class
@@ -134,14 +197,14 @@ pub fn call_response<'e>(
     key: String,
     request: Unknown,
 ) -> Result<Unknown<'e>> {
-    call::response_of(&call.0, env, &key, request)
+    call::response_of(&*call.get()?, env, &key, request)
 }
 
 /// `call.rawResponse(key)` as JSON text (`null` when absent), which the JS
 /// method parses.
 #[napi(js_name = "callRawResponse", skip_typescript, catch_unwind)]
 pub fn call_raw_response<'e>(env: &'e Env, call: &External<CallBox>, key: String) -> Result<Unknown<'e>> {
-    text(env, &call::opt_wire(call.0.raw_response(&key)))
+    text(env, &call::opt_wire(call.get()?.raw_response(&key)))
 }
 
 /// `begin` with the engine's handle, giving the call as an `External` for
@@ -154,9 +217,18 @@ pub(crate) fn begin_ext<'e>(
     principal: Unknown,
 ) -> Result<Either<External<CallBox>, Unknown<'e>>> {
     let principal = json::principal(principal)?;
-    let bytes = json::text_of(env, request, "request")?;
-    match engine.0.begin(&bytes, &principal).map_err(core)? {
-        snodo::Begin::Call(call) => Ok(Either::A(External::new(CallBox(call)))),
+    let request = json::text_of(env, request, "request")?;
+    // `begin` reads the clock once; reading it here keeps that reading
+    // for a rebuild (`CallBox`).
+    let now = engine.0.now();
+    match engine.0.begin_at(&request, &principal, now).map_err(core)? {
+        snodo::Begin::Call(call) => Ok(Either::A(External::new(CallBox {
+            call: RefCell::new(Some(call)),
+            engine: Arc::clone(&engine.0),
+            request,
+            principal,
+            now,
+        }))),
         snodo::Begin::Respond(r) => Ok(Either::B(response_object(env, &r)?)),
     }
 }
@@ -169,7 +241,12 @@ pub(crate) fn decide_ext<'e>(
     call: &External<CallBox>,
     outcome: Unknown,
 ) -> Result<Unknown<'e>> {
-    engine::decide_on(&engine.0, env, &call.0, outcome)
+    let decided = engine::decide_on(&engine.0, env, &*call.get()?, outcome);
+    // Only a produced response marks the call decided (and gives `Ok`).
+    if decided.is_ok() {
+        call.free_decided();
+    }
+    decided
 }
 
 /// `engine.decideLegacy` with the engine's handle, for a call `begin` made
@@ -181,7 +258,12 @@ pub fn decide_legacy_ext<'e>(
     call: &External<CallBox>,
     outcome: Unknown,
 ) -> Result<Object<'e>> {
-    legacy::decide_legacy_on(&engine.0, env, &call.0, outcome)
+    let decided = legacy::decide_legacy_on(&engine.0, env, &*call.get()?, outcome);
+    // As in `decide_ext`.
+    if decided.is_ok() {
+        call.free_decided();
+    }
+    decided
 }
 
 #[cfg(test)]

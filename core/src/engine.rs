@@ -70,6 +70,32 @@ impl Engine {
         begin::begin(&self.policy, &self.sealer, &|| self.now(), request, principal)
     }
 
+    /// [`Engine::begin`] at the time `now` (Unix seconds) instead of a
+    /// reading of the engine's clock: `begin` reads the clock once, so
+    /// `begin_at(r, p, engine.now())` is `begin(r, p)`. With the same
+    /// request, principal and `now`, the same engine gives the same result
+    /// every time, which lets a binding free a decided call and rebuild it
+    /// ([`Engine::begin_decided_at`]).
+    pub fn begin_at(&self, request: &[u8], principal: &Principal, now: u64) -> Result<Begin> {
+        begin::begin(&self.policy, &self.sealer, &|| now, request, principal)
+    }
+
+    /// [`Engine::begin_at`], the call (if any) marked decided: the call a
+    /// `begin_at` with these arguments gave, as it stands after its
+    /// `decide` (a further `decide` of it is
+    /// [`crate::ErrorCode::AlreadyDecided`]). For a binding that frees a
+    /// call's memory at `decide` and rebuilds it only if it is read again
+    /// (issue 16, ninth pass: the Node addon).
+    pub fn begin_decided_at(&self, request: &[u8], principal: &Principal, now: u64) -> Result<Begin> {
+        let begun = self.begin_at(request, principal, now)?;
+        if let Begin::Call(call) = &begun {
+            // A fresh call is not decided yet, so this cannot fail; a
+            // failure would only mean it already was, which is the aim.
+            let _ = decide::mark_decided(call);
+        }
+        Ok(begun)
+    }
+
     /// Like [`Engine::begin`] for an already parsed message. Numbers keep
     /// whatever lexical form the value carries.
     pub fn begin_value(&self, request: Value, principal: &Principal) -> Result<Begin> {
@@ -265,6 +291,35 @@ mod tests {
             };
         assert_eq!(from_parts, from_bytes);
         assert_eq!(from_parts["error"]["message"], "Request is nested too deeply");
+    }
+
+    /// `begin_at` at the clock's reading is `begin`; `begin_decided_at` is
+    /// the same call, already decided (what the Node addon rebuilds a
+    /// freed call with).
+    #[test]
+    fn begin_at_is_begin_at_that_time() {
+        let mut c = Config::new(vec![key()]);
+        c.clock = Some(std::sync::Arc::new(|| 1_800_000_000));
+        let e = Engine::new(c).unwrap();
+        let alice = Principal::from_option(Some("alice")).unwrap();
+        let r1 = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","arguments":{"a":[1,2.50]},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}"#;
+        let call = |b: Begin| match b {
+            Begin::Call(c) => c,
+            Begin::Respond(r) => panic!("{}", r.to_json()),
+        };
+        let plain = call(e.begin(r1, &alice).unwrap());
+        let at = call(e.begin_at(r1, &alice, e.now()).unwrap());
+        assert_eq!(format!("{plain:?}"), format!("{at:?}"));
+        let done = || Outcome::Complete(serde_json::json!({"content": []}));
+        let first = e.decide(&plain, done()).unwrap();
+        let again = e.decide(&plain, done()).unwrap_err();
+        let rebuilt = call(e.begin_decided_at(r1, &alice, e.now()).unwrap());
+        assert_eq!(format!("{plain:?}"), format!("{rebuilt:?}"));
+        assert_eq!(e.decide(&rebuilt, done()).unwrap_err(), again);
+        assert_eq!(e.decide(&at, done()).unwrap().to_json(), first.to_json());
+        // Another time is another call (the flow starts then).
+        let later = call(e.begin_at(r1, &alice, 1_800_000_001).unwrap());
+        assert_eq!(later.flow_start(), 1_800_000_001);
     }
 
     #[test]
