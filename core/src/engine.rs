@@ -75,7 +75,9 @@ impl Engine {
     /// `begin_at(r, p, engine.now())` is `begin(r, p)`. With the same
     /// request, principal and `now`, the same engine gives the same result
     /// every time, which lets a binding free a decided call and rebuild it
-    /// ([`Engine::begin_decided_at`]).
+    /// ([`Engine::begin_decided_at`]). The token's expiry is checked
+    /// against `now`: pass only a reading of this engine's clock
+    /// ([`Engine::now`]), never a time from the request.
     pub fn begin_at(&self, request: &[u8], principal: &Principal, now: u64) -> Result<Begin> {
         begin::begin(&self.policy, &self.sealer, &|| now, request, principal)
     }
