@@ -88,7 +88,8 @@ fn a_changed_question_is_changed_even_when_both_are_kept() {
     for _ in 0..2 {
         ask(&engine, near);
     }
-    let token = (0..2).map(|_| ask(&engine, q)).last().unwrap();
+    ask(&engine, q);
+    let token = ask(&engine, q);
     assert_eq!(answer(&engine, &token, true, q), Answer::Accepted(json!({"seat": "12A"})));
     assert_eq!(answer(&engine, &token, true, &variants()[6]), Answer::Accepted(json!({"seat": "12A"})));
     assert_eq!(answer(&engine, &token, true, near), Answer::Changed, "5.0 is not 5");
