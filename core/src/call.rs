@@ -245,7 +245,19 @@ impl Call {
         match &self.opened {
             Some(opened) => {
                 let Some(pinned) = opened.question_digests.get(key) else { return Answer::Missing };
-                if *pinned != token::question_digest(request) {
+                // Ninth pass: the digest from this thread's kept copy when
+                // `decide` (or an earlier answer) kept an equal question:
+                // the same bytes as digesting it (token/payload/asked.rs
+                // says why), without writing and hashing it again. The
+                // memo only supplies the digest; the question is still
+                // validated below, so a kept copy never stands in for a
+                // validation. A question past the depth bound gets no
+                // digest there (seal would have refused it), so it is
+                // digested unbounded as before: an old token that pinned
+                // one still compares the same way.
+                let asked = token::question_digest_asked(request, &elicitation::passed_before)
+                    .unwrap_or_else(|| token::question_digest(request));
+                if *pinned != asked {
                     // Issue 13: an answer to a question that changed since
                     // sealing is its own state, not silently missing.
                     return if self.responses.get().contains_key(key) {

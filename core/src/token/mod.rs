@@ -16,6 +16,7 @@
 //! flow age, rounds, principal, request binding. Every failure has a reason
 //! ([`TokenReason`]) and nothing of the token is ever echoed.
 
+mod b64;
 mod binding;
 #[cfg(test)]
 mod fast_tests;

@@ -3,7 +3,6 @@
 use std::cell::Cell;
 
 use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::Mac;
 use subtle::ConstantTimeEq;
 
@@ -309,10 +308,10 @@ fn decode_body<'b>(
 ) -> Result<&'b [u8], TokenError> {
     let malformed = |_| TokenError { reason: TokenReason::Malformed };
     if base64::decoded_len_estimate(body.len()) <= SMALL_PAYLOAD {
-        let n = URL_SAFE_NO_PAD.decode_slice(body, small).map_err(malformed)?;
+        let n = super::b64::url().decode_slice(body, small).map_err(malformed)?;
         return Ok(small.get(..n).unwrap_or_default());
     }
-    *heap = URL_SAFE_NO_PAD.decode(body).map_err(|_| TokenError { reason: TokenReason::Malformed })?;
+    *heap = super::b64::url().decode(body).map_err(|_| TokenError { reason: TokenReason::Malformed })?;
     Ok(heap)
 }
 
@@ -364,7 +363,9 @@ pub(super) fn finish(
     if round >= limits.max_rounds {
         return fail(TokenReason::Rounds);
     }
-    let principal_tag = principal_tag(&key.mac, check.principal);
+    // Ninth pass: the tag this thread kept for this key and principal (the
+    // seal of the same call's answer then finds it too); see `RingKey`.
+    let principal_tag = key.principal_tag(check.principal);
     if !bool::from(fields.p.ct_eq(&principal_tag)) {
         return fail(TokenReason::Principal);
     }

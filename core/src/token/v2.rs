@@ -13,7 +13,6 @@
 //! be swapped without failing authentication (`signature`).
 
 use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chacha20poly1305::aead::AeadInOut;
 use chacha20poly1305::{Tag, XNonce};
 
@@ -67,7 +66,7 @@ pub(super) fn seal_v2(
     token.push('.');
     token.push_str(&key.id);
     token.push('.');
-    URL_SAFE_NO_PAD.encode_string(&raw, &mut token);
+    super::b64::url().encode_string(&raw, &mut token);
     Ok(token)
 }
 
@@ -85,7 +84,7 @@ pub(super) fn open_v2(ring: &KeyRing, check: &Check<'_>, token: &str) -> Result<
     };
     // Canonical base64url only (no padding, zero trailing bits; a `.` in
     // the body is not base64url either).
-    let Ok(mut raw) = URL_SAFE_NO_PAD.decode(body) else {
+    let Ok(mut raw) = super::b64::url().decode(body) else {
         return fail(TokenReason::Malformed);
     };
     if raw.len() < NONCE_BYTES + TAG_BYTES {
@@ -112,7 +111,7 @@ pub(crate) fn decrypt_v2<'t>(ring: &KeyRing, token: &'t str) -> Option<(&'t str,
         return None;
     };
     let key = ring.find(kid)?;
-    let mut raw = URL_SAFE_NO_PAD.decode(body).ok()?;
+    let mut raw = super::b64::url().decode(body).ok()?;
     if raw.len() < NONCE_BYTES + TAG_BYTES {
         return None;
     }

@@ -4,7 +4,6 @@
 //! straight into the payload between [`write_head`] and [`write_tail`].
 
 use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::Value;
 
 use crate::json;
@@ -19,7 +18,7 @@ pub(crate) fn put_b64(out: &mut Vec<u8>, bytes: &[u8]) {
     let len = base64::encoded_len(bytes.len(), false).unwrap_or(0);
     out.resize(start + len, 0);
     let written = match out.get_mut(start..) {
-        Some(tail) => URL_SAFE_NO_PAD.encode_slice(bytes, tail).ok(),
+        Some(tail) => crate::token::b64::url().encode_slice(bytes, tail).ok(),
         None => None,
     };
     if written != Some(len) {
