@@ -10,26 +10,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
-import { createRequire } from 'node:module';
 import { rng } from './rng.mjs';
-
-const require = createRequire(import.meta.url);
-const mrtr = require('../index.js');
-
-const NOW = 1_800_000_000;
-const KEYS = [{ id: 'k1', secret: Buffer.alloc(32, 7) }];
-const engine = new mrtr.Engine({ keys: KEYS, fixedTime: NOW, testRandomSeed: 9 });
-const twin = new mrtr.Engine({ keys: KEYS, fixedTime: NOW, testRandomSeed: 9 });
-const V = '2026-07-28';
-const META = { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {}, url: {} } } };
-
-const SEAT = mrtr.elicitForm('Which seat?', { type: 'object', properties: { seat: { type: 'string' } }, required: ['seat'] });
-const URLQ = mrtr.elicitUrl('Sign in', 'https://example.com/login', 'e1');
-const FIELDS = [
-  'id', 'method', 'params', 'meta', 'name', 'uri', 'arguments', 'principal', 'protocolVersion', 'mrtrAllowed', 'isLegacy',
-  'clientCapabilities', 'clientInfo', 'round', 'isRetry', 'flowStart', 'flowId', 'tokenId', 'tokenExpiresAt',
-  'answersDigest', 'state', 'askedKeys', 'inputResponses',
-];
+import { FIELDS, KEYS, META, NOW, SEAT, URLQ, attempt, engine, mrtr, twin } from './call_fixture.mjs';
 
 const first = (id = 1) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 't', arguments: { q: 'é', n: [1, 2.50] }, _meta: META } });
 // Tokens of a first round that asked `seat` and `login`, with a few states.
@@ -60,14 +42,6 @@ function request(r) {
   const text = JSON.stringify({ jsonrpc: '2.0', id: r.pick([2, 'two', 0]), method, params });
   return { text, principal: r.pick(['alice', 'alice', 'bob', null]) };
 }
-
-const attempt = (f) => {
-  try {
-    return f();
-  } catch (e) {
-    return { error: e.code, message: e.message, type: e.constructor.name };
-  }
-};
 
 // Every getter and method of a Call, errors as values, in a random order
 // (the first read after decide is the one that rebuilds).

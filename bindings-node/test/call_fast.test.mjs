@@ -10,24 +10,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
-import { createRequire } from 'node:module';
 import { rng } from './rng.mjs';
-
-const require = createRequire(import.meta.url);
-const mrtr = require('../index.js');
-
-const NOW = 1_800_000_000;
-const engine = new mrtr.Engine({ keys: [{ id: 'k1', secret: Buffer.alloc(32, 7) }], fixedTime: NOW, testRandomSeed: 9 });
-const twin = new mrtr.Engine({ keys: [{ id: 'k1', secret: Buffer.alloc(32, 7) }], fixedTime: NOW, testRandomSeed: 9 });
-const V = '2026-07-28';
-
-const SEAT = mrtr.elicitForm('Which seat?', { type: 'object', properties: { seat: { type: 'string' } }, required: ['seat'] });
-const URLQ = mrtr.elicitUrl('Sign in', 'https://example.com/login', 'e1');
-const FIELDS = [
-  'id', 'method', 'params', 'meta', 'name', 'uri', 'arguments', 'principal', 'protocolVersion', 'mrtrAllowed', 'isLegacy',
-  'clientCapabilities', 'clientInfo', 'round', 'isRetry', 'flowStart', 'flowId', 'tokenId', 'tokenExpiresAt',
-  'answersDigest', 'state', 'askedKeys', 'inputResponses',
-];
+import { FIELDS, SEAT, URLQ, V, attempt, engine, mrtr, twin } from './call_fixture.mjs';
 
 // Tokens of a first round that asked `seat` and `login`, with a few states.
 const tokens = [{ n: 1 }, null, 'é\u0001', [1, 2 ** 60, { deep: [true] }]].map((state) => {
@@ -86,13 +70,6 @@ function read(call, r) {
       out[f] = { error: e.code, message: e.message };
     }
   }
-  const attempt = (f) => {
-    try {
-      return f();
-    } catch (e) {
-      return { error: e.code, message: e.message, type: e.constructor.name };
-    }
-  };
   const key = r.pick(['seat', 'login', 'other', '']);
   const q = r.pick([SEAT, URLQ, { ...SEAT, message: 'Other?' }, JSON.stringify(SEAT), 'nope', undefined, 7]);
   out.response = attempt(() => call.response(key, q));
