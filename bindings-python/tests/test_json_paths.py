@@ -521,3 +521,58 @@ def test_records_read_back_are_independent_dicts() -> None:
     assert first[2] == records[2] and "extra" not in first[3]
     again = _native._from_text(text)[0]
     assert again == records and all(a is not b for a, b in zip(again, first))
+
+
+def _text_forms(text: str) -> List[Any]:
+    return [text, text.encode(), bytearray(text.encode())]
+
+
+def _call_summary(r: Any) -> Any:
+    if isinstance(r, s.Response):
+        return ("response", r.http_status, r.to_json())
+    return ("call", r.name, r.arguments, r.params, r.meta, r.round, r.answers_digest)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(TEXT, VALUES, max_size=5), st.booleans(), st.sampled_from(["t", "é", "😀", "a\u2028b"]))
+def test_a_str_request_is_read_as_its_utf8_bytes(arguments: Any, ascii_only: bool, name: str) -> None:
+    # A str argument lends its own UTF-8 (no bytes object made): every
+    # entry that takes text must read it as it reads the encoded bytes.
+    engine = s.Engine([("k1", KEY)], fixed_time=NOW)
+    text = json.dumps(conftest.request(name=name, arguments=arguments, _meta=conftest.meta()), ensure_ascii=ascii_only)
+    forms = _text_forms(text)
+    # begin, binding_digest and check_http_headers take str or bytes as
+    # text; canonicalize and RawJSON bytearray too.
+    assert len({repr(outcome(lambda t: _call_summary(engine.begin(t, "alice")), f)) for f in forms[:2]}) == 1
+    assert len({repr(outcome(s.canonicalize, f)) for f in forms}) == 1
+    assert len({repr(outcome(s.binding_digest, "tools/call", f)) for f in forms[:2]}) == 1
+    assert len({repr(outcome(lambda t: RawJSON(t).text, f)) for f in forms}) == 1
+    headers = {"MCP-Protocol-Version": conftest.V, "Mcp-Method": "tools/call", "Mcp-Name": name}
+    checked = [outcome(lambda t: (lambda r: r and r.to_json())(s.check_http_headers(headers, t)), f) for f in forms[:2]]
+    assert len({repr(c) for c in checked}) == 1
+
+
+def test_a_str_request_with_a_lone_surrogate_raises_a_clear_error() -> None:
+    engine = s.Engine([("k1", KEY)], fixed_time=NOW)
+    # json.dumps with ensure_ascii=False keeps the lone surrogate as a str
+    # character: it has no UTF-8, so the text cannot be read.
+    for bad in ("\ud800", "\udfff", "a\udc80b", "\ud83d"):
+        text = json.dumps(conftest.request(name="t", arguments={"x": bad}, _meta=conftest.meta()), ensure_ascii=False)
+        for entry in (lambda t: engine.begin(t, "alice"), s.canonicalize, RawJSON,
+                      lambda t: s.binding_digest("tools/call", t)):
+            with pytest.raises(UnicodeEncodeError):
+                entry(text)
+        # Escaped (the default), the same surrogate is text the JSON reader judges.
+        escaped = json.dumps(conftest.request(name="t", arguments={"x": bad}, _meta=conftest.meta()))
+        assert isinstance(escaped, str) and bad not in escaped
+        outcome(lambda t: engine.begin(t, "alice"), escaped)
+
+
+def test_a_large_str_request_reads_as_its_bytes() -> None:
+    engine = s.Engine([("k1", KEY)], fixed_time=NOW, max_request_bytes=8 << 20)
+    for filler in ("x" * (3 << 20), "é" * (1 << 20), "😀" * (1 << 19)):
+        text = json.dumps(conftest.request(name="t", arguments={"blob": filler}, _meta=conftest.meta()), ensure_ascii=False)
+        by_str, by_bytes = engine.begin(text, "alice"), engine.begin(text.encode(), "alice")
+        assert _call_summary(by_str) == _call_summary(by_bytes)
+        assert by_str.arguments == {"blob": filler}
+        assert s.binding_digest("tools/call", text) == s.binding_digest("tools/call", text.encode())
