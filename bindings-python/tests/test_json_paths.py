@@ -138,6 +138,28 @@ def test_fast_reader_numbers_match_the_reference() -> None:
         assert fast is not None and same(fast[0], _native._from_text(text, True)[0]), text
 
 
+# Decimal spellings around the reader's short path (a fraction, no
+# exponent, at most 15 digits: the digits divided by a power of ten) and
+# just past it (16 and 17 digits, exponents), halfway cases included.
+DECIMALS = st.builds(
+    lambda sign, whole, frac, exp: f"{sign}{whole}.{frac}{exp}",
+    st.sampled_from(["", "-"]),
+    st.one_of(st.just("0"), st.integers(min_value=1, max_value=10**12).map(str)),
+    st.one_of(st.text(alphabet="0123456789", min_size=1, max_size=17), st.sampled_from(["5", "25", "125", "0625", "1"])),
+    st.one_of(st.just(""), st.just(""), st.integers(min_value=-30, max_value=30).map(lambda e: f"e{e}")),
+)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(DECIMALS)
+def test_fast_reader_decimals_are_the_nearest_double(text: str) -> None:
+    fast = _native._from_text(text)
+    assert fast is not None
+    assert same(fast[0], float(text)), text
+    assert same(fast[0], _native._from_text(text, True)[0]), text
+    assert same(_native._from_text(f"[{text},{{\"a\":{text}}}]")[0], [float(text), {"a": float(text)}])
+
+
 class Color(enum.IntEnum):
     RED = 7
 
@@ -406,10 +428,11 @@ def test_whole_sixteenths_are_spelled_as_python_repr(f: float) -> None:
 
 
 def test_key_text_remembered_across_calls_stays_right_for_new_objects() -> None:
-    # Dict key text is remembered by object across calls (keys.rs): keys
-    # made and freed again and again (their addresses reused by new,
-    # different strings), more keys than the table has slots, and the same
-    # literal keys again must all read as themselves.
+    # Dict key text is remembered by object within a walk (the writer's and
+    # the converter's key caches): keys made and freed again and again
+    # (their addresses reused by new, different strings), more keys than a
+    # cache holds, and the same literal keys again must all read as
+    # themselves.
     for round_ in range(40):
         d = {f"k{round_}_{j}_" + "é" * (j % 3): [j, {f"v{j}": round_}] for j in range(300)}
         assert _native._canonical_of(d) == _native._canonical_of(d, True)
