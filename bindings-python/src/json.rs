@@ -77,11 +77,14 @@ impl RawJson {
 
 /// The bytes of a `str`, `bytes` or `bytearray` argument: a `bytes` object
 /// used in place (issue 16: a large request is not copied on its way to the
-/// core), a `str` as the one `bytes` object its UTF-8 encoding makes (no
-/// second copy in Rust).
-pub fn text_bytes<'py>(obj: &Bound<'py, PyAny>) -> PyResult<TextBytes<'py>> {
+/// core), a `str` as its own UTF-8 (`PyUnicode_AsUTF8AndSize`, in the
+/// stable ABI since 3.10: an ASCII `str` lends its characters, any other
+/// the UTF-8 copy it keeps for its lifetime; no `bytes` object made and
+/// freed per request). A `str` with a lone surrogate has no UTF-8 and
+/// raises `UnicodeEncodeError`, as encoding it would.
+pub fn text_bytes<'a, 'py>(obj: &'a Bound<'py, PyAny>) -> PyResult<TextBytes<'a, 'py>> {
     if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(TextBytes::Bytes(s.encode_utf8()?));
+        return Ok(TextBytes::Str(s.to_str()?));
     }
     if let Ok(b) = obj.cast::<PyBytes>() {
         return Ok(TextBytes::Bytes(b.clone()));
@@ -92,25 +95,30 @@ pub fn text_bytes<'py>(obj: &Bound<'py, PyAny>) -> PyResult<TextBytes<'py>> {
     Err(raise(obj.py(), ErrorCode::Argument, format!("expected str or bytes, got {}", type_name(obj))))
 }
 
-/// The bytes of a text argument (see [`text_bytes`]). A `bytes` object is
-/// immutable, so its bytes may be read with the GIL released.
-pub enum TextBytes<'py> {
+/// The bytes of a text argument (see [`text_bytes`]). A `bytes` object and
+/// a `str` are immutable (and a `str`'s UTF-8, once made, lives as long as
+/// it does), so their bytes may be read with the GIL released while the
+/// caller holds the object.
+pub enum TextBytes<'a, 'py> {
     Bytes(Bound<'py, PyBytes>),
+    /// A `str`'s UTF-8, lent by the `str` the caller holds.
+    Str(&'a str),
     /// A `bytearray`'s bytes, copied: it can change while the GIL is free.
     Owned(Vec<u8>),
 }
 
-impl std::ops::Deref for TextBytes<'_> {
+impl std::ops::Deref for TextBytes<'_, '_> {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
         match self {
             TextBytes::Bytes(b) => b.as_bytes(),
+            TextBytes::Str(s) => s.as_bytes(),
             TextBytes::Owned(v) => v,
         }
     }
 }
 
-impl AsRef<[u8]> for TextBytes<'_> {
+impl AsRef<[u8]> for TextBytes<'_, '_> {
     fn as_ref(&self) -> &[u8] {
         self
     }

@@ -138,6 +138,28 @@ def test_fast_reader_numbers_match_the_reference() -> None:
         assert fast is not None and same(fast[0], _native._from_text(text, True)[0]), text
 
 
+# Decimal spellings around the reader's short path (a fraction, no
+# exponent, at most 15 digits: the digits divided by a power of ten) and
+# just past it (16 and 17 digits, exponents), halfway cases included.
+DECIMALS = st.builds(
+    lambda sign, whole, frac, exp: f"{sign}{whole}.{frac}{exp}",
+    st.sampled_from(["", "-"]),
+    st.one_of(st.just("0"), st.integers(min_value=1, max_value=10**12).map(str)),
+    st.one_of(st.text(alphabet="0123456789", min_size=1, max_size=17), st.sampled_from(["5", "25", "125", "0625", "1"])),
+    st.one_of(st.just(""), st.just(""), st.integers(min_value=-30, max_value=30).map(lambda e: f"e{e}")),
+)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(DECIMALS)
+def test_fast_reader_decimals_are_the_nearest_double(text: str) -> None:
+    fast = _native._from_text(text)
+    assert fast is not None
+    assert same(fast[0], float(text)), text
+    assert same(fast[0], _native._from_text(text, True)[0]), text
+    assert same(_native._from_text(f"[{text},{{\"a\":{text}}}]")[0], [float(text), {"a": float(text)}])
+
+
 class Color(enum.IntEnum):
     RED = 7
 
@@ -406,10 +428,11 @@ def test_whole_sixteenths_are_spelled_as_python_repr(f: float) -> None:
 
 
 def test_key_text_remembered_across_calls_stays_right_for_new_objects() -> None:
-    # Dict key text is remembered by object across calls (keys.rs): keys
-    # made and freed again and again (their addresses reused by new,
-    # different strings), more keys than the table has slots, and the same
-    # literal keys again must all read as themselves.
+    # Dict key text is remembered by object within a walk (the writer's and
+    # the converter's key caches): keys made and freed again and again
+    # (their addresses reused by new, different strings), more keys than a
+    # cache holds, and the same literal keys again must all read as
+    # themselves.
     for round_ in range(40):
         d = {f"k{round_}_{j}_" + "é" * (j % 3): [j, {f"v{j}": round_}] for j in range(300)}
         assert _native._canonical_of(d) == _native._canonical_of(d, True)
@@ -521,3 +544,58 @@ def test_records_read_back_are_independent_dicts() -> None:
     assert first[2] == records[2] and "extra" not in first[3]
     again = _native._from_text(text)[0]
     assert again == records and all(a is not b for a, b in zip(again, first))
+
+
+def _text_forms(text: str) -> List[Any]:
+    return [text, text.encode(), bytearray(text.encode())]
+
+
+def _call_summary(r: Any) -> Any:
+    if isinstance(r, s.Response):
+        return ("response", r.http_status, r.to_json())
+    return ("call", r.name, r.arguments, r.params, r.meta, r.round, r.answers_digest)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(TEXT, VALUES, max_size=5), st.booleans(), st.sampled_from(["t", "é", "😀", "a\u2028b"]))
+def test_a_str_request_is_read_as_its_utf8_bytes(arguments: Any, ascii_only: bool, name: str) -> None:
+    # A str argument lends its own UTF-8 (no bytes object made): every
+    # entry that takes text must read it as it reads the encoded bytes.
+    engine = s.Engine([("k1", KEY)], fixed_time=NOW)
+    text = json.dumps(conftest.request(name=name, arguments=arguments, _meta=conftest.meta()), ensure_ascii=ascii_only)
+    forms = _text_forms(text)
+    # begin, binding_digest and check_http_headers take str or bytes as
+    # text; canonicalize and RawJSON bytearray too.
+    assert len({repr(outcome(lambda t: _call_summary(engine.begin(t, "alice")), f)) for f in forms[:2]}) == 1
+    assert len({repr(outcome(s.canonicalize, f)) for f in forms}) == 1
+    assert len({repr(outcome(s.binding_digest, "tools/call", f)) for f in forms[:2]}) == 1
+    assert len({repr(outcome(lambda t: RawJSON(t).text, f)) for f in forms}) == 1
+    headers = {"MCP-Protocol-Version": conftest.V, "Mcp-Method": "tools/call", "Mcp-Name": name}
+    checked = [outcome(lambda t: (lambda r: r and r.to_json())(s.check_http_headers(headers, t)), f) for f in forms[:2]]
+    assert len({repr(c) for c in checked}) == 1
+
+
+def test_a_str_request_with_a_lone_surrogate_raises_a_clear_error() -> None:
+    engine = s.Engine([("k1", KEY)], fixed_time=NOW)
+    # json.dumps with ensure_ascii=False keeps the lone surrogate as a str
+    # character: it has no UTF-8, so the text cannot be read.
+    for bad in ("\ud800", "\udfff", "a\udc80b", "\ud83d"):
+        text = json.dumps(conftest.request(name="t", arguments={"x": bad}, _meta=conftest.meta()), ensure_ascii=False)
+        for entry in (lambda t: engine.begin(t, "alice"), s.canonicalize, RawJSON,
+                      lambda t: s.binding_digest("tools/call", t)):
+            with pytest.raises(UnicodeEncodeError):
+                entry(text)
+        # Escaped (the default), the same surrogate is text the JSON reader judges.
+        escaped = json.dumps(conftest.request(name="t", arguments={"x": bad}, _meta=conftest.meta()))
+        assert isinstance(escaped, str) and bad not in escaped
+        outcome(lambda t: engine.begin(t, "alice"), escaped)
+
+
+def test_a_large_str_request_reads_as_its_bytes() -> None:
+    engine = s.Engine([("k1", KEY)], fixed_time=NOW, max_request_bytes=8 << 20)
+    for filler in ("x" * (3 << 20), "é" * (1 << 20), "😀" * (1 << 19)):
+        text = json.dumps(conftest.request(name="t", arguments={"blob": filler}, _meta=conftest.meta()), ensure_ascii=False)
+        by_str, by_bytes = engine.begin(text, "alice"), engine.begin(text.encode(), "alice")
+        assert _call_summary(by_str) == _call_summary(by_bytes)
+        assert by_str.arguments == {"blob": filler}
+        assert s.binding_digest("tools/call", text) == s.binding_digest("tools/call", text.encode())

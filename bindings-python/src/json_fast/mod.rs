@@ -15,7 +15,6 @@
 //! are the reference's by construction.
 
 mod float;
-mod keys;
 mod memo;
 mod read;
 mod text;

@@ -155,10 +155,12 @@ impl<'py> Writer<'py> {
             return Ok(*span);
         }
         let start = self.key_bytes.len();
-        // Eighth pass: through the process-wide key table (`keys`), which
-        // an application's literal keys hit on every call (no `bytes`
-        // object made and freed per key).
-        super::keys::push_key_text(key, &mut self.key_bytes)?;
+        // The `str`'s own UTF-8, lent (`PyUnicode_AsUTF8AndSize`). A
+        // process-wide table of key texts by address paid under 3.9,
+        // where reading a `str`'s text made a `bytes` object; under the
+        // 3.10 stable ABI it made no difference to the instruction count
+        // of a seal or a round, and kept its keys alive for good.
+        self.key_bytes.push_str(key.to_str()?);
         let span = Span { start, end: self.key_bytes.len() };
         if in_list && self.keys.len() < KEY_CACHE {
             self.keys.reserve_exact(KEY_CACHE);

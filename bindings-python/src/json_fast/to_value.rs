@@ -40,7 +40,7 @@ impl<'py> Walker<'py> {
         match self.keys.iter_mut().find(|(k, _)| k.is(key)) {
             Some((_, Some(text))) => Ok(text.clone()),
             Some((_, slot)) => {
-                let text = super::keys::key_text(key)?;
+                let text = key_text(key)?;
                 *slot = Some(text.clone());
                 Ok(text)
             }
@@ -48,7 +48,7 @@ impl<'py> Walker<'py> {
                 if self.keys.len() < KEY_CACHE {
                     self.keys.push((key.clone(), None));
                 }
-                super::keys::key_text(key)
+                key_text(key)
             }
         }
     }
@@ -92,7 +92,7 @@ impl<'py> Walker<'py> {
                 }
                 let mut map = Map::new();
                 for (key, v) in &members {
-                    let key = if in_list { self.key(key)? } else { super::keys::key_text(key)? };
+                    let key = if in_list { self.key(key)? } else { key_text(key)? };
                     map.insert(key, self.value(v, depth + 1, false)?);
                 }
                 members.clear();
@@ -133,4 +133,10 @@ fn float_number(f: f64) -> Option<Number> {
         Some(n) if n.as_str() == text => Some(n),
         _ => text.parse::<Number>().ok(),
     }
+}
+
+/// The text of a dict key: the `str`'s own UTF-8 (`PyUnicode_AsUTF8AndSize`,
+/// no `bytes` object), copied.
+fn key_text(key: &Bound<'_, PyString>) -> PyResult<String> {
+    Ok(key.to_str()?.to_owned())
 }
