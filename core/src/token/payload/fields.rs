@@ -109,10 +109,13 @@ mod tests {
         prop::collection::vec(symbol, len..=len)
     }
 
+    /// How a field's bytes are read back once the batch is decoded.
+    type Reads = Box<dyn Fn(&Decoded) -> Option<Vec<u8>>>;
+
     fn each<const N: usize, const T: usize>(
         batch: &mut Batch,
         text: &[u8],
-        slots: &mut Vec<Box<dyn Fn(&Decoded) -> Option<Vec<u8>>>>,
+        slots: &mut Vec<Reads>,
         alone: &mut Vec<Option<Vec<u8>>>,
         queued: &mut Vec<bool>,
     ) {

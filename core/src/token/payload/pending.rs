@@ -29,6 +29,7 @@ const ROOM: usize = 33 * (1 + QUEUED_DIGESTS) + 18 * 3;
 /// Bytes the queue is encoded with at least: the `base64` crate's block
 /// encoder takes inputs from 128 bytes (a whole number of groups).
 const BLOCK_FLOOR: usize = 129;
+const _: () = assert!(BLOCK_FLOOR <= ROOM, "the queue holds the block encoder's floor");
 
 /// Field bytes waiting to be encoded, and where each one's text goes.
 pub(crate) struct Pending {
@@ -77,7 +78,7 @@ impl Pending {
     /// Encodes the queue and writes each field's text into its room.
     pub(crate) fn finish(&mut self, out: &mut [u8]) {
         let mut text = [0u8; (ROOM / 3) * 4];
-        let len = self.len.max(BLOCK_FLOOR).min(ROOM);
+        let len = self.len.clamp(BLOCK_FLOOR, ROOM);
         let (Some(raw), Some(room)) = (self.raw.get(..len), text.get_mut(..len / 3 * 4)) else {
             return;
         };
