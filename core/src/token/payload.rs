@@ -251,9 +251,7 @@ pub(crate) fn is_version_word(s: &str) -> bool {
 
 mod asked;
 mod fields;
-mod pending;
 mod writer;
-use pending::Pending;
 mod written;
 pub(crate) use asked::question_digest_asked;
 pub(crate) use writer::*;

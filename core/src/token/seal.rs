@@ -171,8 +171,7 @@ fn seal_digests(
         (None, None) => 384,
     };
     let mut payload = Vec::with_capacity(room);
-    let mut head = Head::new();
-    write_head(&mut payload, &mut head, &key.principal_tag(input.principal), limits, now, input, digests);
+    let head = write_head(&mut payload, &key.principal_tag(input.principal), limits, now, input, digests);
     match (text, tree) {
         (Some(t), _) if !t.is_null() => {
             payload.extend_from_slice(b",\"s\":");
@@ -188,7 +187,7 @@ fn seal_digests(
     }
     let draw = Draw { now, round: input.round, flow_start: input.flow_start, binding: input.binding };
     let ids = sealer.random.ids(&draw, flow)?;
-    write_tail(&mut payload, &mut head, limits, &ids);
+    write_tail(&mut payload, head, limits, &ids);
     if tree.is_some() {
         LAST_PAYLOAD.with(|last| last.set(payload.len()));
     }

@@ -84,13 +84,12 @@ pub(crate) fn write_payload_with(
             &taken
         }
     };
-    let mut head = Head::new();
-    write_head(out, &mut head, &principal_tag(mac, input.principal), limits, now, input, digests);
+    let head = write_head(out, &principal_tag(mac, input.principal), limits, now, input, digests);
     if let Some(state) = state {
         out.put(b",\"s\":");
         out.put(state);
     }
-    write_tail(out, &mut head, limits, ids);
+    write_tail(out, head, limits, ids);
 }
 
 /// The digest of a question nested at most [`json::MAX_DEPTH`] levels, or
@@ -115,20 +114,9 @@ pub(crate) fn question_digest_and_len_within(request: &Value) -> Option<([u8; 32
 /// Where [`write_head`] left room for the flow id, which [`write_tail`]
 /// fills in: the ids are drawn after the state is written, so that a state
 /// nested too deep is refused before the operating system is asked for
-/// random bytes (the order of errors `seal` has always had). The caller
-/// makes it ([`Head::new`]) and lends it to both, so that its queue is
-/// never moved (tenth pass).
+/// random bytes (the order of errors `seal` has always had).
 pub(crate) struct Head {
     fid_at: usize,
-    /// Tenth pass: the fixed-length fields, encoded together by
-    /// [`write_tail`] (see `pending.rs`).
-    pending: Pending,
-}
-
-impl Head {
-    pub(crate) fn new() -> Head {
-        Head { fid_at: 0, pending: Pending::new() }
-    }
 }
 
 /// The payload up to and including `"r"`: `{"b":…,"exp":…,"fid":"<room>",
@@ -137,31 +125,29 @@ impl Head {
 /// `input.questions[i]` (the caller makes sure there is one per question).
 pub(crate) fn write_head(
     out: &mut Vec<u8>,
-    head: &mut Head,
     ptag: &[u8; PRINCIPAL_TAG_BYTES],
     limits: &Limits,
     now: u64,
     input: &SealInput<'_>,
     digests: &[[u8; 32]],
-) {
+) -> Head {
     use json::Sink as _;
     let num = |out: &mut Vec<u8>, key: &[u8], n: u64| {
         out.put(key);
         put_u64(out, n);
     };
-    let pending = &mut head.pending;
     out.put(b"{\"b\":\"");
-    pending.put(out, input.binding);
+    put_b64(out, input.binding);
     out.put(b"\"");
     num(out, b",\"exp\":", now.saturating_add(limits.ttl));
     out.put(b",\"fid\":\"");
-    head.fid_at = out.len();
+    let fid_at = out.len();
     out.put(&[b'-'; ID_TEXT_BYTES]);
     out.put(b"\"");
     num(out, b",\"fs\":", input.flow_start);
     num(out, b",\"iat\":", now);
     out.put(b",\"p\":\"");
-    pending.put(out, ptag);
+    put_b64(out, ptag);
     out.put(b"\",\"q\":{");
     let pairs = input.questions.iter().zip(digests).map(|((key, _), d)| (key.as_str(), d));
     // Keys in byte order, and the last digest of a repeated key as a map
@@ -170,7 +156,7 @@ pub(crate) fn write_head(
     // (sixth pass); otherwise a stable sort, keeping the last of each run.
     let in_order = input.questions.windows(2).all(|w| w[0].0 < w[1].0);
     if in_order {
-        put_questions(out, pending, pairs);
+        put_questions(out, pairs);
     } else {
         let mut sorted: Vec<(&str, &[u8; 32])> = pairs.collect();
         sorted.sort_by(|a, b| a.0.cmp(b.0));
@@ -181,17 +167,14 @@ pub(crate) fn write_head(
             }
             same
         });
-        put_questions(out, pending, sorted.into_iter());
+        put_questions(out, sorted.into_iter());
     }
     out.put(b"}");
     num(out, b",\"r\":", u64::from(input.round));
+    Head { fid_at }
 }
 
-fn put_questions<'a>(
-    out: &mut Vec<u8>,
-    pending: &mut Pending,
-    pairs: impl Iterator<Item = (&'a str, &'a [u8; 32])>,
-) {
+fn put_questions<'a>(out: &mut Vec<u8>, pairs: impl Iterator<Item = (&'a str, &'a [u8; 32])>) {
     use json::Sink as _;
     for (i, (key, digest)) in pairs.enumerate() {
         if i > 0 {
@@ -199,23 +182,23 @@ fn put_questions<'a>(
         }
         json::write_string(key, out);
         out.put(b":\"");
-        pending.put(out, digest);
+        put_b64(out, digest);
         out.put(b"\"");
     }
 }
 
 /// The rest of the payload after `"r"` (and the state, if any): the flow
 /// id in the room [`write_head`] left, then `,"tid":…,"v":…}`.
-pub(crate) fn write_tail(out: &mut Vec<u8>, head: &mut Head, limits: &Limits, ids: &Ids) {
+pub(crate) fn write_tail(out: &mut Vec<u8>, head: Head, limits: &Limits, ids: &Ids) {
     use json::Sink as _;
-    let pending = &mut head.pending;
-    pending.queue(out, head.fid_at, &ids.flow);
+    if let Some(room) = out.get_mut(head.fid_at..head.fid_at + ID_TEXT_BYTES) {
+        room.copy_from_slice(&IdText::new(&ids.flow).0);
+    }
     out.put(b",\"tid\":\"");
-    pending.put(out, &ids.token);
+    out.put(&IdText::new(&ids.token).0);
     out.put(b"\",\"v\":");
     put_u64(out, u64::from(limits.version));
     out.put(b"}");
-    pending.finish(out);
 }
 
 /// Appends the decimal digits of `n`, as `{n}` formats it: straight into
