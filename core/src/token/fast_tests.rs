@@ -232,7 +232,7 @@ fn mutated_payload() -> impl Strategy<Value = String> {
         Just(serde_json::json!("s")),
     ];
     (
-        0usize..3,
+        0usize..7,
         state,
         0u8..10,
         any::<prop::sample::Index>(),
@@ -377,7 +377,10 @@ fn the_hand_reader_agrees_with_serde_on_odd_payloads() {
             assert_eq!(Some(fast), serde, "{}", &text[..text.len().min(300)]);
         }
     }
-    // The repeated question key: serde keeps the last, and so would the
-    // hand reader; either way the same map.
-    assert!(view_of_written(cases[1].as_bytes()).is_some());
+    // The repeated question key: serde keeps the last. Since the tenth
+    // pass the hand reader leaves such a payload (which `seal` never
+    // writes) to serde, so the digests it decodes together cannot be
+    // filled in out of order; `open` reads the same map either way.
+    assert!(view_of_written(cases[1].as_bytes()).is_none());
+    assert!(view_of_owned(cases[1].as_bytes()).is_some());
 }

@@ -18,6 +18,7 @@
 
 mod b64;
 mod binding;
+mod ct;
 #[cfg(test)]
 mod fast_tests;
 mod ids;

@@ -250,6 +250,7 @@ pub(crate) fn is_version_word(s: &str) -> bool {
 }
 
 mod asked;
+mod fields;
 mod writer;
 mod written;
 pub(crate) use asked::question_digest_asked;

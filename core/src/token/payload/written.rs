@@ -2,11 +2,10 @@
 
 use std::collections::BTreeMap;
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::value::RawValue;
 
 use super::super::{ID_BYTES, PRINCIPAL_TAG_BYTES, TokenError, TokenReason, legacy_ids};
+use super::fields::{BATCH_QUESTIONS, Batch, Slot};
 use super::{IdText, Payload, RawText, decode_fixed};
 
 /// A payload's fields as `open` checks them, its base64url fields
@@ -81,26 +80,47 @@ impl<'a> Written<'a> {
 /// serde, so its error comes where it always has (after the version).
 pub(crate) fn read_written(bytes: &[u8]) -> Option<Written<'_>> {
     let mut r = Reader { bytes, at: 0 };
+    // Tenth pass: the fixed-length fields are queued and decoded together
+    // once the payload is read (`fields.rs`); any that would not decode
+    // leaves the payload to serde, as when each was decoded where read.
+    let mut batch = Batch::new();
     r.lit(b"{\"b\":")?;
-    let (b, _) = r.fixed::<32, 43>()?;
+    let b = batch.push::<32, 43>(r.fixed()?)?;
     r.lit(b",\"exp\":")?;
     let exp = r.u64()?;
     r.lit(b",\"fid\":")?;
-    let fid = r.fixed::<ID_BYTES, 22>()?;
+    let fid_text: &[u8; 22] = r.fixed()?;
+    let fid = batch.push::<ID_BYTES, 22>(fid_text)?;
     r.lit(b",\"fs\":")?;
     let fs = r.u64()?;
     r.lit(b",\"iat\":")?;
     let iat = r.u64()?;
     r.lit(b",\"p\":")?;
-    let (p, _) = r.fixed::<PRINCIPAL_TAG_BYTES, 22>()?;
+    let p = batch.push::<PRINCIPAL_TAG_BYTES, 22>(r.fixed()?)?;
     r.lit(b",\"q\":{")?;
     let mut q = BTreeMap::new();
+    // The digests in the batch, by key; those past its room are decoded
+    // where read. `seal` never repeats a key: a repeated one leaves the
+    // payload to serde (whose map keeps the last), so the order in which
+    // the two kinds are filled in cannot matter.
+    let mut queued: [Option<(&str, Slot<32>)>; BATCH_QUESTIONS] = [None; BATCH_QUESTIONS];
+    let mut n = 0;
     if r.lit(b"}").is_none() {
         loop {
             let key = r.key()?;
             r.lit(b":")?;
-            // A repeated key keeps the last value, as serde's map does.
-            q.insert(key.to_owned(), r.fixed::<32, 43>()?.0);
+            let text: &[u8; 43] = r.fixed()?;
+            let digest = match queued.get_mut(n) {
+                Some(place) => {
+                    *place = Some((key, batch.push::<32, 43>(text)?));
+                    [0; 32]
+                }
+                None => decode_fixed::<32>(std::str::from_utf8(text).ok()?).ok()?,
+            };
+            n += 1;
+            if q.insert(key.to_owned(), digest).is_some() {
+                return None;
+            }
             if r.lit(b"}").is_some() {
                 break;
             }
@@ -114,22 +134,30 @@ pub(crate) fn read_written(bytes: &[u8]) -> Option<Written<'_>> {
         None => None,
     };
     r.lit(b",\"tid\":")?;
-    let tid = r.fixed::<ID_BYTES, 22>()?;
+    let tid_text: &[u8; 22] = r.fixed()?;
+    let tid = batch.push::<ID_BYTES, 22>(tid_text)?;
     r.lit(b",\"v\":")?;
     let v = r.u64()?;
     r.lit(b"}")?;
-    (r.at == bytes.len()).then_some(Written {
+    if r.at != bytes.len() {
+        return None;
+    }
+    let decoded = batch.decode()?;
+    for (key, slot) in queued.iter().flatten() {
+        *q.get_mut(*key)? = decoded.get(*slot)?;
+    }
+    Some(Written {
         v,
         iat,
         exp,
         fs,
         r: round,
-        b,
-        p,
+        b: decoded.get(b)?,
+        p: decoded.get(p)?,
         q,
         s,
-        tid: (tid.0, IdText(tid.1)),
-        fid: (fid.0, IdText(fid.1)),
+        tid: (decoded.get(tid)?, IdText(*tid_text)),
+        fid: (decoded.get(fid)?, IdText(*fid_text)),
     })
 }
 
@@ -156,21 +184,18 @@ impl<'a> Reader<'a> {
         &rest[..n]
     }
 
-    /// A string of exactly `T` bytes that decodes as base64url to `N`
-    /// bytes: the bytes and the text. The decoder takes only the
-    /// alphabet, with no padding and no stray trailing bits, so text it
-    /// takes has no escape (serde reads the same string) and is the one
-    /// encoding of its bytes; anything else, `None`.
-    fn fixed<const N: usize, const T: usize>(&mut self) -> Option<([u8; N], [u8; T])> {
+    /// A string of exactly `T` bytes, its text (decoded later, with the
+    /// payload's other fixed-length fields: see `fields.rs`). The decoder
+    /// takes only the alphabet, with no padding and no stray trailing
+    /// bits, so text it takes has no escape (serde reads the same string)
+    /// and is the one encoding of its bytes.
+    fn fixed<const T: usize>(&mut self) -> Option<&'a [u8; T]> {
         self.lit(b"\"")?;
         let end = self.at.checked_add(T)?;
-        let text: [u8; T] = self.bytes.get(self.at..end)?.try_into().ok()?;
+        let text: &'a [u8; T] = self.bytes.get(self.at..end)?.try_into().ok()?;
         self.at = end;
         self.lit(b"\"")?;
-        // The decoder wants room for its estimate (a byte more than N).
-        let mut out = [0u8; 48];
-        let n = URL_SAFE_NO_PAD.decode_slice(text, &mut out).ok()?;
-        Some((out.get(..n)?.try_into().ok()?, text))
+        Some(text)
     }
 
     /// An object key with no escapes and no control characters.
