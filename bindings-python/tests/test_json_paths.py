@@ -138,9 +138,9 @@ def test_fast_reader_numbers_match_the_reference() -> None:
         assert fast is not None and same(fast[0], _native._from_text(text, True)[0]), text
 
 
-# Decimal spellings around the reader's short path (a fraction, no
-# exponent, at most 15 digits: the digits divided by a power of ten) and
-# just past it (16 and 17 digits, exponents), halfway cases included.
+# Decimal spellings: short fractions, 16 and 17 significant digits (past
+# an exact double's reach), exponents, halfway cases: the reader's double
+# must be the nearest, as float() gives it.
 DECIMALS = st.builds(
     lambda sign, whole, frac, exp: f"{sign}{whole}.{frac}{exp}",
     st.sampled_from(["", "-"]),

@@ -161,7 +161,7 @@ impl<'py, 't> Reader<'py, 't> {
             // Beyond 64 bits: Python's int is exact.
             return Ok(Some(py.get_type::<PyInt>().call1((lexeme,))?));
         }
-        match short_decimal(lexeme.as_bytes()).map_or_else(|| lexeme.parse::<f64>(), Ok) {
+        match lexeme.parse::<f64>() {
             Ok(f) => Ok(Some(PyFloat::new(py, f).into_any())),
             Err(_) => Ok(None),
         }
@@ -211,42 +211,4 @@ fn escape_mask(x: u64) -> u64 {
 /// marks.
 fn first_marked(mask: u64) -> usize {
     (mask.trailing_zeros() / 8) as usize
-}
-
-/// Powers of ten that are exact doubles, for [`short_decimal`].
-const POW10: [f64; 16] =
-    [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
-
-/// The double nearest a JSON number with a fraction, no exponent and at
-/// most 15 digits (`129.5`, `-0.25`), without the general parser: its
-/// digits as an integer `m` (below 10^15, so an exact double) divided by
-/// 10^k for its k fraction digits (an exact double too), and one IEEE
-/// division of two exact values is correctly rounded, as `str::parse`
-/// is (Clinger's fast path). `None` for any other number: the caller
-/// parses it. A property test holds it to `str::parse` bit for bit.
-pub(super) fn short_decimal(lexeme: &[u8]) -> Option<f64> {
-    let (negative, digits) = match lexeme.split_first() {
-        Some((b'-', rest)) => (true, rest),
-        _ => (false, lexeme),
-    };
-    let (mut m, mut count, mut fraction, mut seen_point) = (0u64, 0usize, 0usize, false);
-    for &b in digits {
-        match b {
-            b'0'..=b'9' => {
-                m = m * 10 + u64::from(b - b'0');
-                count += 1;
-                fraction += usize::from(seen_point);
-                if count > 15 {
-                    return None;
-                }
-            }
-            b'.' if !seen_point => seen_point = true,
-            _ => return None,
-        }
-    }
-    if count == 0 {
-        return None;
-    }
-    let f = m as f64 / *POW10.get(fraction)?;
-    Some(if negative { -f } else { f })
 }
