@@ -13,6 +13,9 @@ fi
 export PATH="$TOOLS/bin:$PATH"
 CORPUS="$ROOT/target/fuzz-corpus"
 python3 fuzz/seeds.py "$CORPUS"
+# Every input a fuzzing run once failed on starts the corpus too (make test
+# replays them on stable: scripts/test-rust.sh).
+cp -R fuzz/regressions/. "$CORPUS/"
 cd fuzz
 # FUZZ_TARGETS="canonical begin" limits the run to some targets.
 for target in ${FUZZ_TARGETS:-begin token_open token_open_v2 form_schema answer canonical inspect}; do

@@ -6,6 +6,31 @@ cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
 echo "== rust: cargo test"
 cargo test --locked --workspace
+echo "== rust: every fuzz target over its seeds and past failures (replay on stable, no fuzzing)"
+# `make fuzz` fuzzes, with nightly and sanitizers; this runs each target's
+# own invariants, built on the stable toolchain, over the inputs the vectors
+# give (fuzz/seeds.py) and every input a fuzzing run once failed on
+# (fuzz/regressions/TARGET/), so a target never goes stale or stops
+# compiling unseen. libFuzzer given a directory and -runs=0 runs each file
+# once; an invariant broken aborts the process.
+REPLAY=target/fuzz-replay
+rm -rf "$REPLAY/corpus"
+python3 fuzz/seeds.py "$REPLAY/corpus" >/dev/null
+cp -R fuzz/regressions/. "$REPLAY/corpus/"
+cargo build --locked --release --manifest-path fuzz/Cargo.toml --target-dir "$REPLAY/build" 2>&1 | tail -n 1
+for target in $(sed -n 's/^name = "\(.*\)"$/\1/p' fuzz/Cargo.toml | grep -vx snodo-fuzz); do
+  inputs=$(find "$REPLAY/corpus/$target" -type f 2>/dev/null | wc -l)
+  [ "$inputs" -gt 0 ] || { echo "FAIL: fuzz target $target has no seed" >&2; exit 1; }
+  log="$REPLAY/$target.log"
+  if ! "$REPLAY/build/release/$target" -runs=0 -artifact_prefix="$REPLAY/" "$REPLAY/corpus/$target" >"$log" 2>&1; then
+    tail -n 30 "$log" >&2
+    echo "FAIL: fuzz target $target broke its invariant on a seed (above)" >&2
+    exit 1
+  fi
+  ran=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$log")
+  [ "${ran:-0}" -ge "$inputs" ] || { echo "FAIL: fuzz target $target ran ${ran:-0} of $inputs inputs" >&2; exit 1; }
+  echo "fuzz replay: $target ran $inputs inputs"
+done
 echo "== rust: once store on a real Redis (feature redis; fails, never skips, without Redis)"
 # shellcheck source=scripts/redis.sh
 source scripts/redis.sh
