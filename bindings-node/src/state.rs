@@ -294,7 +294,7 @@ mod scan {
                 }
                 "inputRequests" => value(text, i, 0).filter(|v| *v == b"null")?,
                 "type" => *kind.insert(value(text, i, 0)?),
-                super::STATE => *state.insert(value(text, i, MAX_MEMBER_DEPTH)?),
+                super::STATE => return state_member(text, i, &mut state),
                 _ => return None,
             };
             Some(i + v.len())
@@ -304,17 +304,33 @@ mod scan {
         }
         // The core's reading of the map: keys in their sorted order.
         requests.sort_by(|a, b| a.0.cmp(&b.0));
-        match state {
-            None | Some(b"null") => Some(Outcome::InputRequired { requests, state: None }),
-            Some(text) => {
-                let state = StateText::new(text).ok()?;
-                Some(if state.is_null() {
-                    Outcome::InputRequired { requests, state: None }
-                } else {
-                    Outcome::InputRequiredText { requests, state }
-                })
-            }
+        Some(match state.filter(|s| !s.is_null()) {
+            None => Outcome::InputRequired { requests, state: None },
+            Some(state) => Outcome::InputRequiredText { requests, state },
+        })
+    }
+
+    /// The depth [`StateText`]'s in-place reader starts a member's value
+    /// at: it then takes at most `snodo::MAX_DEPTH - STATE_DEPTH - 1`
+    /// levels of nesting, within [`MAX_MEMBER_DEPTH`], the most [`value`]
+    /// lets through (deeper values go the delimit-then-canonicalise way,
+    /// which decides).
+    const STATE_DEPTH: usize = 4;
+
+    /// The state member's value at `i`, canonicalised into `state`: the
+    /// index after it. Issue 16, eleventh pass: canonicalised and
+    /// delimited in one pass where the reader can (most states), rather
+    /// than delimited by [`skip`] and then read again; otherwise cut out
+    /// and canonicalised as before (`StateText::new`, which refuses what
+    /// the reference path refuses).
+    fn state_member(text: &[u8], i: usize, state: &mut Option<StateText>) -> Option<usize> {
+        if let Some((s, len)) = snodo::internal::json::state_text_prefix(text.get(i..)?, STATE_DEPTH) {
+            *state = Some(s);
+            return Some(i + len);
         }
+        let v = value(text, i, MAX_MEMBER_DEPTH)?;
+        *state = Some(StateText::new(v).ok()?);
+        Some(i + v.len())
     }
 
     /// [`super::split`] by members: every member but `state` parsed
@@ -327,21 +343,16 @@ mod scan {
         let mut rest = serde_json::Map::new();
         let mut state = None;
         let end = members(text, ws(text, 0), &mut |k, i| {
-            let v = value(text, i, MAX_MEMBER_DEPTH)?;
             if k == super::STATE {
-                state = Some(v);
-            } else {
-                rest.insert(k.to_owned(), snodo::parse_json(v, what).ok()?);
+                return state_member(text, i, &mut state);
             }
+            let v = value(text, i, MAX_MEMBER_DEPTH)?;
+            rest.insert(k.to_owned(), snodo::parse_json(v, what).ok()?);
             Some(i + v.len())
         })?;
         if ws(text, end) != text.len() {
             return None;
         }
-        let state = match state {
-            Some(v) => Some(StateText::new(v).ok()?),
-            None => None,
-        };
         Some(super::Split { rest, state })
     }
 

@@ -205,6 +205,14 @@ pub mod internal {
         pub fn trusted_state_text(text: String) -> Option<crate::json::StateText> {
             crate::json::StateText::trusted(text)
         }
+
+        /// Issue 16, eleventh pass: the state whose JSON text `text` starts
+        /// with, canonicalised, and the bytes it spans; `None` when the fast
+        /// reader gives up (then delimit it and use `StateText::new`, which
+        /// decides). `depth`: how deep the value sits in its document.
+        pub fn state_text_prefix(text: &[u8], depth: usize) -> Option<(crate::json::StateText, usize)> {
+            crate::json::StateText::prefix(text, depth)
+        }
     }
     pub use crate::elicitation::{RequestKind, read_answer, validate_input_request};
     pub use crate::schema::{validate_content, validate_form_schema};

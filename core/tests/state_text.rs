@@ -149,6 +149,52 @@ proptest! {
     }
 }
 
+/// Issue 16, eleventh pass: the state read where it stands in a larger
+/// text (`state_text_prefix`) is `StateText::new` of its bytes and spans
+/// exactly them, whatever follows; when it gives up, `new` decides.
+fn check_prefix(text: &str, tail: &str, depth: usize) -> Result<(), TestCaseError> {
+    let whole = format!("{text}{tail}");
+    if let Some((state, len)) = snodo::internal::json::state_text_prefix(whole.as_bytes(), depth) {
+        let spanned = whole.get(..len).unwrap_or_default();
+        let reference =
+            StateText::new(spanned).map_err(|e| TestCaseError::fail(format!("{spanned}: {e}")))?;
+        prop_assert_eq!(state.as_str(), reference.as_str());
+        // A tail that cannot continue the value is never read into it
+        // (`1` and `.5` can continue a number: `1` then `1` is `11`).
+        if !matches!(tail, "1" | ".5") {
+            prop_assert_eq!(len, text.len(), "{} then {}", text, tail);
+        }
+        // The nesting bound: a value read at `depth` never goes deeper
+        // than the documents' bound allows from there.
+        let deepest = parse_json(text.as_bytes(), "state").map(|v| nesting(&v)).unwrap_or(0);
+        prop_assert!(deepest + depth < snodo::MAX_DEPTH, "{} read at {}", text, depth);
+    }
+    Ok(())
+}
+
+fn nesting(v: &Value) -> usize {
+    match v {
+        Value::Array(a) => 1 + a.iter().map(nesting).max().unwrap_or(0),
+        Value::Object(m) => 1 + m.values().map(nesting).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_state_read_in_place_is_new_of_its_bytes(
+        text in arb_text(),
+        tail in prop::sample::select(&["", "}", ",\"z\":1}", " }", "]", "x", "1", "e5", ".5", "\""][..]),
+        depth in 0usize..6,
+    ) {
+        // Some tails run into a scalar (`1` then `e5`): the reader must
+        // give up or read exactly what `new` reads of what it spanned.
+        check_prefix(&text, tail, depth)?;
+    }
+}
+
 #[test]
 fn edges_agree() {
     let nested = |n: usize| format!("{}1{}", "[".repeat(n), "]".repeat(n));
@@ -159,6 +205,12 @@ fn edges_agree() {
         ["null", "{}", "[]", "\"\"", r#"{"a":1,"a":2}"#, "[1,]", "1 2", "", r#"{"b":1,"a":{"d":[],"c":"é"}}"#]
     {
         check(text).unwrap();
+    }
+    // In place, at the nesting bound (issue 16, eleventh pass).
+    for depth in [0, 3, 4] {
+        for n in [1, 59, 60, 61, 63, 64] {
+            check_prefix(&nested(n), "}", depth).unwrap();
+        }
     }
     // Both at once is refused rather than guessed.
     let e = engine(1);

@@ -14,6 +14,7 @@
 
 use serde_json::Value;
 
+use super::stream::canonical_prefix;
 use super::{MAX_ARGUMENT_BYTES, canonicalize, parse};
 
 /// Application state as canonical JSON text, for `Engine::seal_text` and
@@ -38,6 +39,26 @@ impl StateText {
     /// (`snodo::internal::json::trusted_state_text`).
     pub(crate) fn trusted(text: String) -> Option<StateText> {
         (text.len() <= MAX_ARGUMENT_BYTES).then_some(StateText { text })
+    }
+
+    /// Issue 16, eleventh pass: the state whose JSON text `text` starts
+    /// with (at its first byte; whatever follows is left unread), read as
+    /// a value nested `depth` deep, and how many bytes of `text` it spans.
+    /// For a binding that finds the state as a member of a larger text:
+    /// the value is canonicalised and delimited in one pass, where cutting
+    /// it out first scanned it twice. `None` when the fast canonical reader
+    /// gives up (escapes, exponents, deeper than `MAX_DEPTH - depth`
+    /// levels, bad text): the caller then delimits the value and calls
+    /// [`StateText::new`], which decides the result or the error. When it
+    /// gives `Some`, the text is `new`'s of the same bytes (held to it by
+    /// the tests below and the Node binding's property tests).
+    pub(crate) fn prefix(text: &[u8], depth: usize) -> Option<(StateText, usize)> {
+        let (canon, len) = canonical_prefix(text, depth)?;
+        if len > MAX_ARGUMENT_BYTES {
+            return None;
+        }
+        // The reader checked every string's UTF-8; the rest is ASCII.
+        Some((StateText { text: String::from_utf8(canon).ok()? }, len))
     }
 
     /// Canonicalises the JSON object text `text` and cuts its top-level
