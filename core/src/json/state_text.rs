@@ -51,7 +51,7 @@ impl StateText {
     /// levels, bad text): the caller then delimits the value and calls
     /// [`StateText::new`], which decides the result or the error. When it
     /// gives `Some`, the text is `new`'s of the same bytes (held to it by
-    /// the tests below and the Node binding's property tests).
+    /// `core/tests/state_text.rs` and the Node binding's property tests).
     pub(crate) fn prefix(text: &[u8], depth: usize) -> Option<(StateText, usize)> {
         let (canon, len) = canonical_prefix(text, depth)?;
         if len > MAX_ARGUMENT_BYTES {
