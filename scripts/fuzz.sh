@@ -17,8 +17,10 @@ python3 fuzz/seeds.py "$CORPUS"
 # replays them on stable: scripts/test-rust.sh).
 cp -R fuzz/regressions/. "$CORPUS/"
 cd fuzz
-# FUZZ_TARGETS="canonical begin" limits the run to some targets.
-for target in ${FUZZ_TARGETS:-begin token_open token_open_v2 form_schema answer canonical inspect}; do
+# FUZZ_TARGETS="canonical begin" limits the run to some targets; by default
+# every [[bin]] of Cargo.toml runs, as scripts/test-rust.sh replays them.
+ALL_TARGETS=$(sed -n 's/^name = "\(.*\)"$/\1/p' Cargo.toml | grep -vx snodo-fuzz)
+for target in ${FUZZ_TARGETS:-$ALL_TARGETS}; do
     echo "== fuzz: $target for ${SECONDS_EACH}s"
     mkdir -p "$CORPUS/$target"
     log="$ROOT/target/fuzz-$target.log"

@@ -312,10 +312,11 @@ mod scan {
 
     /// The depth [`StateText`]'s in-place reader starts a member's value
     /// at: it then takes at most `snodo::MAX_DEPTH - STATE_DEPTH - 1`
-    /// levels of nesting, within [`MAX_MEMBER_DEPTH`], the most [`value`]
-    /// lets through (deeper values go the delimit-then-canonicalise way,
-    /// which decides).
-    const STATE_DEPTH: usize = 4;
+    /// levels of nesting, one fewer than [`MAX_MEMBER_DEPTH`], the most
+    /// [`value`] lets through (deeper values go the delimit-then-
+    /// canonicalise way, which decides). Derived from that bound so the
+    /// two cannot drift apart.
+    const STATE_DEPTH: usize = snodo::MAX_DEPTH - MAX_MEMBER_DEPTH;
 
     /// The state member's value at `i`, canonicalised into `state`: the
     /// index after it. Issue 16, eleventh pass: canonicalised and
