@@ -38,7 +38,7 @@
 # BENCH_REPEATS for the binding benches (default 50 ms x 11 interleaved
 # repeats); CRITERION_ARGS to override criterion's timing flags;
 # BENCH_CORE_BATCH for the round sampler's decide batch (default: the
-# criterion decide row's middle batch).
+# criterion decide row's, benches/common DECIDE_BATCH).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -85,18 +85,13 @@ step "core round sampler: begin+decide of the 256 B state, sampled beside each b
 # workspace overrides neither bench nor release, so both are release's).
 cargo build --locked --profile bench -p snodo --example round_sampler 2>&1 | tail -n 1
 export BENCH_CORE_SAMPLER="$ROOT/target/release/examples/round_sampler"
-# decide's batch: the middle sample's batch of the criterion row just run
-# (iter_batched makes a sample of n iterations ten batches; a bigger batch
-# is slower per decide, so the sampler uses the row's own), see the sampler.
-# A BENCH_CORE_BATCH set by the caller wins (e.g. 1 for decides one at a
-# time, as a server and the binding benches run them).
-: "${BENCH_CORE_BATCH:=$("$VENV/bin/python" -c 'import json, math, sys
-it = sorted(json.load(open(sys.argv[1]))["iters"])
-print(math.ceil(it[len(it) // 2] / 10))' target/criterion/core/decide/state_256/new/sample.json)}"
-export BENCH_CORE_BATCH
+# decide's batch: the sampler's default is criterion's (benches/common
+# DECIDE_BATCH). A BENCH_CORE_BATCH set by the caller wins (e.g. 1 for
+# decides one at a time, as a server and the binding benches run them).
+export BENCH_CORE_BATCH="${BENCH_CORE_BATCH:-}"
 # The check: one 2 s sample now, beside criterion's rows of a moment ago.
-printf 'sample 2000\nquit\n' | "$BENCH_CORE_SAMPLER" "$BENCH_CORE_BATCH" | tail -n 1 > "$OUT/core-sampler.json"
-echo "round_sampler (decide batch $BENCH_CORE_BATCH): $(cat "$OUT/core-sampler.json")"
+printf 'sample 2000\nquit\n' | "$BENCH_CORE_SAMPLER" ${BENCH_CORE_BATCH:+"$BENCH_CORE_BATCH"} | tail -n 1 > "$OUT/core-sampler.json"
+echo "round_sampler (decide batch ${BENCH_CORE_BATCH:-its default}): $(cat "$OUT/core-sampler.json")"
 
 step "core growth (criterion) and memory (counting allocator, RSS over 100 000 flows)"
 rm -rf target/criterion/growth

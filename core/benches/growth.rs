@@ -52,7 +52,7 @@ fn bench(c: &mut Criterion) {
                     let r = engine.decide(black_box(&call), o).unwrap();
                     (call, r)
                 },
-                BatchSize::SmallInput,
+                BatchSize::NumIterations(common::DECIDE_BATCH),
             )
         });
     }

@@ -100,7 +100,7 @@ fn bench(c: &mut Criterion) {
         // What `decide` pays to free the caller's state tree (the Outcome
         // owns it): made outside the timing, freed inside.
         group.bench_function(id("drop_state"), |b| {
-            b.iter_batched(|| state.clone(), drop, BatchSize::SmallInput)
+            b.iter_batched(|| state.clone(), drop, BatchSize::NumIterations(common::DECIDE_BATCH))
         });
         group.bench_function(id("seal"), |b| b.iter(|| engine.seal(black_box(&input)).unwrap()));
         group.bench_function(id("open"), |b| {
@@ -145,7 +145,7 @@ fn bench(c: &mut Criterion) {
                     let r = engine.decide(black_box(&call), o).unwrap();
                     (call, r)
                 },
-                BatchSize::SmallInput,
+                BatchSize::NumIterations(common::DECIDE_BATCH),
             )
         });
         // Three rounds as a server runs them: begin, read the answer, decide.
@@ -163,7 +163,7 @@ fn bench(c: &mut Criterion) {
                     let a3 = engine.decide(&c3, o3);
                     black_box((a1, a2, a3))
                 },
-                BatchSize::SmallInput,
+                BatchSize::NumIterations(common::DECIDE_BATCH),
             )
         });
     }

@@ -14,18 +14,12 @@
 //! made before the timing and the call and response dropped after it, in
 //! batches (as `iter_batched` does).
 //!
-//! The batch size matters: criterion's `SmallInput` makes each sample ten
-//! batches, and its linear sampling gives sample `i` of `n` `i × d`
-//! iterations, so the batches of one `decide` row run from `d/10` to
-//! `n·d/10`, and a bigger batch is slower per decide (more memory live
-//! between set-up and timing: in the 2026-12-01 03:58 run, 2.9 µs per
-//! decide at batches of 42, 4.1 µs at 1266). The row's median is about the
-//! time at the middle sample's batch, `n/2 · d/10`, which is about 640 at
-//! both the full and the quick settings of scripts/bench.sh (`d` follows
-//! the measurement time over `n(n+1)/2`). The first argument sets the
-//! batch (default 640); scripts/bench.sh passes the middle batch of the
-//! criterion `decide` row it has just run, read from criterion's
-//! `sample.json`.
+//! The batch is criterion's: `common::DECIDE_BATCH` (16) inputs made,
+//! then timed (issue 16, twelfth pass; until then criterion's
+//! `SmallInput`, whose batches of hundreds to thousands left the inputs
+//! cold and made `decide` slower the bigger the batch, 2.9 µs at 42 and
+//! 4.1 µs at 1266 in the 2026-12-01 03:58 run, so this sampler had to
+//! copy the row's middle batch). The first argument sets another batch.
 //!
 //! Usage: `round_sampler [BATCH]`. Protocol, one line each way: it prints `{"ready":true}` once set up;
 //! then for each `sample <ms>` on stdin it runs begin, decide and the warm
@@ -211,8 +205,8 @@ fn sample(b: &Bench, pace: &mut Pace, ms: u64, batch: u64) -> (Tally, Tally, Tal
     (begin, decide, rounds)
 }
 
-/// Criterion's middle `decide` batch at scripts/bench.sh's settings (see the top).
-const DEFAULT_BATCH: u64 = 640;
+/// Criterion's `decide` batch (see the top).
+const DEFAULT_BATCH: u64 = common::DECIDE_BATCH;
 const MAX_BATCH: u64 = 1_000_000;
 
 fn main() {
