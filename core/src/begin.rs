@@ -111,11 +111,12 @@ fn begin_envelope(
                 Some(raw) => Input::Text(raw),
                 None => Input::Tree(p.input_responses.take()),
             };
-            (answers, p.request_state.take(), std::mem::take(&mut p.meta_known))
+            let known = (std::mem::take(&mut p.meta_known), std::mem::take(&mut p.meta_shared));
+            (answers, p.request_state.take(), known)
         }
         _ => (Input::Tree(None), None, Default::default()),
     };
-    let retry = Retry { input_responses, request_state, known };
+    let retry = Retry { input_responses, request_state, known: known.0, shared: known.1 };
     match check_shape(env, "a response, not a request")? {
         Ok(shape) => begin_shape(policy, sealer, now, shape, args, retry, principal),
         Err(respond) => Ok(respond),
@@ -168,17 +169,20 @@ fn begin_parsed(
         Value::String(s) => StateArg::Text(s.into()),
         _ => StateArg::Other,
     });
-    let retry = Retry { input_responses, request_state, known: Default::default() };
+    let retry =
+        Retry { input_responses, request_state, known: Default::default(), shared: Default::default() };
     begin_shape(policy, sealer, now, shape, args, retry, principal)
 }
 
 /// What `begin_shape` reads besides the shape: the retry envelope, and
 /// the `_meta` members the hand reader split off (`json::META_KNOWN`;
-/// all `None` when they are still in the shape's `meta`).
+/// all `None` when they are still in the shape's `meta`), the capabilities
+/// and client info as shared trees when it found them as objects.
 struct Retry<'a> {
     input_responses: Input<'a>,
     request_state: Option<StateArg<'a>>,
     known: [Option<Value>; 3],
+    shared: [Option<Arc<Value>>; 2],
 }
 
 /// `params.inputResponses` as read: a tree (or absent), or (issue 16,
@@ -200,7 +204,12 @@ fn begin_shape(
     principal: &Principal,
 ) -> Result<Begin> {
     let Shape { id, method, params, mut meta } = shape;
-    let Retry { input_responses, request_state, known: [version, capabilities, client_info] } = retry;
+    let Retry {
+        input_responses,
+        request_state,
+        known: [version, capabilities, client_info],
+        shared: [shared_capabilities, shared_client_info],
+    } = retry;
     // The 2026-07-28 dialect: every request carries its own _meta.
     let version = match version.or_else(|| meta.remove(META_PROTOCOL_VERSION)) {
         Some(Value::String(v)) => v,
@@ -232,34 +241,14 @@ fn begin_shape(
             400,
         )));
     }
-    let capabilities = match capabilities.or_else(|| meta.remove(META_CLIENT_CAPABILITIES)) {
-        Some(c @ Value::Object(_)) => c,
-        None => {
-            return Ok(invalid_params(
-                id,
-                "Missing required _meta field io.modelcontextprotocol/clientCapabilities",
-                400,
-            ));
-        }
-        Some(_) => {
-            return Ok(invalid_params(
-                id,
-                "Invalid _meta field io.modelcontextprotocol/clientCapabilities: must be an object",
-                400,
-            ));
-        }
+    let capabilities = match shape::capabilities(shared_capabilities, capabilities, &mut meta) {
+        Ok(c) => c,
+        Err(message) => return Ok(invalid_params(id, &message, 400)),
     };
-    for cap in ["elicitation", "sampling", "roots"] {
-        if capabilities.get(cap).is_some_and(|c| !c.is_object()) {
-            return Ok(invalid_params(
-                id,
-                &format!("Invalid clientCapabilities.{cap}: must be an object"),
-                400,
-            ));
-        }
-    }
     // Informational only; a malformed optional field is ignored, not fatal.
-    let client_info = client_info.or_else(|| meta.remove(META_CLIENT_INFO)).filter(Value::is_object);
+    let client_info = shared_client_info.or_else(|| {
+        client_info.or_else(|| meta.remove(META_CLIENT_INFO)).filter(Value::is_object).map(Arc::new)
+    });
 
     let mrtr = version.as_str() >= crate::MRTR_VERSION;
     let call = Call {

@@ -20,8 +20,10 @@ pub struct Call {
     pub(crate) principal: Principal,
     pub(crate) protocol_version: String,
     pub(crate) mrtr: bool,
-    pub(crate) capabilities: Value,
-    pub(crate) client_info: Option<Value>,
+    /// Shared (issue 16, twelfth pass): a client's capabilities and info
+    /// are the same tree on every request (`json/envelope/fast/memo.rs`).
+    pub(crate) capabilities: Arc<Value>,
+    pub(crate) client_info: Option<Arc<Value>>,
     pub(crate) meta: Map<String, Value>,
     pub(crate) round: u32,
     pub(crate) flow_start: u64,
@@ -165,7 +167,7 @@ impl Call {
     /// The self-reported client info, if sent. Informational only: never
     /// use it for security decisions.
     pub fn client_info(&self) -> Option<&Value> {
-        self.client_info.as_ref()
+        self.client_info.as_deref()
     }
     /// The rest of the request's `_meta` (for example `progressToken`),
     /// without the protocol version, client capabilities and client info

@@ -3,6 +3,8 @@
 //! bridge, `begin_value`, the reference path) or through the envelope
 //! reader (`begin`).
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
 use super::{Begin, jsonrpc_error};
@@ -95,4 +97,36 @@ pub(super) fn check_shape(env: Envelope<'_>, on_response: &str) -> Result<std::r
         Some(_) => return bad(id, -32602, "Invalid params: _meta must be an object"),
     };
     Ok(Ok(Shape { id, method, params: params.rest, meta }))
+}
+
+/// The request's client capabilities: the tree the hand reader shared
+/// (issue 16, twelfth pass), else the `_meta` member as read; each of
+/// `elicitation`, `sampling`, `roots` an object when present. `Err` is
+/// the `-32602` message.
+pub(super) fn capabilities(
+    shared: Option<Arc<Value>>,
+    read: Option<Value>,
+    meta: &mut Map<String, Value>,
+) -> std::result::Result<Arc<Value>, String> {
+    let capabilities = match shared {
+        Some(c) => c,
+        None => match read.or_else(|| meta.remove(super::META_CLIENT_CAPABILITIES)) {
+            Some(c @ Value::Object(_)) => Arc::new(c),
+            None => {
+                return Err("Missing required _meta field io.modelcontextprotocol/clientCapabilities".into());
+            }
+            Some(_) => {
+                return Err(
+                    "Invalid _meta field io.modelcontextprotocol/clientCapabilities: must be an object"
+                        .into(),
+                );
+            }
+        },
+    };
+    for cap in ["elicitation", "sampling", "roots"] {
+        if capabilities.get(cap).is_some_and(|c| !c.is_object()) {
+            return Err(format!("Invalid clientCapabilities.{cap}: must be an object"));
+        }
+    }
+    Ok(capabilities)
 }

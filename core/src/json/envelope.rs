@@ -20,6 +20,7 @@ use std::borrow::Cow;
 use std::cell::Cell;
 use std::collections::BTreeSet;
 use std::fmt;
+use std::sync::Arc;
 
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
@@ -52,6 +53,11 @@ pub(crate) struct Params<'a> {
     /// ([`META_KNOWN`]), when the hand reader split them off; `meta` then
     /// holds the others. All `None` otherwise (they stay in `meta`).
     pub(crate) meta_known: [Option<Value>; 3],
+    /// Issue 16, twelfth pass: the client capabilities and client info
+    /// (`META_KNOWN[1]`, `[2]`) when the hand reader found them as
+    /// objects, as shared trees (the slot in `meta_known` is then `None`;
+    /// see `fast/memo.rs`).
+    pub(crate) meta_shared: [Option<Arc<Value>>; 2],
     /// Issue 16, seventh pass: `inputResponses` when the hand reader
     /// checked it in full without building it (`input_responses` is then
     /// `None`); see [`RawAnswers`].

@@ -7,6 +7,7 @@
 //! state elsewhere, so on disconnect the application simply drops it.
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
@@ -27,8 +28,8 @@ pub(crate) struct Origin {
     pub meta: Map<String, Value>,
     pub principal: Principal,
     pub protocol_version: String,
-    pub capabilities: Value,
-    pub client_info: Option<Value>,
+    pub capabilities: Arc<Value>,
+    pub client_info: Option<Arc<Value>>,
     pub binding: [u8; 32],
     pub strict_answers: bool,
     pub tag: String,
@@ -134,7 +135,7 @@ impl PendingFlow {
             meta: Map::new(),
             principal: self.origin.principal.clone(),
             protocol_version: String::new(),
-            capabilities: Value::Null,
+            capabilities: Arc::new(Value::Null),
             client_info: None,
             binding: [0; 32],
             strict_answers: false,

@@ -14,6 +14,7 @@
 //! `begin`'s property test against the tree path holds it to that.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
@@ -206,7 +207,7 @@ impl<'a> Reader<'a> {
                     if p.meta.is_some() {
                         return None;
                     }
-                    p.meta = Some(r.meta(&mut p.meta_known)?);
+                    p.meta = Some(r.meta(&mut p.meta_known, &mut p.meta_shared)?);
                 }
                 "inputResponses" => {
                     if p.input_responses.is_some() || p.answers_text.is_some() {
@@ -247,19 +248,29 @@ impl<'a> Reader<'a> {
 
     /// `params._meta` (nesting 2) when an object (else the serde walk's):
     /// the members `begin` reads into `known`, the others kept, so that
-    /// `begin` takes nothing out of a map (issue 16, sixth pass).
-    fn meta(&mut self, known: &mut [Option<Value>; 3]) -> Option<Value> {
+    /// `begin` takes nothing out of a map (issue 16, sixth pass). The
+    /// capabilities and client info, when objects, go into `shared`
+    /// instead, from this thread's memo when their text is kept there
+    /// (twelfth pass, `memo.rs`).
+    fn meta(
+        &mut self,
+        known: &mut [Option<Value>; 3],
+        shared: &mut [Option<Arc<Value>>; 2],
+    ) -> Option<Value> {
         if self.peek()? != b'{' {
             return None;
         }
         let mut map = Map::new();
         self.members(|r, key| {
             if let Some(i) = META_KNOWN.iter().position(|k| *k == key) {
-                let slot = known.get_mut(i)?;
-                if slot.is_some() {
+                let share = i.checked_sub(1).and_then(|s| shared.get_mut(s));
+                if known.get(i)?.is_some() || share.as_ref().is_some_and(|s| s.is_some()) {
                     return None;
                 }
-                *slot = Some(r.tree(3)?);
+                match share {
+                    Some(slot) if r.peek()? == b'{' => *slot = Some(r.shared_object()?),
+                    _ => *known.get_mut(i)? = Some(r.tree(3)?),
+                }
                 return Some(());
             }
             match map.entry(key) {
@@ -271,6 +282,21 @@ impl<'a> Reader<'a> {
             }
         })?;
         Some(Value::Object(map))
+    }
+
+    /// An object member of `_meta` (nesting 3), shared: the memo's tree
+    /// when the text here starts with one it keeps, else the tree built
+    /// now (and kept).
+    fn shared_object(&mut self) -> Option<Arc<Value>> {
+        let rest = self.text.get(self.at..)?;
+        if let Some((len, tree)) = memo::find(rest) {
+            self.at += len;
+            return Some(tree);
+        }
+        let start = self.at;
+        let tree = Arc::new(self.tree(3)?);
+        memo::keep(self.text.get(start..self.at)?, &tree);
+        Some(tree)
     }
 
     /// `params.arguments` (nesting 2): its canonical bytes.
@@ -339,6 +365,7 @@ impl<'a> Reader<'a> {
     }
 }
 
+mod memo;
 mod skip;
 mod values;
 use skip::plain_len;

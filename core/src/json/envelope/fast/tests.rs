@@ -93,25 +93,95 @@ fn plain_messages_take_this_path_with_the_same_result() {
         r#"{"params":{"arguments":"s","other":null}}"#,
         r#"{"params":{}}"#,
         r#"{}"#,
+        r#"{"id":1,"method":"m","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{ "elicitation" : {"form":{}} },"io.modelcontextprotocol/clientInfo":"c"}}}"#,
+        r#"{"id":1,"method":"m","params":{"_meta":{"io.modelcontextprotocol/clientInfo":{"name":"c","v":[1]},"io.modelcontextprotocol/clientCapabilities":{}}}}"#,
     ];
-    for text in texts {
-        let mut fast = super::read(text.as_bytes()).unwrap_or_else(|| panic!("not read: {text}"));
-        // The `_meta` members split off go back where the serde walk keeps them.
-        if let Some(Some(p)) = &mut fast.params {
-            for (key, v) in super::META_KNOWN.iter().zip(std::mem::take(&mut p.meta_known)) {
-                if let (Some(v), Some(serde_json::Value::Object(meta))) = (v, &mut p.meta) {
-                    meta.insert((*key).to_owned(), v);
-                }
-            }
-            // Answers kept as text (seventh pass) are the tree the serde
-            // walk builds.
-            if let Some(raw) = p.answers_text.take() {
-                p.input_responses = super::answers_tree(raw.text);
-                assert!(p.input_responses.is_some(), "{text}");
+    // Twice: the first read with the `_meta` memo empty (its objects
+    // built and kept), the second with them kept (read from it).
+    super::memo::clear();
+    for text in texts.iter().chain(texts.iter()) {
+        let fast = fast_as_serde_reads(text).unwrap_or_else(|| panic!("not read: {text}"));
+        assert_eq!(fast, serde_reads(text), "{text}");
+    }
+}
+
+/// The hand reader's result for `text` (Debug), put the way the serde
+/// walk reads it: the `_meta` members split off back in `_meta`, answers
+/// kept as text built.
+fn fast_as_serde_reads(text: &str) -> Option<String> {
+    let mut fast = super::read(text.as_bytes())?;
+    if let Some(Some(p)) = &mut fast.params {
+        let shared = std::mem::take(&mut p.meta_shared).map(|v| v.map(|v| (*v).clone()));
+        let [version, caps, info] = std::mem::take(&mut p.meta_known);
+        let [shared_caps, shared_info] = shared;
+        assert!(!(caps.is_some() && shared_caps.is_some() || info.is_some() && shared_info.is_some()));
+        for (key, v) in super::META_KNOWN.iter().zip([version, shared_caps.or(caps), shared_info.or(info)]) {
+            if let (Some(v), Some(serde_json::Value::Object(meta))) = (v, &mut p.meta) {
+                meta.insert((*key).to_owned(), v);
             }
         }
-        let slow = super::super::read_once(text.as_bytes(), &Cell::new(false)).unwrap().unwrap();
-        assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{text}");
+        // Answers kept as text (seventh pass) are the tree the serde
+        // walk builds.
+        if let Some(raw) = p.answers_text.take() {
+            p.input_responses = super::answers_tree(raw.text);
+            assert!(p.input_responses.is_some(), "{text}");
+        }
+    }
+    Some(format!("{fast:?}"))
+}
+
+/// The serde walk's result for `text` (Debug).
+fn serde_reads(text: &str) -> String {
+    match super::super::read_once(text.as_bytes(), &Cell::new(false)) {
+        Ok(Some(env)) => format!("{env:?}"),
+        other => format!("not a message: {other:?}"),
+    }
+}
+
+/// `_meta` objects that share prefixes and lengths, for the memo.
+const META_OBJECTS: [&str; 12] = [
+    r#"{"name":"c"}"#,
+    r#"{"name":"d"}"#,
+    r#"{"name":"cc"}"#,
+    r#"{"name":"c","v":1}"#,
+    r#"{"elicitation":{"form":{}}}"#,
+    r#"{"elicitation":{"url":{}}}"#,
+    r#"{"elicitation":{"form":{}},"sampling":{}}"#,
+    r#"{ "elicitation":{"form":{}}}"#,
+    r#"{"elicitation":{"form":{}}} "#,
+    r#"{"elicitation":{"form":[]}}"#,
+    r#"{}"#,
+    r#"{"a":{"a":{"a":{"a":1}}}}"#,
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Issue 16, twelfth pass: with the `_meta` memo holding whatever
+    /// earlier cases left (objects of the same prefixes and lengths),
+    /// messages whose capabilities and client info are such objects, or
+    /// cut or grown versions of them, are read as the serde walk reads
+    /// them, or left to it.
+    #[test]
+    fn meta_objects_from_the_memo_are_the_serde_walks(
+        caps in any::<prop::sample::Index>(),
+        info in any::<prop::sample::Index>(),
+        cut in 0usize..4,
+        tail in prop::sample::select(vec!["", "}", ",", " ", "]", "1", "\"x\":1}"]),
+        order in any::<bool>(),
+    ) {
+        let caps = META_OBJECTS[caps.index(META_OBJECTS.len())];
+        let info = META_OBJECTS[info.index(META_OBJECTS.len())];
+        let info = format!("{}{tail}", &info[..info.len() - cut.min(info.len() - 1)]);
+        let members = [
+            format!(r#""io.modelcontextprotocol/clientCapabilities":{caps}"#),
+            format!(r#""io.modelcontextprotocol/clientInfo":{info}"#),
+        ];
+        let (a, b) = if order { (&members[0], &members[1]) } else { (&members[1], &members[0]) };
+        let text = format!(r#"{{"id":1,"method":"m","params":{{"_meta":{{{a},{b},"x":1}}}}}}"#);
+        if let Some(fast) = fast_as_serde_reads(&text) {
+            prop_assert_eq!(fast, serde_reads(&text), "{}", text);
+        }
     }
 }
 
