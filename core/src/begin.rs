@@ -111,12 +111,13 @@ fn begin_envelope(
                 Some(raw) => Input::Text(raw),
                 None => Input::Tree(p.input_responses.take()),
             };
-            let known = (std::mem::take(&mut p.meta_known), std::mem::take(&mut p.meta_shared));
+            let known =
+                (std::mem::take(&mut p.meta_known), std::mem::take(&mut p.meta_shared), p.version_known);
             (answers, p.request_state.take(), known)
         }
         _ => (Input::Tree(None), None, Default::default()),
     };
-    let retry = Retry { input_responses, request_state, known: known.0, shared: known.1 };
+    let retry = Retry { input_responses, request_state, known: known.0, shared: known.1, version: known.2 };
     match check_shape(env, "a response, not a request")? {
         Ok(shape) => begin_shape(policy, sealer, now, shape, args, retry, principal),
         Err(respond) => Ok(respond),
@@ -169,8 +170,13 @@ fn begin_parsed(
         Value::String(s) => StateArg::Text(s.into()),
         _ => StateArg::Other,
     });
-    let retry =
-        Retry { input_responses, request_state, known: Default::default(), shared: Default::default() };
+    let retry = Retry {
+        input_responses,
+        request_state,
+        known: Default::default(),
+        shared: Default::default(),
+        version: None,
+    };
     begin_shape(policy, sealer, now, shape, args, retry, principal)
 }
 
@@ -183,6 +189,8 @@ struct Retry<'a> {
     request_state: Option<StateArg<'a>>,
     known: [Option<Value>; 3],
     shared: [Option<Arc<Value>>; 2],
+    /// The version, when the hand reader found one snodo knows.
+    version: Option<&'static str>,
 }
 
 /// `params.inputResponses` as read: a tree (or absent), or (issue 16,
@@ -209,30 +217,18 @@ fn begin_shape(
         request_state,
         known: [version, capabilities, client_info],
         shared: [shared_capabilities, shared_client_info],
+        version: version_known,
     } = retry;
     // The 2026-07-28 dialect: every request carries its own _meta.
-    let version = match version.or_else(|| meta.remove(META_PROTOCOL_VERSION)) {
-        Some(Value::String(v)) => v,
-        None => {
-            return Ok(invalid_params(
-                id,
-                "Missing required _meta field io.modelcontextprotocol/protocolVersion",
-                400,
-            ));
-        }
-        Some(_) => {
-            return Ok(invalid_params(
-                id,
-                "Invalid _meta field io.modelcontextprotocol/protocolVersion: must be a string",
-                400,
-            ));
-        }
+    let version = match shape::version(version_known, version, &mut meta) {
+        Ok(v) => v,
+        Err(message) => return Ok(invalid_params(id, message, 400)),
     };
     // Issue 13: the version is checked before anything else in _meta, so a
     // client on an unknown version always learns which versions to use
     // (-32022 with supported/requested), even if its other _meta fields
     // follow a different revision's rules.
-    if !policy.versions.iter().any(|v| v == &version) {
+    if !policy.versions.iter().any(|v| *v == version) {
         return Ok(Begin::Respond(jsonrpc_error(
             id,
             -32022,
@@ -250,7 +246,7 @@ fn begin_shape(
         client_info.or_else(|| meta.remove(META_CLIENT_INFO)).filter(Value::is_object).map(Arc::new)
     });
 
-    let mrtr = version.as_str() >= crate::MRTR_VERSION;
+    let mrtr = version.as_ref() >= crate::MRTR_VERSION;
     let call = Call {
         id,
         method,

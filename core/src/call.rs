@@ -1,6 +1,7 @@
 //! The [`Call`]: one request as the handler sees it, and the answers it
 //! reads ([`Call::response`]).
 
+use std::borrow::Cow;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
@@ -15,10 +16,12 @@ use crate::token::{self, Opened, Principal};
 #[derive(Debug, Clone)]
 pub struct Call {
     pub(crate) id: Value,
-    pub(crate) method: String,
+    /// Issue 16, twelfth pass: the method and protocol version are not
+    /// copied when snodo knows them (`json::interned`).
+    pub(crate) method: Cow<'static, str>,
     pub(crate) params: Map<String, Value>,
     pub(crate) principal: Principal,
-    pub(crate) protocol_version: String,
+    pub(crate) protocol_version: Cow<'static, str>,
     pub(crate) mrtr: bool,
     /// Shared (issue 16, twelfth pass): a client's capabilities and info
     /// are the same tree on every request (`json/envelope/fast/memo.rs`).
@@ -153,7 +156,7 @@ impl Call {
     /// Whether input_required may be answered: one of the three MRTR methods
     /// in the 2026-07-28 dialect or later.
     pub fn mrtr_allowed(&self) -> bool {
-        self.mrtr && crate::MRTR_METHODS.contains(&self.method.as_str())
+        self.mrtr && crate::MRTR_METHODS.contains(&self.method.as_ref())
     }
     /// Whether the request arrived on a 2025-era session (issue 14,
     /// `Engine::begin_legacy`): decide it with `Engine::decide_legacy`.

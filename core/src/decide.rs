@@ -153,7 +153,7 @@ pub(crate) fn raw_input_requests(obj: &mut Map<String, Value>) -> Result<Vec<(St
 /// request (else `-32021` naming it), and only a well-formed task.
 fn task(ctx: &Ctx<'_>, call: &Call, mut obj: Map<String, Value>) -> Response {
     let id = call.id.clone();
-    if !call.mrtr || !crate::tasks::TASK_METHODS.contains(&call.method.as_str()) {
+    if !call.mrtr || !crate::tasks::TASK_METHODS.contains(&call.method.as_ref()) {
         return Response::internal(
             id,
             format!("a task result is not allowed on {} ({})", call.method, call.protocol_version),
@@ -229,7 +229,7 @@ fn input_required(
             ),
         );
     }
-    if !crate::MRTR_METHODS.contains(&call.method.as_str()) {
+    if !crate::MRTR_METHODS.contains(&call.method.as_ref()) {
         return Response::internal(id, format!("input_required is not allowed on {}", call.method));
     }
     let has_state = match &state {

@@ -3,6 +3,7 @@
 //! bridge, `begin_value`, the reference path) or through the envelope
 //! reader (`begin`).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -23,7 +24,8 @@ fn valid_id(id: &Value) -> bool {
 /// id, the method, the params and their `_meta` (both split off).
 pub(crate) struct Shape {
     pub(crate) id: Value,
-    pub(crate) method: String,
+    /// Issue 16, twelfth pass: a method snodo knows is not copied.
+    pub(crate) method: Cow<'static, str>,
     pub(crate) params: Map<String, Value>,
     pub(crate) meta: Map<String, Value>,
 }
@@ -44,6 +46,7 @@ pub(crate) fn read_shape(value: Value, on_response: &str) -> Result<std::result:
         id: msg.remove("id"),
         jsonrpc: msg.remove("jsonrpc").map(|v| v.as_str() == Some("2.0")),
         method: msg.remove("method"),
+        method_known: None,
         params: msg.remove("params").map(|p| match p {
             Value::Object(mut rest) => Some(Params { meta: rest.remove("_meta"), rest, ..Params::default() }),
             _ => None,
@@ -62,7 +65,7 @@ pub(super) fn check_shape(env: Envelope<'_>, on_response: &str) -> Result<std::r
     if !env.object {
         return bad(Value::Null, -32600, "Invalid Request");
     }
-    let has_method = env.method.is_some();
+    let has_method = env.method.is_some() || env.method_known.is_some();
     let Some(id) = env.id else {
         return Err(Error::new(
             ErrorCode::NotARequest,
@@ -82,8 +85,9 @@ pub(super) fn check_shape(env: Envelope<'_>, on_response: &str) -> Result<std::r
     if env.jsonrpc != Some(true) {
         return bad(id, -32600, "Invalid Request: jsonrpc must be \"2.0\"");
     }
-    let method = match env.method {
-        Some(Value::String(m)) if !m.is_empty() => m,
+    let method = match (env.method_known, env.method) {
+        (Some(m), _) => Cow::Borrowed(m),
+        (None, Some(Value::String(m))) if !m.is_empty() => Cow::Owned(m),
         _ => return bad(id, -32600, "Invalid Request: method must be a string"),
     };
     let params = match env.params {
@@ -129,4 +133,22 @@ pub(super) fn capabilities(
         }
     }
     Ok(capabilities)
+}
+
+/// The request's protocol version: the one the hand reader found among
+/// those snodo knows (issue 16, twelfth pass: not copied), else the
+/// `_meta` member as read. `Err` is the `-32602` message.
+pub(super) fn version(
+    known: Option<&'static str>,
+    read: Option<Value>,
+    meta: &mut Map<String, Value>,
+) -> std::result::Result<Cow<'static, str>, &'static str> {
+    if let Some(v) = known {
+        return Ok(Cow::Borrowed(v));
+    }
+    match read.or_else(|| meta.remove(super::META_PROTOCOL_VERSION)) {
+        Some(Value::String(v)) => Ok(Cow::Owned(v)),
+        None => Err("Missing required _meta field io.modelcontextprotocol/protocolVersion"),
+        Some(_) => Err("Invalid _meta field io.modelcontextprotocol/protocolVersion: must be a string"),
+    }
 }

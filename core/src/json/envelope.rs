@@ -30,7 +30,7 @@ use super::stream::{Canon, KeyText};
 use super::strict::{NUMBER_TOKEN, NumberText, Strict, number_from_text};
 
 mod fast;
-pub(crate) use fast::{answers_tree, plain_value_len};
+pub(crate) use fast::{answers_tree, interned, plain_value_len};
 
 /// `params.requestState` as read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,11 +53,11 @@ pub(crate) struct Params<'a> {
     /// ([`META_KNOWN`]), when the hand reader split them off; `meta` then
     /// holds the others. All `None` otherwise (they stay in `meta`).
     pub(crate) meta_known: [Option<Value>; 3],
-    /// Issue 16, twelfth pass: the client capabilities and client info
-    /// (`META_KNOWN[1]`, `[2]`) when the hand reader found them as
-    /// objects, as shared trees (the slot in `meta_known` is then `None`;
-    /// see `fast/memo.rs`).
+    /// Issue 16, twelfth pass (`fast/meta.rs`), in place of a slot of
+    /// `meta_known`: the capabilities and client info when objects, as
+    /// shared trees; the protocol version when one snodo knows.
     pub(crate) meta_shared: [Option<Arc<Value>>; 2],
+    pub(crate) version_known: Option<&'static str>,
     /// Issue 16, seventh pass: `inputResponses` when the hand reader
     /// checked it in full without building it (`input_responses` is then
     /// `None`); see [`RawAnswers`].
@@ -95,6 +95,9 @@ pub(crate) struct Envelope<'a> {
     /// copy of the text is kept), if present.
     pub(crate) jsonrpc: Option<bool>,
     pub(crate) method: Option<Value>,
+    /// Issue 16, twelfth pass: the method when the hand reader found a
+    /// method name snodo knows ([`interned`]); `method` is then `None`.
+    pub(crate) method_known: Option<&'static str>,
     /// Whether it has a `result` or an `error` member.
     pub(crate) answer: bool,
     /// `Some(None)`: `params` is present but not an object.

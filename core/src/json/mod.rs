@@ -37,7 +37,7 @@ pub use canonical::write_object_except;
 #[cfg(test)]
 pub(crate) use envelope::META_KNOWN;
 pub(crate) use envelope::{
-    Envelope, Params, RawAnswers, StateArg, answers_tree, plain_value_len, read_envelope,
+    Envelope, Params, RawAnswers, StateArg, answers_tree, interned, plain_value_len, read_envelope,
 };
 pub use state_text::StateText;
 pub use stream::canonical_text;

@@ -157,7 +157,7 @@ fn ask(
 ) -> Bridge {
     let id = call.id.clone();
     let internal = |why: String| Bridge::Respond(Response::internal(id.clone(), why));
-    if !crate::MRTR_METHODS.contains(&call.method.as_str()) {
+    if !crate::MRTR_METHODS.contains(&call.method.as_ref()) {
         return internal(format!("input_required is not allowed on {}", call.method));
     }
     let kinds = match decide::check_questions(&id, &requests, state.is_some()) {

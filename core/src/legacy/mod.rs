@@ -17,6 +17,7 @@ mod bridge;
 mod pending;
 mod session;
 
+use std::borrow::Cow;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
@@ -124,7 +125,8 @@ pub(crate) fn begin_legacy_value(
         method,
         params,
         principal: principal.clone(),
-        protocol_version: version.to_owned(),
+        protocol_version: crate::json::interned(version)
+            .map_or_else(|| Cow::Owned(version.to_owned()), Cow::Borrowed),
         mrtr: false,
         capabilities: Arc::new(session.usable_capabilities()),
         client_info: session.client_info().cloned().map(Arc::new),

@@ -6,6 +6,7 @@
 //! or `cancel`. It is a plain value the application owns; snodo keeps no
 //! state elsewhere, so on disconnect the application simply drops it.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
@@ -23,11 +24,11 @@ use crate::token::{Principal, Sealer};
 /// The originating request, kept to rebuild its [`Call`].
 pub(crate) struct Origin {
     pub id: Value,
-    pub method: String,
+    pub method: Cow<'static, str>,
     pub params: Map<String, Value>,
     pub meta: Map<String, Value>,
     pub principal: Principal,
-    pub protocol_version: String,
+    pub protocol_version: Cow<'static, str>,
     pub capabilities: Arc<Value>,
     pub client_info: Option<Arc<Value>>,
     pub binding: [u8; 32],
@@ -134,7 +135,7 @@ impl PendingFlow {
             params: Map::new(),
             meta: Map::new(),
             principal: self.origin.principal.clone(),
-            protocol_version: String::new(),
+            protocol_version: Cow::Borrowed(""),
             capabilities: Arc::new(Value::Null),
             client_info: None,
             binding: [0; 32],

@@ -14,13 +14,13 @@
 //! `begin`'s property test against the tree path holds it to that.
 
 use std::borrow::Cow;
-use std::sync::Arc;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::super::stream::{canonical_prefix, strict_canonical_text};
 use super::super::strict::MAX_DEPTH;
-use super::{Envelope, META_KNOWN, Params, StateArg};
+use super::{Envelope, Params, StateArg};
+pub(crate) use meta::interned;
 
 /// The message as the serde walk would read it, or `None` (see above).
 pub(super) fn read(bytes: &[u8]) -> Option<Envelope<'_>> {
@@ -155,7 +155,21 @@ impl<'a> Reader<'a> {
         self.members(|r, key| {
             let slot = match key {
                 "id" => &mut env.id,
-                "method" => &mut env.method,
+                "method" => {
+                    if env.method.is_some() || env.method_known.is_some() {
+                        return None;
+                    }
+                    // Twelfth pass: a name snodo knows is not copied.
+                    let start = r.at;
+                    if r.peek()? == b'"' {
+                        if let Some(known) = r.string().and_then(interned) {
+                            env.method_known = Some(known);
+                            return Some(());
+                        }
+                        r.at = start;
+                    }
+                    &mut env.method
+                }
                 "jsonrpc" => {
                     if env.jsonrpc.is_some() {
                         return None;
@@ -207,7 +221,7 @@ impl<'a> Reader<'a> {
                     if p.meta.is_some() {
                         return None;
                     }
-                    p.meta = Some(r.meta(&mut p.meta_known, &mut p.meta_shared)?);
+                    p.meta = Some(r.meta(&mut p.meta_known, &mut p.meta_shared, &mut p.version_known)?);
                 }
                 "inputResponses" => {
                     if p.input_responses.is_some() || p.answers_text.is_some() {
@@ -244,59 +258,6 @@ impl<'a> Reader<'a> {
             Some(())
         })?;
         Some((p, args))
-    }
-
-    /// `params._meta` (nesting 2) when an object (else the serde walk's):
-    /// the members `begin` reads into `known`, the others kept, so that
-    /// `begin` takes nothing out of a map (issue 16, sixth pass). The
-    /// capabilities and client info, when objects, go into `shared`
-    /// instead, from this thread's memo when their text is kept there
-    /// (twelfth pass, `memo.rs`).
-    fn meta(
-        &mut self,
-        known: &mut [Option<Value>; 3],
-        shared: &mut [Option<Arc<Value>>; 2],
-    ) -> Option<Value> {
-        if self.peek()? != b'{' {
-            return None;
-        }
-        let mut map = Map::new();
-        self.members(|r, key| {
-            if let Some(i) = META_KNOWN.iter().position(|k| *k == key) {
-                let share = i.checked_sub(1).and_then(|s| shared.get_mut(s));
-                if known.get(i)?.is_some() || share.as_ref().is_some_and(|s| s.is_some()) {
-                    return None;
-                }
-                match share {
-                    Some(slot) if r.peek()? == b'{' => *slot = Some(r.shared_object()?),
-                    _ => *known.get_mut(i)? = Some(r.tree(3)?),
-                }
-                return Some(());
-            }
-            match map.entry(key) {
-                serde_json::map::Entry::Occupied(_) => None,
-                serde_json::map::Entry::Vacant(slot) => {
-                    slot.insert(r.tree(3)?);
-                    Some(())
-                }
-            }
-        })?;
-        Some(Value::Object(map))
-    }
-
-    /// An object member of `_meta` (nesting 3), shared: the memo's tree
-    /// when the text here starts with one it keeps, else the tree built
-    /// now (and kept).
-    fn shared_object(&mut self) -> Option<Arc<Value>> {
-        let rest = self.text.get(self.at..)?;
-        if let Some((len, tree)) = memo::find(rest) {
-            self.at += len;
-            return Some(tree);
-        }
-        let start = self.at;
-        let tree = Arc::new(self.tree(3)?);
-        memo::keep(self.text.get(start..self.at)?, &tree);
-        Some(tree)
     }
 
     /// `params.arguments` (nesting 2): its canonical bytes.
@@ -366,6 +327,7 @@ impl<'a> Reader<'a> {
 }
 
 mod memo;
+mod meta;
 mod skip;
 mod values;
 use skip::plain_len;

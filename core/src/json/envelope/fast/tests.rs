@@ -110,12 +110,23 @@ fn plain_messages_take_this_path_with_the_same_result() {
 /// kept as text built.
 fn fast_as_serde_reads(text: &str) -> Option<String> {
     let mut fast = super::read(text.as_bytes())?;
+    // A method or version snodo knows (twelfth pass) is the serde walk's string.
+    if let Some(m) = fast.method_known.take() {
+        assert!(fast.method.is_none());
+        fast.method = Some(serde_json::Value::from(m));
+    }
     if let Some(Some(p)) = &mut fast.params {
+        if let Some(v) = p.version_known.take() {
+            assert!(p.meta_known[0].is_none());
+            p.meta_known[0] = Some(serde_json::Value::from(v));
+        }
         let shared = std::mem::take(&mut p.meta_shared).map(|v| v.map(|v| (*v).clone()));
         let [version, caps, info] = std::mem::take(&mut p.meta_known);
         let [shared_caps, shared_info] = shared;
         assert!(!(caps.is_some() && shared_caps.is_some() || info.is_some() && shared_info.is_some()));
-        for (key, v) in super::META_KNOWN.iter().zip([version, shared_caps.or(caps), shared_info.or(info)]) {
+        for (key, v) in
+            super::super::META_KNOWN.iter().zip([version, shared_caps.or(caps), shared_info.or(info)])
+        {
             if let (Some(v), Some(serde_json::Value::Object(meta))) = (v, &mut p.meta) {
                 meta.insert((*key).to_owned(), v);
             }
