@@ -225,7 +225,9 @@ int main(int argc, char **argv) {
     fprintf(out, "[\n");
     const char *sampler_path = getenv("BENCH_CORE_SAMPLER");
     core_sampler sampler;
-    if (sampler_path) sampler_start(&sampler, sampler_path, getenv("BENCH_CORE_BATCH"));
+    const char *batch = getenv("BENCH_CORE_BATCH");
+    if (batch && !*batch) batch = NULL; /* empty: the sampler's default */
+    if (sampler_path) sampler_start(&sampler, sampler_path, batch);
     int core_ms = (int)(sample_s * 1000 + 0.5) > 0 ? (int)(sample_s * 1000 + 0.5) : 1;
     double rate[2][101], lat[2][101], lat1[101], core[101], core_begin[101], core_decide[101], core_rounds[101];
     for (int r = 0; r < repeats; r++) {
