@@ -30,6 +30,7 @@ tokens = []
 for t in load("flows.json"):
     for s in t["steps"]:
         put("begin", s["request"])
+        put("begin_paths", s["request"])
         put("canonical", s["request"])
         body = s.get("expected", {}).get("body", {})
         state = body.get("result", {}).get("requestState") if isinstance(body, dict) else None

@@ -70,6 +70,13 @@ impl Engine {
         begin::begin(&self.policy, &self.sealer, &|| self.now(), request, principal)
     }
 
+    /// [`Engine::begin`] through the whole-message tree: the reference its
+    /// hand reader is held to (not API: `snodo::internal::begin_reference`,
+    /// for the differential fuzz target).
+    pub(crate) fn begin_reference(&self, request: &[u8], principal: &Principal) -> Result<Begin> {
+        begin::begin_reference(&self.policy, &self.sealer, &|| self.now(), request, principal)
+    }
+
     /// [`Engine::begin`] at the time `now` (Unix seconds) instead of a
     /// reading of the engine's clock: `begin` reads the clock once, so
     /// `begin_at(r, p, engine.now())` is `begin(r, p)`. With the same

@@ -214,6 +214,16 @@ pub mod internal {
             crate::json::StateText::prefix(text, depth)
         }
     }
+    /// Issue 16, twelfth pass: `begin` through the whole-message tree, the
+    /// reference the hand reader (and its per-thread memo of `_meta`
+    /// objects) is held to; the `begin_paths` fuzz target compares them.
+    pub fn begin_reference(
+        engine: &crate::Engine,
+        request: &[u8],
+        principal: &crate::Principal,
+    ) -> crate::Result<crate::Begin> {
+        engine.begin_reference(request, principal)
+    }
     pub use crate::elicitation::{RequestKind, read_answer, validate_input_request};
     pub use crate::schema::{validate_content, validate_form_schema};
     pub use crate::token::binding_digest_map;
