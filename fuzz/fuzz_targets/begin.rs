@@ -1,21 +1,15 @@
 //! Whole request bytes into `begin`, then every kind of outcome into `decide`.
 #![no_main]
 
+#[path = "common.rs"]
+mod common;
+
 use libfuzzer_sys::fuzz_target;
 use serde_json::json;
-use snodo::{Begin, Config, Engine, Key, Outcome, Principal};
-use std::sync::OnceLock;
-
-fn engine() -> &'static Engine {
-    static E: OnceLock<Engine> = OnceLock::new();
-    E.get_or_init(|| {
-        let key = Key::new("k1", (0u8..32).collect::<Vec<_>>()).unwrap_or_else(|_| std::process::abort());
-        Engine::new(Config::new(vec![key]).fixed_time(1_800_000_000)).unwrap_or_else(|_| std::process::abort())
-    })
-}
+use snodo::{Begin, Outcome, Principal};
 
 fuzz_target!(|data: &[u8]| {
-    let e = engine();
+    let e = common::engine();
     for who in [Principal::anonymous(), Principal::user("alice").unwrap()] {
         if let Ok(Begin::Call(call)) = e.begin(data, &who) {
             let q = json!({"method":"elicitation/create","params":{"mode":"form","message":"m",

@@ -7,20 +7,14 @@
 //! field, the ready response, the error) aborts.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use snodo::{Config, Engine, Key, Principal};
-use std::sync::OnceLock;
+#[path = "common.rs"]
+mod common;
 
-fn engine() -> &'static Engine {
-    static E: OnceLock<Engine> = OnceLock::new();
-    E.get_or_init(|| {
-        let key = Key::new("k1", (0u8..32).collect::<Vec<_>>()).unwrap_or_else(|_| std::process::abort());
-        Engine::new(Config::new(vec![key]).fixed_time(1_800_000_000)).unwrap_or_else(|_| std::process::abort())
-    })
-}
+use libfuzzer_sys::fuzz_target;
+use snodo::Principal;
 
 fuzz_target!(|data: &[u8]| {
-    let e = engine();
+    let e = common::engine();
     let who = Principal::user("alice").unwrap_or_else(|_| std::process::abort());
     let fast = format!("{:?}", e.begin(data, &who));
     let slow = format!("{:?}", snodo::internal::begin_reference(e, data, &who));
