@@ -105,19 +105,22 @@ fn begin_envelope(
     principal: &Principal,
 ) -> Result<Begin> {
     let args = env.args.take();
-    let (input_responses, request_state, known) = match &mut env.params {
+    let retry = match &mut env.params {
         Some(Some(p)) => {
             let answers = match p.answers_text.take() {
                 Some(raw) => Input::Text(raw),
                 None => Input::Tree(p.input_responses.take()),
             };
-            let known =
-                (std::mem::take(&mut p.meta_known), std::mem::take(&mut p.meta_shared), p.version_known);
-            (answers, p.request_state.take(), known)
+            Retry {
+                input_responses: answers,
+                request_state: p.request_state.take(),
+                known: std::mem::take(&mut p.meta_known),
+                shared: std::mem::take(&mut p.meta_shared),
+                version: p.version_known,
+            }
         }
-        _ => (Input::Tree(None), None, Default::default()),
+        _ => Retry::from_tree(Input::Tree(None), None),
     };
-    let retry = Retry { input_responses, request_state, known: known.0, shared: known.1, version: known.2 };
     match check_shape(env, "a response, not a request")? {
         Ok(shape) => begin_shape(policy, sealer, now, shape, args, retry, principal),
         Err(respond) => Ok(respond),
@@ -170,13 +173,7 @@ fn begin_parsed(
         Value::String(s) => StateArg::Text(s.into()),
         _ => StateArg::Other,
     });
-    let retry = Retry {
-        input_responses,
-        request_state,
-        known: Default::default(),
-        shared: Default::default(),
-        version: None,
-    };
+    let retry = Retry::from_tree(input_responses, request_state);
     begin_shape(policy, sealer, now, shape, args, retry, principal)
 }
 
@@ -191,6 +188,20 @@ struct Retry<'a> {
     shared: [Option<Arc<Value>>; 2],
     /// The version, when the hand reader found one snodo knows.
     version: Option<&'static str>,
+}
+
+impl<'a> Retry<'a> {
+    /// The envelope as the tree path reads it: the `_meta` members still
+    /// in the shape's `meta`.
+    fn from_tree(input_responses: Input<'a>, request_state: Option<StateArg<'a>>) -> Retry<'a> {
+        Retry {
+            input_responses,
+            request_state,
+            known: Default::default(),
+            shared: Default::default(),
+            version: None,
+        }
+    }
 }
 
 /// `params.inputResponses` as read: a tree (or absent), or (issue 16,

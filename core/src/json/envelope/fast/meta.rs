@@ -10,25 +10,32 @@ use serde_json::{Map, Value};
 use super::super::META_KNOWN;
 use super::{Reader, memo};
 
+/// The other texts [`interned`] knows: the task update and the 2025
+/// versions (named by layers above this one, `tasks::TASKS_UPDATE` and
+/// `DEFAULT_LEGACY_VERSIONS`, which `fast/tests.rs` holds this list to),
+/// and the list methods and `ping`.
+const OTHER_TEXTS: [&str; 8] = [
+    "tasks/update",
+    "2025-11-25",
+    "2025-06-18",
+    "2025-03-26",
+    "tools/list",
+    "resources/list",
+    "prompts/list",
+    "ping",
+];
+
 /// The method names and protocol versions a `Call` holds without a copy
 /// of its own (issue 16, twelfth pass: an allocation each per request):
-/// `text` as the same text, `'static`, when it is one of them.
+/// `text` as a `'static` text when it is one of them (the MRTR methods
+/// and version, [`OTHER_TEXTS`]); an exact match, so the same text.
 pub(crate) fn interned(text: &str) -> Option<&'static str> {
-    Some(match text {
-        "tools/call" => "tools/call",
-        "resources/read" => "resources/read",
-        "prompts/get" => "prompts/get",
-        "tasks/update" => "tasks/update",
-        "tools/list" => "tools/list",
-        "resources/list" => "resources/list",
-        "prompts/list" => "prompts/list",
-        "ping" => "ping",
-        "2026-07-28" => "2026-07-28",
-        "2025-11-25" => "2025-11-25",
-        "2025-06-18" => "2025-06-18",
-        "2025-03-26" => "2025-03-26",
-        _ => return None,
-    })
+    crate::MRTR_METHODS
+        .iter()
+        .chain([&crate::MRTR_VERSION])
+        .chain(OTHER_TEXTS.iter())
+        .find(|known| **known == text)
+        .copied()
 }
 
 impl Reader<'_> {
@@ -62,7 +69,7 @@ impl Reader<'_> {
                     _ => {
                         // Twelfth pass: a version snodo knows is not copied.
                         let start = r.at;
-                        if i == 0 && version.is_none() && r.peek()? == b'"' {
+                        if i == 0 && r.peek()? == b'"' {
                             if let Some(v) = r.string().and_then(interned) {
                                 *version = Some(v);
                                 return Some(());

@@ -341,3 +341,20 @@ fn arguments_scanned(r: &mut super::Reader<'_>) -> Option<Vec<u8>> {
     r.scan_value()?;
     crate::json::canonical_text(r.text.get(start..r.at)?, usize::MAX).ok()
 }
+
+/// Issue 16, twelfth pass: the texts a `Call` holds without a copy cover
+/// what the layers above name (the list in `meta.rs` restates some of
+/// them, as the reader sits below those layers), and only those texts.
+#[test]
+fn interned_texts_are_the_crates_own() {
+    let named = crate::MRTR_METHODS
+        .iter()
+        .chain([&crate::tasks::TASKS_UPDATE, &crate::MRTR_VERSION])
+        .chain(crate::DEFAULT_LEGACY_VERSIONS.iter());
+    for text in named {
+        assert_eq!(super::interned(text), Some(*text), "{text}");
+    }
+    for text in ["", "tools/cal", "tools/call ", "2026-07-29", "Tools/call"] {
+        assert_eq!(super::interned(text), None, "{text}");
+    }
+}
