@@ -88,8 +88,8 @@ export BENCH_CORE_SAMPLER="$ROOT/target/release/examples/round_sampler"
 # decide's batch: the sampler's default is criterion's (benches/common
 # DECIDE_BATCH). A BENCH_CORE_BATCH set by the caller wins (e.g. 1 for
 # decides one at a time, as a server and the binding benches run them).
-# Unset when empty: every bench passes a set value on to the sampler.
-if [ -n "${BENCH_CORE_BATCH:-}" ]; then export BENCH_CORE_BATCH; else unset BENCH_CORE_BATCH; fi
+# Empty means the default here and in every binding bench.
+export BENCH_CORE_BATCH="${BENCH_CORE_BATCH:-}"
 # The check: one 2 s sample now, beside criterion's rows of a moment ago.
 printf 'sample 2000\nquit\n' | "$BENCH_CORE_SAMPLER" ${BENCH_CORE_BATCH:+"$BENCH_CORE_BATCH"} | tail -n 1 > "$OUT/core-sampler.json"
 echo "round_sampler (decide batch ${BENCH_CORE_BATCH:-its default}): $(cat "$OUT/core-sampler.json")"
