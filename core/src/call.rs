@@ -247,6 +247,10 @@ impl Call {
     /// engine is configured with `strict_answers`. Either way accepted
     /// content is validated against the request's schema.
     pub fn response(&self, key: &str, request: &Value) -> Answer {
+        // The question's digest within the depth bound, when the token
+        // pinned one: it also says whether the question passed validation
+        // on this thread before (below).
+        let mut within = None;
         match &self.opened {
             Some(opened) => {
                 let Some(pinned) = opened.question_digests.get(key) else { return Answer::Missing };
@@ -254,14 +258,12 @@ impl Call {
                 // `decide` (or an earlier answer) kept an equal question:
                 // the same bytes as digesting it (token/payload/asked.rs
                 // says why), without writing and hashing it again. The
-                // memo only supplies the digest; the question is still
-                // validated below, so a kept copy never stands in for a
-                // validation. A question past the depth bound gets no
-                // digest there (seal would have refused it), so it is
-                // digested unbounded as before: an old token that pinned
-                // one still compares the same way.
-                let asked = token::question_digest_asked(request, &elicitation::passed_before)
-                    .unwrap_or_else(|| token::question_digest(request));
+                // memo only supplies the digest. A question past the depth
+                // bound gets no digest there (seal would have refused it),
+                // so it is digested unbounded as before: an old token that
+                // pinned one still compares the same way.
+                within = token::question_digest_asked(request, &elicitation::passed_before);
+                let asked = within.unwrap_or_else(|| token::question_digest(request));
                 if *pinned != asked {
                     // Issue 13: an answer to a question that changed since
                     // sealing is its own state, not silently missing.
@@ -283,11 +285,26 @@ impl Call {
             None => {}
         }
         let Some(answer) = self.responses.get().get(key) else { return Answer::Missing };
-        match elicitation::validate_input_request(request) {
-            Ok(kind) => elicitation::read_answer(request, kind, answer),
-            // The question itself is invalid: decide would never have sent it.
-            Err(e) => Answer::Invalid(format!("request: {}", e.message())),
-        }
+        // Thirteenth pass: a question with the digest of one that passed
+        // validation on this thread (in `decide`, or an earlier answer) is
+        // that very value, so it passes again with the same kind
+        // (`elicitation/seen.rs` says why); only a question not seen pass
+        // is validated, and remembered when it passes. The answer itself is
+        // always read and checked against the question's schema.
+        let kind = match within.and_then(|d| elicitation::passed_kind(&d)) {
+            Some(kind) => kind,
+            None => match elicitation::validate_input_request(request) {
+                Ok(kind) => {
+                    if let Some(d) = within {
+                        elicitation::remember_passed(d, kind);
+                    }
+                    kind
+                }
+                // The question itself is invalid: decide would never have sent it.
+                Err(e) => return Answer::Invalid(format!("request: {}", e.message())),
+            },
+        };
+        elicitation::read_answer(request, kind, answer)
     }
 
     /// Every entry of the request's `inputResponses`, exactly as received

@@ -266,9 +266,9 @@ fn input_required(
     let digests: &[[u8; 32]] = digests;
     let digest = |i: usize| if within { digests.get(i).copied() } else { None };
     let known = |i: usize| digest(i).is_some_and(|d| elicitation::passed_before(&d));
-    let passed = &mut |i: usize, _| {
+    let passed = &mut |i: usize, kind| {
         if let Some(d) = digest(i) {
-            elicitation::remember_passed(d);
+            elicitation::remember_passed(d, kind);
         }
     };
     if let Err(response) = each_question(&id, &requests, has_state, &known, passed) {

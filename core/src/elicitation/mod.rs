@@ -23,6 +23,6 @@ mod validate;
 pub use build::*;
 pub use read::*;
 pub(crate) use sampling::*;
-pub(crate) use seen::{passed_before, remember_passed};
+pub(crate) use seen::{passed_before, passed_kind, remember_passed};
 pub use url::*;
 pub use validate::*;

@@ -44,7 +44,9 @@ pub(crate) fn read_elicit_result(
             if kind == RequestKind::Url {
                 return Ok(Answer::Accepted(Value::Null));
             }
-            let Some(schema) = request.pointer("/params/requestedSchema") else {
+            // Two lookups, not `Value::pointer`, which copies each step of
+            // its path into a new string on every call.
+            let Some(schema) = request.get("params").and_then(|p| p.get("requestedSchema")) else {
                 return Err("request: has no params.requestedSchema".to_owned());
             };
             let empty = Value::Object(Map::new());

@@ -146,7 +146,7 @@ mod tests {
                 let expected = question_digest_within(&q);
                 prop_assert_eq!(question_digest_asked(&q, &passed_before), expected);
                 if let (true, Some(d)) = (pass, expected) {
-                    remember_passed(d);
+                    remember_passed(d, crate::elicitation::RequestKind::Form);
                 }
                 prop_assert_eq!(question_digest_asked(&q, &passed_before), expected);
             }
@@ -162,7 +162,7 @@ mod tests {
         let has = |q: &Value| ASKED.with(|a| a.borrow().kept.iter().any(|(k, _)| k == q));
         assert_eq!(question_digest_asked(&q, &passed_before), Some(d));
         assert!(!has(&q), "not copied before it passed");
-        remember_passed(d);
+        remember_passed(d, crate::elicitation::RequestKind::Form);
         assert_eq!(question_digest_asked(&q, &passed_before), Some(d));
         assert!(has(&q), "copied on the second asking");
         assert_eq!(question_digest_asked(&q, &passed_before), Some(d));
@@ -180,20 +180,20 @@ mod tests {
         let has = |q: &Value| ASKED.with(|a| a.borrow().kept.iter().any(|(k, _)| k == q));
         let big = json!({"method": "elicitation/create", "params": {"message": "x".repeat(64 * 1024)}});
         let d = question_digest_within(&big).unwrap();
-        remember_passed(d);
+        remember_passed(d, crate::elicitation::RequestKind::Form);
         for _ in 0..3 {
             assert_eq!(question_digest_asked(&big, &passed_before), Some(d));
         }
         assert!(!has(&big), "a 64 KiB question was kept");
         let over = json!({"method": "elicitation/create", "params": {"message": "y".repeat(KEEP_BYTES)}});
         let d = question_digest_within(&over).unwrap();
-        remember_passed(d);
+        remember_passed(d, crate::elicitation::RequestKind::Form);
         assert_eq!(question_digest_asked(&over, &passed_before), Some(d));
         assert!(!has(&over), "a question just over the cap was kept");
         let under =
             json!({"method": "elicitation/create", "params": {"message": "z".repeat(KEEP_BYTES / 2)}});
         let d = question_digest_within(&under).unwrap();
-        remember_passed(d);
+        remember_passed(d, crate::elicitation::RequestKind::Form);
         assert_eq!(question_digest_asked(&under, &passed_before), Some(d));
         assert!(has(&under), "a question under the cap is kept");
         assert_eq!(question_digest_asked(&under, &passed_before), Some(d));
