@@ -357,7 +357,12 @@ impl<'py> Writer<'py> {
             if i > 0 {
                 self.out.push(b',');
             }
-            if !self.value(&item, depth + 1, true)? {
+            // Thirteenth pass: the first element is written as a lone
+            // record is; from the second on, keys are cached and shapes
+            // kept. Keeping a shape (its key objects, order and text) cost
+            // more than it saved in a list of one record (a 256 B state's
+            // `items`), while a list of many pays one more plain record.
+            if !self.value(&item, depth + 1, i > 0)? {
                 return Ok(false);
             }
         }
