@@ -3,16 +3,22 @@
 //! remembered, so a repeat costs a structural compare instead of a walk
 //! that copies every string out of Python and builds a `Value` tree.
 //!
-//! Safety of the memo under mutation: an entry holds its own deep copy
-//! (the snapshot) of the dict as it was converted, never the caller's
-//! object, so a caller who mutates its dict between calls simply misses.
-//! Only trees of exact built-in types (dict with str keys, list, tuple,
-//! str, int, float, bool, None) are remembered or compared: on those
+//! Safety of the memo under mutation: an entry holds its own record (the
+//! snapshot) of the dict as it was converted, never the caller's
+//! containers, so a caller who mutates its dict between calls simply
+//! misses. Only trees of exact built-in types (dict with str keys, list,
+//! tuple, str, int, float, bool, None) are remembered or compared: on those
 //! neither the copy, the compare nor the conversion can run Python code, so
 //! the snapshot is exactly what was converted. Compares are strict: same
 //! exact type at every node, dict keys in the same order, floats by bit
 //! pattern (so `1`, `1.0` and `True`, or `0.0` and `-0.0`, never match).
 //! Anything else goes the ordinary way, which also words every error.
+//!
+//! Thirteenth pass: the snapshot is a Rust tree ([`Snap`]) holding the
+//! caller's immutable leaves and keys (`str`, `int`, by reference), no
+//! longer a Python copy of every container; a compare walks the caller's
+//! dict alone (one Python iteration per container, not two), and an
+//! unchanged leaf or key is the very object kept.
 
 use std::sync::{Arc, Mutex};
 
@@ -36,8 +42,25 @@ const MAX_CREDIT: i32 = 16;
 const RETRY: u32 = 64;
 
 struct Entry {
-    snapshot: Py<PyDict>,
+    snapshot: Snap,
     value: Arc<Value>,
+}
+
+/// A converted tree as it was: containers as Rust lists, leaves as the
+/// objects themselves (immutable, so holding them is holding their value).
+enum Snap {
+    /// An exact dict: its exact-`str` keys and values, in the dict's order.
+    Dict(Vec<(Py<PyString>, Snap)>),
+    List(Vec<Snap>),
+    Tuple(Vec<Snap>),
+    /// An exact `str` or `int`: the object, compared by identity, then by
+    /// value (exact types on both sides: no Python code runs).
+    Str(Py<PyString>),
+    Int(Py<PyInt>),
+    /// An exact `float`, by its bits.
+    Float(u64),
+    Bool(bool),
+    None,
 }
 
 struct Memo {
@@ -71,7 +94,7 @@ pub fn dict_value(obj: &Bound<'_, PyAny>) -> PyResult<Option<Arc<Value>>> {
         }
         // Newest first: the question of the current round.
         for entry in memo.entries.iter().rev() {
-            if same(dict.as_any(), entry.snapshot.bind(obj.py()).as_any(), 0)? {
+            if same(dict.as_any(), &entry.snapshot, 0)? {
                 let value = entry.value.clone();
                 memo.credit = (memo.credit + 1).min(MAX_CREDIT);
                 return Ok(Some(value));
@@ -86,12 +109,12 @@ pub fn dict_value(obj: &Bound<'_, PyAny>) -> PyResult<Option<Arc<Value>>> {
         return Ok(None);
     };
     let value = Arc::new(super::to_value(obj)?);
-    let Ok(snapshot) = snapshot.cast_into_exact::<PyDict>() else {
+    if !matches!(snapshot, Snap::Dict(_)) {
         return Ok(None);
-    };
+    }
     let evicted = match MEMO.try_lock() {
         Ok(mut memo) => {
-            let entry = Entry { snapshot: snapshot.unbind(), value: value.clone() };
+            let entry = Entry { snapshot, value: value.clone() };
             memo.entries.push(entry);
             // Oldest out: a handler's current questions stay.
             if memo.entries.len() > ENTRIES { Some(memo.entries.remove(0)) } else { None }
@@ -102,122 +125,130 @@ pub fn dict_value(obj: &Bound<'_, PyAny>) -> PyResult<Option<Arc<Value>>> {
     Ok(Some(value))
 }
 
-/// A deep copy of a tree of exact built-in types (immutable leaves shared),
-/// or `None` for anything else, too deep or over `budget` nodes.
-fn copy<'py>(
-    obj: &Bound<'py, PyAny>,
-    depth: usize,
-    budget: &mut usize,
-) -> PyResult<Option<Bound<'py, PyAny>>> {
+/// The snapshot of a tree of exact built-in types (leaves and keys
+/// shared), or `None` for anything else, too deep or over `budget` nodes.
+fn copy(obj: &Bound<'_, PyAny>, depth: usize, budget: &mut usize) -> PyResult<Option<Snap>> {
     if *budget == 0 || depth >= MAX_DEPTH {
         return Ok(None);
     }
     *budget -= 1;
-    let py = obj.py();
-    if obj.is_none()
-        || obj.is_exact_instance_of::<PyString>()
-        || obj.is_exact_instance_of::<PyBool>()
-        || obj.is_exact_instance_of::<PyInt>()
-        || obj.is_exact_instance_of::<PyFloat>()
-    {
-        return Ok(Some(obj.clone()));
+    if obj.is_none() {
+        return Ok(Some(Snap::None));
+    }
+    if let Ok(s) = obj.cast_exact::<PyString>() {
+        return Ok(Some(Snap::Str(s.clone().unbind())));
+    }
+    if let Ok(b) = obj.cast_exact::<PyBool>() {
+        return Ok(Some(Snap::Bool(b.is_true())));
+    }
+    if let Ok(i) = obj.cast_exact::<PyInt>() {
+        return Ok(Some(Snap::Int(i.clone().unbind())));
+    }
+    if let Ok(f) = obj.cast_exact::<PyFloat>() {
+        return Ok(Some(Snap::Float(f.value().to_bits())));
     }
     if let Ok(d) = obj.cast_exact::<PyDict>() {
-        let out = PyDict::new(py);
+        let mut members = Vec::with_capacity(d.len());
         for (k, v) in d.iter() {
-            if !k.is_exact_instance_of::<PyString>() {
+            let Ok(k) = k.cast_into_exact::<PyString>() else {
                 return Ok(None);
-            }
+            };
             let Some(v) = copy(&v, depth + 1, budget)? else {
                 return Ok(None);
             };
-            out.set_item(k, v)?;
+            members.push((k.unbind(), v));
         }
-        return Ok(Some(out.into_any()));
+        return Ok(Some(Snap::Dict(members)));
     }
     if let Ok(l) = obj.cast_exact::<PyList>() {
-        let out = PyList::empty(py);
-        for v in l.iter() {
-            let Some(v) = copy(&v, depth + 1, budget)? else {
-                return Ok(None);
-            };
-            out.append(v)?;
-        }
-        return Ok(Some(out.into_any()));
+        return Ok(items(l.iter(), depth, budget)?.map(Snap::List));
     }
     if let Ok(t) = obj.cast_exact::<PyTuple>() {
-        let mut items = Vec::with_capacity(t.len());
-        for v in t.iter() {
-            let Some(v) = copy(&v, depth + 1, budget)? else {
-                return Ok(None);
-            };
-            items.push(v);
-        }
-        return Ok(Some(PyTuple::new(py, items)?.into_any()));
+        return Ok(items(t.iter(), depth, budget)?.map(Snap::Tuple));
     }
     Ok(None)
 }
 
-/// The items of two sequences of one exact type (each given with its
-/// length) are pairwise [`same`].
+/// The snapshots of a sequence's items, or `None` (see [`copy`]).
+fn items<'py>(
+    items: impl Iterator<Item = Bound<'py, PyAny>>,
+    depth: usize,
+    budget: &mut usize,
+) -> PyResult<Option<Vec<Snap>>> {
+    let mut out = Vec::new();
+    for v in items {
+        let Some(v) = copy(&v, depth + 1, budget)? else {
+            return Ok(None);
+        };
+        out.push(v);
+    }
+    Ok(Some(out))
+}
+
+/// The items of a sequence of one exact type (given with its length)
+/// are pairwise [`same`] as the snapshot's.
 fn same_items<'py>(
-    (len_a, a): (usize, impl Iterator<Item = Bound<'py, PyAny>>),
-    (len_b, b): (usize, impl Iterator<Item = Bound<'py, PyAny>>),
+    (len, items): (usize, impl Iterator<Item = Bound<'py, PyAny>>),
+    snap: &[Snap],
     depth: usize,
 ) -> PyResult<bool> {
-    if len_a != len_b {
+    if len != snap.len() {
         return Ok(false);
     }
-    for (va, vb) in a.zip(b) {
-        if !same(&va, &vb, depth + 1)? {
+    for (v, s) in items.zip(snap) {
+        if !same(&v, s, depth + 1)? {
             return Ok(false);
         }
     }
     Ok(true)
 }
 
-/// `obj` has exactly the shape and values of `snap` (a `copy` result):
-/// same exact type at every node, same keys in the same order, equal
-/// strings and ints, floats with the same bits. `snap` holds only the
-/// types `copy` takes, so equal type pointers mean `obj` does too.
-fn same(obj: &Bound<'_, PyAny>, snap: &Bound<'_, PyAny>, depth: usize) -> PyResult<bool> {
-    if depth >= MAX_DEPTH || obj.get_type_ptr() != snap.get_type_ptr() {
+/// `obj` has exactly the shape and values recorded in `snap` (a `copy`
+/// result): same exact type at every node, same keys in the same order,
+/// equal strings and ints, floats with the same bits.
+fn same(obj: &Bound<'_, PyAny>, snap: &Snap, depth: usize) -> PyResult<bool> {
+    if depth >= MAX_DEPTH {
         return Ok(false);
     }
-    if let (Ok(a), Ok(b)) = (obj.cast_exact::<PyDict>(), snap.cast_exact::<PyDict>()) {
-        if a.len() != b.len() {
-            return Ok(false);
-        }
-        for ((ka, va), (kb, vb)) in a.iter().zip(b.iter()) {
-            if !(ka.is(&kb) || (ka.is_exact_instance_of::<PyString>() && ka.eq(&kb)?)) {
+    match snap {
+        Snap::Dict(members) => {
+            let Ok(d) = obj.cast_exact::<PyDict>() else { return Ok(false) };
+            if d.len() != members.len() {
                 return Ok(false);
             }
-            if !same(&va, &vb, depth + 1)? {
-                return Ok(false);
+            for ((k, v), (sk, sv)) in d.iter().zip(members) {
+                let sk = sk.bind(obj.py());
+                // An unchanged key is the very object kept; an equal `str`
+                // in its place matches too (exact `str`s: no Python code).
+                if !(k.is(sk) || (k.is_exact_instance_of::<PyString>() && k.eq(sk)?)) {
+                    return Ok(false);
+                }
+                if !same(&v, sv, depth + 1)? {
+                    return Ok(false);
+                }
             }
+            Ok(true)
         }
-        return Ok(true);
+        Snap::List(items) => match obj.cast_exact::<PyList>() {
+            Ok(l) => same_items((l.len(), l.iter()), items, depth),
+            Err(_) => Ok(false),
+        },
+        Snap::Tuple(items) => match obj.cast_exact::<PyTuple>() {
+            Ok(t) => same_items((t.len(), t.iter()), items, depth),
+            Err(_) => Ok(false),
+        },
+        Snap::Str(s) => {
+            let s = s.bind(obj.py());
+            Ok(obj.is(s) || (obj.is_exact_instance_of::<PyString>() && obj.eq(s)?))
+        }
+        Snap::Int(i) => {
+            let i = i.bind(obj.py());
+            Ok(obj.is(i) || (obj.is_exact_instance_of::<PyInt>() && obj.eq(i)?))
+        }
+        Snap::Float(bits) => Ok(obj.cast_exact::<PyFloat>().is_ok_and(|f| f.value().to_bits() == *bits)),
+        Snap::Bool(b) => Ok(obj.cast_exact::<PyBool>().is_ok_and(|o| o.is_true() == *b)),
+        Snap::None => Ok(obj.is_none()),
     }
-    if let (Ok(a), Ok(b)) = (obj.cast_exact::<PyList>(), snap.cast_exact::<PyList>()) {
-        return same_items((a.len(), a.iter()), (b.len(), b.iter()), depth);
-    }
-    if let (Ok(a), Ok(b)) = (obj.cast_exact::<PyTuple>(), snap.cast_exact::<PyTuple>()) {
-        return same_items((a.len(), a.iter()), (b.len(), b.iter()), depth);
-    }
-    // A leaf: the snapshot shares the caller's immutable leaves, so an
-    // unchanged one is the very same object.
-    if obj.is(snap) {
-        return Ok(true);
-    }
-    if obj.is_exact_instance_of::<PyString>() || obj.is_exact_instance_of::<PyInt>() {
-        // Exact str or int on both sides: no Python code runs.
-        return obj.eq(snap);
-    }
-    if let (Ok(a), Ok(b)) = (obj.cast_exact::<PyFloat>(), snap.cast_exact::<PyFloat>()) {
-        return Ok(a.value().to_bits() == b.value().to_bits());
-    }
-    // Distinct bools (singletons) differ; None is a singleton too.
-    Ok(false)
 }
 
 /// Test hook (`tests/test_json_paths.py`): the canonical text of `obj`
