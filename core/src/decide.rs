@@ -8,6 +8,8 @@
 //! reaches the wire as a malformed result: it becomes `-32603` with a
 //! [`Response::diagnostic`] for the server's log.
 
+use std::borrow::Borrow;
+
 use serde_json::{Map, Value, json};
 
 use crate::call::Call;
@@ -16,8 +18,8 @@ use crate::elicitation;
 use crate::error::{Error, ErrorCode, Result};
 use crate::json;
 use crate::policy::Policy;
-use crate::response::{Outcome, Response};
-use crate::token::{SealInput, Sealer};
+use crate::response::{Outcome, Question, Response};
+use crate::token::{SealParts, Sealer};
 
 /// The message of a second `decide`, in every language.
 pub const ALREADY_DECIDED_MESSAGE: &str = "call: already decided";
@@ -77,6 +79,10 @@ fn decide_once(ctx: &Ctx<'_>, call: &Call, outcome: Outcome) -> Response {
         }
         Outcome::InputRequiredText { requests, state } => {
             input_required(ctx, call, requests, Ask::Text(state), None)
+        }
+        Outcome::InputRequiredShared { requests, state } => {
+            let state = state.map_or(Ask::Value(None), Ask::Text);
+            input_required(ctx, call, requests, state, None)
         }
         Outcome::Error { code, message, data } => {
             let id = call.id.clone();
@@ -210,10 +216,10 @@ enum Ask {
     Text(json::StateText),
 }
 
-fn input_required(
+fn input_required<Q: Question>(
     ctx: &Ctx<'_>,
     call: &Call,
-    requests: Vec<(String, Value)>,
+    requests: Vec<(String, Q)>,
     state: Ask,
     meta: Option<Value>,
 ) -> Response {
@@ -258,7 +264,7 @@ fn input_required(
         }
     };
     for (slot, (_, r)) in digests.iter_mut().zip(&requests) {
-        match crate::token::question_digest_asked(r, &elicitation::passed_before) {
+        match crate::token::question_digest_asked(r.borrow(), &elicitation::passed_before) {
             Some(d) => *slot = d,
             None => within = false,
         }
@@ -277,7 +283,7 @@ fn input_required(
     if let Some(response) = admit(&id, &requests, &call.capabilities) {
         return response;
     }
-    let input = SealInput {
+    let input = SealParts {
         principal: &call.principal,
         binding: &call.binding,
         round: call.round,
@@ -321,9 +327,9 @@ fn input_required(
 /// and unique, each request valid, at least one request or a state): their
 /// kinds, or the `-32603` for the server's log. Shared with the legacy
 /// bridge, which asks the same questions over another wire.
-pub(crate) fn check_questions(
+pub(crate) fn check_questions<Q: Borrow<Value>>(
     id: &Value,
-    requests: &[(String, Value)],
+    requests: &[(String, Q)],
     has_state: bool,
 ) -> std::result::Result<Vec<elicitation::RequestKind>, Response> {
     let mut kinds = Vec::with_capacity(requests.len());
@@ -334,9 +340,9 @@ pub(crate) fn check_questions(
 /// [`check_questions`], handing each validated request's index and kind
 /// to `kind` (`decide` needs no list of them). A request for which `known`
 /// says it passed before is not validated again (its keys still are).
-fn each_question(
+fn each_question<Q: Borrow<Value>>(
     id: &Value,
-    requests: &[(String, Value)],
+    requests: &[(String, Q)],
     has_state: bool,
     known: &dyn Fn(usize) -> bool,
     kind: &mut dyn FnMut(usize, elicitation::RequestKind),
@@ -352,7 +358,7 @@ fn each_question(
         if known(i) {
             continue;
         }
-        match elicitation::validate_input_request(request) {
+        match elicitation::validate_input_request(request.borrow()) {
             Ok(k) => kind(i, k),
             Err(e) => return internal(format!("inputRequests[{key:?}]: {e}")),
         }
@@ -366,14 +372,18 @@ fn each_question(
 /// Capability admission: the `-32021` naming what `capabilities` lacks to
 /// receive `requests` (HTTP 400), or `None` when the client can receive
 /// them all.
-pub(crate) fn admit(id: &Value, requests: &[(String, Value)], capabilities: &Value) -> Option<Response> {
+pub(crate) fn admit<Q: Borrow<Value>>(
+    id: &Value,
+    requests: &[(String, Q)],
+    capabilities: &Value,
+) -> Option<Response> {
     // The usual case, a client that can receive every request, without
     // building the (then empty) object of what is missing: that object is
     // empty exactly when every need of every request is satisfied.
-    if requests.iter().all(|(_, r)| capabilities::can_receive(r, capabilities)) {
+    if requests.iter().all(|(_, r)| capabilities::can_receive(r.borrow(), capabilities)) {
         return None;
     }
-    let missing = capabilities::missing_of(requests.iter().map(|(_, r)| r), capabilities);
+    let missing = capabilities::missing_of(requests.iter().map(|(_, r)| r.borrow()), capabilities);
     if missing.as_object().is_some_and(|m| !m.is_empty()) {
         return Some(Response::error(
             id.clone(),

@@ -1,12 +1,17 @@
 //! What a handler decided ([`Outcome`]) and what goes on the wire
 //! ([`Response`], with its HTTP status).
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value, json};
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::json;
+
+mod asked;
+
+use asked::Asked;
+pub(crate) use asked::Question;
 
 /// What the handler decided.
 ///
@@ -35,6 +40,17 @@ pub enum Outcome {
         requests: Vec<(String, Value)>,
         /// Application state for the next round, as canonical text.
         state: json::StateText,
+    },
+    /// [`Outcome::InputRequiredText`] (or, with `state` `None`, no state)
+    /// with the questions shared rather than owned (issue 16, thirteenth
+    /// pass): a binding that keeps each question's tree hands `decide` a
+    /// count on it instead of a copy. The same token and response as the
+    /// same questions owned.
+    InputRequiredShared {
+        /// The questions, by key.
+        requests: Vec<(String, Arc<Value>)>,
+        /// Application state for the next round, as canonical text.
+        state: Option<json::StateText>,
     },
     /// A JSON-RPC error.
     Error {
@@ -123,101 +139,6 @@ enum Body {
     Asked(Box<Asked>),
 }
 
-/// The parts of `{"jsonrpc":"2.0","id":…,"result":{"_meta"?,
-/// "inputRequests"?,"requestState","resultType":"input_required"}}`.
-/// `decide` used to build this as a tree: three maps, seven key strings
-/// and two value strings, each its own allocation (about an eighth of a
-/// 256 B `decide`), which `to_json` then walked and the caller freed.
-/// Every binding sends the text, so the text is written straight from the
-/// parts; the tree is built only if someone asks for it (`body`), from
-/// clones of the parts, and kept.
-#[derive(Clone)]
-struct Asked {
-    id: Value,
-    /// Keys unique (checked before sealing) and in byte order.
-    requests: Vec<(String, Value)>,
-    token: String,
-    /// An object when present, server info stamped already.
-    meta: Option<Value>,
-    tree: OnceLock<Value>,
-}
-
-impl Asked {
-    /// The tree `decide` used to build, as it built it.
-    fn into_tree(self) -> Value {
-        let mut result = Map::new();
-        result.insert("resultType".into(), Value::String("input_required".to_owned()));
-        if !self.requests.is_empty() {
-            let mut asked = Map::new();
-            for (key, request) in self.requests {
-                asked.insert(key, request);
-            }
-            result.insert("inputRequests".into(), Value::Object(asked));
-        }
-        result.insert("requestState".into(), Value::String(self.token));
-        if let Some(m) = self.meta {
-            result.insert("_meta".into(), m);
-        }
-        envelope(self.id, "result", Value::Object(result))
-    }
-
-    /// [`Asked::into_tree`] of a copy of the parts.
-    fn tree(&self) -> Value {
-        let Asked { id, requests, token, meta, tree: _ } = self;
-        let parts = Asked {
-            id: id.clone(),
-            requests: requests.clone(),
-            token: token.clone(),
-            meta: meta.clone(),
-            tree: OnceLock::new(),
-        };
-        parts.into_tree()
-    }
-
-    /// The tree's compact text, byte for byte what `serde_json` writes
-    /// for it: members in the map's order (byte order of the keys: `id`,
-    /// `jsonrpc`, `result`; `_meta`, `inputRequests`, `requestState`,
-    /// `resultType`). Keys and the token go through the canonical string
-    /// writer, which escapes exactly the characters `serde_json` does, the
-    /// same way (`"`, `\`, the short escapes, other controls as lowercase
-    /// `\u00xx`), and finds a plain string eight bytes at a time: the token
-    /// is most of the text. Every value (id, questions, `_meta`) through
-    /// the canonical writer too (eighth pass; it was serde's): where maps
-    /// iterate sorted, that is serde's compact text byte for byte, as
-    /// `to_wire` relies on. `None` when the map would iterate in another
-    /// order (the `preserve_order` feature): then the tree is written.
-    fn text(&self) -> Option<String> {
-        if !json::map_iterates_sorted() {
-            return None;
-        }
-        let mut out = Vec::with_capacity(96 + self.token.len() + 192 * self.requests.len());
-        out.extend_from_slice(b"{\"id\":");
-        json::write_canonical(&self.id, &mut out);
-        out.extend_from_slice(b",\"jsonrpc\":\"2.0\",\"result\":{");
-        if let Some(m) = &self.meta {
-            out.extend_from_slice(b"\"_meta\":");
-            json::write_canonical(m, &mut out);
-            out.push(b',');
-        }
-        if !self.requests.is_empty() {
-            out.extend_from_slice(b"\"inputRequests\":{");
-            for (i, (key, request)) in self.requests.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                json::write_string(key, &mut out);
-                out.push(b':');
-                json::write_canonical(request, &mut out);
-            }
-            out.extend_from_slice(b"},");
-        }
-        out.extend_from_slice(b"\"requestState\":");
-        json::write_string(&self.token, &mut out);
-        out.extend_from_slice(b",\"resultType\":\"input_required\"}}");
-        String::from_utf8(out).ok()
-    }
-}
-
 impl std::fmt::Debug for Response {
     /// As the derived form printed it when the body was always a tree.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -251,9 +172,9 @@ impl Response {
     /// "input_required", "inputRequests": requests (when any),
     /// "requestState": token, "_meta": meta (when any)})`. `requests`
     /// must have unique keys; `meta` must be an object.
-    pub(crate) fn input_required(
+    pub(crate) fn input_required<Q: Question>(
         id: Value,
-        mut requests: Vec<(String, Value)>,
+        mut requests: Vec<(String, Q)>,
         token: String,
         meta: Option<Value>,
     ) -> Response {
@@ -261,7 +182,7 @@ impl Response {
         if !requests.windows(2).all(|w| w[0].0 < w[1].0) {
             requests.sort_by(|a, b| a.0.cmp(&b.0));
         }
-        let asked = Asked { id, requests, token, meta, tree: OnceLock::new() };
+        let asked = Asked { id, requests: Q::kept(requests), token, meta, tree: OnceLock::new() };
         Response { body: Body::Asked(Box::new(asked)), http_status: 200, diagnostic: None }
     }
 

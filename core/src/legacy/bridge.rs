@@ -100,6 +100,13 @@ fn bridge(ctx: &Ctx<'_>, call: &Call, outcome: Outcome) -> Bridge {
             let state = Some(state.to_value().unwrap_or(Value::Null));
             ask(ctx, call, tag, requests, state)
         }
+        // The pending flow owns its questions: shared ones are copied.
+        Outcome::InputRequiredShared { requests, state } => {
+            let requests =
+                requests.into_iter().map(|(k, q)| (k, std::sync::Arc::unwrap_or_clone(q))).collect();
+            let state = state.map(|s| s.to_value().unwrap_or(Value::Null));
+            ask(ctx, call, tag, requests, state)
+        }
         Outcome::Raw(Value::Object(mut obj))
             if obj.get("resultType").and_then(Value::as_str) == Some("input_required") =>
         {

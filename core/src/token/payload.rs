@@ -33,6 +33,28 @@ pub struct SealInput<'a> {
     pub state: Option<&'a Value>,
 }
 
+/// [`SealInput`] as `seal` reads it, with the questions held owned
+/// (`Value`) or shared (`Arc<Value>`): issue 16, thirteenth pass, so that
+/// `decide` seals the questions a binding shares without copying them.
+/// Only a question's key and digest go into the token.
+#[derive(Debug)]
+pub(crate) struct SealParts<'a, Q> {
+    pub(crate) principal: &'a Principal,
+    pub(crate) binding: &'a [u8; 32],
+    pub(crate) round: u32,
+    pub(crate) flow_start: u64,
+    pub(crate) questions: &'a [(String, Q)],
+    pub(crate) state: Option<&'a Value>,
+}
+
+impl<'a> SealInput<'a> {
+    /// The same fields, for `seal`.
+    pub(crate) fn parts(&self) -> SealParts<'a, Value> {
+        let SealInput { principal, binding, round, flow_start, questions, state } = *self;
+        SealParts { principal, binding, round, flow_start, questions, state }
+    }
+}
+
 /// What an opened token says.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Opened {

@@ -1,9 +1,11 @@
 //! Sealing and opening, with the limits that apply to both.
 
+use std::borrow::Borrow;
 use std::cell::Cell;
 
 use base64::Engine as _;
 use hmac::Mac;
+use serde_json::Value;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::json::{self, StateText};
@@ -38,7 +40,7 @@ impl Sealer {
     /// Seals `input` at `now` with the signing key, as the first token of
     /// a new flow (a fresh flow id).
     pub(crate) fn seal(&self, now: u64, input: &SealInput<'_>) -> Result<String> {
-        seal(self, now, input, None, None)
+        seal(self, now, &input.parts(), None, None)
     }
 
     /// Seals `input` at `now` for the flow `flow` (the flow id of the token
@@ -49,7 +51,7 @@ impl Sealer {
         input: &SealInput<'_>,
         flow: Option<&[u8; ID_BYTES]>,
     ) -> Result<String> {
-        seal(self, now, input, flow, None)
+        seal(self, now, &input.parts(), flow, None)
     }
 
     /// [`Sealer::seal_in_flow`] with the state given as canonical text
@@ -62,15 +64,15 @@ impl Sealer {
         flow: Option<&[u8; ID_BYTES]>,
         text: &StateText,
     ) -> Result<String> {
-        seal(self, now, input, flow, Some(text))
+        seal(self, now, &input.parts(), flow, Some(text))
     }
 
     /// `decide`'s seal (issue 16): as above, with the questions' digests
     /// already taken (used only if there is one per question).
-    pub(crate) fn seal_with_digests(
+    pub(crate) fn seal_with_digests<Q: Borrow<Value>>(
         &self,
         now: u64,
-        input: &SealInput<'_>,
+        input: &SealParts<'_, Q>,
         flow: Option<&[u8; ID_BYTES]>,
         text: Option<&StateText>,
         digests: Option<&[[u8; 32]]>,
@@ -108,10 +110,10 @@ thread_local! {
 }
 
 /// Seals a token at time `now`, in the sealer's version.
-pub(crate) fn seal(
+pub(crate) fn seal<Q: Borrow<Value>>(
     sealer: &Sealer,
     now: u64,
-    input: &SealInput<'_>,
+    input: &SealParts<'_, Q>,
     flow: Option<&[u8; ID_BYTES]>,
     text: Option<&StateText>,
 ) -> Result<String> {
@@ -120,10 +122,10 @@ pub(crate) fn seal(
 
 /// [`seal`] with the questions' digests already taken, when `digests`
 /// has one per question (issue 16, `decide`).
-fn seal_digests(
+fn seal_digests<Q: Borrow<Value>>(
     sealer: &Sealer,
     now: u64,
-    input: &SealInput<'_>,
+    input: &SealParts<'_, Q>,
     flow: Option<&[u8; ID_BYTES]>,
     text: Option<&StateText>,
     digests: Option<&[[u8; 32]]>,
@@ -149,7 +151,7 @@ fn seal_digests(
         Some(d) => d,
         None => {
             let all: Option<Vec<[u8; 32]>> =
-                input.questions.iter().map(|(_, q)| question_digest_within(q)).collect();
+                input.questions.iter().map(|(_, q)| question_digest_within(q.borrow())).collect();
             taken = all.ok_or_else(too_deep)?;
             &taken
         }

@@ -126,7 +126,7 @@ proptest! {
         // `decide`'s way: digests taken first (none for a question too deep).
         let digests: Option<Vec<[u8; 32]>> = questions.iter().map(|(_, q)| question_digest_within(q)).collect();
         same(
-            s.seal_with_digests(2_000, &input, flow, None, digests.as_deref()),
+            s.seal_with_digests(2_000, &input.parts(), flow, None, digests.as_deref()),
             reference(&s, 2_000, &input, flow, None),
         )?;
     }

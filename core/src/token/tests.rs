@@ -18,7 +18,7 @@ const NOW: u64 = 1_800_000_000;
 /// the operating system's randomness, starting a new flow.
 fn seal(ring: &KeyRing, limits: &Limits, now: u64, input: &SealInput<'_>) -> Result<String> {
     let sealer = Sealer { ring: ring.clone(), limits: *limits, random: Random::Seeded(7) };
-    super::seal(&sealer, now, input, None, None)
+    super::seal(&sealer, now, &input.parts(), None, None)
 }
 
 fn sealed(r: &KeyRing, state: Option<&Value>) -> (String, [u8; 32]) {

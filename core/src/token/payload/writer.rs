@@ -84,7 +84,7 @@ pub(crate) fn write_payload_with(
             &taken
         }
     };
-    let head = write_head(out, &principal_tag(mac, input.principal), limits, now, input, digests);
+    let head = write_head(out, &principal_tag(mac, input.principal), limits, now, &input.parts(), digests);
     if let Some(state) = state {
         out.put(b",\"s\":");
         out.put(state);
@@ -123,12 +123,12 @@ pub(crate) struct Head {
 /// "fs":…,"iat":…,"p":…,"q":{…},"r":…`, with `ptag` the principal tag of
 /// `input.principal` under the sealing key and `digests[i]` the digest of
 /// `input.questions[i]` (the caller makes sure there is one per question).
-pub(crate) fn write_head(
+pub(crate) fn write_head<Q>(
     out: &mut Vec<u8>,
     ptag: &[u8; PRINCIPAL_TAG_BYTES],
     limits: &Limits,
     now: u64,
-    input: &SealInput<'_>,
+    input: &SealParts<'_, Q>,
     digests: &[[u8; 32]],
 ) -> Head {
     use json::Sink as _;
