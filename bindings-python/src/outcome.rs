@@ -7,10 +7,11 @@
 //! dict whose shape the helpers (`input_required`, `complete`) fix. Here
 //! the members are looked up by name in the dict itself:
 //!
-//! * `input_required`: the questions through the memo (`json_fast::memo`,
-//!   a handler asks the same ones every round), split into the core's
-//!   `(key, request)` list straight from the remembered tree; the state as
-//!   canonical text (`Outcome::InputRequiredText`, no `Value` tree);
+//! * `input_required`: each question through the memo (`json_fast::memo`,
+//!   a handler asks the same ones every round) and handed to `decide` as
+//!   the remembered tree itself, shared, not copied (thirteenth pass,
+//!   `Outcome::InputRequiredShared`); the state as canonical text (no
+//!   `Value` tree);
 //! * `complete`: the result converted alone.
 //!
 //! Anything else (another kind, a member `from_value` does not read, any
@@ -45,7 +46,7 @@ pub fn fast(obj: &Bound<'_, PyAny>) -> Option<Outcome> {
             return None;
         }
         let requests = match requests.filter(|r| !r.is_none()) {
-            None => Vec::new(),
+            None => Requests::Owned(Vec::new()),
             Some(r) => requests_of(&r)?,
         };
         // `from_value` reads a `null` state as none: `None`, and a
@@ -54,9 +55,10 @@ pub fn fast(obj: &Bound<'_, PyAny>) -> Option<Outcome> {
             None => None,
             Some(s) => Some(crate::json_fast::state_text(&s)?).filter(|t| !t.is_null()),
         };
-        return Some(match state {
-            Some(state) => Outcome::InputRequiredText { requests, state },
-            None => Outcome::InputRequired { requests, state: None },
+        return Some(match (requests, state) {
+            (Requests::Shared(requests), state) => Outcome::InputRequiredShared { requests, state },
+            (Requests::Owned(requests), Some(state)) => Outcome::InputRequiredText { requests, state },
+            (Requests::Owned(requests), None) => Outcome::InputRequired { requests, state: None },
         });
     }
     if named(kind, intern!(py, "complete")) {
@@ -75,19 +77,36 @@ fn named(kind: &Bound<'_, PyString>, name: &Bound<'_, PyString>) -> bool {
     kind.is(name) || kind.as_any().eq(name).unwrap_or(false)
 }
 
-/// The `(key, request)` list of an `inputRequests` value, in the map's
-/// order as `from_value` makes it; `None` for anything but an object.
-fn requests_of(requests: &Bound<'_, PyAny>) -> Option<Vec<(String, Value)>> {
-    // A remembered tree is shared: its members are cloned one by one (no
-    // clone of the map itself, then taken apart).
-    if let Some(known) = crate::json_fast::dict_value(requests).ok()? {
-        return match Arc::as_ref(&known) {
-            Value::Object(m) => Some(m.iter().map(|(k, v)| (k.clone(), v.clone())).collect()),
-            _ => None,
-        };
+/// An `inputRequests` value's `(key, request)` list: each request the
+/// memo's tree, shared, or (when the memo does not take one of them) all
+/// converted.
+enum Requests {
+    Shared(Vec<(String, Arc<Value>)>),
+    Owned(Vec<(String, Value)>),
+}
+
+/// The `(key, request)` list of an `inputRequests` value, in the order
+/// `from_value` makes it (the keys' byte order, which also decides which
+/// bad question `decide` names first); `None` for anything but an object.
+fn requests_of(requests: &Bound<'_, PyAny>) -> Option<Requests> {
+    if let Ok(dict) = requests.cast_exact::<PyDict>() {
+        // Members first: a conversion below runs no Python code on the
+        // exact types the memo takes, but the list is the dict as it was.
+        let members: Vec<_> = dict.iter().collect();
+        let mut shared = Vec::with_capacity(members.len());
+        for (k, v) in &members {
+            let Ok(key) = k.cast_exact::<PyString>() else { break };
+            let (Ok(key), Ok(Some(tree))) = (key.to_str(), crate::json_fast::dict_value(v)) else { break };
+            shared.push((key.to_owned(), tree));
+        }
+        if shared.len() == members.len() {
+            // A dict's keys are distinct: the order is total.
+            shared.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            return Some(Requests::Shared(shared));
+        }
     }
     match to_value(requests).ok()? {
-        Value::Object(m) => Some(m.into_iter().collect()),
+        Value::Object(m) => Some(Requests::Owned(m.into_iter().collect())),
         _ => None,
     }
 }
