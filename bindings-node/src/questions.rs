@@ -16,7 +16,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -28,27 +28,27 @@ pub const MAX_TEXT: usize = 4096;
 pub const MAX_ENTRIES: usize = 256;
 
 thread_local! {
-    static SEEN: RefCell<HashMap<Box<[u8]>, Rc<Value>>> = RefCell::new(HashMap::new());
+    static SEEN: RefCell<HashMap<Box<[u8]>, Arc<Value>>> = RefCell::new(HashMap::new());
 }
 
 /// The strict parse of `text` (errors worded with `what`), from this
 /// thread's cache when the same bytes were parsed before.
-pub fn parsed(text: &[u8], what: &str) -> Result<Rc<Value>> {
+pub fn parsed(text: &[u8], what: &str) -> Result<Arc<Value>> {
     if text.len() > MAX_TEXT {
-        return Ok(Rc::new(crate::json::parse(text, what)?));
+        return Ok(Arc::new(crate::json::parse(text, what)?));
     }
     // `try_with`, as the core's memos: from another thread-local's
     // destructor this one may be gone, and `with` would panic there.
     if let Some(hit) = SEEN.try_with(|s| s.borrow().get(text).cloned()).ok().flatten() {
         return Ok(hit);
     }
-    let value = Rc::new(crate::json::parse(text, what)?);
+    let value = Arc::new(crate::json::parse(text, what)?);
     let _gone = SEEN.try_with(|s| {
         let mut s = s.borrow_mut();
         if s.len() >= MAX_ENTRIES {
             s.clear();
         }
-        s.insert(text.into(), Rc::clone(&value));
+        s.insert(text.into(), Arc::clone(&value));
     });
     Ok(value)
 }
@@ -63,7 +63,7 @@ mod tests {
         let text = br#"{"mode":"form","message":"Seat?","n":1.0}"#;
         let first = parsed(text, "request").unwrap();
         let again = parsed(text, "request").unwrap();
-        assert!(Rc::ptr_eq(&first, &again), "the second read is a hit");
+        assert!(Arc::ptr_eq(&first, &again), "the second read is a hit");
         assert_eq!(*again, crate::json::parse(text, "request").unwrap());
         let bad = br#"{"a":1,"a":2}"#;
         for _ in 0..2 {

@@ -287,8 +287,10 @@ mod scan {
                     // Each question is read where it stands (one pass).
                     return members(text, i, &mut |key, i| {
                         let q = value(text, i, MAX_MEMBER_DEPTH - 1)?;
+                        // The thread's kept tree itself, shared with
+                        // `decide` (thirteenth pass), not a copy of it.
                         let question = crate::questions::parsed(q, "outcome").ok()?;
-                        requests.push((key.to_owned(), (*question).clone()));
+                        requests.push((key.to_owned(), question));
                         Some(i + q.len())
                     });
                 }
@@ -304,10 +306,7 @@ mod scan {
         }
         // The core's reading of the map: keys in their sorted order.
         requests.sort_by(|a, b| a.0.cmp(&b.0));
-        Some(match state.filter(|s| !s.is_null()) {
-            None => Outcome::InputRequired { requests, state: None },
-            Some(state) => Outcome::InputRequiredText { requests, state },
-        })
+        Some(Outcome::InputRequiredShared { requests, state: state.filter(|s| !s.is_null()) })
     }
 
     /// The depth [`StateText`]'s in-place reader starts a member's value
