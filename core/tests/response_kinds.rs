@@ -9,9 +9,12 @@
 //! question).
 #![allow(clippy::unwrap_used, clippy::panic)]
 
+#[path = "common/asking.rs"]
+mod common;
+
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use snodo::{Answer, Begin, Call, Config, Engine, Key, Outcome, Principal};
+use snodo::{Answer, Config, Engine, Key, Principal};
 
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{},"url":{}}}}"#;
 
@@ -37,27 +40,16 @@ fn request(retry: Option<(&str, &Value)>) -> String {
     )
 }
 
-fn call(engine: &Engine, text: &str) -> Call {
-    match engine.begin(text.as_bytes(), &who()).unwrap() {
-        Begin::Call(c) => *c,
-        Begin::Respond(r) => panic!("{}", r.to_json()),
-    }
-}
-
-/// Asks `question` under `q` through `decide` (which validates it); the token.
+/// Asks `question` under `q` in a first round (through `decide`, which
+/// validates it); the token.
 fn ask(engine: &Engine, question: &Value) -> String {
-    let outcome = Outcome::InputRequired { requests: vec![("q".into(), question.clone())], state: None };
-    let r = engine.decide(&call(engine, &request(None)), outcome).unwrap();
-    match r.body().pointer("/result/requestState") {
-        Some(Value::String(t)) => t.clone(),
-        _ => panic!("decide refused {question}: {}", r.to_json()),
-    }
+    common::ask(engine, &request(None), question)
 }
 
 /// A token pinning `question` as it is, valid or not (`Engine::seal`
 /// does not validate questions).
 fn pin(engine: &Engine, question: &Value) -> String {
-    let first = call(engine, &request(None));
+    let first = common::call(engine, &request(None));
     let who = who();
     let binding = snodo::internal::binding_digest_map("tools/call", first.params());
     let questions = vec![("q".to_owned(), question.clone())];
@@ -100,7 +92,7 @@ fn answers() -> Vec<Value> {
 
 /// The answer read on a retry of `token` carrying `answer`, for `question`.
 fn read(engine: &Engine, token: &str, answer: &Value, question: &Value) -> Answer {
-    call(engine, &request(Some((token, answer)))).response("q", question)
+    common::call(engine, &request(Some((token, answer)))).response("q", question)
 }
 
 /// The same, on a thread of its own (an empty memo).

@@ -8,9 +8,12 @@
 //! thread, whose memo is empty, so every digest there is a full walk.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
+#[path = "common/asking.rs"]
+mod common;
+
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use snodo::{Answer, Begin, Call, Config, Engine, Key, Outcome, Principal};
+use snodo::{Answer, Config, Engine, Key};
 
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}"#;
 
@@ -35,26 +38,15 @@ fn request(retry: Option<(&str, bool)>) -> String {
     )
 }
 
-fn call(engine: &Engine, text: &str) -> Call {
-    match engine.begin(text.as_bytes(), &Principal::user("alice").unwrap()).unwrap() {
-        Begin::Call(c) => *c,
-        Begin::Respond(r) => panic!("{}", r.to_json()),
-    }
-}
-
-/// Asks `question` under `q` in a first round; the token.
+/// Asks `question` under `q` in a first round (through `decide`, which
+/// validates it); the token.
 fn ask(engine: &Engine, question: &Value) -> String {
-    let outcome = Outcome::InputRequired { requests: vec![("q".into(), question.clone())], state: None };
-    let r = engine.decide(&call(engine, &request(None)), outcome).unwrap();
-    match r.body().pointer("/result/requestState") {
-        Some(Value::String(t)) => t.clone(),
-        _ => panic!("no token in {}", r.to_json()),
-    }
+    common::ask(engine, &request(None), question)
 }
 
 /// The answer a handler asking `question` reads on the retry of `token`.
 fn answer(engine: &Engine, token: &str, answered: bool, question: &Value) -> Answer {
-    call(engine, &request(Some((token, answered)))).response("q", question)
+    common::call(engine, &request(Some((token, answered)))).response("q", question)
 }
 
 /// Near misses of one question: a number's spelling, a message's last
