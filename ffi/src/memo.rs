@@ -1,6 +1,8 @@
 //! The parsed questions of `snodo_call_response` and of `input_required`
 //! outcomes, remembered by their text, and an outcome's state read as
-//! canonical text ([`outcome`]) (issue 16, eighth pass).
+//! canonical text ([`outcome`]) (issue 16, eighth pass); since the
+//! thirteenth pass an outcome's questions are kept as shared trees
+//! ([`Parsed`]) and handed to `decide` without a copy.
 //!
 //! A handler asks the same question every round, so `snodo_call_response`
 //! gets the same JSON text again and again; parsing it (and freeing the
@@ -14,8 +16,10 @@
 //! construction (held to it by the tests below on random texts).
 //! Per thread: no lock, nothing shared between the threads of a server.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
+use std::ops::Deref;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -26,7 +30,47 @@ const ENTRIES: usize = 4;
 const MAX_BYTES: usize = 4096;
 
 /// A text and its parse.
-type Entry = (Box<[u8]>, Rc<Value>);
+type Entry = (Box<[u8]>, Rc<Parsed>);
+
+/// An outcome's questions by key, each a tree shared with `decide`.
+type Asked = Vec<(String, Arc<Value>)>;
+
+/// A kept text's parse (what [`parsed`] gives; reads as the `Value`), and,
+/// for the rest of an outcome, its questions as shared trees.
+pub(crate) struct Parsed {
+    value: Value,
+    /// Issue 16, thirteenth pass: when `value` is an `input_required`
+    /// outcome without a state, its questions as `Outcome::from_value`
+    /// reads them, each in an `Arc`, worked out on the first use; `None`
+    /// for any other value. `from_value` is a function of the tree, so
+    /// this is what it would give on every later round with these bytes.
+    asked: OnceCell<Option<Asked>>,
+}
+
+impl Parsed {
+    fn new(value: Value) -> Parsed {
+        Parsed { value, asked: OnceCell::new() }
+    }
+
+    /// The questions of an `input_required` outcome without a state.
+    fn asked(&self) -> Option<&[(String, Arc<Value>)]> {
+        self.asked
+            .get_or_init(|| match snodo::Outcome::from_value(self.value.clone()) {
+                Ok(snodo::Outcome::InputRequired { requests, state: None }) => {
+                    Some(requests.into_iter().map(|(key, q)| (key, Arc::new(q))).collect())
+                }
+                _ => None,
+            })
+            .as_deref()
+    }
+}
+
+impl Deref for Parsed {
+    type Target = Value;
+    fn deref(&self) -> &Value {
+        &self.value
+    }
+}
 
 thread_local! {
     /// Newest last.
@@ -36,9 +80,9 @@ thread_local! {
 /// The parsed JSON of `text` (`parse_json`'s value or error, `what` naming
 /// the argument in its message), remembered for the next call with the
 /// same bytes.
-pub(crate) fn parsed(text: &[u8], what: &str) -> snodo::Result<Rc<Value>> {
+pub(crate) fn parsed(text: &[u8], what: &str) -> snodo::Result<Rc<Parsed>> {
     if text.len() > MAX_BYTES {
-        return snodo::parse_json(text, what).map(Rc::new);
+        return snodo::parse_json(text, what).map(|v| Rc::new(Parsed::new(v)));
     }
     // `try_with`, as the core's memos: called from another thread-local's
     // destructor (a C thread-exit hook), this one may be gone, and the text
@@ -53,7 +97,7 @@ pub(crate) fn parsed(text: &[u8], what: &str) -> snodo::Result<Rc<Value>> {
     if let Some(value) = known {
         return Ok(value);
     }
-    let value = Rc::new(snodo::parse_json(text, what)?);
+    let value = Rc::new(Parsed::new(snodo::parse_json(text, what)?));
     let _gone = QUESTIONS.try_with(|q| {
         if let Ok(mut q) = q.try_borrow_mut() {
             if q.len() >= ENTRIES {
@@ -93,7 +137,14 @@ pub(crate) fn outcome(text: &[u8]) -> Option<snodo::Outcome> {
     }
     let (rest, state) = snodo::StateText::split_member(text, STATE)?;
     let rest = parsed(rest.as_bytes(), "outcome").ok()?;
-    match (snodo::Outcome::from_value((*rest).clone()).ok()?, state.filter(|s| !s.is_null())) {
+    let state = state.filter(|s| !s.is_null());
+    // Thirteenth pass: the questions the memo keeps go to `decide` shared
+    // (`Outcome::InputRequiredShared`), not as a copy of the rest's tree
+    // each round; the core holds the two to the same response.
+    if let Some(asked) = rest.asked() {
+        return Some(snodo::Outcome::InputRequiredShared { requests: asked.to_vec(), state });
+    }
+    match (snodo::Outcome::from_value(rest.value.clone()).ok()?, state) {
         (snodo::Outcome::InputRequired { requests, state: None }, Some(state)) => {
             Some(snodo::Outcome::InputRequiredText { requests, state })
         }
@@ -151,7 +202,7 @@ mod tests {
     }
 
     fn through_memo(text: &[u8]) -> Result<Value, (snodo::ErrorCode, String)> {
-        parsed(text, "request").map(|v| (*v).clone()).map_err(|e| (e.code(), e.to_string()))
+        parsed(text, "request").map(|v| v.value.clone()).map_err(|e| (e.code(), e.to_string()))
     }
 
     #[test]
@@ -193,7 +244,7 @@ mod tests {
         let second = parsed(&text, "request").unwrap();
         assert_eq!(second["params"]["message"], "Where seat?");
         assert_eq!(first["params"]["message"], "Which seat?");
-        assert_eq!(*parsed(QUESTION.as_bytes(), "request").unwrap(), *first);
+        assert_eq!(**parsed(QUESTION.as_bytes(), "request").unwrap(), **first);
     }
 
     /// The response text (or error) of deciding `outcome` on a fresh call
@@ -225,7 +276,19 @@ mod tests {
             br#"{"state":1}"#,
             br#"["state"]"#,
         ];
-        let (fast, total) = (std::cell::Cell::new(0), std::cell::Cell::new(0));
+        // Thirteenth pass: two questions (the shared ones in key order),
+        // with a state, a null one and none.
+        let other = QUESTION.replace("seat", "meal");
+        let two: Vec<String> = ["", r#","state":null"#, r#","state":{"z":[2]}"#]
+            .iter()
+            .map(|s| {
+                format!(
+                    r#"{{"inputRequests":{{"seat":{QUESTION},"meal":{other}}}{s},"type":"input_required"}}"#
+                )
+            })
+            .collect();
+        let (fast, shared, total) =
+            (std::cell::Cell::new(0), std::cell::Cell::new(0), std::cell::Cell::new(0));
         let check = |text: &[u8]| {
             let reference = snodo::parse_json(text, "outcome").and_then(snodo::Outcome::from_value);
             let want = decided(reference);
@@ -233,6 +296,9 @@ mod tests {
             for _ in 0..2 {
                 if let Some(o) = outcome(text) {
                     fast.set(fast.get() + 1);
+                    shared.set(
+                        shared.get() + usize::from(matches!(o, snodo::Outcome::InputRequiredShared { .. })),
+                    );
                     assert_eq!(decided(Ok(o)), want, "{}", String::from_utf8_lossy(text));
                 }
                 total.set(total.get() + 1);
@@ -240,15 +306,18 @@ mod tests {
         };
         check(base.as_bytes());
         fixed.into_iter().for_each(check);
+        two.iter().for_each(|t| check(t.as_bytes()));
         runner(3000)
             .run(&edited(&base, 2), |text| {
                 check(&text);
                 Ok(())
             })
             .unwrap();
-        let (fast, total) = (fast.get(), total.get());
-        // The fast reading was taken, and declined, often.
+        let (fast, shared, total) = (fast.get(), shared.get(), total.get());
+        // The fast reading was taken, and declined, often; most of what it
+        // took went to `decide` with the questions shared.
         assert!(fast > total / 10 && fast < total, "{fast} of {total}");
+        assert!(shared > fast / 2, "{shared} shared of {fast}");
     }
 
     /// Review (p9): from a thread-local's destructor, when the memo's own
@@ -264,7 +333,7 @@ mod tests {
             fn drop(&mut self) {
                 let ok = std::panic::catch_unwind(|| {
                     let text = QUESTION.as_bytes();
-                    *parsed(text, "request").unwrap() == reference(text).unwrap()
+                    **parsed(text, "request").unwrap() == reference(text).unwrap()
                         && outcome(br#"{"type":"input_required","state":{"a":1}}"#).is_some()
                 });
                 let _ = self.0.send(matches!(ok, Ok(true)));
@@ -288,7 +357,7 @@ mod tests {
     #[test]
     fn long_texts_are_parsed_and_not_kept() {
         let long = format!(r#"{{"pad":"{}"}}"#, "x".repeat(MAX_BYTES));
-        assert_eq!(*parsed(long.as_bytes(), "request").unwrap(), reference(long.as_bytes()).unwrap());
+        assert_eq!(**parsed(long.as_bytes(), "request").unwrap(), reference(long.as_bytes()).unwrap());
         QUESTIONS.with(|q| assert!(q.borrow().iter().all(|(t, _)| t.len() <= MAX_BYTES)));
     }
 }
