@@ -213,6 +213,12 @@ pub mod internal {
         pub fn state_text_prefix(text: &[u8], depth: usize) -> Option<(crate::json::StateText, usize)> {
             crate::json::StateText::prefix(text, depth)
         }
+
+        /// Issue 16, thirteenth pass: the hand reader `parse_json` tries
+        /// first (`None` where it gives up and the strict parser reads).
+        pub fn value_tree(bytes: &[u8]) -> Option<serde_json::Value> {
+            crate::json::value_tree(bytes)
+        }
     }
     /// Issue 16, twelfth pass: `begin` through the whole-message tree, the
     /// reference the hand reader (and its per-thread memo of `_meta`

@@ -110,6 +110,130 @@ proptest! {
     }
 }
 
+/// `text` with JSON whitespace put between its tokens where `spaces` says
+/// (a byte per token boundary, cycled), outside strings.
+fn spaced(text: &str, spaces: &[u8]) -> String {
+    let (mut out, mut in_string, mut escaped, mut n) = (String::new(), false, false, 0usize);
+    for c in text.chars() {
+        let boundary = !in_string && matches!(c, '{' | '}' | '[' | ']' | ',' | ':');
+        if boundary && !spaces.is_empty() {
+            out.push_str(match spaces[n % spaces.len()] % 5 {
+                0 => " ",
+                1 => "\n",
+                2 => "\t ",
+                3 => "\r\n",
+                _ => "",
+            });
+            n += 1;
+        }
+        out.push(c);
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+        }
+    }
+    out
+}
+
+/// Thirteenth pass: `parse_json` reads plain text by hand first. Where the
+/// hand reader gives a value, the strict parser gives the same one;
+/// `parse_json` gives the strict parser's value or error in every case,
+/// with whitespace between tokens and around the text. A seeded runner,
+/// so the count of texts the hand reader took is the same on every run.
+#[test]
+fn parse_json_is_the_strict_parse() {
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    let mut runner = TestRunner::new_with_rng(
+        Config { cases: 2048, failure_persistence: None, ..Config::default() },
+        TestRng::deterministic_rng(RngAlgorithm::ChaCha),
+    );
+    let (taken, total) = (std::cell::Cell::new(0), std::cell::Cell::new(0));
+    runner
+        .run(&(arb_tree(), prop::collection::vec(any::<u8>(), 0..8)), |(t, spaces)| {
+            let src = format!(
+                "{}{}{}",
+                if spaces.len() % 2 == 1 { " \n" } else { "" },
+                spaced(&text(&t), &spaces),
+                if spaces.len() % 3 == 1 { "\t" } else { "" }
+            );
+            let strict = sjson::parse_str(&src, usize::MAX).map_err(|e| format!("JSON: what: {e}"));
+            total.set(total.get() + 1);
+            if let Some(v) = sjson::value_tree(src.as_bytes()) {
+                taken.set(taken.get() + 1);
+                prop_assert_eq!(Ok(v), strict.clone(), "{}", src);
+            }
+            let got = snodo::parse_json(src.as_bytes(), "what").map_err(|e| e.to_string());
+            prop_assert_eq!(got, strict, "{}", src);
+            Ok(())
+        })
+        .unwrap();
+    // Both ways were taken often.
+    let (taken, total) = (taken.get(), total.get());
+    assert!(taken > total / 5 && taken < total * 4 / 5, "{taken} of {total} read by hand");
+}
+
+/// The plain texts the bindings hand over are read by hand (so the
+/// property above compares something), and text with anything unusual
+/// is not.
+#[test]
+fn the_hand_reader_takes_plain_text_and_leaves_the_rest() {
+    let plain = [
+        r#"{"type":"complete","result":{"content":[{"type":"text","text":"booked"}]}}"#,
+        r#" [1, -0, 1.0, 12345678901234567890, true, false, null, "é😀", {}, []] "#,
+        "7",
+    ];
+    for text in plain {
+        assert_eq!(
+            sjson::value_tree(text.as_bytes()),
+            Some(sjson::parse_str(text, usize::MAX).unwrap()),
+            "{text}"
+        );
+    }
+    let unusual = [
+        r#"{"a":"line\nbreak"}"#,
+        r#"{"a":1e3}"#,
+        r#"{"a":1,"a":2}"#,
+        r#"{"$serde_json::private::Number":"1"}"#,
+        r#"{"a":1} x"#,
+        r#""\ud800""#,
+        "",
+    ];
+    for text in unusual {
+        assert_eq!(sjson::value_tree(text.as_bytes()), None, "{text}");
+    }
+    assert_eq!(sjson::value_tree(b"[\"\xff\"]"), None);
+}
+
+/// At the nesting bound the hand reader gives up a level before the strict
+/// parser would, so `parse_json` still gives the strict parser's value or
+/// error for every depth around it.
+#[test]
+fn parse_json_at_the_nesting_bound() {
+    for depth in snodo::MAX_DEPTH - 3..=snodo::MAX_DEPTH + 1 {
+        for (open, close, inner) in
+            [("[", "]", "1"), ("{\"a\":", "}", "1"), ("[", "]", ""), ("{\"a\":", "}", "{}")]
+        {
+            let text = format!("{}{inner}{}", open.repeat(depth), close.repeat(depth));
+            let strict = sjson::parse_str(&text, usize::MAX).map_err(|e| format!("JSON: what: {e}"));
+            if let Some(v) = sjson::value_tree(text.as_bytes()) {
+                assert_eq!(Ok(v), strict.clone(), "depth {depth} {open}");
+            }
+            assert_eq!(
+                snodo::parse_json(text.as_bytes(), "what").map_err(|e| e.to_string()),
+                strict,
+                "depth {depth} {open}"
+            );
+        }
+    }
+}
+
 #[test]
 fn an_empty_object_and_a_map_of_one_still_parse() {
     let v = sjson::parse_str(r#"{"a":{},"b":[{"c":1}]}"#, 1 << 10).unwrap();

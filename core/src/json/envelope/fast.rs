@@ -332,7 +332,7 @@ mod skip;
 mod values;
 use skip::plain_len;
 pub(crate) use skip::plain_value_len;
-pub(crate) use values::answers_tree;
+pub(crate) use values::{answers_tree, value_tree};
 
 #[cfg(test)]
 mod tests;

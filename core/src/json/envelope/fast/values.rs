@@ -19,6 +19,23 @@ pub(crate) fn answers_tree(text: &str) -> Option<Value> {
     (r.at == text.len()).then_some(tree)
 }
 
+/// Issue 16, thirteenth pass: a whole JSON text (whitespace around it
+/// allowed) as [`Reader::tree`] builds it, the value at the top (nesting
+/// 0), or `None` wherever the reader gives up: text that is not UTF-8,
+/// escapes, exponents, a repeated key, nesting one level short of the
+/// strict parser's bound, anything unusual. Where it gives a value, the
+/// strict parser builds the same one from the same bytes (it is the reader
+/// `begin` builds a request's members with; `tests/fast_paths.rs` holds
+/// the two to that on random texts), so `parse_json` tries it first and
+/// leaves everything else, errors included, to the strict parser.
+pub(crate) fn value_tree(bytes: &[u8]) -> Option<Value> {
+    let mut r = Reader::new(std::str::from_utf8(bytes).ok()?);
+    r.ws();
+    let tree = r.tree(0)?;
+    r.ws();
+    (r.at == bytes.len()).then_some(tree)
+}
+
 /// How many keys of one object the checker keeps to find a repeated one;
 /// an object with more gives up the check (the tree reader then builds
 /// it, as before).
