@@ -7,6 +7,7 @@ use sha2::{Digest, Sha256};
 mod hash_sink;
 mod string;
 pub use hash_sink::HashSink;
+#[cfg(test)]
 pub(crate) use string::plain_run;
 pub use string::write_string;
 

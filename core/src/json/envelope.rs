@@ -30,7 +30,7 @@ use super::stream::{Canon, KeyText};
 use super::strict::{NUMBER_TOKEN, NumberText, Strict, number_from_text};
 
 mod fast;
-pub(crate) use fast::{answers_tree, interned, plain_value_len, value_tree};
+pub(crate) use fast::{answers_tree, interned, plain_ascii_len, plain_len, plain_value_len, value_tree};
 
 /// `params.requestState` as read.
 #[derive(Debug, Clone, PartialEq, Eq)]

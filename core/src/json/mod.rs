@@ -37,8 +37,8 @@ pub use canonical::write_object_except;
 #[cfg(test)]
 pub(crate) use envelope::META_KNOWN;
 pub(crate) use envelope::{
-    Envelope, Params, RawAnswers, StateArg, answers_tree, interned, plain_value_len, read_envelope,
-    value_tree,
+    Envelope, Params, RawAnswers, StateArg, answers_tree, interned, plain_ascii_len, plain_len,
+    plain_value_len, read_envelope, value_tree,
 };
 pub use state_text::StateText;
 pub use stream::canonical_text;

@@ -24,6 +24,8 @@ use super::{JsonError, Sink};
 
 mod fast;
 #[cfg(test)]
+mod key_tests;
+#[cfg(test)]
 mod tests;
 
 /// Writes the canonical form of the value it reads into `out`.

@@ -330,8 +330,7 @@ mod memo;
 mod meta;
 mod skip;
 mod values;
-use skip::plain_len;
-pub(crate) use skip::plain_value_len;
+pub(crate) use skip::{plain_ascii_len, plain_len, plain_value_len};
 pub(crate) use values::{answers_tree, value_tree};
 
 #[cfg(test)]

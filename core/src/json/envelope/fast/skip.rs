@@ -20,67 +20,95 @@ use super::super::super::strict::MAX_DEPTH;
 /// as most strings of a state end in them.
 #[inline(always)]
 pub(crate) fn plain_len(rest: &[u8]) -> usize {
-    match word_stop(rest, 0) {
+    run_len::<false>(rest)
+}
+
+/// Issue 16, fourteenth pass: [`plain_len`] that also stops at the first
+/// byte above 0x7f, so a run it measures is plain ASCII: a reader over
+/// text not yet checked as UTF-8 (the streaming canonicaliser) knows a
+/// string needs no UTF-8 check when this stops at its closing quote, in
+/// the same pass that finds the quote (a second pass per string,
+/// `is_ascii`, was about 8 % of canonicalising plain text). A property
+/// test holds it to the first escape or non-ASCII byte.
+#[inline(always)]
+pub(crate) fn plain_ascii_len(rest: &[u8]) -> usize {
+    run_len::<true>(rest)
+}
+
+/// [`plain_len`] (`ASCII` false) or [`plain_ascii_len`] (true).
+#[inline(always)]
+fn run_len<const ASCII: bool>(rest: &[u8]) -> usize {
+    match word_stop::<ASCII>(rest, 0) {
         Some(first) if first < 8 => first,
-        Some(_) => match word_stop(rest, 8) {
+        Some(_) => match word_stop::<ASCII>(rest, 8) {
             Some(second) if second < 8 => 8 + second,
-            Some(_) => long_len(rest),
-            None => short_len(rest, 8),
+            Some(_) => long_len::<ASCII>(rest),
+            None => short_len::<ASCII>(rest, 8),
         },
-        None => short_len(rest, 0),
+        None => short_len::<ASCII>(rest, 0),
     }
 }
 
-/// [`plain_len`] of a run with no stop in its first sixteen bytes: from
+/// Whether `b` ends a run: an escape, or (`ASCII`) a byte above 0x7f.
+/// Bitwise, not short-circuit: the block loop stays branch-free (vector
+/// code).
+#[inline(always)]
+fn stops<const ASCII: bool>(b: u8) -> bool {
+    (b < 0x20) | (b == b'"') | (b == b'\\') | (ASCII & (b > 0x7f))
+}
+
+/// [`run_len`] of a run with no stop in its first sixteen bytes: from
 /// there, blocks of 32 bytes each tested with no early exit, which the
 /// compiler does in vector registers; then the word loop finds the stop
 /// in the block that has one.
 #[inline(never)]
-fn long_len(rest: &[u8]) -> usize {
+fn long_len<const ASCII: bool>(rest: &[u8]) -> usize {
     let mut at = 16;
     while let Some(block) = rest.get(at..at + BLOCK).and_then(|b| <&[u8; BLOCK]>::try_from(b).ok()) {
-        let stops = block
-            .iter()
-            .fold(0u8, |acc, &b| acc | u8::from(b < 0x20) | u8::from(b == b'"') | u8::from(b == b'\\'));
-        if stops != 0 {
+        let found = block.iter().fold(0u8, |acc, &b| acc | u8::from(stops::<ASCII>(b)));
+        if found != 0 {
             break;
         }
         at += BLOCK;
     }
-    while let Some(stop) = word_stop(rest, at) {
+    while let Some(stop) = word_stop::<ASCII>(rest, at) {
         if stop < 8 {
             return at + stop;
         }
         at += 8;
     }
-    short_len(rest, at)
+    short_len::<ASCII>(rest, at)
 }
 
-/// Bytes per block of [`plain_len`]'s long-run loop.
+/// Bytes per block of [`run_len`]'s long-run loop.
 const BLOCK: usize = 32;
 
 /// Where the first stop of the eight bytes at `at` is (8: none), or
 /// `None` when fewer than eight bytes are left.
 #[inline(always)]
-fn word_stop(rest: &[u8], at: usize) -> Option<usize> {
+fn word_stop<const ASCII: bool>(rest: &[u8], at: usize) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let word: [u8; 8] = rest.get(at..at + 8)?.try_into().ok()?;
     let v = u64::from_le_bytes(word);
     // The high bit of each byte below 0x20, equal to '"' or to '\\'.
     // A borrow can flag a byte only above (after) a truly flagged
-    // one, so the lowest flag is exact.
+    // one, so the lowest flag is exact. A byte above 0x7f has its own
+    // high bit: exact too.
     let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGH;
-    let stops =
+    let mut found =
         below(v, 0x20) | below(v ^ (ONES * u64::from(b'"')), 1) | below(v ^ (ONES * u64::from(b'\\')), 1);
-    Some(if stops == 0 { 8 } else { (stops.trailing_zeros() / 8) as usize })
+    if ASCII {
+        found |= v & HIGH;
+    }
+    Some(if found == 0 { 8 } else { (found.trailing_zeros() / 8) as usize })
 }
 
-/// [`plain_len`] of the last (fewer than eight) bytes, from `at`.
+/// [`run_len`] of the last (fewer than eight) bytes, from `at`.
 #[inline(always)]
-fn short_len(rest: &[u8], at: usize) -> usize {
+fn short_len<const ASCII: bool>(rest: &[u8], at: usize) -> usize {
     let tail = rest.get(at..).unwrap_or_default();
-    at + tail.iter().position(|&b| b < 0x20 || b == b'"' || b == b'\\').unwrap_or(tail.len())
+    at + tail.iter().position(|&b| stops::<ASCII>(b)).unwrap_or(tail.len())
 }
 
 /// Issue 16, sixth pass: the JSON value at the start of `bytes`, as

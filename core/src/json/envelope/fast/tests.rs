@@ -83,6 +83,36 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4000))]
+
+    /// Issue 16, fourteenth pass: `plain_ascii_len` stops at the first
+    /// byte that ends a plain string or is above 0x7f, short runs and long
+    /// (the block loop), wherever the stop falls.
+    #[test]
+    fn plain_ascii_len_stops_at_escapes_and_high_bytes(
+        len in 0usize..300,
+        stops in prop::collection::vec((any::<prop::sample::Index>(), prop::sample::select(vec![b'"', b'\\', 0x00, 0x1f, 0x80, 0xc3, 0xff])), 0..3),
+        from in 0usize..12,
+    ) {
+        let mut bytes: Vec<u8> = (0..len).map(|i| b"aZ09-_.~ \x7f!}"[i % 12]).collect();
+        for (at, stop) in stops {
+            if !bytes.is_empty() {
+                let i = at.index(bytes.len());
+                bytes[i] = stop;
+            }
+        }
+        let rest = bytes.get(from..).unwrap_or_default();
+        let expected = rest
+            .iter()
+            .position(|&b| b < 0x20 || b == b'"' || b == b'\\' || b > 0x7f)
+            .unwrap_or(rest.len());
+        prop_assert_eq!(super::plain_ascii_len(rest), expected, "{:?}", rest);
+        // Where the ASCII run ends on a plain byte above 0x7f, `plain_len` goes on.
+        prop_assert!(super::plain_len(rest) >= expected);
+    }
+}
+
 /// Plain messages are read here, and exactly as the serde walk reads them.
 #[test]
 fn plain_messages_take_this_path_with_the_same_result() {
