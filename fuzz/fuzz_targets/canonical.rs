@@ -2,7 +2,9 @@
 //! that re-parses to an equal value. Since issue 16's thirteenth pass also:
 //! `parse_json`, which tries the hand reader first, gives exactly the strict
 //! parser's value or error, and the hand reader never gives a value the
-//! strict parser would not.
+//! strict parser would not. Since the fourteenth pass: `canonicalize`
+//! (the streaming canonicaliser, its hand-read fast path first) writes
+//! exactly the bytes of the tree reference, or gives its error.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -20,6 +22,14 @@ fuzz_target!(|data: &[u8]| {
         _ => false,
     };
     if !same {
+        std::process::abort();
+    }
+    let streamed = match (snodo::canonicalize(data), &strict) {
+        (Ok(text), Ok(value)) => text.as_bytes() == snodo::internal::json::canonical(value).as_slice(),
+        (Err(e), Err(why)) => e.to_string() == format!("JSON: text: {why}"),
+        _ => false,
+    };
+    if !streamed {
         std::process::abort();
     }
     let Ok(value) = snodo::internal::json::parse(data, 1 << 16) else { return };
