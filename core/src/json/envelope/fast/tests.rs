@@ -47,6 +47,19 @@ proptest! {
     }
 }
 
+/// `len` bytes repeating `pattern`, with each `(place, byte)` of `stops`
+/// put in (long runs with a few stops, for the string scans).
+fn run_with_stops(pattern: &[u8], len: usize, stops: &[(prop::sample::Index, u8)]) -> Vec<u8> {
+    let mut bytes: Vec<u8> = pattern.iter().copied().cycle().take(len).collect();
+    for (at, stop) in stops {
+        if !bytes.is_empty() {
+            let i = at.index(bytes.len());
+            bytes[i] = *stop;
+        }
+    }
+    bytes
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(4000))]
 
@@ -71,13 +84,7 @@ proptest! {
         stops in prop::collection::vec((any::<prop::sample::Index>(), prop::sample::select(vec![b'"', b'\\', 0x00, 0x1f, b'\n'])), 0..3),
         from in 0usize..12,
     ) {
-        let mut bytes: Vec<u8> = (0..len).map(|i| b"aZ09-_.~ \x7f\xc3\xa9"[i % 12]).collect();
-        for (at, stop) in stops {
-            if !bytes.is_empty() {
-                let i = at.index(bytes.len());
-                bytes[i] = stop;
-            }
-        }
+        let bytes = run_with_stops(b"aZ09-_.~ \x7f\xc3\xa9", len, &stops);
         let rest = bytes.get(from..).unwrap_or_default();
         prop_assert_eq!(super::plain_len(rest), super::super::super::canonical::plain_run(rest), "{:?}", rest);
     }
@@ -95,13 +102,7 @@ proptest! {
         stops in prop::collection::vec((any::<prop::sample::Index>(), prop::sample::select(vec![b'"', b'\\', 0x00, 0x1f, 0x80, 0xc3, 0xff])), 0..3),
         from in 0usize..12,
     ) {
-        let mut bytes: Vec<u8> = (0..len).map(|i| b"aZ09-_.~ \x7f!}"[i % 12]).collect();
-        for (at, stop) in stops {
-            if !bytes.is_empty() {
-                let i = at.index(bytes.len());
-                bytes[i] = stop;
-            }
-        }
+        let bytes = run_with_stops(b"aZ09-_.~ \x7f!}", len, &stops);
         let rest = bytes.get(from..).unwrap_or_default();
         let expected = rest
             .iter()
