@@ -372,6 +372,4 @@ impl Reader<'_> {
 }
 
 mod keys;
-use keys::key_less;
-#[cfg(test)]
-pub(super) use keys::key_less_for_tests;
+pub(super) use keys::key_less;

@@ -27,12 +27,12 @@ proptest! {
     #[test]
     fn key_less_is_byte_order(a in key(), b in key(), tail in key()) {
         let (a, b) = (a.as_bytes(), b.as_bytes());
-        prop_assert_eq!(super::fast::key_less_for_tests(a, b), a < b, "{:?} {:?}", a, b);
-        prop_assert_eq!(super::fast::key_less_for_tests(b, a), b < a, "{:?} {:?}", b, a);
+        prop_assert_eq!(super::fast::key_less(a, b), a < b, "{:?} {:?}", a, b);
+        prop_assert_eq!(super::fast::key_less(b, a), b < a, "{:?} {:?}", b, a);
         let longer = [a, tail.as_bytes()].concat();
-        prop_assert_eq!(super::fast::key_less_for_tests(a, &longer), a < longer.as_slice());
-        prop_assert_eq!(super::fast::key_less_for_tests(&longer, a), false);
-        prop_assert!(!super::fast::key_less_for_tests(a, a));
+        prop_assert_eq!(super::fast::key_less(a, &longer), a < longer.as_slice());
+        prop_assert_eq!(super::fast::key_less(&longer, a), false);
+        prop_assert!(!super::fast::key_less(a, a));
     }
 }
 
@@ -88,7 +88,7 @@ fn key_less_at_the_word_edges() {
     ];
     for a in keys {
         for b in keys {
-            assert_eq!(super::fast::key_less_for_tests(a, b), a < b, "{a:?} {b:?}");
+            assert_eq!(super::fast::key_less(a, b), a < b, "{a:?} {b:?}");
         }
     }
 }

@@ -12,9 +12,9 @@
 /// first, as by bytes; equal keys give equal numbers. A property test
 /// holds it to `<` on slices.
 #[inline(always)]
-pub(super) fn key_less(a: &[u8], b: &[u8]) -> bool {
+pub(in crate::json::stream) fn key_less(a: &[u8], b: &[u8]) -> bool {
     match (padded(a), padded(b)) {
-        (Some(a), Some(b)) => a < b,
+        (Some(x), Some(y)) => x < y,
         _ => a < b,
     }
 }
@@ -41,9 +41,4 @@ fn padded(key: &[u8]) -> Option<u128> {
     }
     let head = key.iter().enumerate().fold(0u64, |w, (i, &b)| w | (u64::from(b) << (56 - 8 * i)));
     Some(u128::from(head) << 64)
-}
-
-#[cfg(test)]
-pub(crate) fn key_less_for_tests(a: &[u8], b: &[u8]) -> bool {
-    key_less(a, b)
 }
