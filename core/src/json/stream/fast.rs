@@ -201,8 +201,8 @@ impl Reader<'_> {
     // reading plain 32 KiB arguments (callgrind, issue 16 late pass).
     // Fourteenth pass: the end found eight bytes at a time (the envelope
     // reader's `plain_len`, held to `plain_run` by a property test) and an
-    // ASCII string known as such in the same pass; only a string with a
-    // byte above 0x7f is measured again and checked as UTF-8.
+    // ASCII string known as such in the same pass; a string with a byte
+    // above 0x7f is measured on from that byte and checked as UTF-8.
     #[inline(always)]
     fn string(&mut self) -> Option<(usize, usize)> {
         self.at += 1;
@@ -210,7 +210,8 @@ impl Reader<'_> {
         let rest = self.text.get(start..)?;
         let mut len = plain_ascii_len(rest);
         if rest.get(len).is_some_and(|&b| b > 0x7f) {
-            len = plain_len(rest);
+            // Not a stop of `plain_len`: the string goes on from here.
+            len += plain_len(rest.get(len..)?);
             std::str::from_utf8(rest.get(..len)?).ok()?;
         }
         if rest.get(len) != Some(&b'"') {
