@@ -111,6 +111,7 @@ def main() -> None:
     checks: list[tuple[str, str, bool]] = []
 
     core = core_rows(crit)
+    flow_least: dict[str, float] = {}  # case: the flow's least over the floor
     for case, label in CASES:
         floor = core.get(("floor", case))
         for op in CORE_OPS:
@@ -133,6 +134,7 @@ def main() -> None:
         parts = [core.get((op, case)) for op in ("format_floor_seal", "format_floor", "drop_state")]
         if floor and case != "args_32768" and all(parts):
             least = 2 * sum(p[0] for p in parts)
+            flow_least[case] = least / floor[0]
             rows.append(("core", "three-round flow's least: 2 × (seal + open format floors + free state)", label,
                          fmt_ns(least), "", f"{least / floor[0]:.1f}×", ""))
     if ("open", "state_4096") in core and ("floor", "state_4096") in core:
@@ -165,7 +167,9 @@ def main() -> None:
     for name, ops, case, most in CORE_TARGETS:
         if all((op, case) in core for op in ops + ("floor",)):
             x = sum(core[(op, case)][0] for op in ops) / core[("floor", case)][0]
-            checks.append((name, f"{x:.1f}×", x <= most))
+            # The flow's row says what its least is (fifteenth pass).
+            note = f" (its least: {flow_least[case]:.1f}×)" if ops == ("flow3",) and case in flow_least else ""
+            checks.append((name, f"{x:.1f}×{note}", x <= most))
 
     peers = {
         "python": ("snodo seal+open", "sdk boundary _seal+_unseal (str state)"),
@@ -188,6 +192,10 @@ def main() -> None:
                 us = r["median_ns"] / 1e3
                 checks.append((f"{lang} {r['op'][6:]} ≤ 10 µs", f"{us:.2f} µs", us <= TARGETS["call_us"]))
         rows += in_window_rows(res, lang, core)
+        # The host's part of the rounds (host-round group; node only).
+        rows += [(lang, r["op"], "256 B state", fmt_ns(r["median_ns"]),
+                  f"{fmt_ns(r['min_ns'])}–{fmt_ns(r['max_ns'])}", "", "")
+                 for r in load(os.path.join(res, f"{lang}.json")) if r.get("group") == "host-round"]
         for size in (256, 4096):
             if (ours, size) in by and (peer, size) in by:
                 x = by[(peer, size)]["median_ns"] / by[(ours, size)]["median_ns"]
@@ -349,6 +357,61 @@ def round_checks(res: str, lang: str, core: dict, most: float) -> list[tuple[str
                    "no in-window core samples)", old <= most)]
 
 
+# Issue 16, fifteenth pass: the host's own part of a binding's rows, timed
+# in the binding's step of the same run (growth-state group): what the
+# language itself costs to read the state object and build one back, before
+# any token work. Node: JSON.stringify + JSON.parse (how the addon crosses)
+# and structuredClone (V8's object-to-object copy, no text); Python:
+# marshal's dumps + loads (CPython's fastest writer and reader of a dict).
+HOST_ROWS = {
+    "node": ("host: JSON.parse(JSON.stringify(state))", "host: structuredClone(state)"),
+    "python": ("host: marshal.loads(marshal.dumps(state))",),
+}
+
+
+def host_series(res: str, lang: str) -> dict[int, tuple[str, float]]:
+    """The cheapest of the host's rows at each state size: {size: (op, ns)}."""
+    rows = [r for r in load(os.path.join(res, f"{lang}.json"))
+            if r.get("group") == "growth-state" and r["op"] in HOST_ROWS[lang]]
+    out: dict[int, tuple[str, float]] = {}
+    for r in rows:
+        if r["size"] not in out or r["median_ns"] < out[r["size"]][1]:
+            out[r["size"]] = (r["op"], r["median_ns"])
+    return out
+
+
+def host_least_4k(res: str, lang: str, core: dict, peer_ns: float) -> str:
+    """The seal+open row's bound: the host's part at 4 KiB plus the core's
+    seal and open format floors (the least the token format costs, no
+    JSON), and the speedup over the peer a binding that added nothing to
+    those would show; "" when a part is missing."""
+    host = host_series(res, lang).get(4096)
+    ff = [core.get((op, "state_4096")) for op in ("format_floor_seal", "format_floor")]
+    if not host or not all(ff):
+        return ""
+    least = host[1] + ff[0][0] + ff[1][0]
+    return (f"; its least here {fmt_ns(least)} = {host[0][6:]} {fmt_ns(host[1])} + the core's seal and open "
+            f"format floors {fmt_ns(ff[0][0] + ff[1][0])}, {peer_ns / least:.1f}× the peer")
+
+
+def host_slope(res: str, lang: str, floor: list[tuple[int, float, float]]) -> str:
+    """The state slope's bound: the host's part alone over the floor's slope."""
+    host = host_series(res, lang)
+    (n0, f0, _), (n1, f1, _) = floor[0], floor[-1]
+    if n0 not in host or n1 not in host or f1 <= f0:
+        return ""
+    x = (host[n1][1] - host[n0][1]) / (f1 - f0)
+    return f" (the host's part alone, {host[n1][0][6:]}: {x:.1f}×)"
+
+
+def add_note(checks: list[tuple[str, str, bool]], note: str) -> list[tuple[str, str, bool]]:
+    """The last check with `note` after its value."""
+    if not checks or not note:
+        return checks
+    name, value, ok = checks[-1]
+    return checks[:-1] + [(name, value + note, ok)]
+
+
 # Issue 16, the Node rows: seal+open at 4 KiB at least this many times faster
 # than the TS SDK codec; begin+decide per round at most this × the core's;
 # growth slope at most this × the floor's.
@@ -363,14 +426,16 @@ def node_checks(res: str, core: dict) -> list[tuple[str, str, bool]]:
         x = by[peer] / by[ours]
         out.append((f"node seal+open, 4 KiB object state, ≥ {NODE_TARGETS['speedup_4k']:g}× faster than "
                     "createRequestStateCodec (no bind)", f"{x:.1f}×", x >= NODE_TARGETS["speedup_4k"]))
-    out += round_checks(res, "node", core, NODE_TARGETS["round_vs_core"])
+        out = add_note(out, host_least_4k(res, "node", core, by[peer]))
+    out += add_note(round_checks(res, "node", core, NODE_TARGETS["round_vs_core"]), node_round_least(res))
     for kind, op in (("state", "snodo seal+open"), ("args", "snodo begin (retry)")):
         rows = growth_rows(res, kind, op)
         if len(rows) >= 2:
             (n0, f0, t0), (n1, f1, t1) = rows[0], rows[-1]
             x = (t1 - t0) / (f1 - f0) if f1 > f0 else float("inf")
             out.append((f"node growth, {op} {n0} B → {n1} B: slope ≤ {NODE_TARGETS['slope']:g}× the floor's",
-                        f"{x:.1f}×", x <= NODE_TARGETS["slope"]))
+                        f"{x:.1f}×" + (host_slope(res, "node", rows) if kind == "state" else ""),
+                        x <= NODE_TARGETS["slope"]))
     mem = load_obj(os.path.join(res, "node-memory.json"))
     if mem:
         r = mem["readings"]
@@ -378,6 +443,21 @@ def node_checks(res: str, core: dict) -> list[tuple[str, str, bool]]:
         out.append((f"node RSS over {mem['flows']:,} two-round flows flat after warm-up (≤ {mem['bound_kib']} KiB)",
                     f"+{peak} KiB", bool(mem["ok"])))
     return out
+
+
+def node_round_least(res: str) -> str:
+    """The per-round row's bound: the JSON.stringify that hands the addon
+    what the two rounds give it (host-round rows, mean of the two), added
+    to the core sampled in window: the ratio a binding that did nothing
+    else would show."""
+    rows = load(os.path.join(res, "node.json"))
+    s = [r["median_ns"] for r in rows if r.get("group") == "host-round"]
+    c = next((r["median_ns"] for r in rows if r.get("group") == "core-in-window"), None)
+    if len(s) != 2 or not c:
+        return ""
+    mean = sum(s) / 2
+    return (f"; JSON.stringify of what the rounds hand over {fmt_ns(mean)} a round "
+            f"alone makes {(c + mean) / c:.2f}× the core in window")
 
 
 def load_obj(path: str) -> dict:
@@ -411,6 +491,7 @@ def python_checks(res: str, core: dict) -> list[tuple[str, str, bool]]:
         x = by[peer] / by[ours]
         out.append((f"python seal+open, 4 KiB dict state, ≥ {PYTHON_TARGETS['speedup_4k']:g}× faster than "
                     "the mcp boundary (str state)", f"{x:.1f}×", x >= PYTHON_TARGETS["speedup_4k"]))
+        out = add_note(out, host_least_4k(res, "python", core, by[peer]))
     out += round_checks(res, "python", core, PYTHON_TARGETS["round_vs_core"])
     for kind, op in (("state", "snodo seal+open"), ("args", "snodo begin (retry)")):
         rows = growth_rows(res, kind, op, "python")
@@ -418,7 +499,8 @@ def python_checks(res: str, core: dict) -> list[tuple[str, str, bool]]:
             (n0, f0, t0), (n1, f1, t1) = rows[0], rows[-1]
             x = (t1 - t0) / (f1 - f0) if f1 > f0 else float("inf")
             out.append((f"python growth, {op} {n0} B → {n1} B: slope ≤ {PYTHON_TARGETS['slope']:g}× the floor's",
-                        f"{x:.1f}×", x <= PYTHON_TARGETS["slope"]))
+                        f"{x:.1f}×" + (host_slope(res, "python", rows) if kind == "state" else ""),
+                        x <= PYTHON_TARGETS["slope"]))
     for lang in ("python", "c"):
         mem = load_obj(os.path.join(res, f"{lang}-memory.json"))
         if mem:
@@ -441,14 +523,20 @@ GROWTH_FLOOR = {
 def binding_growth_table(res: str, lang: str) -> None:
     """A binding's cost against size, each beside the floor of the same bytes."""
     lines = []
+    # The host's rows (HOST_ROWS) beside the state series, one column each.
+    hosts = HOST_ROWS[lang]
+    host = {(r["op"], r["size"]): r["median_ns"] for r in load(os.path.join(res, f"{lang}.json"))
+            if r.get("group") == "growth-state" and r["op"] in hosts}
     for kind, op in BINDING_GROWTH:
         for n, fl, t in growth_rows(res, kind, op, lang):
-            lines.append(f"| {kind} {n} B | {fmt_ns(fl)} | {op} | {fmt_ns(t)} ({t / fl:.1f}×) |")
+            cells = [f"{fmt_ns(host[(h, n)])} ({host[(h, n)] / fl:.1f}×)" if kind == "state" and (h, n) in host else ""
+                     for h in hosts]
+            lines.append(f"| {kind} {n} B | {fmt_ns(fl)} | {op} | {fmt_ns(t)} ({t / fl:.1f}×) | " + " | ".join(cells) + " |")
     if lines:
         print()
         print(f"Growth ({lang}; ratio to the floor of the same bytes, {GROWTH_FLOOR[lang]}):")
-        print("| size | floor | operation | median |")
-        print("|---|---|---|---|")
+        print("| size | floor | operation | median | " + " | ".join(h[6:] for h in hosts) + " |")
+        print("|---|---|---|---|" + "---|" * len(hosts))
         print("\n".join(lines))
 
 

@@ -24,6 +24,11 @@
 // of group "core-in-window"; every row carries its per-repeat samples
 // (`samples_ns`, in repeat order) so the table can pair them. Unset, the
 // rounds are shuffled like every other operation, as before.
+//
+// The host's own part (issue 16, fifteenth pass), rows whose name starts
+// with "host:": JSON.stringify + JSON.parse and structuredClone of each
+// growth state, and the JSON.stringify of what each round hands the addon.
+// The table sets them beside the rows they bound.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { createRequire } from 'node:module';
@@ -95,6 +100,17 @@ const token = fixed.decide(fixed.begin(r1, 'alice'), mrtr.inputRequired({ seat: 
 const r2 = req({ inputResponses: { seat: { action: 'accept', content: { seat: '12A' } } }, requestState: token });
 if (fixed.begin(r2, 'alice').response('seat', Q).kind !== 'accepted') throw new Error('bench retry not accepted');
 const done = mrtr.complete({ content: [{ type: 'text', text: 'booked' }] });
+// The host's part of the two rounds below (issue 16, fifteenth pass): the
+// JSON.stringify that hands the addon what each round gives it (round 1's
+// outcome with the question and the state; round 2's question for
+// `response` and its outcome), made once here so only the stringify is
+// timed. The table sets their mean beside the per-round row.
+const outcome1 = mrtr.inputRequired({ seat: Q }, state256);
+ops.push({ name: 'host: JSON.stringify of round 1\'s outcome', group: 'host-round', size: 256, async: false, fn: () => JSON.stringify(outcome1) });
+ops.push({
+  name: 'host: JSON.stringify of round 2\'s question and outcome', group: 'host-round', size: 256, async: false,
+  fn: () => JSON.stringify(Q).length + JSON.stringify(done).length,
+});
 ops.push({
   name: 'snodo begin+decide round 1 (ask, seal 256 B state)', size: 256, async: false, calls: true,
   fn: () => fixed.decide(fixed.begin(r1, 'alice'), mrtr.inputRequired({ seat: Q }, state256)),
@@ -108,6 +124,10 @@ ops.push({
   },
 });
 
+// The names of the host's rows in the growth-state group (read by
+// scripts/bench-table.py).
+const HOST_JSON = 'host: JSON.parse(JSON.stringify(state))';
+const HOST_CLONE = 'host: structuredClone(state)';
 // Growth (issue 16): cost against size, each beside the floor over the same
 // bytes (base64url of the bytes, HMAC-SHA256 over that, base64url of the
 // tag: core/benches/common's floor, with node:crypto). State 256 B..16 KiB:
@@ -148,6 +168,13 @@ for (const size of [256, 1024, 4096, 16384]) {
     fn: () => roomy.open(roomy.seal({ principal: 'alice', binding: bindingHex, round: 1, flowStart: NOW, state }),
       'alice', binding).state,
   });
+  // The host's part of that row (issue 16, fifteenth pass): the state
+  // object read into text and an object built back from it, as any binding
+  // that crosses with JSON text pays before any token work; and V8's own
+  // object-to-object copy, which reads and builds the same properties with
+  // no text at all. The table sets them beside the row and its target.
+  ops.push({ name: HOST_JSON, group: 'growth-state', size, async: false, fn: () => JSON.parse(JSON.stringify(state)) });
+  ops.push({ name: HOST_CLONE, group: 'growth-state', size, async: false, fn: () => structuredClone(state) });
 }
 for (const size of [1024, 8192, 32768, 262144]) {
   const text = payload('args', size);

@@ -28,7 +28,10 @@ Growth (issue 16), rows with a `group`: seal+open of a dict state of 256 B,
 `hmac.new(k, m, sha256).digest()` over the base64url of the bytes, plus
 base64url of the tag: what core/benches/growth.rs calls the floor). The
 sizes without a shared payload file are made by `payload_of_size`, the rule
-of core/benches/common/mod.rs, byte for byte.
+of core/benches/common/mod.rs, byte for byte. Beside each state size, the
+host's own part (fifteenth pass): `marshal.loads(marshal.dumps(state))`,
+the least CPython itself takes to read the dict and build one back, which
+the table sets beside the 4 KiB row and the state slope.
 
 In-window core samples (issue 16, seventh pass): with BENCH_CORE_SAMPLER
 set to the path of the core's round sampler (core/examples/round_sampler.rs,
@@ -49,6 +52,7 @@ import dataclasses
 import hashlib
 import hmac
 import json
+import marshal
 import os
 import random
 import statistics
@@ -149,6 +153,11 @@ class CoreSampler:
         self.proc.wait()
 
 
+# The name of the host's row in the growth-state group (read by
+# scripts/bench-table.py).
+HOST_MARSHAL = "host: marshal.loads(marshal.dumps(state))"
+
+
 def main() -> None:
     payload_dir, out_path = sys.argv[1], sys.argv[2]
     states = {}
@@ -225,7 +234,7 @@ def main() -> None:
     # Growth (issue 16): a roomy engine, as core/benches/growth.rs (a 16 KiB
     # state makes a token over the default 16 KiB token limit).
     roomy = mrtr.Engine([("k1", KEY)], fixed_time=NOW, max_token_bytes=64 << 10)
-    g.update(roomy=roomy, floor=floor)
+    g.update(roomy=roomy, floor=floor, marshal=marshal)
     growth: list[tuple[str, int, str, str]] = []  # (name, size, statement, group)
     for size in (256, 1024, 4096, 16384):
         raw = payload(payload_dir, "state", size)
@@ -235,6 +244,12 @@ def main() -> None:
              f"roomy.open(roomy.seal(principal='alice', binding=binding, state=GS{size}), "
              f"principal='alice', binding=binding).state"),
             ("floor: HMAC-SHA256 + base64url", f"floor(GB{size})"),
+            # The host's part of that row (issue 16, fifteenth pass): the
+            # dict written out and a dict built back by marshal, CPython's
+            # fastest writer and reader of these objects (no text, no key
+            # order, no checks); any binding that takes and gives a dict
+            # pays at least this. The table sets it beside the row.
+            (HOST_MARSHAL, f"marshal.loads(marshal.dumps(GS{size}))"),
         ):
             growth.append((name, size, stmt, "growth-state"))
     for size in (1024, 8192, 32768, 262144):
