@@ -5,19 +5,22 @@ scripts/test-interop-sdk.sh with the interop venv, not by test-python.sh.
 MCPServer and the low-level Server: two rounds on snodo's own token (not the
 SDK boundary's), the token's rejection reason and -32021 reach the client as
 JSON-RPC errors, and a plain SDK tool next to snodo's keeps the SDK's path.
+On a 2025 session: the same function asks through the SDK's back-channel, and
+a client error on one question ends the round and cancels the others.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import anyio
 import mcp_types as t
 import pytest
 from mcp import Client
 from mcp.server import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
-from mcp.types import ElicitResult
+from mcp.types import ElicitResult, ErrorData
 
 import snodo_mrtr as mrtr
 from snodo_mrtr.mcp import Snodo
@@ -113,3 +116,67 @@ async def test_legacy_session_asks_through_the_sdk(make: Any) -> None:
         with pytest.raises(MCPError) as missing:
             await no_elicitation.call_tool("pick", {})
         assert missing.value.error.code == -32021
+
+
+ASK_A = mrtr.elicit_form("A?", {"type": "object", "properties": {"c": {"type": "string"}}, "required": ["c"]})
+ASK_B = mrtr.elicit_form("B?", {"type": "object", "properties": {"c": {"type": "string"}}, "required": ["c"]})
+
+
+def two_at_once(call: mrtr.Call) -> Any:
+    a, b = call.response("a", ASK_A), call.response("b", ASK_B)
+    if a.kind == "accepted" and b.kind == "accepted":
+        return mrtr.complete({"content": [{"type": "text", "text": "both"}]})
+    return mrtr.input_required({"a": ASK_A, "b": ASK_B})
+
+
+async def test_legacy_client_error_ends_the_round_and_cancels_the_open_leg() -> None:
+    """Two questions in one round on a 2025 session: the client answers the
+    first with a JSON-RPC error and leaves the second open. The flow fails at
+    once (the originating call gets its tool error without waiting for the
+    second answer), and the open leg is cancelled: the client's handler for it
+    is interrupted by the notifications/cancelled the SDK sends."""
+    server = MCPServer("t")
+    Snodo(mrtr.Engine([("k1", bytes(32))])).install(server).tool(server, name="two")(two_at_once)
+    second_cancelled = anyio.Event()
+
+    async def answer(context: Any, params: Any) -> Any:
+        if params.message == "A?":
+            return ErrorData(code=-32000, message="the user closed the dialog")
+        try:
+            await anyio.sleep(120)  # the second question stays open
+        except anyio.get_cancelled_exc_class():
+            second_cancelled.set()
+            raise
+        return ElicitResult(action="accept", content={"c": "late"})
+
+    async with Client(server, mode="legacy", elicitation_callback=answer) as client:
+        with anyio.fail_after(30):
+            done = await client.call_tool("two", {})
+        assert done.is_error, done
+        assert "the user closed the dialog" in done.content[0].text
+        with anyio.fail_after(10):
+            await second_cancelled.wait()
+
+
+async def test_legacy_client_cancel_reaches_the_open_leg() -> None:
+    """The client cancels its tools/call while the question is open on a 2025
+    session: the SDK interrupts the function's flow, and the question's leg
+    gets its notifications/cancelled (the client's handler is interrupted)."""
+    asked, leg_cancelled = anyio.Event(), anyio.Event()
+
+    async def answer(context: Any, params: Any) -> Any:
+        asked.set()
+        try:
+            await anyio.sleep(120)
+        except anyio.get_cancelled_exc_class():
+            leg_cancelled.set()
+            raise
+        return ElicitResult(action="accept", content={"c": "late"})
+
+    async with Client(high_level(), mode="legacy", elicitation_callback=answer) as client:
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(client.call_tool, "pick", {})
+                await asked.wait()
+                tg.cancel_scope.cancel()
+            await leg_cancelled.wait()

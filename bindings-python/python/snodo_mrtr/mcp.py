@@ -220,7 +220,9 @@ class Snodo:
     async def _ask(self, ctx: Any, pending: Any) -> Any:
         """Sends one round's requests through ``ServerSession.send_request`` (on the
         originating request's stream) and feeds every answer, result or error,
-        to ``Engine.feed``; ``Engine.timeout`` at the flow's deadline."""
+        to ``Engine.feed``; ``Engine.timeout`` at the flow's deadline. A request
+        still unanswered when the flow moves on or times out is cancelled; the
+        SDK sends the client its ``notifications/cancelled``."""
         import anyio  # type: ignore[import-not-found, unused-ignore]  # comes with the optional extra
         from mcp.shared.exceptions import MCPError  # type: ignore[import-not-found, unused-ignore]  # the optional extra
         from mcp.shared.message import ServerMessageMetadata  # type: ignore[import-not-found, unused-ignore]
@@ -256,6 +258,12 @@ class Snodo:
                 return
             if fed.kind != "waiting":
                 outcome.append(fed)
+                # The flow moved on (every answer is in, or a client error
+                # failed the round): stop waiting for the legs still open.
+                # Cancelling their send_request makes the SDK send each a
+                # notifications/cancelled under the id it gave it (the ids
+                # in fed.cancellations are the bridge's, not the wire's).
+                tg.cancel_scope.cancel()
 
         with anyio.move_on_after(max(0.0, pending.deadline - engine.now())):
             async with anyio.create_task_group() as tg:
