@@ -352,7 +352,7 @@ fn each_question<Q: Borrow<Value>>(
         if let Err(e) = elicitation::validate_key(key) {
             return internal(format!("inputRequests key: {}", e.message()));
         }
-        if requests[..i].iter().any(|(k, _)| k == key) {
+        if requests.iter().take(i).any(|(k, _)| k == key) {
             return internal(format!("inputRequests: duplicate key {key:?}"));
         }
         if known(i) {

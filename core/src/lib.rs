@@ -89,6 +89,10 @@
 //! # }
 //! ```
 #![forbid(unsafe_code)]
+// No panics on any input: besides unwrap/expect/panic (workspace lints),
+// no unchecked indexing or slicing outside tests. The few sites left are
+// hot paths whose bounds are proved in a comment beside a local allow.
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
 #![deny(missing_docs)]
 
 // Modules are private: every public item has exactly one path, at the crate

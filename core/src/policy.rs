@@ -56,7 +56,9 @@ pub(crate) fn from_config(config: Config) -> Result<Parts> {
     check(!config.supported_versions.is_empty(), || format!("{versions}: empty"))?;
     for (i, v) in config.supported_versions.iter().enumerate() {
         check(is_version(v), || format!("{versions}[{i}]: {v:?} is not a YYYY-MM-DD version"))?;
-        check(!config.supported_versions[..i].contains(v), || format!("{versions}[{i}]: duplicate {v:?}"))?;
+        check(!config.supported_versions.iter().take(i).any(|x| x == v), || {
+            format!("{versions}[{i}]: duplicate {v:?}")
+        })?;
     }
     // Issue 14: legacy revisions are dates before MRTR, no duplicates;
     // empty turns legacy sessions off.
@@ -65,7 +67,9 @@ pub(crate) fn from_config(config: Config) -> Result<Parts> {
         check(is_version(v) && v.as_str() < crate::MRTR_VERSION, || {
             format!("{legacy}[{i}]: {v:?} is not a YYYY-MM-DD version before {}", crate::MRTR_VERSION)
         })?;
-        check(!config.legacy_versions[..i].contains(v), || format!("{legacy}[{i}]: duplicate {v:?}"))?;
+        check(!config.legacy_versions.iter().take(i).any(|x| x == v), || {
+            format!("{legacy}[{i}]: duplicate {v:?}")
+        })?;
     }
     if let Some(a) = &config.audience {
         check(crate::audience::valid_audience(a), || {

@@ -179,7 +179,7 @@ impl Response {
         meta: Option<Value>,
     ) -> Response {
         // Usually one question, or a map's keys: in order already.
-        if !requests.windows(2).all(|w| w[0].0 < w[1].0) {
+        if !requests.windows(2).all(|w| matches!(w, [a, b] if a.0 < b.0)) {
             requests.sort_by(|a, b| a.0.cmp(&b.0));
         }
         let asked = Asked { id, requests: Q::kept(requests), token, meta, tree: OnceLock::new() };

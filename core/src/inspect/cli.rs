@@ -105,7 +105,7 @@ pub fn run_cli(
     let Some(command) = args.first() else {
         return usage_error("a command is required (keygen or inspect)", "");
     };
-    let rest = &args[1..];
+    let rest = args.get(1..).unwrap_or_default();
     match command.as_str() {
         "-h" | "--help" | "help" => out(help_main()),
         "-V" | "--version" => out(format!("{NAME} {}\n", crate::VERSION)),

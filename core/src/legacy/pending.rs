@@ -308,7 +308,7 @@ pub(crate) fn feed_value(
     let Some(index) = pending.legs.iter().position(|l| l.id == id) else {
         return Err(refuse(format!("id {id:?} is not a request of this flow")));
     };
-    if pending.legs[index].answer.is_some() {
+    if pending.legs.get(index).is_some_and(|l| l.answer.is_some()) {
         return Err(refuse(format!("id {id:?} was already answered")));
     }
     let origin_id = pending.origin.id.clone();
@@ -324,7 +324,12 @@ pub(crate) fn feed_value(
             // shim does, rather than re-asking up to the round cap.
             let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
             let message = error.get("message").and_then(Value::as_str).unwrap_or("");
-            let leg_method = pending.messages[index].get("method").and_then(Value::as_str).unwrap_or("");
+            let leg_method = pending
+                .messages
+                .get(index)
+                .and_then(|m| m.get("method"))
+                .and_then(Value::as_str)
+                .unwrap_or("");
             let text = format!("The client could not answer {leg_method}: {message} ({code})");
             return Ok(pending.fail(
                 failure(&origin_id, &method, "client_error", &text),
@@ -338,8 +343,12 @@ pub(crate) fn feed_value(
         let text = "The client's answers exceed the size limit";
         return Ok(pending.fail(failure(&origin_id, &method, "too_large", text), Some(&id), "too_large"));
     }
+    // `index` is a position in `legs` (found above; legs are never removed).
+    let Some(leg) = pending.legs.get_mut(index) else {
+        return Err(refuse(format!("id {id:?} is not a request of this flow")));
+    };
+    leg.answer = Some(result);
     pending.answer_bytes += size;
-    pending.legs[index].answer = Some(result);
     if pending.legs.iter().any(|l| l.answer.is_none()) {
         return Ok(Feed::Waiting);
     }

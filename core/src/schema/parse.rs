@@ -222,7 +222,10 @@ pub(super) fn unique_strings<'a>(v: &'a Value, path: &str, non_empty: bool) -> R
     // The first entry equal to an earlier one. A short list (a schema's
     // `required`, most enums) is scanned; a long one goes through a set.
     let repeated = if out.len() <= 16 {
-        (1..out.len()).find(|&i| out.get(..i).is_some_and(|before| before.contains(&out[i])))
+        (1..out.len()).find(|&i| {
+            out.split_at_checked(i)
+                .is_some_and(|(before, after)| after.first().is_some_and(|s| before.contains(s)))
+        })
     } else {
         let mut seen = HashSet::new();
         out.iter().position(|s| !seen.insert(*s))

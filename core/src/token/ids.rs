@@ -63,8 +63,10 @@ impl Random {
                 h.update(draw.flow_start.to_be_bytes());
                 h.update(draw.binding);
                 let full: [u8; 32] = h.finalize().into();
-                let n = out.len().min(32);
-                out[..n].copy_from_slice(&full[..n]);
+                // Up to 32 bytes of `out` (the ids are 16 bytes each).
+                for (o, f) in out.iter_mut().zip(full) {
+                    *o = f;
+                }
                 Ok(())
             }
         }

@@ -91,6 +91,10 @@ pub(crate) fn principal_tag(mac: &HmacSha256, principal: &Principal) -> [u8; PRI
     }
     let full = m.finalize().into_bytes();
     let mut out = [0u8; PRINCIPAL_TAG_BYTES];
-    out.copy_from_slice(&full[..PRINCIPAL_TAG_BYTES]);
+    // The tag is the first PRINCIPAL_TAG_BYTES of the 32-byte MAC.
+    const _: () = assert!(PRINCIPAL_TAG_BYTES <= 32);
+    for (o, f) in out.iter_mut().zip(full) {
+        *o = f;
+    }
     out
 }

@@ -51,7 +51,7 @@ pub(super) fn seal_v2(
     }
     let mut raw = Vec::with_capacity(raw_len);
     raw.resize(NONCE_BYTES, 0);
-    random.fill("nonce", draw, &mut raw[..NONCE_BYTES])?;
+    random.fill("nonce", draw, &mut raw)?;
     raw.extend_from_slice(payload);
     let (nonce, msg) = raw.split_at_mut(NONCE_BYTES);
     let nonce = XNonce::try_from(&*nonce)

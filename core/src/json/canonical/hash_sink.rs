@@ -60,12 +60,14 @@ impl Sink for HashSink {
     fn put_quoted(&mut self, bytes: &[u8]) {
         let n = bytes.len();
         let copied = self.buf.get_mut(self.len..).is_some_and(|room| {
-            let fits = room.len() >= 18 && copy_short(bytes, &mut room[1..]);
-            if fits {
-                room[0] = b'"';
-                room[n + 1] = b'"';
+            // Room for a quote, at most 16 bytes (`copy_short` copies no
+            // more) and a quote.
+            let Some((open, rest)) = room.split_first_mut() else { return false };
+            if rest.len() < 17 || !copy_short(bytes, rest) {
+                return false;
             }
-            fits
+            *open = b'"';
+            rest.get_mut(n).map(|close| *close = b'"').is_some()
         });
         if copied {
             self.len += n + 2;

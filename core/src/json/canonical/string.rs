@@ -27,7 +27,6 @@ pub fn write_string<S: Sink>(s: &str, out: &mut S) {
 /// [`write_string`] of a string longer than 16 bytes or with an escape.
 #[inline(never)]
 fn write_long_string<S: Sink>(bytes: &[u8], out: &mut S) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     // One table lookup per byte finds the first escape, and a
     // plain string is written in one piece (issue 16), its quotes stored
     // as bytes rather than copied as slices (sixth pass).
@@ -39,7 +38,7 @@ fn write_long_string<S: Sink>(bytes: &[u8], out: &mut S) {
     out.put_byte(b'"');
     let mut start = 0;
     for (i, &b) in bytes.iter().enumerate().skip(first) {
-        if !ESCAPE[b as usize] {
+        if !escapes(b) {
             continue;
         }
         let esc: Option<&[u8]> = match b {
@@ -52,18 +51,37 @@ fn write_long_string<S: Sink>(bytes: &[u8], out: &mut S) {
             b'\t' => Some(b"\\t"),
             _ => None,
         };
-        out.put(&bytes[start..i]);
+        // `start` is 0 or one past an earlier `i`, so `start <= i < len`.
+        out.put(bytes.get(start..i).unwrap_or_default());
         match esc {
             Some(e) => out.put(e),
-            None => out.put(&[b'\\', b'u', b'0', b'0', HEX[(b >> 4) as usize], HEX[(b & 15) as usize]]),
+            None => out.put(&[b'\\', b'u', b'0', b'0', hex_digit(b >> 4), hex_digit(b)]),
         }
         start = i + 1;
     }
-    out.put(&bytes[start..]);
+    out.put(bytes.get(start..).unwrap_or_default());
     out.put_byte(b'"');
 }
 
+/// Whether `write_string` escapes `b` (the `ESCAPE` set).
+#[inline(always)]
+// Indexing, proved in bounds: the table has an entry for each of the 256
+// values of a byte.
+#[allow(clippy::indexing_slicing)]
+fn escapes(b: u8) -> bool {
+    ESCAPE[usize::from(b)]
+}
+
+/// The lowercase hex digit of the low four bits of `n`.
+#[inline(always)]
+fn hex_digit(n: u8) -> u8 {
+    b"0123456789abcdef".get(usize::from(n & 15)).copied().unwrap_or(b'0')
+}
+
 /// The bytes `write_string` escapes: control characters, `"` and `\`.
+// Indexing, proved in bounds (and checked by the compiler, this being a
+// constant): every index is below 0x20 or is `"` or `\`.
+#[allow(clippy::indexing_slicing)]
 static ESCAPE: [bool; 256] = {
     let mut t = [false; 256];
     let mut b = 0;
@@ -110,7 +128,7 @@ fn short_is_plain(bytes: &[u8]) -> bool {
     }
     // 0 to 3 bytes: the first, middle and last cover them all.
     match (bytes.first(), bytes.get(n / 2), bytes.last()) {
-        (Some(&a), Some(&b), Some(&c)) => !(ESCAPE[a as usize] | ESCAPE[b as usize] | ESCAPE[c as usize]),
+        (Some(&a), Some(&b), Some(&c)) => !(escapes(a) | escapes(b) | escapes(c)),
         _ => true,
     }
 }
@@ -125,7 +143,7 @@ pub(crate) fn plain_run(rest: &[u8]) -> usize {
     // byte by byte, without setting up the word loop.
     const SHORT: usize = 16;
     let head = rest.get(..SHORT).unwrap_or(rest);
-    if let Some(i) = head.iter().position(|&b| ESCAPE[b as usize]) {
+    if let Some(i) = head.iter().position(|&b| escapes(b)) {
         return i;
     }
     let mut skipped = head.len();
@@ -138,7 +156,7 @@ pub(crate) fn plain_run(rest: &[u8]) -> usize {
         skipped += 8;
     }
     let tail = rest.get(skipped..).unwrap_or_default();
-    skipped + tail.iter().position(|&b| ESCAPE[b as usize]).unwrap_or(tail.len())
+    skipped + tail.iter().position(|&b| escapes(b)).unwrap_or(tail.len())
 }
 
 #[cfg(test)]

@@ -356,7 +356,10 @@ impl Reader<'_> {
         let text = self.text;
         let members = self.members.get_mut(base..)?;
         members.sort_unstable_by(|a, b| text.get(a.key.0..a.key.1).cmp(&text.get(b.key.0..b.key.1)));
-        if members.windows(2).any(|w| text.get(w[0].key.0..w[0].key.1) == text.get(w[1].key.0..w[1].key.1)) {
+        if members
+            .windows(2)
+            .any(|w| matches!(w, [a, b] if text.get(a.key.0..a.key.1) == text.get(b.key.0..b.key.1)))
+        {
             return None;
         }
         self.scratch.clear();

@@ -154,7 +154,7 @@ pub(crate) fn write_head<Q>(
     // insert keeps it. Questions usually come in order already (one, or a
     // map's keys): then they are written as they are, with no list made
     // (sixth pass); otherwise a stable sort, keeping the last of each run.
-    let in_order = input.questions.windows(2).all(|w| w[0].0 < w[1].0);
+    let in_order = input.questions.windows(2).all(|w| matches!(w, [a, b] if a.0 < b.0));
     if in_order {
         put_questions(out, pairs);
     } else {
@@ -206,15 +206,16 @@ pub(crate) fn write_tail(out: &mut Vec<u8>, head: Head, limits: &Limits, ids: &I
 /// the formatting machinery, which cost about a quarter of a thousand
 /// instructions per number, five numbers per seal (sixth pass).
 pub(crate) fn put_u64(out: &mut Vec<u8>, mut n: u64) {
+    // Twenty places hold u64::MAX; filled from the right.
     let mut digits = [0u8; 20];
     let mut at = digits.len();
-    loop {
+    for slot in digits.iter_mut().rev() {
+        *slot = b'0' + (n % 10) as u8;
         at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
         n /= 10;
         if n == 0 {
             break;
         }
     }
-    out.extend_from_slice(&digits[at..]);
+    out.extend_from_slice(digits.get(at..).unwrap_or_default());
 }

@@ -181,7 +181,7 @@ impl<'a> Reader<'a> {
         let rest = self.bytes.get(self.at..).unwrap_or_default();
         let n = rest.iter().position(|&c| !accept(c)).unwrap_or(rest.len());
         self.at += n;
-        &rest[..n]
+        rest.get(..n).unwrap_or_default()
     }
 
     /// A string of exactly `T` bytes, its text (decoded later, with the
@@ -209,7 +209,7 @@ impl<'a> Reader<'a> {
     /// Plain digits, no leading zero: exactly the numbers `seal` writes.
     fn u64(&mut self) -> Option<u64> {
         let digits = self.run(|c| c.is_ascii_digit());
-        if digits.is_empty() || (digits.len() > 1 && digits[0] == b'0') {
+        if digits.is_empty() || (digits.len() > 1 && digits.first() == Some(&b'0')) {
             return None;
         }
         // What `str::parse` gives for ASCII digits (overflow: `None`),
