@@ -27,6 +27,10 @@
 //! Every export is `#[napi(catch_unwind)]`: a panic becomes a thrown JS
 //! error instead of aborting Node.
 
+// No index or slice that could panic outside tests (as in the core); a
+// site that must index says why it is in bounds beside a local allow.
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 #[macro_use]
 extern crate napi_derive;
 

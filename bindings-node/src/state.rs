@@ -234,7 +234,7 @@ mod scan {
     /// A value at `i` nested at most `max_depth` deep: its text.
     fn value(b: &[u8], i: usize, max_depth: usize) -> Option<&[u8]> {
         let (end, depth) = skip(b, i)?;
-        (depth <= max_depth).then(|| &b[i..end])
+        b.get(i..end).filter(|_| depth <= max_depth)
     }
 
     /// Reads the object at `i`, which must have distinct plain keys:

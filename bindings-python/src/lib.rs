@@ -10,6 +10,10 @@
 //! `Session`, `PendingFlow`, `Feed`) and `once` (issue 17: `MemoryStore`, the
 //! Redis constants).
 
+// No index or slice that could panic outside tests (as in the core); a
+// site that must index says why it is in bounds beside a local allow.
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use pyo3::prelude::*;
 
 mod answer;

@@ -26,6 +26,10 @@
 //!   `snodo_pending_flow`, begin/decide legacy, feed, timeout).
 //! * `ffi`: the shared plumbing (panic boundary, arguments, strings).
 
+// No index or slice that could panic outside tests (as in the core); a
+// site that must index says why it is in bounds beside a local allow.
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 pub mod answer;
 pub mod call;
 pub mod capabilities;

@@ -117,9 +117,11 @@ impl<'py, 't> Reader<'py, 't> {
             self.key_hint += 1;
             return k.clone();
         }
-        if let Some(at) = self.keys.iter().position(|(t, _)| same(t.as_bytes(), s.as_bytes())) {
+        if let Some(at) = self.keys.iter().position(|(t, _)| same(t.as_bytes(), s.as_bytes()))
+            && let Some((_, k)) = self.keys.get(at)
+        {
             self.key_hint = at + 1;
-            return self.keys[at].1.clone();
+            return k.clone();
         }
         let k = PyString::new(self.py, s);
         if self.keys.len() < KEY_CACHE {

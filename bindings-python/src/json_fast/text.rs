@@ -262,7 +262,7 @@ impl<'py> Writer<'py> {
                 // Canonical order is byte order of the UTF-8 keys, which
                 // `str`'s order is; a dict's keys are distinct, so the order
                 // is total.
-                if !keys.windows(2).all(|w| self.key_text(w[0].0) < self.key_text(w[1].0)) {
+                if !keys.windows(2).all(|w| matches!(w, [a, b] if self.key_text(a.0) < self.key_text(b.0))) {
                     keys.sort_unstable_by(|a, b| self.key_text(a.0).cmp(self.key_text(b.0)));
                 }
                 let shape = if in_list && self.shapes.len() < SHAPES {

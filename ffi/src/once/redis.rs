@@ -18,6 +18,9 @@ use crate::ffi::{OutStr, guard, text};
 
 /// `s` with a NUL appended, at compile time (`N` must be `s.len() + 1`), so
 /// the scripts C gets are the core's constants and cannot drift from them.
+// Indexing, proved in bounds and evaluated by the compiler: `i < b.len()`
+// and `N` is `b.len() + 1` (a wrong `N` fails the build, not a request).
+#[allow(clippy::indexing_slicing)]
 const fn nul_terminated<const N: usize>(s: &str) -> [u8; N] {
     let b = s.as_bytes();
     let mut out = [0u8; N];
