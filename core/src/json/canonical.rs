@@ -7,8 +7,6 @@ use sha2::{Digest, Sha256};
 mod hash_sink;
 mod string;
 pub use hash_sink::HashSink;
-#[cfg(test)]
-pub(crate) use string::plain_run;
 pub use string::write_string;
 
 /// Something canonical bytes can be written into (a buffer or a hash).

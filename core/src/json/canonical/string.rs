@@ -30,7 +30,9 @@ fn write_long_string<S: Sink>(bytes: &[u8], out: &mut S) {
     // One table lookup per byte finds the first escape, and a
     // plain string is written in one piece (issue 16), its quotes stored
     // as bytes rather than copied as slices (sixth pass).
-    let first = plain_run(bytes);
+    // The first escape, found by the envelope reader's word scan (the
+    // one scan for where a plain JSON string ends).
+    let first = crate::json::plain_len(bytes);
     if first == bytes.len() {
         out.put_quoted(bytes);
         return;
@@ -131,32 +133,6 @@ fn short_is_plain(bytes: &[u8]) -> bool {
         (Some(&a), Some(&b), Some(&c)) => !(escapes(a) | escapes(b) | escapes(c)),
         _ => true,
     }
-}
-
-/// How many bytes of `rest` come before the first byte `write_string`
-/// escapes (the `ESCAPE` set, which is also where a plain JSON string
-/// ends); all of them if none. Eight bytes at a time while none of them can stop (a
-/// long string, such as a padded state, otherwise costs a lookup per
-/// byte), then byte by byte; the word test only skips, the bytes decide.
-pub(crate) fn plain_run(rest: &[u8]) -> usize {
-    // Most strings (keys, short values) end within a few bytes: those
-    // byte by byte, without setting up the word loop.
-    const SHORT: usize = 16;
-    let head = rest.get(..SHORT).unwrap_or(rest);
-    if let Some(i) = head.iter().position(|&b| escapes(b)) {
-        return i;
-    }
-    let mut skipped = head.len();
-    for chunk in rest.get(skipped..).unwrap_or_default().chunks_exact(8) {
-        let Ok(word) = <[u8; 8]>::try_from(chunk) else { break };
-        let v = u64::from_le_bytes(word);
-        if word_escapes(v) {
-            break;
-        }
-        skipped += 8;
-    }
-    let tail = rest.get(skipped..).unwrap_or_default();
-    skipped + tail.iter().position(|&b| escapes(b)).unwrap_or(tail.len())
 }
 
 #[cfg(test)]

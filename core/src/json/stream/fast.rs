@@ -200,7 +200,7 @@ impl Reader<'_> {
     // Read for every key and string value: the call alone was ~3% of
     // reading plain 32 KiB arguments (callgrind, issue 16 late pass).
     // Fourteenth pass: the end found eight bytes at a time (the envelope
-    // reader's `plain_len`, held to `plain_run` by a property test) and an
+    // reader's `plain_len`, held to a byte scan by property tests) and an
     // ASCII string known as such in the same pass; a string with a byte
     // above 0x7f is measured on from that byte and checked as UTF-8.
     #[inline(always)]

@@ -4,8 +4,9 @@
 use super::super::super::strict::MAX_DEPTH;
 
 /// How many bytes of `rest` come before the first `"`, `\\` or control
-/// character (where a plain JSON string ends); all of them if none: what
-/// `canonical::plain_run` returns (a property test holds it to that).
+/// character (where a plain JSON string ends, and where the canonical
+/// writer's escaping starts); all of them if none. Property tests hold it
+/// to a byte-by-byte scan.
 ///
 /// Issue 16, seventh pass: eight bytes at a time from the first byte,
 /// the stop found in the word by its lowest flagged byte, rather than a
