@@ -189,35 +189,77 @@ export declare class Engine {
 }
 
 /**
- * The in-memory consume-once and remembered-results store of one process
- * (the core's `MemoryStore`): bounded, expiring, synchronous. Times are
- * Unix seconds; `now` defaults to the system clock (pass `engine.now()`
- * when the engine's clock is fixed).
+ * The in-memory once store of one process (the core's `MemoryStore`):
+ * bounded in bytes with a share per principal, expiring, synchronous. It
+ * runs the commands a `OnceRun` hands out, with the same meaning and
+ * replies as the Redis scripts.
  */
 export declare class MemoryStore {
   /**
-   * A store with at most `maxEntries` live entries and a claim lease of
-   * `leaseSecs` (defaults 100 000 and 30).
+   * A store with at most `maxBytes` of records, `maxBytesPerPrincipal`
+   * of them for one principal, and a claim lease of `leaseSecs`.
    */
   constructor(options?: MemoryStoreOptions | undefined | null)
-  /** `true` the first time `tokenId` is seen, `false` until `expiresAt`. */
-  consume(tokenId: string, expiresAt: number, now?: number | undefined | null): boolean
-  /** Claims the final round (`flowId`, `digest`): see `ClaimResult`. */
-  claim(flowId: string, digest: string, expiresAt: number, now?: number | undefined | null): ClaimResult
+  /** The key prefix (the default one: a memory store is not shared). */
+  get prefix(): string
+  /** The lease of a won claim, in milliseconds. */
+  get leaseMs(): number
+  /** The number of records held (expired ones not yet dropped included). */
+  get size(): number
+  /** The bytes the records take, as the budget counts them. */
+  get bytes(): number
   /**
-   * Remembers the result text of a won claim until `expiresAt` (the
-   * first completion stays).
+   * Runs a command a `OnceRun` handed out and returns the reply text to
+   * feed back. `nowMs` (Unix milliseconds) defaults to the system clock
+   * (pass the engine's time when its clock is fixed). Throws `STORE`
+   * when full, `ARGUMENT` for anything but a `OnceRun`'s command.
    */
-  complete(flowId: string, digest: string, text: string, expiresAt: number, now?: number | undefined | null): void
-  /**
-   * Drops a won claim whose effect did nothing, so the next caller may
-   * run it (a completed claim is left alone). With `tokenId` (the token
-   * id this attempt consumed), gives it back in the same step, so the
-   * retry of the same final round is not refused as a replay.
-   */
-  release(flowId: string, digest: string, tokenId?: string | undefined | null): void
+  execute(command: OnceCommand, nowMs?: number | undefined | null): string
   /** A short description (for logs). */
   toJSON(): string
+}
+
+/**
+ * One run of the core's once machine for one final round (or one
+ * lookup), sans IO: each method returns the next `OnceStep`. `runOnce`
+ * and `checkOnce` (`snodo-mrtr/once`) drive it; drive it yourself only to
+ * use a store of your own. Errors: `TOKEN` with `reason 'replayed'` (the
+ * flow completed with other answers), `STORE` (still running after the
+ * wait, the claim lost before completing, a reply snodo does not write),
+ * `ARGUMENT` (the call is not a retry, a step out of order).
+ */
+export declare class OnceRun {
+  /**
+   * A run for the final round `call` (a retry: it opened a token) on a
+   * store with `prefix` and `leaseMs`; with `lookup: true`, a run that
+   * only looks. Throws `ARGUMENT` for a first round (no flow to key on),
+   * `CONFIG` for a bad prefix or lease.
+   */
+  constructor(call: Call, options: OnceRunOptions)
+  /** The first step: the claim (or the lookup) command. */
+  start(): OnceStep
+  /** The reply text of the last command. */
+  feed(reply: string): OnceStep
+  /** After a `sleep` step: claim again. */
+  resume(): OnceStep
+  /**
+   * After the `effect` step: the effect's result text (canonical JSON),
+   * to remember; the next step is the completion command.
+   */
+  effectDone(text: string): OnceStep
+  /**
+   * After the `effect` step: the effect failed before doing anything;
+   * the next step is the release command.
+   */
+  effectFailed(): OnceStep
+  /**
+   * Whether a lease extension held, from the reply to the `effect`
+   * step's `extend` command: `true` (a full lease from now), `false`
+   * (the claim is no longer this run's: stop, and do not write).
+   */
+  extended(reply: string): boolean
+  /** The fencing number this run won (0 before it won). */
+  get fence(): number
 }
 
 /**
@@ -344,24 +386,24 @@ export declare function canonicalize(value: string | Buffer | object): string
 export declare function checkHttpHeaders(headers: Array<[string, string]> | string[] | Headers | Map<string, string> | Record<string, string | string[] | undefined>, request: string | Buffer | object): Response | null
 
 /**
+ * Checks a Redis `maxmemory-policy` (as `CONFIG GET` answers it): throws
+ * `STORE` saying why for anything but `ONCE_SAFE_EVICTION_POLICY`.
+ */
+export declare function checkOnceEvictionPolicy(policy: string): void
+
+/**
+ * Checks a key prefix (printable ASCII without spaces or braces, at most
+ * 128 bytes): throws `CONFIG` otherwise.
+ */
+export declare function checkOncePrefix(prefix: string): void
+
+/**
  * The capabilities the client must add to receive the task's input
  * requests (`{}` when it can receive them all, or the task carries none).
  * A malformed task or input request throws `INPUT_REQUEST` naming the
  * field.
  */
 export declare function checkTaskInputRequests(task: Record<string, any> | string | Buffer, capabilities: Record<string, any> | string | Buffer): Record<string, any>
-
-/** What `claim` found. */
-export interface ClaimResult {
-  /**
-   * `won`: run the effect, then `complete` (or `release`); `done`: the
-   * remembered result text is in `text`; `pending`: another caller holds
-   * the claim, ask again later.
-   */
-  status: 'won' | 'done' | 'pending'
-  /** For `done`: the remembered result text. */
-  text?: string
-}
 
 /** What the `snodo-mrtr` command prints and how it exits. */
 export interface CliOutput {
@@ -384,16 +426,19 @@ export declare function complete(result: Record<string, any>): Outcome
 export declare function declaresTasks(capabilities: Record<string, any> | string | Buffer): boolean
 
 /**
- * The engine's default clock skew, in seconds (what `runOnce` adds to a
- * token's expiry unless given `expiresAt`).
+ * The engine's default clock skew, in seconds (a flow's record is kept
+ * until the flow's last possible use, skew included).
  */
 export declare const DEFAULT_CLOCK_SKEW_SECS: number
 
 /** The default lease of a won claim, in seconds. */
 export declare const DEFAULT_ONCE_LEASE_SECS: number
 
-/** The default bound of a `MemoryStore`, in entries. */
-export declare const DEFAULT_ONCE_MAX_ENTRIES: number
+/** The default byte budget of a `MemoryStore`. */
+export declare const DEFAULT_ONCE_MAX_BYTES: number
+
+/** The default share of one principal in a `MemoryStore`, in bytes. */
+export declare const DEFAULT_ONCE_MAX_BYTES_PER_PRINCIPAL: number
 
 /** The default Redis key prefix (`snodo:once:`). */
 export declare const DEFAULT_ONCE_PREFIX: string
@@ -527,16 +572,22 @@ export declare function inputRequired(inputRequests: Record<string, object>, sta
  */
 export declare function listRoots(): Record<string, any>
 
-/** `new MemoryStore(options)`: the bounds of the in-memory store. */
+/** `new MemoryStore(options)`: the bounds and the lease of the in-memory store. */
 export interface MemoryStoreOptions {
   /**
-   * Live entries kept at most (token ids and results together; default
-   * 100 000). When full of live entries, calls fail with `STORE`.
+   * The bytes of records held at most (default `DEFAULT_ONCE_MAX_BYTES`,
+   * 64 MiB; at least 1024). A claim past it fails with `STORE` rather
+   * than forget a live record.
    */
-  maxEntries?: number
+  maxBytes?: number
   /**
-   * How long a won claim is held before another caller may win it, in
-   * whole seconds (default 30).
+   * The bytes one principal's records may take (default a quarter of
+   * the default budget; 1024 to `maxBytes`).
+   */
+  maxBytesPerPrincipal?: number
+  /**
+   * How long a won claim is held before another caller may take it
+   * over, in seconds (default 30; at least 0.001).
    */
   leaseSecs?: number
 }
@@ -554,41 +605,68 @@ export declare const ONCE_CLAIM_SCRIPT: string
 /** The complete Lua script, byte for byte the core's. */
 export declare const ONCE_COMPLETE_SCRIPT: string
 
-/** The value of a consumed token id's key. */
-export declare const ONCE_CONSUMED: string
+/** The lease extension Lua script, byte for byte the core's. */
+export declare const ONCE_EXTEND_SCRIPT: string
 
-/** The prefix of a completed result value (the result text follows). */
-export declare const ONCE_DONE_PREFIX: string
-
-/** The value of a claimed, still running, result key. */
-export declare const ONCE_PENDING: string
+/** The lookup Lua script, byte for byte the core's. */
+export declare const ONCE_LOOKUP_SCRIPT: string
 
 /** The release Lua script, byte for byte the core's. */
 export declare const ONCE_RELEASE_SCRIPT: string
 
-/** The message of the `TOKEN` error `runOnce` throws for a replayed token. */
+/**
+ * The message of the `TOKEN` error (`err.reason === 'replayed'`) for a
+ * final round whose flow completed with other answers.
+ */
 export declare const ONCE_REPLAYED_MESSAGE: string
 
-/** The key part of a remembered result: `<prefix>result:<flowId>:<digest>`. */
-export declare const ONCE_RESULT_KEY_PART: string
-
-/** The key part of a consumed token id: `<prefix>token:<tokenId>`. */
-export declare const ONCE_TOKEN_KEY_PART: string
-
-/** What the claim script returns to the winner. */
-export declare const ONCE_WON: string
+/** The only Redis `maxmemory-policy` that never evicts a live record. */
+export declare const ONCE_SAFE_EVICTION_POLICY: string
 
 /**
- * The remembered-result key of a final round:
- * `<prefix>result:<flowId>:<digest>`.
+ * One store command of a `OnceRun`: run `script` with `KEYS[1] = key` and
+ * `ARGV = args` (Redis), or hand the object to `MemoryStore.execute`, and
+ * feed the reply text back to the run.
  */
-export declare function onceResultKey(prefix: string, flowId: string, digest: string): string
+export interface OnceCommand {
+  /** The step. */
+  op: 'claim' | 'complete' | 'release' | 'extend' | 'lookup'
+  /** The flow's key (`KEYS[1]`): `<prefix>flow:{<flowId>}`. */
+  key: string
+  /** The Lua script, byte for byte (one of the `ONCE_*_SCRIPT`s). */
+  script: string
+  /** The script's `ARGV`. */
+  args: Array<string>
+  /** The random owner id of the run (empty for `lookup`). */
+  owner: string
+}
+
+/** `new OnceRun(call, options)`: the store's settings and the wait. */
+export interface OnceRunOptions {
+  /** The store's key prefix (`store.prefix`). */
+  prefix: string
+  /** The store's lease of a won claim, in milliseconds (`store.leaseMs`). */
+  leaseMs: number
+  /**
+   * How long to wait in total for another caller's pending claim before
+   * the run fails with `STORE` "still running" (default 35 000).
+   */
+  waitMs?: number
+  /** `true`: a run that only looks (`checkOnce`): `done` or `open`. */
+  lookup?: boolean
+}
 
 /**
- * The consume-once key of a token id: `<prefix>token:<tokenId>` (ids and
- * prefix checked as every language checks them).
+ * What a `OnceRun` says to do next: a tagged object, so a TypeScript
+ * `switch (step.kind)` narrows it.
  */
-export declare function onceTokenKey(prefix: string, tokenId: string): string
+export type OnceStep =
+  | { kind: 'command'; command: OnceCommand }
+  | { kind: 'sleep'; ms: number }
+  | { kind: 'effect'; fence: number; extend: OnceCommand }
+  | { kind: 'done'; text: string }
+  | { kind: 'released' }
+  | { kind: 'open' }
 
 /**
  * What an opened token says (`engine.open`): the core's `Opened::to_json()`

@@ -1,102 +1,165 @@
-// snodo-mrtr/once: at most once for the final round of an effectful flow
-// (issue 17; docs/once.md).
-import type { Call, ClaimResult, MemoryStore } from './index';
+// snodo-mrtr/once: at most once per flow for the final round of an
+// effectful tool (docs/once.md).
+import type { Call, OnceCommand } from './index';
 
-export { MemoryStore } from './index';
-export type { ClaimResult, MemoryStoreOptions } from './index';
+export { MemoryStore, OnceRun } from './index';
+export type { MemoryStoreOptions, OnceCommand, OnceRunOptions, OnceStep } from './index';
 
 /** The default bound of every Redis command, in milliseconds. */
 export declare const DEFAULT_REDIS_TIMEOUT_MS: number;
 
 /**
  * The smallest part of a node-redis client a RedisStore uses (node-redis
- * `redis` >= 4.6: `createClient({ url })`, then `await client.connect()`).
+ * `redis` >= 4.6): `createClient({ url })`, then `await client.connect()`.
  */
 export interface RedisClientLike {
   sendCommand(args: string[]): Promise<unknown>;
+  /** Needed for `replicas` (EVAL and WAIT in one pipeline). */
+  multi?(): { addCommand(args: string[]): any; execAsPipeline(): Promise<unknown[]> };
+  readonly isReady?: boolean;
+}
+
+/**
+ * The smallest part of a node-redis cluster client a RedisStore uses:
+ * `createCluster({ rootNodes })`, then `await cluster.connect()`.
+ */
+export interface RedisClusterLike {
+  sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
+  /** Every master node: `check()` reads each one's `maxmemory-policy`. */
+  readonly masters: unknown[];
+  nodeClient(node: any): Promise<{ sendCommand(args: string[]): Promise<unknown> }> | { sendCommand(args: string[]): Promise<unknown> };
   readonly isReady?: boolean;
 }
 
 export interface RedisStoreOptions {
-  /** A connected node-redis client; the store never connects or closes it. */
-  client: RedisClientLike;
+  /** A connected node-redis client or cluster client; the store never connects or closes it. */
+  client: RedisClientLike | RedisClusterLike;
   /** The key prefix, the same on every process of a fleet (default `snodo:once:`). */
   prefix?: string;
-  /** How long a won claim is held before another caller may win it, in seconds (default 30). */
+  /** How long a won claim is held before another caller may take it over, in seconds (default 30). */
   leaseSecs?: number;
   /** The bound of every command, in milliseconds (default 2000): past it, a STORE error. */
   timeoutMs?: number;
+  /**
+   * Single Redis only (a master with replicas; on a cluster client: CONFIG):
+   * after each script, WAIT until this many replicas acknowledged its
+   * writes; fewer within `replicasTimeoutMs` is a STORE error (the effect
+   * does not run on such a claim). It narrows a failover's window of
+   * losing a write; it is not a consensus.
+   */
+  replicas?: number;
+  /** The WAIT timeout, in milliseconds (default `timeoutMs`). */
+  replicasTimeoutMs?: number;
+  /**
+   * Accept a Redis whose `maxmemory-policy` may evict keys (or cannot be
+   * read) with a process warning instead of a STORE error. Only for a
+   * Redis you have verified yourself.
+   */
+  allowEvictingPolicy?: boolean;
 }
 
 /**
- * The Redis store of a fleet: the core's keys, values and Lua scripts, byte
- * for byte, through node-redis. Every method is async; every failure of
- * Redis (not connected, refused, timed out, an error reply) rejects with
- * `err.code === 'STORE'`. Times are Unix seconds; `now` defaults to the
- * system clock.
+ * The Redis store of a fleet, on node-redis: one Redis or a Redis Cluster
+ * (each command is one Lua script on one key, routed to its slot's master).
+ * Every failure of Redis (not connected, refused, timed out, an error
+ * reply, too few replicas) rejects with `err.code === 'STORE'`, and its
+ * message never holds the URL.
  */
 export declare class RedisStore {
   constructor(options: RedisStoreOptions);
   /** The key prefix in use. */
   get prefix(): string;
-  /** `true` the first time `tokenId` is seen, `false` until `expiresAt` (`SET NX PX`). */
-  consume(tokenId: string, expiresAt: number, now?: number): Promise<boolean>;
-  /** Claims the final round (`flowId`, `digest`). */
-  claim(flowId: string, digest: string, expiresAt: number, now?: number): Promise<ClaimResult>;
-  /** Remembers the result text of a won claim until `expiresAt` (the first completion stays). */
-  complete(flowId: string, digest: string, text: string, expiresAt: number, now?: number): Promise<void>;
+  /** The lease of a won claim, in milliseconds. */
+  get leaseMs(): number;
   /**
-   * Drops a won claim whose effect did nothing (a completed one stays); with
-   * `tokenId` (the token id the failed attempt consumed), gives it back in
-   * the same script, only while the claim is still pending.
+   * Runs a command a OnceRun handed out: EVALSHA of its script (EVAL when
+   * Redis does not have it yet) with `KEYS[1] = command.key`, `ARGV =
+   * command.args`; resolves with the reply text. The first command of the
+   * store runs `check()` first.
    */
-  release(flowId: string, digest: string, tokenId?: string | null): Promise<void>;
+  execute(command: OnceCommand): Promise<string>;
+  /**
+   * Reads `maxmemory-policy` (on every master of a cluster) and resolves
+   * with the values; anything but `noeviction`, or a policy that cannot be
+   * read, rejects with STORE unless `allowEvictingPolicy` (then a process
+   * warning, code `SNODO_ONCE_EVICTING_POLICY`). Call it at start-up to
+   * fail early.
+   */
+  check(): Promise<string[]>;
   toJSON(): string;
 }
 
-/** What runOnce needs of a store: MemoryStore (sync), RedisStore (async) or your own. */
+/**
+ * What runOnce and checkOnce need of a store: MemoryStore (sync),
+ * RedisStore (async) or your own. `execute` runs a command's script with
+ * the command's meaning and gives the reply text; `nowMs` is the caller's
+ * clock when runOnce was given one.
+ */
 export interface OnceStore {
-  consume(tokenId: string, expiresAt: number, now?: number): boolean | Promise<boolean>;
-  claim(flowId: string, digest: string, expiresAt: number, now?: number): ClaimResult | Promise<ClaimResult>;
-  complete(flowId: string, digest: string, text: string, expiresAt: number, now?: number): void | Promise<void>;
-  /** `tokenId`: given back with the claim, atomically (after a failed effect only). */
-  release(flowId: string, digest: string, tokenId?: string | null): void | Promise<void>;
+  readonly prefix: string;
+  readonly leaseMs: number;
+  execute(command: OnceCommand, nowMs?: number): string | Promise<string>;
+}
+
+/** What the effect gets: its fencing number and its lease. */
+export interface OnceLease {
+  /**
+   * Greater than every earlier claim's of this flow: a ledger that refuses
+   * a write with a smaller fence than it has seen for the flow shuts out a
+   * former owner whose lease lapsed.
+   */
+  readonly fence: number;
+  /**
+   * Extends the lease to a full lease from now: `true`, or `false` when the
+   * claim is no longer this run's (stop, and do not write).
+   */
+  extend(): Promise<boolean>;
 }
 
 export interface RunOnceOptions {
-  /** How long to wait for another caller's pending claim, in seconds (default 35), then a STORE error "still pending". */
+  /** How long to wait for another caller's pending claim, in seconds (default 35), then a STORE error "still running". */
   wait?: number;
-  /** The last second the entries are kept (default `call.tokenExpiresAt + DEFAULT_CLOCK_SKEW_SECS`; pass the token expiry plus your engine's `clockSkewSecs` if you changed it). */
-  expiresAt?: number;
-  /** The caller's clock, Unix seconds (default the system clock; pass `engine.now()` when the engine's clock is fixed). */
-  now?: number;
+  /** The store's clock for a MemoryStore, Unix milliseconds (default the system clock; pass `engine.now() * 1000` when the engine's clock is fixed). */
+  nowMs?: number;
 }
 
 /**
- * Runs `effect` at most once for the final round of `call` and resolves with
- * its result (a JSON value, stored as canonical JSON): the fresh result if
- * this caller won the claim, otherwise the remembered one, parsed back. Then
- * answer with `engine.decide(call, complete(result))` as usual.
+ * Runs `effect` at most once for the flow of `call` (its final round, a
+ * retry) and resolves with its result (a JSON value, stored as canonical
+ * JSON): the fresh result if this run won the flow's claim, else the
+ * remembered one, parsed back. Then answer with
+ * `engine.decide(call, complete(result))` as usual.
  *
- * - `call` must be a retry (`call.isRetry`): otherwise `ARGUMENT`.
- * - won: consumes `call.tokenId` first; already consumed (the same token with
- *   other answers) → claim released, `TOKEN` error, message
- *   `ONCE_REPLAYED_MESSAGE`, `err.reason === 'replayed'` (that token id is
- *   the other attempt's: it stays consumed). Then `effect()`; if it throws,
- *   the claim is released and the token id given back (one
- *   `store.release(flowId, digest, tokenId)`) and the error rethrown, so the
- *   retry of the same final round runs the effect (an effect must throw
- *   only before doing anything, or be idempotent itself). If that release
- *   fails, its `STORE` error is thrown instead (`err.effectError` = the
- *   effect's error) and the token stays consumed (fail closed).
- * - done: the remembered result; the effect does not run.
- * - pending: polls (5 ms doubling to 250 ms) until done, or won after a
- *   lapsed lease, or `wait` → `STORE` "still pending".
- * - any store failure → `STORE`, and the effect does not run (fail closed).
+ * - The flow completed with other answers (whatever token carried them):
+ *   `TOKEN`, message `ONCE_REPLAYED_MESSAGE`, `err.reason === 'replayed'`.
+ * - Another caller holds the claim: polls until it completes (its result),
+ *   its lease lapses (taken over, a greater fence), or `wait` (`STORE`
+ *   "still running").
+ * - The effect throws (or rejects): its claim is released and the error
+ *   rethrown, so the retry of the same final round runs the effect (throw
+ *   only before doing anything). If that release fails, its `STORE` error
+ *   is thrown with `err.cause` the effect's error.
+ * - The effect's result is not JSON: `ARGUMENT`, and the claim stays
+ *   pending until its lease lapses (the effect ran).
+ * - Any store failure: `STORE`, and the effect does not run (fail closed);
+ *   a completion lost to a takeover is `STORE` too.
+ * - `call` is not a retry: `ARGUMENT`.
  */
 export declare function runOnce<T = any>(
   store: OnceStore,
   call: Call,
-  effect: () => T | Promise<T>,
+  effect: (lease: OnceLease) => T | Promise<T>,
   options?: RunOnceOptions,
 ): Promise<T>;
+
+/**
+ * Looks before asking, on every retry of an effectful tool: the result
+ * remembered for these answers, `null` when nothing is remembered for the
+ * flow yet (go on), or the `replayed` TOKEN error when the flow completed
+ * with other answers. Store failures: `STORE`.
+ */
+export declare function checkOnce<T = any>(
+  store: OnceStore,
+  call: Call,
+  options?: { nowMs?: number },
+): Promise<T | null>;

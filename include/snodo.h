@@ -17,22 +17,18 @@
 #define SNODO_DEPRECATED(note)
 #endif
 
-/* Issue 17: the consume-once Redis values, the core's ONCE_* constants
- * (written here because cbindgen does not export string constants; the
- * ffi test header_macros_are_the_cores compares them with the core's).
+/* The once machine's string values, the core's constants (written here
+ * because cbindgen does not export string constants; the ffi test
+ * header_macros_are_the_cores compares them with the core's).
  * SNODO_ONCE_DEFAULT_PREFIX: the default key prefix of a fleet.
- * SNODO_ONCE_CONSUMED: the value of a consumed token id's key.
- * SNODO_ONCE_PENDING: a claimed, still running, result key.
- * SNODO_ONCE_DONE_PREFIX: a completed result value starts with it.
- * SNODO_ONCE_WON: what the claim script returns to the winner.
- * SNODO_ONCE_REPLAYED_MESSAGE: the replay error's message (answer
- * JSON-RPC -32602 "Invalid or expired requestState (replayed)"). */
+ * SNODO_ONCE_REPLAYED_MESSAGE: the message of the TOKEN status a final
+ * round gets when its flow completed with other answers (answer JSON-RPC
+ * -32602 "Invalid or expired requestState" with reason "replayed").
+ * SNODO_ONCE_SAFE_EVICTION_POLICY: the only Redis maxmemory-policy under
+ * which Redis never drops a live flow record. */
 #define SNODO_ONCE_DEFAULT_PREFIX "snodo:once:"
-#define SNODO_ONCE_CONSUMED "1"
-#define SNODO_ONCE_PENDING "pending"
-#define SNODO_ONCE_DONE_PREFIX "done:"
-#define SNODO_ONCE_WON "won"
-#define SNODO_ONCE_REPLAYED_MESSAGE "once store: requestState already used (replayed)"
+#define SNODO_ONCE_REPLAYED_MESSAGE "once store: this flow already completed with other answers (replayed)"
+#define SNODO_ONCE_SAFE_EVICTION_POLICY "noeviction"
 
 
 // Major version of libsnodo (the `version` of the workspace Cargo.toml).
@@ -45,16 +41,28 @@
 #define SNODO_VERSION_PATCH 0
 
 // Version of the C ABI. Bumped on any incompatible change to a function
-// signature, a struct or an existing status number; adding functions or
-// statuses does not bump it. Check `snodo_abi_version() ==
+// signature, a struct or an existing status number, and when a function
+// or constant is removed; adding functions or statuses does not bump it. Check `snodo_abi_version() ==
 // SNODO_ABI_VERSION` at start-up to detect a mismatched shared library.
-#define SNODO_ABI_VERSION 1
+#define SNODO_ABI_VERSION 2
 
-// The default bound of `snodo_once_memory_new` (when `max_entries` is 0).
-#define SNODO_ONCE_DEFAULT_MAX_ENTRIES 100000
+// The lease of `snodo_once_run_new` when `lease_ms` is 0: a claim whose
+// owner has not completed, released or extended it after this long may be
+// taken over.
+#define SNODO_ONCE_DEFAULT_LEASE_MS 30000
 
-// The default lease of a won claim in seconds (when `lease_secs` is 0).
-#define SNODO_ONCE_DEFAULT_LEASE_SECS 30
+// The wait of `snodo_once_run_new` when `wait_ms` is 0: the longest total
+// pause for another caller's live claim (the default lease plus a margin,
+// so a crashed owner's lease lapses within it).
+#define SNODO_ONCE_DEFAULT_WAIT_MS 35000
+
+// The byte budget of `snodo_once_memory_new` when `max_bytes` is 0
+// (64 MiB).
+#define SNODO_ONCE_DEFAULT_MAX_BYTES 67108864
+
+// One principal's share when `max_bytes_per_principal` is 0 (a quarter
+// of the default budget).
+#define SNODO_ONCE_DEFAULT_MAX_BYTES_PER_PRINCIPAL 16777216
 
 // Length of a binding digest, in bytes.
 #define SNODO_BINDING_LEN 32
@@ -95,8 +103,8 @@ typedef enum {
   // `snodo_engine_decide` was already called successfully on this call
   // (the core's decided-once rule; 103 before issue 12).
   SNODO_STATUS_ALREADY_DECIDED = 11,
-  // The consume-once store failed (unreachable, full, still pending);
-  // the effect did not run (issue 17).
+  // The once store failed (unreachable, full), or the flow's effect is
+  // still running elsewhere past the wait; the effect did not run here.
   SNODO_STATUS_STORE = 12,
   // A required pointer argument was NULL.
   SNODO_STATUS_NULL_ARGUMENT = 100,
@@ -155,20 +163,48 @@ typedef enum {
   SNODO_FEED_KIND_RESPOND = 2,
 } snodo_feed_kind;
 
-// What `snodo_once_claim` found for a (flow id, answers digest).
+// Which store step a command is (the core's `OnceOp`). The numbers are
+// stable, so a server may index a table of its five script hashes by them.
 typedef enum {
-  // This caller holds the claim: consume the token id, run the effect,
-  // then `snodo_once_complete` (or `snodo_once_release` if the effect
-  // did nothing at all).
-  SNODO_CLAIM_WON = 0,
-  // The effect already ran: the text out-param holds its remembered
-  // result. Return it; do not run the effect again.
-  SNODO_CLAIM_DONE = 1,
-  // Another caller is running the effect now: ask again after a pause
-  // (the core polls from 5 ms doubling to 250 ms); a crashed holder's
-  // claim turns into WON when its lease lapses.
-  SNODO_CLAIM_PENDING = 2,
-} snodo_claim;
+  // Take the flow's claim (or learn that it is pending or done).
+  SNODO_ONCE_OP_CLAIM = 0,
+  // Remember the result of the owner's claim.
+  SNODO_ONCE_OP_COMPLETE = 1,
+  // Drop the owner's claim after an effect that did nothing.
+  SNODO_ONCE_OP_RELEASE = 2,
+  // Move the owner's lease a full lease from now.
+  SNODO_ONCE_OP_EXTEND = 3,
+  // Read the flow's record without changing it.
+  SNODO_ONCE_OP_LOOKUP = 4,
+} snodo_once_op;
+
+// The kind of a `snodo_once_step`: what the caller does next.
+typedef enum {
+  // Run `snodo_once_step_command` on the store and feed its reply text
+  // to `snodo_once_run_feed`. A store error: report it (STORE, "once
+  // store unavailable"); never run the effect.
+  SNODO_ONCE_STEP_KIND_COMMAND = 0,
+  // Another caller's claim is live: pause `snodo_once_step_sleep_ms`,
+  // then `snodo_once_run_resume`.
+  SNODO_ONCE_STEP_KIND_SLEEP = 1,
+  // This run holds the claim: run the effect (with
+  // `snodo_once_step_fence`, and `snodo_once_step_extend_command` to
+  // extend the lease), then `snodo_once_run_effect_done` with its result
+  // text, or `snodo_once_run_effect_failed` if it failed **before doing
+  // anything**. Anything else (the process dies, the thread is
+  // cancelled) feeds nothing: the claim stays pending until its lease
+  // lapses and is never run twice within it.
+  SNODO_ONCE_STEP_KIND_EFFECT = 2,
+  // The final result text (`snodo_once_step_text`): this run's effect's,
+  // or the one remembered for these answers. The run has ended.
+  SNODO_ONCE_STEP_KIND_DONE = 3,
+  // The effect failed before doing anything and its claim is released:
+  // report the effect's own error. The run has ended.
+  SNODO_ONCE_STEP_KIND_RELEASED = 4,
+  // (Lookup only) nothing is remembered for this flow yet: go on with
+  // the handler. The run has ended.
+  SNODO_ONCE_STEP_KIND_OPEN = 5,
+} snodo_once_step_kind;
 
 // One request as the handler sees it, from `snodo_engine_begin`. Free it
 // with `snodo_call_free`. Not thread-safe: use a call from one thread at a
@@ -186,11 +222,39 @@ typedef struct snodo_config snodo_config;
 // uses it any more.
 typedef struct snodo_engine snodo_engine;
 
-// The core's in-memory consume-once store, for one process: bounded,
-// expiring, thread-safe (share one store across threads freely; free it
-// once no thread uses it). Create with `snodo_once_memory_new`. A fleet of
-// processes needs a shared store instead: see the Redis constants below.
+// One store command (the core's `OnceCommand`): its op, the flow's key,
+// the Lua script to run and the script's arguments. Never created or freed
+// by the caller: `snodo_once_step_command` and
+// `snodo_once_step_extend_command` lend it, and it lives as long as its
+// step. Immutable: its readers are thread-safe.
+typedef struct snodo_once_command snodo_once_command;
+
+// The core's in-memory once store, for one process: bounded in bytes with
+// a share per principal, expiring, thread-safe (share one store across
+// threads freely; free it once no thread uses it). A fleet of processes
+// needs a shared store instead: Redis, with the command's script.
 typedef struct snodo_once_memory snodo_once_memory;
+
+// One run of the once machine: created on a call by `snodo_once_run_new`
+// (a final round) or `snodo_once_lookup_new` (a lookup), driven with
+// `snodo_once_run_start` and the functions below, each of which hands out
+// the next `snodo_once_step`. Owned by the caller: free it with
+// `snodo_once_run_free` (it does not borrow the call: free them in any
+// order). **Not thread-safe**: drive one run from one thread at a time
+// (moving it between threads is fine).
+//
+// A step function that is called out of order (say, `feed` after an
+// EFFECT step) fails with ARGUMENT; any failure of the machine itself
+// (ARGUMENT, TOKEN, STORE) ends the run: free it. A NULL or non-UTF-8
+// argument is refused before the machine sees it and changes nothing.
+typedef struct snodo_once_run snodo_once_run;
+
+// One step of a once run, from `snodo_once_run_start`, `_feed`,
+// `_resume`, `_effect_done` or `_effect_failed`. Owned by the caller:
+// free it with `snodo_once_step_free` (the run does not need it any
+// more; the commands it lends die with it). Immutable: its readers are
+// thread-safe.
+typedef struct snodo_once_step snodo_once_step;
 
 // One legacy round in flight (`snodo_engine_decide_legacy` →
 // `SNODO_BRIDGE_KIND_SEND`): the requests to send to the client and what
@@ -1187,8 +1251,8 @@ snodo_status snodo_engine_timeout(const snodo_engine *engine,
                                   size_t *out_cancellations_len);
 
 // The flow id of the token this retry opened: 22 characters of base64url,
-// the same for every round of one flow (the key of a remembered result,
-// with `snodo_call_answers_digest`).
+// the same for every round of one flow (the once machine keys its record
+// on it).
 //
 // On OK `*out` is a new string owned by the caller (free with
 // `snodo_string_free`), or NULL (and `*out_len` 0) on a first round, which
@@ -1202,7 +1266,7 @@ snodo_status snodo_engine_timeout(const snodo_engine *engine,
 snodo_status snodo_call_flow_id(const snodo_call *call, char **out, size_t *out_len);
 
 // The random id of the token this retry opened: 22 characters of
-// base64url, new on every round (the key of consume-once).
+// base64url, new on every round.
 //
 // On OK `*out` is a new string owned by the caller (free with
 // `snodo_string_free`), or NULL (and `*out_len` 0) on a first round.
@@ -1217,9 +1281,7 @@ snodo_status snodo_call_token_id(const snodo_call *call, char **out, size_t *out
 
 // When the token this retry opened expires, in Unix seconds (the engine
 // refuses it from then on, give or take its clock skew). `*out` is 0 on a
-// first round, which opened no token (0 is never a real expiry). A store
-// entry for this call should live until this plus the engine's clock skew
-// (`clock_skew_secs`, 60 by default).
+// first round, which opened no token (0 is never a real expiry).
 //
 // Statuses: OK, NULL_ARGUMENT (`call` or `out` NULL), PANIC. Not
 // thread-safe for one call.
@@ -1228,6 +1290,20 @@ snodo_status snodo_call_token_id(const snodo_call *call, char **out, size_t *out
 //
 // `call` NULL or a live call; `out` NULL or valid for one write.
 snodo_status snodo_call_token_expires_at(const snodo_call *call, uint64_t *out);
+
+// The last Unix second at which any token of this retry's flow can still
+// be accepted by an engine of this configuration: the flow start plus
+// `max_flow_age_secs` plus `clock_skew_secs`. The once machine keeps the
+// flow's record at least this long (its commands carry it). `*out` is 0
+// on a first round, which opened no token.
+//
+// Statuses: OK, NULL_ARGUMENT (`call` or `out` NULL), PANIC. Not
+// thread-safe for one call.
+//
+// # Safety
+//
+// `call` NULL or a live call; `out` NULL or valid for one write.
+snodo_status snodo_call_flow_expires_at(const snodo_call *call, uint64_t *out);
 
 // The answers digest: SHA-256 of the canonical JSON of this request's
 // `inputResponses` (`{}` when absent), as 43 characters of base64url. The
@@ -1243,9 +1319,10 @@ snodo_status snodo_call_token_expires_at(const snodo_call *call, uint64_t *out);
 // `out_len` NULL or valid for one `size_t` write.
 snodo_status snodo_call_answers_digest(const snodo_call *call, char **out, size_t *out_len);
 
-// The engine's clock, in Unix seconds (the fixed time in tests): the `now`
-// to pass to the store functions so that entries expire on the same clock
-// as the tokens.
+// The engine's clock, in Unix seconds (the fixed time in tests). A server
+// whose engine runs on a fixed clock passes this × 1000 as the `now_ms`
+// of `snodo_once_memory_execute`, so that records expire on the tokens'
+// clock.
 //
 // Statuses: OK, NULL_ARGUMENT (`engine` or `out` NULL), PANIC. Thread-safe.
 //
@@ -1254,19 +1331,337 @@ snodo_status snodo_call_answers_digest(const snodo_call *call, char **out, size_
 // `engine` NULL or a live engine; `out` NULL or valid for one write.
 snodo_status snodo_engine_now(const snodo_engine *engine, uint64_t *out);
 
-// Creates an in-memory store holding at most `max_entries` live entries
-// (token ids plus results; 0 = 100 000) whose won claims lapse after
-// `lease_secs` (0 = 30). When full of live entries a call fails with
-// STORE rather than forget one (forgetting would allow a second effect).
+// The command's op.
+//
+// Statuses: OK, NULL_ARGUMENT (`command` or `out` NULL), PANIC.
+// Thread-safe.
+//
+// # Safety
+//
+// `command` NULL or a command lent by a live step; `out` NULL or valid for
+// one write.
+snodo_status snodo_once_command_op(const snodo_once_command *command, snodo_once_op *out);
+
+// The flow's key, `KEYS[1]` of the script (`<prefix>flow:{<flow id>}`).
+//
+// On OK `*out` points at text **borrowed from the step** (valid until
+// `snodo_once_step_free`; do not free it), NUL-terminated; `*out_len`
+// (`out_len` may be NULL) is its length without the NUL. Statuses: OK,
+// NULL_ARGUMENT (`command` or `out` NULL), PANIC. Thread-safe.
+//
+// # Safety
+//
+// `command` NULL or a command lent by a live step; `out` NULL or valid for
+// one pointer write; `out_len` NULL or valid for one `size_t` write.
+snodo_status snodo_once_command_key(const snodo_once_command *command,
+                                    const char **out,
+                                    size_t *out_len);
+
+// The Lua script to run, byte for byte (one of the five
+// `snodo_once_*_script` texts).
+//
+// On OK `*out` points at a static NUL-terminated string (never free it);
+// `*out_len` (`out_len` may be NULL) is its length. Statuses: OK,
+// NULL_ARGUMENT (`command` or `out` NULL), PANIC. Thread-safe.
+//
+// # Safety
+//
+// As `snodo_once_command_key`.
+snodo_status snodo_once_command_script(const snodo_once_command *command,
+                                       const char **out,
+                                       size_t *out_len);
+
+// How many arguments (`ARGV`) the script takes: 4 (claim, complete), 3
+// (extend), 1 (release) or 0 (lookup).
+//
+// Statuses: OK, NULL_ARGUMENT (`command` or `out` NULL), PANIC.
+// Thread-safe.
+//
+// # Safety
+//
+// `command` NULL or a command lent by a live step; `out` NULL or valid for
+// one write.
+snodo_status snodo_once_command_arg_count(const snodo_once_command *command, size_t *out);
+
+// Argument `index` (0-based: `ARGV[index + 1]` of the script) as text.
+//
+// On OK `*out` points at text **borrowed from the step** (valid until
+// `snodo_once_step_free`; do not free it) followed by a NUL byte; pass
+// `*out_len` (`out_len` may be NULL) to the Redis client, since a result
+// text may itself hold a NUL. Statuses: OK, ARGUMENT (`index` not below
+// `snodo_once_command_arg_count`), NULL_ARGUMENT (`command` or `out`
+// NULL), PANIC. Thread-safe.
+//
+// # Safety
+//
+// As `snodo_once_command_key`.
+snodo_status snodo_once_command_arg(const snodo_once_command *command,
+                                    size_t index,
+                                    const char **out,
+                                    size_t *out_len);
+
+// Frees a step and the commands it lends. NULL is a no-op.
+//
+// # Safety
+//
+// `step` NULL or a step from snodo, not yet freed; no command it lent is
+// used afterwards.
+void snodo_once_step_free(snodo_once_step *step);
+
+// The step's kind (`snodo_once_step_kind`).
+//
+// Statuses: OK, NULL_ARGUMENT (`step` or `out` NULL), PANIC. Thread-safe.
+//
+// # Safety
+//
+// `step` NULL or a live step; `out` NULL or valid for one write.
+snodo_status snodo_once_step_get_kind(const snodo_once_step *step, snodo_once_step_kind *out);
+
+// The command of a COMMAND step: run it on the store, feed the reply.
+//
+// On OK `*out` is a command **borrowed from the step** (valid until
+// `snodo_once_step_free`; never free it). Statuses: OK, ARGUMENT (not a
+// COMMAND step), NULL_ARGUMENT (`step` or `out` NULL), PANIC. Thread-safe.
+//
+// # Safety
+//
+// `step` NULL or a live step; `out` NULL or valid for one pointer write.
+snodo_status snodo_once_step_command(const snodo_once_step *step, const snodo_once_command **out);
+
+// How long a SLEEP step pauses, in milliseconds (the machine's backoff:
+// 5 ms doubling to 250 ms, within the run's wait).
+//
+// Statuses: OK, ARGUMENT (not a SLEEP step), NULL_ARGUMENT (`step` or
+// `out` NULL), PANIC. Thread-safe.
+//
+// # Safety
+//
+// `step` NULL or a live step; `out` NULL or valid for one write.
+snodo_status snodo_once_step_sleep_ms(const snodo_once_step *step, uint64_t *out);
+
+// The fencing number of an EFFECT step's claim: greater than every earlier
+// claim's of this flow. A ledger that refuses a write carrying a smaller
+// number than it has seen for the flow shuts out a former owner whose
+// lease lapsed.
+//
+// Statuses: OK, ARGUMENT (not an EFFECT step), NULL_ARGUMENT (`step` or
+// `out` NULL), PANIC. Thread-safe.
+//
+// # Safety
+//
+// `step` NULL or a live step; `out` NULL or valid for one write.
+snodo_status snodo_once_step_fence(const snodo_once_step *step, uint64_t *out);
+
+// The owner-checked lease extension of an EFFECT step: run it on the
+// store from inside a long effect (as often as needed, from the thread
+// running the effect) and read its reply with `snodo_once_step_extended`.
+//
+// On OK `*out` is a command **borrowed from the step** (valid until
+// `snodo_once_step_free`; never free it). Statuses: OK, ARGUMENT (not an
+// EFFECT step), NULL_ARGUMENT (`step` or `out` NULL), PANIC. Thread-safe.
+//
+// # Safety
+//
+// `step` NULL or a live step; `out` NULL or valid for one pointer write.
+snodo_status snodo_once_step_extend_command(const snodo_once_step *step,
+                                            const snodo_once_command **out);
+
+// Reads the store's reply to an EFFECT step's extend command: `*out`
+// true (the lease runs a full lease from now) or false (the claim is no
+// longer this run's: it lapsed and was taken over; stop, and do not
+// write).
+//
+// Statuses: OK, STORE (a reply snodo does not write), ARGUMENT (not an
+// EFFECT step), INVALID_UTF8, NULL_ARGUMENT (`step`, `reply` or `out`
+// NULL), PANIC. Thread-safe.
+//
+// # Safety
+//
+// `step` NULL or a live step; `reply` NULL or valid for `reply_len`
+// bytes; `out` NULL or valid for one write.
+snodo_status snodo_once_step_extended(const snodo_once_step *step,
+                                      const uint8_t *reply,
+                                      size_t reply_len,
+                                      bool *out);
+
+// The final result text of a DONE step: this run's effect's, or the one
+// remembered for these answers (answer it, e.g. as the `result` of a
+// `complete` outcome).
+//
+// On OK `*out` is a new string owned by the caller (free with
+// `snodo_string_free`); `out_len` may be NULL. Statuses: OK, ARGUMENT (not
+// a DONE step), NULL_ARGUMENT (`step` or `out` NULL), PANIC. Thread-safe.
+//
+// # Safety
+//
+// `step` NULL or a live step; `out` NULL or valid for one pointer write;
+// `out_len` NULL or valid for one `size_t` write.
+snodo_status snodo_once_step_text(const snodo_once_step *step, char **out, size_t *out_len);
+
+// A run for the final round `call` (a retry: it opened a token), on a
+// store whose key prefix is `prefix` (NULL = `SNODO_ONCE_DEFAULT_PREFIX`;
+// every process of one fleet uses the same) with a lease of `lease_ms`
+// (0 = `SNODO_ONCE_DEFAULT_LEASE_MS`), waiting at most `wait_ms` (0 =
+// `SNODO_ONCE_DEFAULT_WAIT_MS`) for another caller's live claim before
+// STORE "still running". Its commands carry the call's flow id, answers
+// digest, principal and the flow's last possible use (the store keeps the
+// record until then), and a fresh random owner id.
+//
+// On OK `*out` owns a new run: free it with `snodo_once_run_free`.
+// Statuses: OK, ARGUMENT (the call opened no token: an effect on a first
+// round has no flow to key on), CONFIG (a prefix over 128 bytes, or not
+// printable ASCII without spaces and braces), STORE (no randomness for
+// the owner id), INVALID_UTF8 (`prefix`), NULL_ARGUMENT (`call` or `out`
+// NULL), PANIC. As every reader of a call: one call from one thread at a
+// time (the run does not keep it).
+//
+// # Safety
+//
+// `call` NULL or a live call; `prefix` NULL or valid for `prefix_len`
+// bytes; `out` NULL or valid for one pointer write.
+snodo_status snodo_once_run_new(const snodo_call *call,
+                                const uint8_t *prefix,
+                                size_t prefix_len,
+                                uint64_t lease_ms,
+                                uint64_t wait_ms,
+                                snodo_once_run **out);
+
+// A run that only looks: is a result remembered for `call`'s flow? Use it
+// on any retry of an effectful tool before asking anything. Its steps:
+// one COMMAND, then DONE (answer the remembered text), OPEN (nothing
+// remembered yet: go on), or TOKEN with `SNODO_ONCE_REPLAYED_MESSAGE`
+// from `snodo_once_run_feed` (the flow completed with other answers: send
+// JSON-RPC -32602 "Invalid or expired requestState" with reason
+// `replayed`). `prefix` as in `snodo_once_run_new`; a lookup takes no
+// lease and never waits.
+//
+// On OK `*out` owns a new run: free it with `snodo_once_run_free`.
+// Statuses: OK, ARGUMENT (the call opened no token), CONFIG (bad prefix),
+// INVALID_UTF8, NULL_ARGUMENT (`call` or `out` NULL), PANIC. One call
+// from one thread at a time.
+//
+// # Safety
+//
+// As `snodo_once_run_new`.
+snodo_status snodo_once_lookup_new(const snodo_call *call,
+                                   const uint8_t *prefix,
+                                   size_t prefix_len,
+                                   snodo_once_run **out);
+
+// Frees a run. NULL is a no-op. Freeing a run that holds a claim (after
+// an EFFECT step, before DONE) feeds nothing: the claim stays pending
+// until its lease lapses, and no other run takes it before then.
+//
+// # Safety
+//
+// `run` NULL or a run from snodo, not yet freed, used by no other thread.
+void snodo_once_run_free(snodo_once_run *run);
+
+// The first step: the claim (or the lookup) command.
+//
+// On OK `*out` owns a new step: free it with `snodo_once_step_free`.
+// Statuses: OK, ARGUMENT (already started), NULL_ARGUMENT (`run` or `out`
+// NULL), PANIC. One run from one thread at a time.
+//
+// # Safety
+//
+// `run` NULL or a live run no other thread uses; `out` NULL or valid for
+// one pointer write.
+snodo_status snodo_once_run_start(snodo_once_run *run, snodo_once_step **out);
+
+// After a COMMAND step: the store's reply text to that command, exactly
+// as the script answered it (a Redis bulk string).
+//
+// On OK `*out` owns the next step (free with `snodo_once_step_free`).
+// Statuses: OK; TOKEN with `SNODO_ONCE_REPLAYED_MESSAGE` (the flow
+// completed with other answers: send JSON-RPC -32602 "Invalid or expired
+// requestState" with reason `replayed`; the effect did not run); STORE
+// (the flow's effect is still running elsewhere after the wait, this
+// run's claim was taken over before it completed, or a reply snodo does
+// not write); ARGUMENT (not after a COMMAND step); INVALID_UTF8 and
+// NULL_ARGUMENT (`run`, `reply` or `out` NULL; the run is unchanged);
+// PANIC. A store the caller could not reach is the caller's own error:
+// report it (never run the effect) and free the run. One run from one
+// thread at a time.
+//
+// # Safety
+//
+// `run` NULL or a live run no other thread uses; `reply` NULL or valid
+// for `reply_len` bytes; `out` NULL or valid for one pointer write.
+snodo_status snodo_once_run_feed(snodo_once_run *run,
+                                 const uint8_t *reply,
+                                 size_t reply_len,
+                                 snodo_once_step **out);
+
+// After a SLEEP step (and its pause): claim again.
+//
+// On OK `*out` owns the next step (a COMMAND). Statuses: OK, ARGUMENT (not
+// after a SLEEP step), NULL_ARGUMENT, PANIC. One run from one thread at a
+// time.
+//
+// # Safety
+//
+// As `snodo_once_run_start`.
+snodo_status snodo_once_run_resume(snodo_once_run *run, snodo_once_step **out);
+
+// After an EFFECT step: the effect's result text, to remember (any UTF-8,
+// typically the final `result` object as canonical JSON). An effect that
+// did something, even half, reports here how it ended (an error result
+// included): only `snodo_once_run_effect_failed` lets the effect run
+// again.
+//
+// On OK `*out` owns the next step (the complete COMMAND). Statuses: OK,
+// ARGUMENT (not after an EFFECT step), INVALID_UTF8 and NULL_ARGUMENT
+// (the run is unchanged), PANIC. One run from one thread at a time.
+//
+// # Safety
+//
+// `run` NULL or a live run no other thread uses; `text` NULL or valid for
+// `text_len` bytes; `out` NULL or valid for one pointer write.
+snodo_status snodo_once_run_effect_done(snodo_once_run *run,
+                                        const uint8_t *text,
+                                        size_t text_len,
+                                        snodo_once_step **out);
+
+// After an EFFECT step: the effect failed **before doing anything**; its
+// claim is released so that a retry of the same final round runs it.
+//
+// On OK `*out` owns the next step (the release COMMAND; its reply leads
+// to RELEASED). Statuses: OK, ARGUMENT (not after an EFFECT step),
+// NULL_ARGUMENT, PANIC. One run from one thread at a time.
+//
+// # Safety
+//
+// As `snodo_once_run_start`.
+snodo_status snodo_once_run_effect_failed(snodo_once_run *run, snodo_once_step **out);
+
+// The fencing number this run won (0 before it won, and for a lookup).
+//
+// Statuses: OK, NULL_ARGUMENT (`run` or `out` NULL), PANIC. One run from
+// one thread at a time.
+//
+// # Safety
+//
+// `run` NULL or a live run; `out` NULL or valid for one write.
+snodo_status snodo_once_run_fence(const snodo_once_run *run, uint64_t *out);
+
+// Creates an in-memory store holding at most `max_bytes` of records (0 =
+// `SNODO_ONCE_DEFAULT_MAX_BYTES`, else at least 1024), at most
+// `max_bytes_per_principal` of them for one principal (0 =
+// `SNODO_ONCE_DEFAULT_MAX_BYTES_PER_PRINCIPAL`; 1024 to `max_bytes`). A
+// claim that would go past either fails with STORE rather than forget a
+// live record (forgetting one would allow a second effect). The lease is
+// not the store's: each command carries the one its run was created with.
 //
 // On OK `*out` owns a new store: free it with `snodo_once_memory_free`.
-// Statuses: OK, NULL_ARGUMENT (`out` NULL), PANIC. Thread-safe.
+// Statuses: OK, CONFIG (a bound out of range), NULL_ARGUMENT (`out` NULL),
+// PANIC. Thread-safe.
 //
 // # Safety
 //
 // `out` NULL or valid for one pointer write.
-snodo_status snodo_once_memory_new(size_t max_entries,
-                                   uint64_t lease_secs,
+snodo_status snodo_once_memory_new(size_t max_bytes,
+                                   size_t max_bytes_per_principal,
                                    snodo_once_memory **out);
 
 // Frees a store. NULL is a no-op.
@@ -1277,171 +1672,68 @@ snodo_status snodo_once_memory_new(size_t max_entries,
 // used by no other thread any more.
 void snodo_once_memory_free(snodo_once_memory *store);
 
-// Consumes `token_id` (from `snodo_call_token_id`): `*out_first` is true
-// the first time the id is seen and false on every later call until
-// `expires_at` (Unix seconds; pass the token's expiry plus the engine's
-// clock skew). `now` is the caller's clock (`snodo_engine_now`).
+// Runs `command` (from a step) on the store, atomically, as of `now_ms`
+// (Unix milliseconds; 0 = the system clock). A server whose engine runs on
+// a fixed clock (tests) passes that clock (`snodo_engine_now` × 1000), so
+// that leases and records expire on the tokens' clock. Feed the reply to
+// `snodo_once_run_feed` (or, for an extend command,
+// `snodo_once_step_extended`).
 //
-// Statuses: OK, ARGUMENT (an id that is empty, over 128 bytes, or not
-// printable ASCII without ':'), STORE (store full), INVALID_UTF8,
-// NULL_ARGUMENT, PANIC. On any error nothing was recorded: do not run the
-// effect. Thread-safe.
-//
-// # Safety
-//
-// `store` NULL or live; `token_id` valid for `token_id_len` bytes;
-// `out_first` NULL or valid for one write.
-snodo_status snodo_once_consume(const snodo_once_memory *store,
-                                const uint8_t *token_id,
-                                size_t token_id_len,
-                                uint64_t expires_at,
-                                uint64_t now,
-                                bool *out_first);
-
-// Claims the effect of a final round, keyed by (`flow_id`, `digest`) from
-// `snodo_call_flow_id` and `snodo_call_answers_digest`; `expires_at` and
-// `now` as for `snodo_once_consume`.
-//
-// On OK `*out_claim` says WON, DONE or PENDING (see `snodo_claim`). If
-// `out_text` is not NULL it receives, for DONE, a new string owned by the
-// caller (free with `snodo_string_free`) holding the remembered result,
-// and NULL (length 0) otherwise; `out_text_len` may be NULL.
-// Statuses: OK, ARGUMENT (bad id), STORE (store full), INVALID_UTF8,
-// NULL_ARGUMENT (`store`, an id or `out_claim` NULL), PANIC. Thread-safe.
+// On OK `*out` is the reply text, a new string owned by the caller (free
+// with `snodo_string_free`); `out_len` may be NULL. Statuses: OK, STORE
+// (the store or this principal's share is full: report it, never run the
+// effect), NULL_ARGUMENT (`store`, `command` or `out` NULL), PANIC.
+// Thread-safe: any number of threads may run commands on one store.
 //
 // # Safety
 //
-// `store` NULL or live; ids valid for their lengths; outs NULL or valid
-// for one write each.
-snodo_status snodo_once_claim(const snodo_once_memory *store,
-                              const uint8_t *flow_id,
-                              size_t flow_id_len,
-                              const uint8_t *digest,
-                              size_t digest_len,
-                              uint64_t expires_at,
-                              uint64_t now,
-                              snodo_claim *out_claim,
-                              char **out_text,
-                              size_t *out_text_len);
+// `store` NULL or a live store; `command` NULL or a command lent by a live
+// step; `out` NULL or valid for one pointer write; `out_len` NULL or valid
+// for one `size_t` write.
+snodo_status snodo_once_memory_execute(const snodo_once_memory *store,
+                                       const snodo_once_command *command,
+                                       uint64_t now_ms,
+                                       char **out,
+                                       size_t *out_len);
 
-// Remembers the result of a won claim until `expires_at`: `result` (any
-// UTF-8, typically the final result object's JSON) is what later claims of
-// the same (`flow_id`, `digest`) get back as DONE. If a result is already
-// remembered (the lease lapsed and another caller completed first), the
-// first one stays.
-//
-// Statuses: OK, ARGUMENT, STORE (store full), INVALID_UTF8, NULL_ARGUMENT,
-// PANIC. Thread-safe.
-//
-// # Safety
-//
-// `store` NULL or live; ids and `result` valid for their lengths.
-snodo_status snodo_once_complete(const snodo_once_memory *store,
-                                 const uint8_t *flow_id,
-                                 size_t flow_id_len,
-                                 const uint8_t *digest,
-                                 size_t digest_len,
-                                 const uint8_t *result,
-                                 size_t result_len,
-                                 uint64_t expires_at,
-                                 uint64_t now);
-
-// Drops a won claim whose effect did nothing at all (it failed before its
-// side effect, or the token id was already consumed), so that the next
-// caller may run it. A claim that is no longer pending is left alone.
-//
-// Statuses: OK, ARGUMENT, INVALID_UTF8, NULL_ARGUMENT, PANIC. Thread-safe.
-//
-// # Safety
-//
-// `store` NULL or live; ids valid for their lengths.
-snodo_status snodo_once_release(const snodo_once_memory *store,
-                                const uint8_t *flow_id,
-                                size_t flow_id_len,
-                                const uint8_t *digest,
-                                size_t digest_len);
-
-// `snodo_once_release`, and gives back the token id this attempt consumed
-// (`snodo_once_consume` answered first) before an effect that failed
-// before doing anything, in the same step: the client's retry of the same
-// final round then runs the effect instead of getting the replay error.
-// Both are dropped only while the claim is still pending. Never pass the
-// token id on the replay path (consume answered "not first"): that id is
-// the other attempt's. A new function rather than a new parameter of
-// `snodo_once_release`, so programs built against the old header keep
-// working.
-//
-// Statuses: OK, ARGUMENT, INVALID_UTF8, NULL_ARGUMENT, PANIC. On an error
-// nothing is released and the token id stays consumed (fail closed).
-// Thread-safe.
-//
-// # Safety
-//
-// `store` NULL or live; ids valid for their lengths.
-snodo_status snodo_once_release_token(const snodo_once_memory *store,
-                                      const uint8_t *flow_id,
-                                      size_t flow_id_len,
-                                      const uint8_t *digest,
-                                      size_t digest_len,
-                                      const uint8_t *token_id,
-                                      size_t token_id_len);
-
-// The claim Lua script, byte for byte the one Rust, Python and Node run:
-// `EVAL <script> 1 <result key> <lease_ms>` returns `won`, `pending` or
-// `done:<text>`. A static NUL-terminated string: never free it; never
-// NULL. Thread-safe.
+// The claim Lua script (`SNODO_ONCE_OP_CLAIM`): `KEYS[1]` = the flow key,
+// `ARGV` = answers digest, owner, lease ms, keep-until Unix ms. A static
+// NUL-terminated string, byte for byte the one Rust, Python and Node run:
+// never free it; never NULL. Thread-safe.
 const char *snodo_once_claim_script(void);
 
-// The complete Lua script: `EVAL <script> 1 <result key> <text> <ttl_ms>`
-// stores `done:<text>` unless a result is already there (returns 1 if it
-// stored, 0 if not). Static, never NULL, never free it. Thread-safe.
+// The complete Lua script (`SNODO_ONCE_OP_COMPLETE`): `ARGV` = owner,
+// result text, lease ms, keep-until Unix ms. Static, never NULL, never
+// free it. Thread-safe.
 const char *snodo_once_complete_script(void);
 
-// The release Lua script: `EVAL <script> 1 <result key>` deletes the key
-// only while it is still `pending`; `EVAL <script> 2 <result key> <token
-// key>` (after a failed effect) also deletes the token key this attempt
-// consumed, in the same step. Static, never NULL, never free it.
-// Thread-safe.
+// The release Lua script (`SNODO_ONCE_OP_RELEASE`): `ARGV` = owner.
+// Static, never NULL, never free it. Thread-safe.
 const char *snodo_once_release_script(void);
 
-// The consume-once key of `token_id`: `<prefix>token:<token_id>`.
-// `prefix` NULL means `SNODO_ONCE_DEFAULT_PREFIX`.
-//
-// On OK `*out` is a new string owned by the caller (free with
-// `snodo_string_free`); `out_len` may be NULL. Statuses: OK, CONFIG (a
-// prefix over 128 bytes or not printable ASCII), ARGUMENT (bad id),
-// INVALID_UTF8, NULL_ARGUMENT, PANIC. Thread-safe.
-//
-// # Safety
-//
-// `prefix` NULL or valid for `prefix_len` bytes; `token_id` valid for
-// `token_id_len` bytes; `out` valid for one pointer write; `out_len` NULL
-// or valid for one write.
-snodo_status snodo_once_token_key(const uint8_t *prefix,
-                                  size_t prefix_len,
-                                  const uint8_t *token_id,
-                                  size_t token_id_len,
-                                  char **out,
-                                  size_t *out_len);
+// The lease-extension Lua script (`SNODO_ONCE_OP_EXTEND`): `ARGV` =
+// owner, lease ms, keep-until Unix ms. Static, never NULL, never free it.
+// Thread-safe.
+const char *snodo_once_extend_script(void);
 
-// The remembered-result key of a final round:
-// `<prefix>result:<flow_id>:<digest>`. `prefix` NULL means the default.
+// The read-only lookup Lua script (`SNODO_ONCE_OP_LOOKUP`): no `ARGV`.
+// Static, never NULL, never free it. Thread-safe.
+const char *snodo_once_lookup_script(void);
+
+// Checks a Redis `maxmemory-policy` as `CONFIG GET maxmemory-policy`
+// answers it (on every master of a cluster): OK only for
+// `SNODO_ONCE_SAFE_EVICTION_POLICY` (`"noeviction"`); any other policy may
+// evict a live flow record and let its effect run twice, and gets STORE
+// with the reason in the last error. A server refuses to start on STORE,
+// or, if its operator opted in to an evicting policy, warns loudly.
 //
-// On OK `*out` is a new string owned by the caller (free with
-// `snodo_string_free`); `out_len` may be NULL. Statuses: as
-// `snodo_once_token_key`. Thread-safe.
+// Statuses: OK, STORE, INVALID_UTF8, NULL_ARGUMENT (`policy` NULL), PANIC.
+// Thread-safe.
 //
 // # Safety
 //
-// As `snodo_once_token_key`, for each id.
-snodo_status snodo_once_result_key(const uint8_t *prefix,
-                                   size_t prefix_len,
-                                   const uint8_t *flow_id,
-                                   size_t flow_id_len,
-                                   const uint8_t *digest,
-                                   size_t digest_len,
-                                   char **out,
-                                   size_t *out_len);
+// `policy` NULL or valid for `policy_len` bytes.
+snodo_status snodo_once_check_eviction_policy(const uint8_t *policy, size_t policy_len);
 
 // Frees a pending flow. NULL is a no-op. Dropping a flow is also how a
 // disconnect is handled: snodo holds nothing else about it.

@@ -45,11 +45,11 @@ CORE_TARGETS = [
 ]
 # Issue 17: v2 (encrypted) seal+open at most this × v1's, at 4 KiB.
 V2_TARGET = ("state_4096", 1.5)
-# Issue 17, consume-once (core/benches/once.rs, group `once`): (bench, label).
+# At most once (core/benches/once.rs, group `once`): (bench, label).
 ONCE_ROWS = [
-    ("memory_consume", "consume-once, in-memory store (first use)"),
-    ("memory_consume_seen", "consume-once, in-memory store (already used)"),
-    ("redis_consume", "consume-once round trip to loopback Redis (SET NX PX)"),
+    ("memory_run_once", "run_once of a final round, in-memory store (claim + complete)"),
+    ("memory_check_done", "check_once of a completed flow, in-memory store"),
+    ("redis_run_once", "run_once of a final round on loopback Redis (two script round trips)"),
 ]
 GROWTH = [("state", [256, 1024, 4096, 16384], ["begin", "decide"]),
           ("args", [1024, 8192, 32768, 262144], ["begin"])]
@@ -152,9 +152,9 @@ def main() -> None:
     for bench, label in ONCE_ROWS:
         if bench in once:
             r = once[bench]
-            rows.append(("core", label, "22-char id", fmt_ns(r[0]), f"{fmt_ns(r[1])}–{fmt_ns(r[2])}", "", ""))
-    if "redis_consume" not in once:
-        rows.append(("core", "consume-once round trip to loopback Redis", "", "not run", "", "",
+            rows.append(("core", label, "one flow", fmt_ns(r[0]), f"{fmt_ns(r[1])}–{fmt_ns(r[2])}", "", ""))
+    if "redis_run_once" not in once:
+        rows.append(("core", "run_once on loopback Redis", "", "not run", "", "",
                      "needs --features redis and SNODO_REDIS_URL"))
     # The round sampler's check (scripts/bench.sh): one sample right after
     # criterion, beside criterion's begin + decide.

@@ -111,7 +111,7 @@ trap redis_stop EXIT
 cargo bench --locked -p snodo --features redis --bench once -- --noplot $CRITERION_ARGS 2>&1 |
   grep -E '^once/|time:' || true
 redis_stop
-[ -d target/criterion/once/redis_consume ] || { echo "bench: the Redis consume-once bench produced no result" >&2; exit 1; }
+[ -d target/criterion/once/redis_run_once ] || { echo "bench: the Redis run_once bench produced no result" >&2; exit 1; }
 
 step "python: build the wheel, run"
 # One interpreter for every pyo3 build (docs/toolchain notes): no rebuild thrash.

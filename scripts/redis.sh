@@ -76,3 +76,101 @@ redis_stop() {
   fi
   return 0
 }
+
+# A throwaway 3-master Redis Cluster on free loopback ports (no replicas,
+# no persistence), for the once store's cluster runs:
+#
+#   redis_cluster_start             # exports SNODO_REDIS_CLUSTER_URLS
+#   redis_cluster_start P1 P2 P3    # the same, on these ports (a restart)
+#   trap redis_cluster_stop EXIT
+#
+# SNODO_REDIS_CLUSTER_URLS is the seed nodes as comma-separated
+# redis://127.0.0.1:<port>/ URLs; clients discover the slots from any one.
+SNODO_REDIS_CLUSTER_PIDS="${SNODO_REDIS_CLUSTER_PIDS:-}"
+SNODO_REDIS_CLUSTER_DIR="${SNODO_REDIS_CLUSTER_DIR:-}"
+
+# A free port for a cluster node: at most 55535, with its cluster bus port
+# (the port + 10000) free too.
+redis_cluster_free_port() {
+  python3 - <<'PY'
+import random, socket
+def free(port):
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", port))
+        return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+for _ in range(1000):
+    port = random.randint(20000, 55535)
+    if free(port) and free(port + 10000):
+        print(port)
+        break
+else:
+    raise SystemExit("no free port pair")
+PY
+}
+
+redis_cluster_start() {
+  SNODO_REDIS_CLUSTER_DIR="$(mktemp -d "${TMPDIR:-/tmp}/snodo-redis-cluster.XXXXXX")"
+  local ports=() pids=() port i
+  for i in 1 2 3; do
+    port="${!i:-}"
+    [ -n "$port" ] || port="$(redis_cluster_free_port)" || { echo "redis.sh: FAIL: no free port" >&2; return 1; }
+    ports+=("$port")
+    (cd "$SNODO_REDIS_CLUSTER_DIR" && exec redis-server --save '' --appendonly no --bind 127.0.0.1 \
+      --port "$port" --daemonize no --protected-mode yes --cluster-enabled yes \
+      --cluster-config-file "nodes-$port.conf" --cluster-node-timeout 2000 \
+      >"$SNODO_REDIS_CLUSTER_DIR/$port.log" 2>&1) &
+    pids+=("$!")
+  done
+  SNODO_REDIS_CLUSTER_PIDS="${pids[*]}"
+  for port in "${ports[@]}"; do
+    for i in $(seq 1 100); do
+      [ "$(redis-cli -h 127.0.0.1 -p "$port" ping 2>/dev/null)" = "PONG" ] && break
+      sleep 0.05
+    done
+    [ "$(redis-cli -h 127.0.0.1 -p "$port" ping 2>/dev/null)" = "PONG" ] || {
+      echo "redis.sh: FAIL: cluster node $port did not answer PING; its log:" >&2
+      cat "$SNODO_REDIS_CLUSTER_DIR/$port.log" >&2 || true
+      redis_cluster_stop
+      return 1
+    }
+  done
+  local nodes=()
+  for port in "${ports[@]}"; do nodes+=("127.0.0.1:$port"); done
+  if ! redis-cli --cluster create "${nodes[@]}" --cluster-replicas 0 --cluster-yes >"$SNODO_REDIS_CLUSTER_DIR/create.log" 2>&1; then
+    echo "redis.sh: FAIL: redis-cli --cluster create failed:" >&2
+    cat "$SNODO_REDIS_CLUSTER_DIR/create.log" >&2
+    redis_cluster_stop
+    return 1
+  fi
+  # Every node must see all 16384 slots served before a client connects.
+  for port in "${ports[@]}"; do
+    for i in $(seq 1 200); do
+      redis-cli -h 127.0.0.1 -p "$port" cluster info 2>/dev/null | grep -q '^cluster_state:ok' && break
+      sleep 0.05
+    done
+    redis-cli -h 127.0.0.1 -p "$port" cluster info 2>/dev/null | grep -q '^cluster_state:ok' ||
+      { echo "redis.sh: FAIL: cluster node $port never reached cluster_state:ok" >&2; redis_cluster_stop; return 1; }
+  done
+  local urls=()
+  for port in "${ports[@]}"; do urls+=("redis://127.0.0.1:$port/"); done
+  SNODO_REDIS_CLUSTER_URLS="$(IFS=,; echo "${urls[*]}")"
+  export SNODO_REDIS_CLUSTER_URLS SNODO_REDIS_CLUSTER_PIDS SNODO_REDIS_CLUSTER_DIR
+  echo "redis.sh: a 3-master Redis Cluster on ${nodes[*]}" >&2
+}
+
+redis_cluster_stop() {
+  local pid
+  for pid in ${SNODO_REDIS_CLUSTER_PIDS:-}; do
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+  SNODO_REDIS_CLUSTER_PIDS=""
+  [ -n "${SNODO_REDIS_CLUSTER_DIR:-}" ] && rm -rf "$SNODO_REDIS_CLUSTER_DIR"
+  SNODO_REDIS_CLUSTER_DIR=""
+  return 0
+}

@@ -87,8 +87,16 @@ gcc -std=c11 -Wall -Wextra -Werror examples/c/legacy.c $pc_cflags $pc_libs -Wl,-
 diff -u examples/c/legacy.expected "$out/legacy.out"
 echo "example: output matches examples/c/legacy.expected"
 
-echo "== c: consume-once over Redis with hiredis (examples/c/once_redis.c, issue 17)"
-# The recipe of ffi/README.md "Consume-once", compiled and run against a
+echo "== c: the once driver of ffi/README.md compiles against the header"
+# The README's second C block (the first is the handler program that
+# scripts/test-c-readme.sh runs), so that its calls track the API.
+awk '/^```/ { if (inb) { inb = 0; next } if ($0 == "```c") { n++; if (n == 2) { inb = 1; next } } } inb { print }' \
+  ffi/README.md >"$out/once_readme.c"
+grep -q 'snodo_once_run_new' "$out/once_readme.c" || { echo "FAIL: no once driver in ffi/README.md" >&2; exit 1; }
+gcc -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Iinclude -c "$out/once_readme.c" -o "$out/once_readme.o"
+
+echo "== c: the once machine over Redis with hiredis (examples/c/once_redis.c)"
+# The recipe of ffi/README.md "At most once", compiled and run against a
 # real Redis. hiredis comes from Debian (libhiredis-dev); a machine that
 # cannot install it fails this suite, it does not skip the recipe.
 if ! [ -f /usr/include/hiredis/hiredis.h ]; then
@@ -113,22 +121,36 @@ gcc -std=c11 -Wall -Wextra -Werror examples/c/once_redis.c $pc_cflags $pc_libs $
   -Wl,-rpath,"$prefix/lib" -o "$out/once_redis"
 "$out/once_redis" >"$out/once_redis.out"
 diff -u examples/c/once_redis.expected "$out/once_redis.out"
-# The example's keys are the core's (a fleet shares them with Rust, Python
-# and Node): a remembered result is "done:<result>", a used token is "1".
+# The example's records are the core's (a fleet shares them with Rust,
+# Python and Node): one hash per flow, <prefix>flow:{<flow id>}, every one
+# of the example's four booked flows completed, two of them at fence 2 (the
+# claim taken over after a lapsed lease, and the one rebooked after a
+# released claim).
 keys="$(redis-cli -p "$SNODO_REDIS_PORT" --scan --pattern 'snodo:once:example:*')"
-grep -q ':result:' <<<"$keys"
-grep -q ':token:' <<<"$keys"
+[ "$(wc -w <<<"$keys")" -eq 4 ] || { echo "FAIL: expected 4 flow records, got: $keys" >&2; exit 1; }
+fences=""
 for k in $keys; do
-  v="$(redis-cli -p "$SNODO_REDIS_PORT" GET "$k")"
-  case "$k:$v" in
-    *:result:*:done:\{*|*:token:*:1) ;;
-    *) echo "FAIL: $k holds '$v', not a value snodo writes" >&2; exit 1 ;;
+  case "$k" in
+    snodo:once:example:*:flow:\{*\}) ;;
+    *) echo "FAIL: $k is not a flow key" >&2; exit 1 ;;
   esac
+  [ "$(redis-cli -p "$SNODO_REDIS_PORT" TYPE "$k")" = hash ] || { echo "FAIL: $k is not a hash" >&2; exit 1; }
+  state="$(redis-cli -p "$SNODO_REDIS_PORT" HGET "$k" state)"
+  [ "$state" = done ] || { echo "FAIL: $k is '$state', not done" >&2; exit 1; }
+  fences="$fences$(redis-cli -p "$SNODO_REDIS_PORT" HGET "$k" fence)"
 done
-# Under valgrind too: hiredis and libsnodo strings are all freed.
+[ "$(tr -d 2 <<<"$fences")" = 11 ] || { echo "FAIL: fences $fences, expected two 1s and two 2s" >&2; exit 1; }
+# Under valgrind too: hiredis and libsnodo strings and handles are all freed.
 valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite "$out/once_redis" >/dev/null
+# An evicting policy: the example refuses to start (the start-up check).
+redis-cli -p "$SNODO_REDIS_PORT" CONFIG SET maxmemory-policy allkeys-lru >/dev/null
+if "$out/once_redis" >"$out/once_redis.evicting" 2>&1; then
+  echo "FAIL: once_redis started on a Redis with maxmemory-policy allkeys-lru" >&2
+  exit 1
+fi
+grep -q 'refusing to start: .*allkeys-lru' "$out/once_redis.evicting"
 redis_stop
-echo "example: output matches examples/c/once_redis.expected; Redis holds the core's keys and values"
+echo "example: output matches examples/c/once_redis.expected; Redis holds the core's flow records; an evicting Redis is refused"
 
 echo "== c: ffi/README.md as written (install block, complete program, rpath, --static)"
 bash scripts/test-c-readme.sh

@@ -65,16 +65,18 @@ if [ "$got" != "$want" ]; then
 fi
 echo "npm pack: $got"
 
-step "start a throwaway Redis (issue 17: the RedisStore tests need one, and fail without it)"
+step "start a throwaway Redis and a Redis Cluster (the RedisStore tests need both, and fail without them)"
 # shellcheck source=scripts/redis.sh
 source scripts/redis.sh
 redis_ensure_installed
+trap 'rm -rf "$WORK"; redis_stop; redis_cluster_stop' EXIT
 redis_start
-trap 'rm -rf "$WORK"; redis_stop' EXIT
+redis_cluster_start
 
 step "node --test"
 (cd "$NODE_DIR" && node --test test/*.test.mjs)
 redis_stop
+redis_cluster_stop
 
 step "npm pack + install into a fresh project"
 (cd "$NODE_DIR" && npm pack --silent --pack-destination "$WORK" >/dev/null)
@@ -107,8 +109,8 @@ node -e 'const m = require("snodo-mrtr/mcp"); if (typeof m.Snodo !== "function")
 node --input-type=module -e 'import { Snodo } from "snodo-mrtr/mcp"; if (typeof Snodo !== "function") throw new Error("esm");'
 echo "snodo-mrtr/mcp: ok without @modelcontextprotocol/server"
 # snodo-mrtr/once loads without its optional peer (redis is not installed here).
-node -e 'const o = require("snodo-mrtr/once"); if (typeof o.runOnce !== "function" || o.MemoryStore !== require("snodo-mrtr").MemoryStore) throw new Error("snodo-mrtr/once");'
-node --input-type=module -e 'import { runOnce, RedisStore } from "snodo-mrtr/once"; if (typeof runOnce !== "function" || typeof RedisStore !== "function") throw new Error("esm");'
+node -e 'const o = require("snodo-mrtr/once"); if (typeof o.runOnce !== "function" || typeof o.checkOnce !== "function" || o.MemoryStore !== require("snodo-mrtr").MemoryStore || o.OnceRun !== require("snodo-mrtr").OnceRun) throw new Error("snodo-mrtr/once");'
+node --input-type=module -e 'import { runOnce, checkOnce, RedisStore } from "snodo-mrtr/once"; if (typeof runOnce !== "function" || typeof checkOnce !== "function" || typeof RedisStore !== "function") throw new Error("esm");'
 echo "snodo-mrtr/once: ok without redis"
 # The bin is linked by npm and runs from the installed package.
 npx --no-install snodo-mrtr --version | grep -qx "snodo-mrtr $(node -p 'require("snodo-mrtr/package.json").version')"

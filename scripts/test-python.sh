@@ -44,14 +44,16 @@ run_pytest() {
   return "$rc"
 }
 
-echo "== python: pytest (installed wheel, a throwaway Redis for issue 17)"
-# tests/test_once_redis.py needs a real Redis (SNODO_REDIS_URL) and fails,
-# never skips, without one: redis.sh installs and starts it or fails loudly.
+echo "== python: pytest (installed wheel, a throwaway Redis and Redis Cluster for the once store)"
+# tests/test_once_redis.py needs a real Redis (SNODO_REDIS_URL) and a real
+# Redis Cluster (SNODO_REDIS_CLUSTER_URLS) and fails, never skips, without
+# them: redis.sh installs and starts both or fails loudly.
 # shellcheck source=scripts/redis.sh
 source "$ROOT/scripts/redis.sh"
 redis_ensure_installed
+trap 'redis_stop; redis_cluster_stop; rm -rf "$WORK"' EXIT
 redis_start
-trap 'redis_stop; rm -rf "$WORK"' EXIT
+redis_cluster_start
 # Run from the temp dir so nothing in the repository shadows the wheel; the
 # conftest asserts snodo_mrtr comes from the venv's site-packages.
 run_pytest "$ROOT/bindings-python/tests"

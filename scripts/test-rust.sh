@@ -31,16 +31,18 @@ for target in $(sed -n 's/^name = "\(.*\)"$/\1/p' fuzz/Cargo.toml | grep -vx sno
   [ "${ran:-0}" -ge "$inputs" ] || { echo "FAIL: fuzz target $target ran ${ran:-0} of $inputs inputs" >&2; exit 1; }
   echo "fuzz replay: $target ran $inputs inputs"
 done
-echo "== rust: once store on a real Redis (feature redis; fails, never skips, without Redis)"
+echo "== rust: the once machine on a real Redis and a 3-master Redis Cluster (feature redis; fails, never skips, without them)"
 # shellcheck source=scripts/redis.sh
 source scripts/redis.sh
 redis_ensure_installed
 redis_start
-trap redis_stop EXIT
+redis_cluster_start
+trap 'redis_stop; redis_cluster_stop' EXIT
 cargo test --locked -p snodo --features redis --test once_redis 2>&1 | tee target/snodo-once-redis.log
 grep -qE '^test result: ok\. [1-9][0-9]* passed' target/snodo-once-redis.log ||
   { echo "FAIL: the Redis once-store tests did not run" >&2; exit 1; }
 redis_stop
+redis_cluster_stop
 trap - EXIT
 echo "== rust: clippy (-D warnings, default and all features)"
 cargo clippy --locked --workspace --all-targets -- -D warnings

@@ -24,7 +24,7 @@ import {
   complete, inputRequired, error, toolError,
   checkHttpHeaders, declaresTasks, checkTaskInputRequests,
 } from 'snodo-mrtr';
-import { MemoryStore, RedisStore, runOnce } from 'snodo-mrtr/once';
+import { MemoryStore, RedisStore, checkOnce, runOnce } from 'snodo-mrtr/once';
 
 // --- keys and engine
 
@@ -225,20 +225,30 @@ function tasksGet(call) {
 const tasksUpdate = (call) => (TASKS.has(String(call.params.taskId))
   ? complete({}) : error(-32602, `Unknown task: ${call.params.taskId}`));
 
-// --- an effectful tool: book_room (issue 17, docs/once.md)
+// --- an effectful tool: book_room (docs/once.md)
 //
 // Round 1 asks the nights and a confirmation; the final round books: one
-// ledger entry {flow, principal, answers}, answered "Booked: entry #N" (N =
-// the ledger's length after the append, so a second effect would show as
-// another N). The final round goes through runOnce: a retry (lost response,
-// double click, the same retry on another process of the fleet) gets the
-// remembered result and books nothing; the same token with other answers is
-// refused as replayed. With SNODO_REDIS_URL every process shares one
-// RedisStore (node-redis) and the ledger is the Redis list LEDGER_KEY;
-// without it the store is this process's MemoryStore and the ledger a file
-// (SNODO_LEDGER, one JSON line per booking) or an array in memory.
+// ledger entry {flow, principal, answers, fence}, answered "Booked: entry #N"
+// (N = the ledger's length after the append, so a second effect would show
+// as another N). At most once per flow, whatever tokens of the flow a client
+// sends, in whatever order, with whatever answers:
+//
+// - every retry asks the store first (checkOnce): a completed flow answers
+//   its remembered result for the same answers, and refuses any other
+//   answers, or none, as replayed, before anything is asked again;
+// - the final round books through runOnce: one effect per flow across every
+//   process sharing the store, a retry gets the remembered result. The
+//   claim's fencing number rides in the ledger entry: a ledger that refuses
+//   a smaller fence than it has seen for a flow shuts out a former owner
+//   whose lease lapsed.
+//
+// SNODO_REDIS_URL: every process shares one RedisStore (node-redis) and the
+// ledger is the Redis list LEDGER_KEY there; SNODO_REDIS_CLUSTER_URLS
+// (comma-separated seed URLs): the same on a Redis Cluster. Neither: this
+// process's MemoryStore, and the ledger a file (SNODO_LEDGER, one JSON line
+// per booking) or an array in memory.
 // Not in TOOLS: sdk_server.mjs serves TOOLS through the SDK, and this
-// handler is async (runOnce returns a Promise).
+// handler is async (the store is).
 
 // Same schema, same `required` order as server.py: the question is pinned
 // into the token byte for byte, and a fleet mixes Python and Node processes.
@@ -248,8 +258,11 @@ const BOOKING = form('How many nights, and do you confirm the booking?', {
 const LEDGER_KEY = 'snodo:ledger';
 class LedgerError extends Error {}
 
-// The store and the ledger, built on first use (a server that never books
-// never connects to Redis); a failed start is retried by the next booking.
+const redisUrl = () => (process.env.SNODO_REDIS_URL ?? '').trim();
+const clusterUrls = () => (process.env.SNODO_REDIS_CLUSTER_URLS ?? '').split(',').map((u) => u.trim()).filter(Boolean);
+
+// The store and the ledger, built on first use (or at start-up when Redis is
+// configured); a failed build is retried by the next booking.
 let effects = null;
 const bookingEffects = () => {
   effects ??= openEffects().catch((e) => {
@@ -260,18 +273,21 @@ const bookingEffects = () => {
 };
 
 async function openEffects() {
-  const url = (process.env.SNODO_REDIS_URL ?? '').trim();
-  if (url !== '') {
-    // node-redis, imported only here: a server without SNODO_REDIS_URL does not need it.
-    const { createClient } = await import('redis');
-    const client = createClient({
-      url,
-      // Fail fast while Redis is away (a quick -32603, never a request held
-      // in node-redis's offline queue); reconnect in the background so
-      // service resumes when Redis returns.
+  const url = redisUrl();
+  const cluster = clusterUrls();
+  if (url !== '' || cluster.length > 0) {
+    // node-redis, imported only here: a server without Redis does not need it.
+    const { createClient, createCluster } = await import('redis');
+    // Fail fast while Redis is away (a quick -32603, never a request held
+    // in node-redis's offline queue); reconnect in the background so
+    // service resumes when Redis returns.
+    const options = {
       disableOfflineQueue: true,
       socket: { connectTimeout: 2000, reconnectStrategy: (n) => Math.min(50 * 2 ** n, 500) },
-    });
+    };
+    const client = cluster.length > 0
+      ? createCluster({ rootNodes: cluster.map((u) => ({ url: u })), defaults: options })
+      : createClient({ url, ...options });
     let lastLog = 0;
     client.on('error', (e) => { // without a listener an error event would end the process
       if (Date.now() - lastLog > 5000) console.error(`redis: ${e.message}`);
@@ -290,7 +306,7 @@ async function openEffects() {
         throw new LedgerError(e.message);
       }
     };
-    return { store: new RedisStore({ client }), append };
+    return { store: new RedisStore({ client }), append, client };
   }
   const path = (process.env.SNODO_LEDGER ?? '').trim();
   const entries = [];
@@ -304,10 +320,69 @@ async function openEffects() {
       throw new LedgerError(e.message);
     }
   };
-  return { store: new MemoryStore(), append };
+  return { store: new MemoryStore(), append, client: null };
+}
+
+// At start-up with Redis: refuse a Redis that may evict a live record (its
+// maxmemory-policy), rather than find out on the first booking. A Redis not
+// reachable yet is checked by the store before its first command.
+async function checkStoreAtStart() {
+  let built;
+  try {
+    built = await bookingEffects();
+  } catch (e) {
+    console.error(`once store: ${e.message}`); // e.g. the redis package is not installed
+    process.exit(2);
+  }
+  if (!built.client.isReady) {
+    console.error('redis: not reachable yet; its maxmemory-policy is checked before the first booking');
+    return;
+  }
+  try {
+    await built.store.check();
+  } catch (e) {
+    console.error(`once store refused: ${e.message}`);
+    process.exit(2);
+  }
+}
+
+// Lets the process end (stdio at EOF): an open Redis client would keep it alive.
+function closeEffects() {
+  effects?.then(({ client }) => (client === null ? undefined : client.close()), () => {}).catch(() => {});
+}
+
+// The store's refusals and failures as the client sees them; anything else
+// is the handler's own failure.
+function onceFailure(e) {
+  // The flow completed with other answers (or this token is spent): as any refused requestState.
+  if (e.code === 'TOKEN' && e.reason === 'replayed') {
+    return error(-32602, 'Invalid or expired requestState', { reason: 'replayed' });
+  }
+  // Nothing was booked: the client may send the same request again.
+  if (e.code === 'STORE') return error(-32603, `once store unavailable: ${e.message}`);
+  if (e instanceof LedgerError) return error(-32603, `ledger unavailable: ${e.message}`);
+  // Redis could not be reached when the store was first built.
+  if (effects === null) return error(-32603, `once store unavailable: ${e.message}`);
+  throw e;
 }
 
 function bookRoom(call) {
+  // A first round opened no token: nothing of the flow to look up yet.
+  return call.flowId == null ? askOrBook(call) : lookThenBook(call);
+}
+
+async function lookThenBook(call) {
+  try {
+    const { store } = await bookingEffects();
+    const remembered = await checkOnce(store, call);
+    if (remembered !== null) return complete(remembered); // a retry of the booked final round
+  } catch (e) {
+    return onceFailure(e);
+  }
+  return askOrBook(call);
+}
+
+function askOrBook(call) {
   const a = call.response('booking', BOOKING);
   if (a.kind === 'declined' || a.kind === 'cancelled') return complete(text('No room booked.'));
   if (a.kind !== 'accepted') return inputRequired({ booking: BOOKING }); // missing or invalid: ask (again)
@@ -321,18 +396,12 @@ async function bookOnce(call, answers) {
   const [flow, principal] = [call.flowId, call.principal];
   try {
     const { store, append } = await bookingEffects();
-    // Throws only if the append failed: runOnce then releases the claim and a retry books.
-    const result = await runOnce(store, call, async () => text(`Booked: entry #${await append({ flow, principal, answers })}`));
+    // The effect throws only if the append failed: runOnce then releases the claim and a retry books.
+    const result = await runOnce(store, call, async ({ fence }) =>
+      text(`Booked: entry #${await append({ flow, principal, answers, fence })}`));
     return complete(result);
   } catch (e) {
-    // Nothing was booked: the client may send the same request again.
-    if (e.code === 'STORE') return error(-32603, `consume-once store unavailable: ${e.message}`);
-    // This token already completed its flow with other answers.
-    if (e.code === 'TOKEN') return error(-32602, 'Invalid or expired requestState (replayed)');
-    if (e instanceof LedgerError) return error(-32603, `ledger unavailable: ${e.message}`);
-    // Redis could not be reached when the store was first built.
-    if (effects === null) return error(-32603, `consume-once store unavailable: ${e.message}`);
-    throw e;
+    return onceFailure(e);
   }
 }
 
@@ -672,6 +741,8 @@ function serveStdio(engines) {
   const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
   const write = (text) => process.stdout.write(`${text}\n`);
   let era = null; // null (not chosen yet), 'modern' or a LegacyConnection
+  let inFlight = 0; // answers still being made (book_room waits on its store)
+  let ended = false;
   const modern = engines(); // the 2026-07-28 path as it always was: one engine
   lines.on('line', (line) => {
     if (!line.trim()) return;
@@ -697,12 +768,21 @@ function serveStdio(engines) {
       return;
     }
     const response = handle(modern, line, null); // stdio: anonymous
-    if (response instanceof Promise) response.then((r) => write(r.json));
-    else if (response) write(response.json);
+    if (response instanceof Promise) {
+      inFlight++;
+      response.then((r) => write(r.json)).finally(() => {
+        if (--inFlight === 0 && ended) closeEffects();
+      });
+    } else if (response) write(response.json);
   });
   // On stdin EOF: drop the session's flows (their timers would keep Node
-  // alive); the event loop drains and Node exits 0.
-  lines.on('close', () => { if (era instanceof LegacyConnection) era.close(); });
+  // alive) and, once the answers in flight are written, close Redis; the
+  // event loop drains and Node exits 0.
+  lines.on('close', () => {
+    if (era instanceof LegacyConnection) era.close();
+    ended = true;
+    if (inFlight === 0) closeEffects();
+  });
 }
 
 // --- Streamable HTTP
@@ -909,6 +989,7 @@ if (direct) {
   if (!(args.length === 1 && args[0] === '--stdio')
       && !(args.length === 2 && args[0] === '--http' && /^\d+$/.test(args[1]) && Number(args[1]) < 65536)) usage();
   const engines = engineFromEnv();
+  if (redisUrl() !== '' || clusterUrls().length > 0) await checkStoreAtStart();
   if (args[0] === '--stdio') serveStdio(engines);
   else serveHttp(engines, Number(args[1]));
 }

@@ -57,7 +57,7 @@ impl std::fmt::Debug for CallBox {
 
 impl CallBox {
     /// The call, rebuilt first if `decide` freed it.
-    fn get(&self) -> Result<Ref<'_, snodo::Call>> {
+    pub(crate) fn get(&self) -> Result<Ref<'_, snodo::Call>> {
         if self.call.try_borrow().map_err(|_| busy())?.is_none() {
             let rebuilt = match self.engine.begin_decided_at(&self.request, &self.principal, self.now) {
                 Ok(snodo::Begin::Call(call)) => call,

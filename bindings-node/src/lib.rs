@@ -15,8 +15,9 @@
 //! * `legacy`: 2025-era sessions (`Session`, `PendingFlow`, the engine's
 //!   `beginLegacy`, `decideLegacy`, `feed`, `timeout`).
 //! * `http_headers`: the Streamable HTTP header check.
-//! * `once`: at most once (issue 17): `MemoryStore`, the Redis key spelling
-//!   and scripts (`runOnce` and `RedisStore` are JS: `once.js`).
+//! * `once`: at most once per flow: the core's once machine (`OnceRun`),
+//!   `MemoryStore` and the Lua scripts (`runOnce`, `checkOnce` and
+//!   `RedisStore` are JS: `once.js`).
 //! * `token`: low-level seal/open and the request binding.
 //! * `json`: how JSON crosses (text exactly, values via `JSON.stringify`),
 //!   `canonicalize`; `state`: application state as canonical text, without

@@ -1,14 +1,24 @@
-//! At most once (issue 17): the core's `MemoryStore` as a JS class, the
-//! key spelling and the Redis values/scripts as exports. `runOnce` and the
-//! node-redis `RedisStore` are JavaScript (`once.js`, `snodo-mrtr/once`):
-//! the Redis client and the effect are async JS, and they reach the core
-//! only through these exports, so every language writes the same keys and
-//! runs the same script bytes.
+//! At most once per flow: the core's once machine (`OnceRun`) and its
+//! in-memory store (`MemoryStore`) as JS classes, the Lua scripts and
+//! constants as exports. `runOnce`, `checkOnce` and the node-redis
+//! `RedisStore` are JavaScript (`once.js`, `snodo-mrtr/once`): the effect
+//! and the Redis client are async JS, which a native loop could not await,
+//! so JS runs each command the machine hands out and feeds the reply back.
+//! Every rule (owners, fences, leases, replays, waiting) is the core's.
+//!
+//! A command reaches JS as a plain object (`{op, key, script, args,
+//! owner}`, what a Redis client needs) with the core's command wrapped
+//! inside it (`napi_wrap`, invisible to JS), which is what
+//! `MemoryStore.execute` runs: the core builds commands, nothing else does.
 
 use std::time::Duration;
 
-use crate::error::{Result, core, error};
+use napi::bindgen_prelude::*;
 use snodo::{ErrorCode, OnceStore};
+
+use crate::call::Call;
+use crate::call_handle::CallBox;
+use crate::error::{Code, Result, argument, core, error, napi_failure};
 
 // napi-rs exports constant expressions; these are the core's constants
 // themselves (a test below and the Node tests compare them anyway).
@@ -16,24 +26,19 @@ use snodo::{ErrorCode, OnceStore};
 /// The default Redis key prefix (`snodo:once:`).
 #[napi]
 pub const DEFAULT_ONCE_PREFIX: &str = snodo::DEFAULT_ONCE_PREFIX;
-/// The key part of a consumed token id: `<prefix>token:<tokenId>`.
+/// The default lease of a won claim, in seconds.
 #[napi]
-pub const ONCE_TOKEN_KEY_PART: &str = snodo::ONCE_TOKEN_KEY_PART;
-/// The key part of a remembered result: `<prefix>result:<flowId>:<digest>`.
+pub const DEFAULT_ONCE_LEASE_SECS: u32 = snodo::DEFAULT_ONCE_LEASE_SECS as u32;
+/// The default byte budget of a `MemoryStore`.
 #[napi]
-pub const ONCE_RESULT_KEY_PART: &str = snodo::ONCE_RESULT_KEY_PART;
-/// The value of a consumed token id's key.
+pub const DEFAULT_ONCE_MAX_BYTES: u32 = snodo::DEFAULT_ONCE_MAX_BYTES as u32;
+/// The default share of one principal in a `MemoryStore`, in bytes.
 #[napi]
-pub const ONCE_CONSUMED: &str = snodo::ONCE_CONSUMED;
-/// The value of a claimed, still running, result key.
+pub const DEFAULT_ONCE_MAX_BYTES_PER_PRINCIPAL: u32 = snodo::DEFAULT_ONCE_MAX_BYTES_PER_PRINCIPAL as u32;
+/// The engine's default clock skew, in seconds (a flow's record is kept
+/// until the flow's last possible use, skew included).
 #[napi]
-pub const ONCE_PENDING: &str = snodo::ONCE_PENDING;
-/// The prefix of a completed result value (the result text follows).
-#[napi]
-pub const ONCE_DONE_PREFIX: &str = snodo::ONCE_DONE_PREFIX;
-/// What the claim script returns to the winner.
-#[napi]
-pub const ONCE_WON: &str = snodo::ONCE_WON;
+pub const DEFAULT_CLOCK_SKEW_SECS: u32 = snodo::DEFAULT_CLOCK_SKEW_SECS as u32;
 /// The claim Lua script, byte for byte the core's.
 #[napi]
 pub const ONCE_CLAIM_SCRIPT: &str = snodo::ONCE_CLAIM_SCRIPT;
@@ -43,99 +48,339 @@ pub const ONCE_COMPLETE_SCRIPT: &str = snodo::ONCE_COMPLETE_SCRIPT;
 /// The release Lua script, byte for byte the core's.
 #[napi]
 pub const ONCE_RELEASE_SCRIPT: &str = snodo::ONCE_RELEASE_SCRIPT;
-/// The message of the `TOKEN` error `runOnce` throws for a replayed token.
+/// The lease extension Lua script, byte for byte the core's.
+#[napi]
+pub const ONCE_EXTEND_SCRIPT: &str = snodo::ONCE_EXTEND_SCRIPT;
+/// The lookup Lua script, byte for byte the core's.
+#[napi]
+pub const ONCE_LOOKUP_SCRIPT: &str = snodo::ONCE_LOOKUP_SCRIPT;
+/// The only Redis `maxmemory-policy` that never evicts a live record.
+#[napi]
+pub const ONCE_SAFE_EVICTION_POLICY: &str = snodo::ONCE_SAFE_EVICTION_POLICY;
+/// The message of the `TOKEN` error (`err.reason === 'replayed'`) for a
+/// final round whose flow completed with other answers.
 #[napi]
 pub const ONCE_REPLAYED_MESSAGE: &str = snodo::ONCE_REPLAYED_MESSAGE;
-/// The default lease of a won claim, in seconds.
-#[napi]
-pub const DEFAULT_ONCE_LEASE_SECS: u32 = snodo::DEFAULT_ONCE_LEASE_SECS as u32;
-/// The default bound of a `MemoryStore`, in entries.
-#[napi]
-pub const DEFAULT_ONCE_MAX_ENTRIES: u32 = snodo::DEFAULT_ONCE_MAX_ENTRIES as u32;
-/// The engine's default clock skew, in seconds (what `runOnce` adds to a
-/// token's expiry unless given `expiresAt`).
-#[napi]
-pub const DEFAULT_CLOCK_SKEW_SECS: u32 = snodo::DEFAULT_CLOCK_SKEW_SECS as u32;
 
-/// The consume-once key of a token id: `<prefix>token:<tokenId>` (ids and
-/// prefix checked as every language checks them).
+/// Checks a Redis `maxmemory-policy` (as `CONFIG GET` answers it): throws
+/// `STORE` saying why for anything but `ONCE_SAFE_EVICTION_POLICY`.
 #[napi(catch_unwind)]
-pub fn once_token_key(prefix: String, token_id: String) -> Result<String> {
-    snodo::once_token_key(&prefix, &token_id).map_err(core)
+pub fn check_once_eviction_policy(policy: String) -> Result<()> {
+    snodo::check_once_eviction_policy(&policy).map_err(core)
 }
 
-/// The remembered-result key of a final round:
-/// `<prefix>result:<flowId>:<digest>`.
+/// Checks a key prefix (printable ASCII without spaces or braces, at most
+/// 128 bytes): throws `CONFIG` otherwise.
 #[napi(catch_unwind)]
-pub fn once_result_key(prefix: String, flow_id: String, digest: String) -> Result<String> {
-    snodo::once_result_key(&prefix, &flow_id, &digest).map_err(core)
+pub fn check_once_prefix(prefix: String) -> Result<()> {
+    snodo::check_once_prefix(&prefix).map_err(core)
 }
 
-/// `new MemoryStore(options)`: the bounds of the in-memory store.
-#[napi(object)]
-#[derive(Debug, Default)]
-pub struct MemoryStoreOptions {
-    /// Live entries kept at most (token ids and results together; default
-    /// 100 000). When full of live entries, calls fail with `STORE`.
-    pub max_entries: Option<f64>,
-    /// How long a won claim is held before another caller may win it, in
-    /// whole seconds (default 30).
-    pub lease_secs: Option<f64>,
-}
-
-/// What `claim` found.
-#[napi(object)]
+/// One store command of a `OnceRun`: run `script` with `KEYS[1] = key` and
+/// `ARGV = args` (Redis), or hand the object to `MemoryStore.execute`, and
+/// feed the reply text back to the run.
+#[napi(object, object_from_js = false)]
 #[derive(Debug)]
-pub struct ClaimResult {
-    /// `won`: run the effect, then `complete` (or `release`); `done`: the
-    /// remembered result text is in `text`; `pending`: another caller holds
-    /// the claim, ask again later.
-    #[napi(ts_type = "'won' | 'done' | 'pending'")]
-    pub status: String,
-    /// For `done`: the remembered result text.
-    pub text: Option<String>,
+pub struct OnceCommand {
+    /// The step.
+    #[napi(ts_type = "'claim' | 'complete' | 'release' | 'extend' | 'lookup'")]
+    pub op: &'static str,
+    /// The flow's key (`KEYS[1]`): `<prefix>flow:{<flowId>}`.
+    pub key: String,
+    /// The Lua script, byte for byte (one of the `ONCE_*_SCRIPT`s).
+    pub script: &'static str,
+    /// The script's `ARGV`.
+    pub args: Vec<String>,
+    /// The random owner id of the run (empty for `lookup`).
+    pub owner: String,
 }
 
-/// A whole number in `1..=max`, or a `CONFIG` error naming it.
-fn whole(what: &str, v: f64, max: f64) -> Result<u64> {
-    if !v.is_finite() || v.fract() != 0.0 || !(1.0..=max).contains(&v) {
+/// What a `OnceRun` says to do next: a tagged object, so a TypeScript
+/// `switch (step.kind)` narrows it.
+// The TypeScript shape only: steps are built by `OnceRun::step` (a command
+// carries the core's command, wrapped), never from this enum.
+#[napi(discriminant = "kind", discriminant_case = "lowercase", object_from_js = false)]
+#[derive(Debug)]
+#[allow(dead_code)]
+pub enum OnceStep {
+    /// Run `command` on the store and `feed` its reply.
+    Command { command: OnceCommand },
+    /// Another owner's claim is live: wait `ms`, then `resume`.
+    Sleep { ms: f64 },
+    /// This run holds the claim: run the effect (`fence` is its fencing
+    /// number; `extend` renews the lease, read its reply with
+    /// `run.extended`), then `effectDone(text)` or, if it failed before
+    /// doing anything, `effectFailed()`.
+    Effect { fence: f64, extend: OnceCommand },
+    /// The final result text (this run's effect's, or the remembered one).
+    Done { text: String },
+    /// The failed effect's claim is released: report the effect's error.
+    Released,
+    /// (lookup) nothing is remembered for this flow yet.
+    Open,
+}
+
+/// The JS object of a core command, with the command itself wrapped in it.
+fn command_object<'e>(env: &'e Env, command: snodo::OnceCommand) -> Result<Object<'e>> {
+    let shape = OnceCommand {
+        op: command.op().name(),
+        key: command.key().to_owned(),
+        script: command.script(),
+        args: command.args(),
+        owner: command.owner().to_owned(),
+    };
+    // SAFETY: `env` is the live environment of the current callback; the
+    // object is created in it and used there.
+    let mut object = unsafe {
+        let raw = OnceCommand::to_napi_value(env.raw(), shape).map_err(napi_failure)?;
+        Object::from_raw(env.raw(), raw)
+    };
+    object.wrap(command, None).map_err(napi_failure)?;
+    Ok(object)
+}
+
+/// A step object with its `kind`.
+fn tagged<'e>(env: &'e Env, kind: &str) -> Result<Object<'e>> {
+    let mut o = Object::new(env).map_err(napi_failure)?;
+    o.set("kind", kind).map_err(napi_failure)?;
+    Ok(o)
+}
+
+/// A core error of a run: `TOKEN` for a replay also carries
+/// `err.reason = 'replayed'`, as every binding's replay error does.
+fn run_error(env: &Env, e: snodo::Error) -> Error<Code> {
+    if e.code() != ErrorCode::Token {
+        return core(e);
+    }
+    let throw = || -> napi::Result<()> {
+        let mut err = env.create_error(napi::Error::new(Status::GenericFailure, e.message().to_owned()))?;
+        err.set_named_property("code", ErrorCode::Token.name())?;
+        err.set_named_property("reason", "replayed")?;
+        env.throw(err)
+    };
+    match throw() {
+        // napi-rs throws nothing more for this status: the error is pending.
+        Ok(()) => Error::new(Code("PendingException"), ""),
+        Err(_) => core(e),
+    }
+}
+
+/// Milliseconds given as a JS number: whole, from `min` to 2^53 - 1.
+fn millis(code: ErrorCode, what: &str, v: f64, min: f64) -> Result<u64> {
+    if !v.is_finite() || v.fract() != 0.0 || !(min..=9_007_199_254_740_991.0).contains(&v) {
         return Err(error(
-            ErrorCode::Config,
-            format!("MemoryStore: {what} must be a whole number from 1 to {max}"),
+            code,
+            format!("once run: {what} must be a whole number of milliseconds, at least {min}"),
         ));
     }
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     Ok(v as u64)
 }
 
-/// Unix seconds: a whole, non-negative number, or an `ARGUMENT` error.
-fn seconds(what: &str, v: f64) -> Result<u64> {
-    // 2^53: beyond it a JS number is no longer a whole second.
-    if !v.is_finite() || !(0.0..=9_007_199_254_740_991.0).contains(&v) {
-        return Err(error(
-            ErrorCode::Argument,
-            format!("once store: {what} must be Unix seconds (a non-negative number)"),
-        ));
-    }
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-    Ok(v.floor() as u64)
+/// A u64 of the core as a JS number (fences and times stay far below 2^53).
+#[allow(clippy::cast_precision_loss)]
+fn number(v: u64) -> f64 {
+    v as f64
 }
 
-/// `now` if given, else the system clock.
-fn now_or_clock(now: Option<f64>) -> Result<u64> {
+/// `new OnceRun(call, options)`: the store's settings and the wait.
+#[napi(object)]
+#[derive(Debug)]
+pub struct OnceRunOptions {
+    /// The store's key prefix (`store.prefix`).
+    pub prefix: String,
+    /// The store's lease of a won claim, in milliseconds (`store.leaseMs`).
+    pub lease_ms: f64,
+    /// How long to wait in total for another caller's pending claim before
+    /// the run fails with `STORE` "still running" (default 35 000).
+    pub wait_ms: Option<f64>,
+    /// `true`: a run that only looks (`checkOnce`): `done` or `open`.
+    pub lookup: Option<bool>,
+}
+
+/// One run of the core's once machine for one final round (or one
+/// lookup), sans IO: each method returns the next `OnceStep`. `runOnce`
+/// and `checkOnce` (`snodo-mrtr/once`) drive it; drive it yourself only to
+/// use a store of your own. Errors: `TOKEN` with `reason 'replayed'` (the
+/// flow completed with other answers), `STORE` (still running after the
+/// wait, the claim lost before completing, a reply snodo does not write),
+/// `ARGUMENT` (the call is not a retry, a step out of order).
+#[napi]
+#[derive(Debug)]
+pub struct OnceRun {
+    inner: snodo::OnceRun,
+    /// The won claim's ticket (from the `effect` step), for `extended`.
+    ticket: Option<snodo::OnceTicket>,
+}
+
+impl OnceRun {
+    /// A run for the core's `call`.
+    pub(crate) fn with(call: &snodo::Call, options: &OnceRunOptions) -> Result<OnceRun> {
+        let lease = millis(ErrorCode::Config, "leaseMs", options.lease_ms, 1.0)?;
+        let settings =
+            snodo::OnceSettings::new(&options.prefix, Duration::from_millis(lease)).map_err(core)?;
+        let inner = if options.lookup == Some(true) {
+            snodo::OnceRun::lookup(call, &settings)
+        } else {
+            let mut wait = snodo::OnceOptions::default();
+            if let Some(ms) = options.wait_ms {
+                wait.wait = Duration::from_millis(millis(ErrorCode::Argument, "waitMs", ms, 0.0)?);
+            }
+            snodo::OnceRun::new(call, &settings, &wait)
+        }
+        .map_err(core)?;
+        Ok(OnceRun { inner, ticket: None })
+    }
+
+    /// The step as its JS object (or the run's error, thrown).
+    fn step<'e>(&mut self, env: &'e Env, step: snodo::Result<snodo::OnceStep>) -> Result<Object<'e>> {
+        let step = step.map_err(|e| run_error(env, e))?;
+        let set = |o: &mut Object, name: &str, v: Object| o.set(name, v).map_err(napi_failure);
+        Ok(match step {
+            snodo::OnceStep::Command(command) => {
+                let mut o = tagged(env, "command")?;
+                set(&mut o, "command", command_object(env, command)?)?;
+                o
+            }
+            snodo::OnceStep::Sleep(pause) => {
+                let mut o = tagged(env, "sleep")?;
+                o.set("ms", number(u64::try_from(pause.as_millis()).unwrap_or(u64::MAX)))
+                    .map_err(napi_failure)?;
+                o
+            }
+            snodo::OnceStep::Effect(ticket) => {
+                let mut o = tagged(env, "effect")?;
+                o.set("fence", number(ticket.fence())).map_err(napi_failure)?;
+                set(&mut o, "extend", command_object(env, ticket.extend_command().clone())?)?;
+                self.ticket = Some(ticket);
+                o
+            }
+            snodo::OnceStep::Done(text) => {
+                let mut o = tagged(env, "done")?;
+                o.set("text", text).map_err(napi_failure)?;
+                o
+            }
+            snodo::OnceStep::Released => tagged(env, "released")?,
+            snodo::OnceStep::Open => tagged(env, "open")?,
+        })
+    }
+}
+
+#[napi]
+impl OnceRun {
+    /// A run for the final round `call` (a retry: it opened a token) on a
+    /// store with `prefix` and `leaseMs`; with `lookup: true`, a run that
+    /// only looks. Throws `ARGUMENT` for a first round (no flow to key on),
+    /// `CONFIG` for a bad prefix or lease.
+    #[napi(constructor, catch_unwind)]
+    pub fn new(call: &Call, options: OnceRunOptions) -> Result<OnceRun> {
+        OnceRun::with(&call.inner, &options)
+    }
+
+    /// The first step: the claim (or the lookup) command.
+    #[napi(catch_unwind, ts_return_type = "OnceStep")]
+    pub fn start<'e>(&mut self, env: &'e Env) -> Result<Object<'e>> {
+        let step = self.inner.start();
+        self.step(env, step)
+    }
+
+    /// The reply text of the last command.
+    #[napi(catch_unwind, ts_return_type = "OnceStep")]
+    pub fn feed<'e>(&mut self, env: &'e Env, reply: String) -> Result<Object<'e>> {
+        let step = self.inner.feed(&reply);
+        self.step(env, step)
+    }
+
+    /// After a `sleep` step: claim again.
+    #[napi(catch_unwind, ts_return_type = "OnceStep")]
+    pub fn resume<'e>(&mut self, env: &'e Env) -> Result<Object<'e>> {
+        let step = self.inner.resume();
+        self.step(env, step)
+    }
+
+    /// After the `effect` step: the effect's result text (canonical JSON),
+    /// to remember; the next step is the completion command.
+    #[napi(catch_unwind, ts_return_type = "OnceStep")]
+    pub fn effect_done<'e>(&mut self, env: &'e Env, text: String) -> Result<Object<'e>> {
+        let step = self.inner.effect_done(text);
+        self.step(env, step)
+    }
+
+    /// After the `effect` step: the effect failed before doing anything;
+    /// the next step is the release command.
+    #[napi(catch_unwind, ts_return_type = "OnceStep")]
+    pub fn effect_failed<'e>(&mut self, env: &'e Env) -> Result<Object<'e>> {
+        let step = self.inner.effect_failed();
+        self.step(env, step)
+    }
+
+    /// Whether a lease extension held, from the reply to the `effect`
+    /// step's `extend` command: `true` (a full lease from now), `false`
+    /// (the claim is no longer this run's: stop, and do not write).
+    #[napi(catch_unwind)]
+    pub fn extended(&self, reply: String) -> Result<bool> {
+        let Some(ticket) = &self.ticket else {
+            return Err(argument("once run: extended before the effect step"));
+        };
+        ticket.extended(&reply).map_err(core)
+    }
+
+    /// The fencing number this run won (0 before it won).
+    #[napi(getter, catch_unwind)]
+    pub fn fence(&self) -> f64 {
+        number(self.inner.fence())
+    }
+}
+
+/// `new OnceRun(call, options)` for a call `begin` made (an `External`:
+/// `crate::call_handle`); `src/response.js` routes those here.
+#[napi(js_name = "onceRunExt", skip_typescript, catch_unwind)]
+pub fn once_run_ext(call: &External<CallBox>, options: OnceRunOptions) -> Result<OnceRun> {
+    OnceRun::with(&*call.get()?, &options)
+}
+
+/// `new MemoryStore(options)`: the bounds and the lease of the in-memory store.
+#[napi(object)]
+#[derive(Debug, Default)]
+pub struct MemoryStoreOptions {
+    /// The bytes of records held at most (default `DEFAULT_ONCE_MAX_BYTES`,
+    /// 64 MiB; at least 1024). A claim past it fails with `STORE` rather
+    /// than forget a live record.
+    pub max_bytes: Option<f64>,
+    /// The bytes one principal's records may take (default a quarter of
+    /// the default budget; 1024 to `maxBytes`).
+    pub max_bytes_per_principal: Option<f64>,
+    /// How long a won claim is held before another caller may take it
+    /// over, in seconds (default 30; at least 0.001).
+    pub lease_secs: Option<f64>,
+}
+
+/// A byte bound: a whole number from 1024 to 2^53 - 1, or a `CONFIG` error.
+fn bytes_bound(what: &str, v: f64) -> Result<usize> {
+    if !v.is_finite() || v.fract() != 0.0 || !(0.0..=9_007_199_254_740_991.0).contains(&v) {
+        return Err(error(ErrorCode::Config, format!("MemoryStore: {what} must be a whole number of bytes")));
+    }
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    usize::try_from(v as u64)
+        .map_err(|_| error(ErrorCode::Config, format!("MemoryStore: {what} is too large")))
+}
+
+/// Unix milliseconds: `now` if given (a whole, non-negative number), else
+/// the system clock.
+fn clock_ms(now: Option<f64>) -> Result<u64> {
     match now {
-        Some(v) => seconds("now", v),
+        Some(v) => millis(ErrorCode::Argument, "nowMs", v, 0.0),
         None => Ok(std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs())
+            .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
             .unwrap_or(0)),
     }
 }
 
-/// The in-memory consume-once and remembered-results store of one process
-/// (the core's `MemoryStore`): bounded, expiring, synchronous. Times are
-/// Unix seconds; `now` defaults to the system clock (pass `engine.now()`
-/// when the engine's clock is fixed).
+/// The in-memory once store of one process (the core's `MemoryStore`):
+/// bounded in bytes with a share per principal, expiring, synchronous. It
+/// runs the commands a `OnceRun` hands out, with the same meaning and
+/// replies as the Redis scripts.
 #[napi]
 #[derive(Debug)]
 pub struct MemoryStore {
@@ -144,72 +389,79 @@ pub struct MemoryStore {
 
 #[napi]
 impl MemoryStore {
-    /// A store with at most `maxEntries` live entries and a claim lease of
-    /// `leaseSecs` (defaults 100 000 and 30).
+    /// A store with at most `maxBytes` of records, `maxBytesPerPrincipal`
+    /// of them for one principal, and a claim lease of `leaseSecs`.
     #[napi(constructor, catch_unwind)]
     pub fn new(options: Option<MemoryStoreOptions>) -> Result<Self> {
         let options = options.unwrap_or_default();
-        let max_entries = match options.max_entries {
-            Some(v) => whole("maxEntries", v, 4_294_967_295.0)?,
-            None => snodo::DEFAULT_ONCE_MAX_ENTRIES as u64,
+        let max_bytes = match options.max_bytes {
+            Some(v) => bytes_bound("maxBytes", v)?,
+            None => snodo::DEFAULT_ONCE_MAX_BYTES,
+        };
+        let per_principal = match options.max_bytes_per_principal {
+            Some(v) => bytes_bound("maxBytesPerPrincipal", v)?,
+            None => snodo::DEFAULT_ONCE_MAX_BYTES_PER_PRINCIPAL.min(max_bytes),
         };
         let lease = match options.lease_secs {
-            Some(v) => whole("leaseSecs", v, 4_294_967_295.0)?,
-            None => snodo::DEFAULT_ONCE_LEASE_SECS,
+            Some(v) if v.is_finite() && (v * 1000.0).round() >= 1.0 && v <= 9_007_199_254_740.0 =>
+            {
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                Duration::from_millis((v * 1000.0).round() as u64)
+            }
+            Some(_) => {
+                return Err(error(
+                    ErrorCode::Config,
+                    "MemoryStore: leaseSecs must be a number of seconds, at least 0.001",
+                ));
+            }
+            None => Duration::from_secs(snodo::DEFAULT_ONCE_LEASE_SECS),
         };
-        let max_entries = usize::try_from(max_entries)
-            .map_err(|_| error(ErrorCode::Config, "MemoryStore: maxEntries too large"))?;
-        let inner = snodo::MemoryStore::with_limits(max_entries, Duration::from_secs(lease)).map_err(core)?;
+        let inner = snodo::MemoryStore::with_limits(max_bytes, per_principal, lease).map_err(core)?;
         Ok(MemoryStore { inner })
     }
 
-    /// `true` the first time `tokenId` is seen, `false` until `expiresAt`.
-    #[napi(catch_unwind)]
-    pub fn consume(&self, token_id: String, expires_at: f64, now: Option<f64>) -> Result<bool> {
-        let expires_at = seconds("expiresAt", expires_at)?;
-        self.inner.consume(&token_id, expires_at, now_or_clock(now)?).map_err(core)
+    /// The key prefix (the default one: a memory store is not shared).
+    #[napi(getter, catch_unwind)]
+    pub fn prefix(&self) -> String {
+        self.inner.settings().prefix().to_owned()
     }
 
-    /// Claims the final round (`flowId`, `digest`): see `ClaimResult`.
+    /// The lease of a won claim, in milliseconds.
+    #[napi(getter, catch_unwind)]
+    pub fn lease_ms(&self) -> f64 {
+        number(self.inner.settings().lease_ms())
+    }
+
+    /// The number of records held (expired ones not yet dropped included).
+    #[napi(getter, catch_unwind)]
+    pub fn size(&self) -> f64 {
+        number(u64::try_from(self.inner.len()).unwrap_or(u64::MAX))
+    }
+
+    /// The bytes the records take, as the budget counts them.
+    #[napi(getter, catch_unwind)]
+    pub fn bytes(&self) -> f64 {
+        number(u64::try_from(self.inner.bytes()).unwrap_or(u64::MAX))
+    }
+
+    /// Runs a command a `OnceRun` handed out and returns the reply text to
+    /// feed back. `nowMs` (Unix milliseconds) defaults to the system clock
+    /// (pass the engine's time when its clock is fixed). Throws `STORE`
+    /// when full, `ARGUMENT` for anything but a `OnceRun`'s command.
     #[napi(catch_unwind)]
-    pub fn claim(
+    pub fn execute(
         &self,
-        flow_id: String,
-        digest: String,
-        expires_at: f64,
-        now: Option<f64>,
-    ) -> Result<ClaimResult> {
-        let expires_at = seconds("expiresAt", expires_at)?;
-        let claim = self.inner.claim(&flow_id, &digest, expires_at, now_or_clock(now)?).map_err(core)?;
-        Ok(match claim {
-            snodo::Claim::Won => ClaimResult { status: "won".to_owned(), text: None },
-            snodo::Claim::Done(text) => ClaimResult { status: "done".to_owned(), text: Some(text) },
-            snodo::Claim::Pending => ClaimResult { status: "pending".to_owned(), text: None },
-        })
-    }
-
-    /// Remembers the result text of a won claim until `expiresAt` (the
-    /// first completion stays).
-    #[napi(catch_unwind)]
-    pub fn complete(
-        &self,
-        flow_id: String,
-        digest: String,
-        text: String,
-        expires_at: f64,
-        now: Option<f64>,
-    ) -> Result<()> {
-        let expires_at = seconds("expiresAt", expires_at)?;
-        self.inner.complete(&flow_id, &digest, &text, expires_at, now_or_clock(now)?).map_err(core)
-    }
-
-    /// Drops a won claim whose effect did nothing, so the next caller may
-    /// run it (a completed claim is left alone). With `tokenId` (the token
-    /// id this attempt consumed), gives it back in the same step, so the
-    /// retry of the same final round is not refused as a replay.
-    #[napi(catch_unwind)]
-    pub fn release(&self, flow_id: String, digest: String, token_id: Option<String>) -> Result<()> {
-        self.inner.release(&flow_id, &digest, token_id.as_deref()).map_err(core)
+        #[napi(ts_arg_type = "OnceCommand")] command: Unknown,
+        now_ms: Option<f64>,
+    ) -> Result<String> {
+        let not_a_command =
+            || argument("MemoryStore.execute: command must be a command a OnceRun handed out");
+        if command.get_type().map_err(napi_failure)? != ValueType::Object {
+            return Err(not_a_command());
+        }
+        let object = Object::from_unknown(command).map_err(napi_failure)?;
+        let command = object.unwrap::<snodo::OnceCommand>().map_err(|_| not_a_command())?;
+        self.inner.execute_at(command, clock_ms(now_ms)?).map_err(core)
     }
 
     /// A short description (for logs).
@@ -225,8 +477,12 @@ mod tests {
     #[test]
     fn constants_are_the_cores() {
         assert_eq!(u64::from(super::DEFAULT_ONCE_LEASE_SECS), snodo::DEFAULT_ONCE_LEASE_SECS);
-        assert_eq!(super::DEFAULT_ONCE_MAX_ENTRIES as usize, snodo::DEFAULT_ONCE_MAX_ENTRIES);
+        assert_eq!(super::DEFAULT_ONCE_MAX_BYTES as usize, snodo::DEFAULT_ONCE_MAX_BYTES);
+        assert_eq!(
+            super::DEFAULT_ONCE_MAX_BYTES_PER_PRINCIPAL as usize,
+            snodo::DEFAULT_ONCE_MAX_BYTES_PER_PRINCIPAL
+        );
         assert_eq!(u64::from(super::DEFAULT_CLOCK_SKEW_SECS), snodo::DEFAULT_CLOCK_SKEW_SECS);
-        assert_eq!(super::ONCE_CLAIM_SCRIPT, snodo::ONCE_CLAIM_SCRIPT);
+        assert_eq!(super::ONCE_EXTEND_SCRIPT, snodo::ONCE_EXTEND_SCRIPT);
     }
 }

@@ -28,7 +28,8 @@
 //   `decideLegacy` on Engine.prototype and `response` on Call.prototype in
 //   place of the native methods (issue 16, seventh pass), and makes the
 //   Call that `begin` gives a JS object over the core's call (eighth
-//   pass), see `install` below.
+//   pass), see `install` below. It returns the constructors that replace
+//   the native classes taking a Call (`OnceRun`) on the exports.
 (function () {
   'use strict';
   const own = (target, value) =>
@@ -321,6 +322,23 @@
           return nativeResponse.apply(this, arguments);
         },
       }.response);
+      // `new OnceRun(call, options)` reaches the core's call as `decide`
+      // does: a Call made here goes to the native factory as its External,
+      // any other value to the native constructor, which takes the class
+      // Call (or words the error). The prototype is the native class's, so
+      // the instance, its methods and `instanceof OnceRun` are native.
+      const NativeOnceRun = natives.OnceRun;
+      const onceRunExt = natives.onceRunExt;
+      const OnceRun = function OnceRun(call, options) {
+        if (new.target === undefined) throw new TypeError("Class constructor OnceRun cannot be invoked without 'new'");
+        const c = call instanceof Call ? of(call) : undefined;
+        return c !== undefined ? onceRunExt(c, options) : new NativeOnceRun(call, options);
+      };
+      OnceRun.prototype = NativeOnceRun.prototype;
+      Object.defineProperty(NativeOnceRun.prototype, 'constructor', {
+        value: OnceRun, writable: true, enumerable: false, configurable: true,
+      });
+      return { OnceRun };
     },
   };
 })()

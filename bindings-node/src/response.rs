@@ -91,9 +91,9 @@ const JS_OUTCOMES: [&str; 3] = ["complete", "inputRequired", "raw"];
 pub(crate) const PLAIN_KINDS: [&str; 4] = ["missing", "declined", "cancelled", "changed"];
 
 /// The native functions `install` of `src/response.js` gets (off the
-/// exports): see `crate::engine`, `crate::call_handle` and
-/// `crate::legacy`. `crate::raw_entry` adds three more.
-const NATIVES: [&str; 7] = [
+/// exports): see `crate::engine`, `crate::call_handle`, `crate::legacy`
+/// and `crate::once`. `crate::raw_entry` adds three more.
+const NATIVES: [&str; 8] = [
     "engineHandle",
     "beginWith",
     "decideWith",
@@ -101,7 +101,14 @@ const NATIVES: [&str; 7] = [
     "callField",
     "callResponse",
     "callRawResponse",
+    "onceRunExt",
 ];
+
+/// The native classes whose constructor takes a `Call`: `install` gets
+/// each (in `natives`) and returns a JS constructor of the same name that
+/// reaches the core's call of either `Call` (see `src/response.js`), which
+/// replaces it on the exports.
+const CALL_CLASSES: [&str; 1] = ["OnceRun"];
 
 /// Evaluates `src/response.js` and keeps what it gives as instance data.
 fn create(env: &Env) -> Result<(&'static Instance, Object<'_>)> {
@@ -161,10 +168,19 @@ pub fn init(mut exports: Object, env: Env) -> napi::Result<()> {
     // The names of the JS `Call`'s getters, by `callField` index.
     natives.set_named_property("plainFields", crate::call_handle::PLAIN_FIELDS.to_vec())?;
     natives.set_named_property("jsonFields", crate::call_handle::JSON_FIELDS.to_vec())?;
+    for name in CALL_CLASSES {
+        let class: Unknown = exports.get_named_property_unchecked(name)?;
+        natives.set_named_property(name, class)?;
+    }
     let install: Function<InstallArgs, Unknown> = js.get_named_property_unchecked("install")?;
     let engine: Unknown = exports.get_named_property_unchecked("Engine")?;
     let call: Unknown = exports.get_named_property_unchecked("Call")?;
-    install.apply(js, (engine, call, PLAIN_KINDS.to_vec(), natives).into())?;
+    let classes =
+        Object::from_unknown(install.apply(js, (engine, call, PLAIN_KINDS.to_vec(), natives).into())?)?;
+    for name in CALL_CLASSES {
+        let class: Unknown = classes.get_named_property_unchecked(name)?;
+        exports.set_named_property(name, class)?;
+    }
     Ok(())
 }
 

@@ -1,23 +1,17 @@
-// Issue 17 without Redis: the call's ids and digest, the native MemoryStore,
-// and runOnce on it (the RedisStore is in once_redis.test.mjs).
+// At most once per flow without Redis: the call's ids and digest, the
+// native OnceRun and MemoryStore, and runOnce / checkOnce on it (the
+// RedisStore is in once_redis.test.mjs).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import * as snodo from '../index.js';
 import * as once from '../once.mjs';
-import { runOnce, MemoryStore } from '../once.mjs';
-import { engine, finalRound, request, digestOf, digestText } from './once_helpers.mjs';
+import { runOnce, checkOnce, MemoryStore, OnceRun } from '../once.mjs';
+import {
+  engine, finalRound, request, accept, digestOf, digestText, code, pause, replayed, sharedScenarios,
+} from './once_helpers.mjs';
 
 const ID = /^[A-Za-z0-9_-]{22}$/;
 const DIGEST = /^[A-Za-z0-9_-]{43}$/;
-
-const code = async (promise) => {
-  try {
-    await promise;
-  } catch (e) {
-    return [e.code, e.message];
-  }
-  return null;
-};
 
 test('call ids: one flow id across rounds, a new token id each round, the token expiry', () => {
   const e = engine({ ttlSecs: 600 });
@@ -30,11 +24,9 @@ test('call ids: one flow id across rounds, a new token id each round, the token 
   assert.match(second.tokenId, ID);
   assert.equal(third.flowId, second.flowId, 'the flow id stays the same across rounds');
   assert.notEqual(third.tokenId, second.tokenId, 'each round opens a new token');
-  // Two retries with the same token read the same ids.
   assert.equal(final().tokenId, third.tokenId);
   const now = Math.floor(Date.now() / 1000);
   assert.ok(Math.abs(third.tokenExpiresAt - (now + 600)) <= 2, `${third.tokenExpiresAt} vs ${now + 600}`);
-  // A fresh flow has another flow id.
   assert.notEqual(finalRound(e).final().flowId, third.flowId);
 });
 
@@ -46,7 +38,6 @@ test('answersDigest = base64url(sha256(canonical inputResponses)), whatever the 
   assert.match(third.answersDigest, DIGEST);
   assert.equal(third.answersDigest, digestOf({ seats: { action: 'accept', content: { seats: 2 } } }));
   assert.notEqual(final(3).answersDigest, third.answersDigest, 'other answers, another digest');
-  // The same answers in another key order and spacing, as wire text.
   const respell = (answers) => {
     const text = JSON.stringify(request(9, { requestState: t2 })).replace('"_meta"', `"inputResponses": ${answers}, "_meta"`);
     const call = e.begin(text, 'alice');
@@ -54,150 +45,186 @@ test('answersDigest = base64url(sha256(canonical inputResponses)), whatever the 
     return call.answersDigest;
   };
   assert.equal(respell('{ "seats" : {"content":{"seats":2},   "action":"accept"} }'), third.answersDigest);
-  // Canonical JSON keeps a number's spelling (docs/canonical-json.md): 2.0
-  // is digested as written, the same in every language.
   const spelled = '{"seats":{"content":{"seats":2.0},"action":"accept"}}';
   assert.equal(respell(spelled), digestText(snodo.canonicalize(spelled)));
 });
 
-test('the constants are the core\'s, in both entries', () => {
+test('the constants and scripts are the core\'s, in both entries; the old API is gone', () => {
   assert.equal(snodo.DEFAULT_ONCE_PREFIX, 'snodo:once:');
-  assert.equal(snodo.ONCE_TOKEN_KEY_PART, 'token:');
-  assert.equal(snodo.ONCE_RESULT_KEY_PART, 'result:');
-  assert.equal(snodo.ONCE_CONSUMED, '1');
-  assert.equal(snodo.ONCE_PENDING, 'pending');
-  assert.equal(snodo.ONCE_DONE_PREFIX, 'done:');
-  assert.equal(snodo.ONCE_WON, 'won');
   assert.equal(snodo.DEFAULT_ONCE_LEASE_SECS, 30);
-  assert.equal(snodo.DEFAULT_ONCE_MAX_ENTRIES, 100000);
+  assert.equal(snodo.DEFAULT_ONCE_MAX_BYTES, 64 << 20);
+  assert.equal(snodo.DEFAULT_ONCE_MAX_BYTES_PER_PRINCIPAL, 16 << 20);
   assert.equal(snodo.DEFAULT_CLOCK_SKEW_SECS, 60);
-  assert.equal(snodo.ONCE_REPLAYED_MESSAGE, 'once store: requestState already used (replayed)');
-  assert.equal(
-    snodo.ONCE_CLAIM_SCRIPT,
-    "if redis.call('SET', KEYS[1], 'pending', 'NX', 'PX', ARGV[1]) then\n  return 'won'\nend\nreturn redis.call('GET', KEYS[1])\n",
-  );
-  assert.equal(
-    snodo.ONCE_RELEASE_SCRIPT,
-    "if redis.call('GET', KEYS[1]) == 'pending' then\n  return redis.call('DEL', unpack(KEYS))\nend\nreturn 0\n",
-  );
-  assert.ok(snodo.ONCE_COMPLETE_SCRIPT.includes("'done:' .. ARGV[1], 'PX', ARGV[2]"));
-  assert.equal(snodo.onceTokenKey('snodo:once:', 'abc'), 'snodo:once:token:abc');
-  assert.equal(snodo.onceResultKey('p:', 'f', 'd'), 'p:result:f:d');
-  assert.deepEqual(
-    [['a:b', 'c'], ['', 'c'], ['a b', 'c'], ['x'.repeat(129), 'c'], ['é', 'c']].map(([f, d]) => {
-      try {
-        return snodo.onceResultKey('p:', f, d);
-      } catch (err) {
-        return err.code;
-      }
-    }),
-    ['ARGUMENT', 'ARGUMENT', 'ARGUMENT', 'ARGUMENT', 'ARGUMENT'],
-  );
-  assert.equal(once.MemoryStore, snodo.MemoryStore);
-});
-
-test('MemoryStore: consume twice, claim/complete/release, bounds, bad input', () => {
-  const store = new MemoryStore({ maxEntries: 3, leaseSecs: 5 });
-  const exp = 2_000_000_000;
-  assert.equal(store.consume('tok', exp), true);
-  assert.equal(store.consume('tok', exp), false);
-  assert.deepEqual({ ...store.claim('flow', 'dig', exp) }, { status: 'won' });
-  assert.equal(store.claim('flow', 'dig', exp).status, 'pending');
-  store.release('flow', 'dig');
-  assert.equal(store.claim('flow', 'dig', exp).status, 'won', 'a released claim can be won again');
-  store.complete('flow', 'dig', '{"ok":true}', exp);
-  store.release('flow', 'dig'); // a completed claim is left alone
-  assert.deepEqual({ ...store.claim('flow', 'dig', exp) }, { status: 'done', text: '{"ok":true}' });
-  // Expiry follows the `now` given: the token id is free again after exp.
-  assert.equal(store.consume('tok', exp, exp + 1), true);
-  // A lease lapses: pending at now, won again after the lease.
-  assert.equal(store.claim('f2', 'd', exp, 1000).status, 'won');
-  assert.equal(store.claim('f2', 'd', exp, 1004).status, 'pending');
-  assert.equal(store.claim('f2', 'd', exp, 1005).status, 'won');
-  // Full of live entries: STORE, never a forgotten entry.
-  const full = new MemoryStore({ maxEntries: 1 });
-  assert.equal(full.consume('a', exp), true);
-  assert.throws(() => full.consume('b', exp), (err) => err.code === 'STORE' && /full/.test(err.message));
-  assert.equal(full.consume('a', exp), false, 'the live entry is kept');
-  for (const bad of [{ maxEntries: 0 }, { maxEntries: 1.5 }, { leaseSecs: 0 }, { leaseSecs: -1 }, { maxEntries: NaN }]) {
-    assert.throws(() => new MemoryStore(bad), (err) => err.code === 'CONFIG', JSON.stringify(bad));
+  assert.equal(snodo.ONCE_SAFE_EVICTION_POLICY, 'noeviction');
+  assert.equal(snodo.ONCE_REPLAYED_MESSAGE, 'once store: this flow already completed with other answers (replayed)');
+  for (const name of ['CLAIM', 'COMPLETE', 'RELEASE', 'EXTEND', 'LOOKUP']) {
+    assert.match(snodo[`ONCE_${name}_SCRIPT`], /KEYS\[1\]/, name);
   }
-  assert.throws(() => store.consume('has:colon', exp), (err) => err.code === 'ARGUMENT');
-  assert.throws(() => store.consume('tok2', -1), (err) => err.code === 'ARGUMENT');
-  assert.throws(() => store.claim('f', 'd', Infinity), (err) => err.code === 'ARGUMENT');
-  assert.equal(JSON.stringify(store), '"MemoryStore"');
+  assert.ok(snodo.ONCE_CLAIM_SCRIPT.startsWith("redis.replicate_commands()\nlocal t = redis.call('TIME')\n"));
+  assert.ok(snodo.ONCE_LOOKUP_SCRIPT.endsWith("return 'foreign'\n"));
+  for (const gone of ['onceTokenKey', 'onceResultKey', 'ONCE_WON', 'ONCE_PENDING', 'ONCE_DONE_PREFIX', 'ONCE_CONSUMED',
+    'ONCE_TOKEN_KEY_PART', 'ONCE_RESULT_KEY_PART', 'DEFAULT_ONCE_MAX_ENTRIES']) {
+    assert.equal(snodo[gone], undefined, gone);
+  }
+  assert.equal(snodo.checkOnceEvictionPolicy('noeviction'), undefined);
+  for (const policy of ['allkeys-lru', 'volatile-lru', 'allkeys-lfu', 'volatile-ttl', 'allkeys-random', '']) {
+    assert.throws(() => snodo.checkOnceEvictionPolicy(policy),
+      (e) => e.code === 'STORE' && e.message.includes(JSON.stringify(policy)), policy);
+  }
+  assert.equal(snodo.checkOncePrefix('a:b:'), undefined);
+  assert.equal(snodo.checkOncePrefix(''), undefined);
+  for (const bad of ['a b', 'a{b', 'x}', 'é', 'x'.repeat(129)]) {
+    assert.throws(() => snodo.checkOncePrefix(bad), (e) => e.code === 'CONFIG', bad);
+  }
+  assert.equal(once.MemoryStore, snodo.MemoryStore);
+  assert.equal(once.OnceRun, snodo.OnceRun);
 });
 
-test('runOnce on a MemoryStore: effect once, the remembered result after, replays refused', async () => {
+test('OnceRun by hand on a MemoryStore: the commands, the replies, the steps', () => {
   const e = engine();
+  const { final, first } = finalRound(e);
   const store = new MemoryStore();
-  const { first, final } = finalRound(e);
-  let runs = 0;
-  const effect = async () => {
-    runs++;
-    await new Promise((r) => setTimeout(r, 20));
-    return { content: [{ type: 'text', text: `booked #${runs}` }], z: 1, a: 2.5 };
-  };
-  assert.deepEqual(await code(runOnce(store, first, effect)), [
-    'ARGUMENT',
-    'runOnce: the call is not a retry (no requestState was opened): an effect belongs to the final round of a flow, which has a flow id to key on',
-  ]);
-  const results = await Promise.all([1, 2, 3, 4, 5, 6, 7, 8].map(() => runOnce(store, final(2), effect)));
-  assert.equal(runs, 1, 'eight concurrent final rounds, one effect');
-  for (const r of results) assert.deepEqual(r, { a: 2.5, content: [{ type: 'text', text: 'booked #1' }], z: 1 });
-  // A retry after a lost response: the remembered result, no effect.
-  assert.deepEqual(await runOnce(store, final(2), effect), results[0]);
-  assert.equal(runs, 1);
-  // The same token with other answers: the replay error, no effect.
-  const replay = await runOnce(store, final(3), effect).catch((err) => err);
-  assert.equal(replay.code, 'TOKEN');
-  assert.equal(replay.message, snodo.ONCE_REPLAYED_MESSAGE);
-  assert.equal(replay.reason, 'replayed');
-  assert.equal(runs, 1);
-  // The replay released its claim: asking again gives the same answer.
-  assert.equal((await runOnce(store, final(3), effect).catch((err) => err)).code, 'TOKEN');
-  // Sync effects work too, and the result comes back as canonical JSON.
-  const other = finalRound(e);
-  assert.deepEqual(await runOnce(store, other.final(1), () => ({ b: [1, { d: null, c: 'x' }] })), {
-    b: [1, { c: 'x', d: null }],
-  });
+  assert.equal(store.prefix, 'snodo:once:');
+  assert.equal(store.leaseMs, 30_000);
+  assert.equal(store.size, 0);
+  const call = final(2);
+  const run = new OnceRun(call, { prefix: 'p:', leaseMs: 5000 });
+  assert.ok(run instanceof OnceRun);
+  assert.equal(run.constructor, OnceRun);
+  assert.equal(run.fence, 0);
+  const claim = run.start();
+  assert.equal(claim.kind, 'command');
+  assert.deepEqual(Object.keys(claim.command), ['op', 'key', 'script', 'args', 'owner']);
+  assert.equal(claim.command.op, 'claim');
+  assert.equal(claim.command.key, `p:flow:{${call.flowId}}`);
+  assert.equal(claim.command.script, snodo.ONCE_CLAIM_SCRIPT);
+  const [digest, owner, lease, keep] = claim.command.args;
+  assert.equal(digest, call.answersDigest);
+  assert.match(owner, ID);
+  assert.equal(owner, claim.command.owner);
+  assert.equal(lease, '5000');
+  // Kept until the flow's last possible use, skew included (twice: the
+  // engine's, then the store's clock).
+  assert.ok(Number(keep) > call.tokenExpiresAt * 1000, keep);
+  // The store runs the command the run handed out (the prefix is the run's).
+  assert.equal(store.execute(claim.command), 'won 1');
+  assert.equal(store.size, 1);
+  assert.ok(store.bytes > 160);
+  const effect = run.feed('won 1');
+  assert.equal(effect.kind, 'effect');
+  assert.equal(effect.fence, 1);
+  assert.equal(run.fence, 1);
+  assert.equal(effect.extend.op, 'extend');
+  assert.equal(effect.extend.script, snodo.ONCE_EXTEND_SCRIPT);
+  assert.deepEqual(effect.extend.args, [owner, '5000', keep]);
+  assert.equal(run.extended('extended 1'), true);
+  assert.equal(run.extended('lost'), false);
+  assert.throws(() => run.extended('nonsense'), (x) => x.code === 'STORE');
+  const complete = run.effectDone('{"ok":true}');
+  assert.equal(complete.command.op, 'complete');
+  assert.deepEqual(complete.command.args, [owner, '{"ok":true}', '5000', keep]);
+  assert.deepEqual(run.feed('completed'), { kind: 'done', text: '{"ok":true}' });
+  // Out of order: ARGUMENT; a first round has no flow: ARGUMENT.
+  assert.throws(() => run.feed('completed'), (x) => x.code === 'ARGUMENT' && /out of order/.test(x.message));
+  assert.throws(() => run.start(), (x) => x.code === 'ARGUMENT');
+  assert.throws(() => new OnceRun(final(), { prefix: 'p:', leaseMs: 1 }).resume(), (x) => x.code === 'ARGUMENT');
+  assert.throws(() => new OnceRun(final(), { prefix: 'p:', leaseMs: 1 }).extended('extended 1'), (x) => x.code === 'ARGUMENT');
+  assert.throws(() => new OnceRun(first, { prefix: 'p:', leaseMs: 1 }), (x) => x.code === 'ARGUMENT' && /not a retry/.test(x.message));
+  // Bad settings: CONFIG; a bad wait: ARGUMENT.
+  for (const [options, want] of [
+    [{ prefix: 'a b', leaseMs: 1 }, 'CONFIG'], [{ prefix: 'p:', leaseMs: 0 }, 'CONFIG'],
+    [{ prefix: 'p:', leaseMs: 1.5 }, 'CONFIG'], [{ prefix: 'p:', leaseMs: 1, waitMs: -1 }, 'ARGUMENT'],
+    [{ prefix: 'p:', leaseMs: 1, waitMs: NaN }, 'ARGUMENT'],
+  ]) {
+    assert.throws(() => new OnceRun(final(), options), (x) => x.code === want, JSON.stringify(options));
+  }
+  assert.throws(() => OnceRun(final(), { prefix: 'p:', leaseMs: 1 }), TypeError);
+  // A foreign reply: STORE.
+  const odd = new OnceRun(final(), { prefix: 'p:', leaseMs: 1 });
+  odd.start();
+  assert.throws(() => odd.feed('foreign'), (x) => x.code === 'STORE' && /does not write/.test(x.message));
 });
 
-test('runOnce: a throwing effect releases the claim and gives its token back; bad arguments are ARGUMENT', async () => {
+test('OnceRun takes either Call: the one begin gives and the class one beginParts gives', () => {
+  const e = engine();
+  const { t2 } = finalRound(e);
+  const store = new MemoryStore();
+  const params = { ...request(7, { requestState: t2, inputResponses: { seats: accept({ seats: 2 }) } }).params };
+  const parts = e.beginParts(7, 'tools/call', params, 'alice');
+  const plain = e.begin(request(8, { requestState: t2, inputResponses: { seats: accept({ seats: 2 }) } }), 'alice');
+  assert.ok(parts instanceof snodo.Call && plain instanceof snodo.Call);
+  const a = new OnceRun(parts, { prefix: store.prefix, leaseMs: store.leaseMs });
+  const b = new OnceRun(plain, { prefix: store.prefix, leaseMs: store.leaseMs });
+  const [ca, cb] = [a.start().command, b.start().command];
+  assert.equal(ca.key, cb.key);
+  assert.equal(ca.args[0], cb.args[0], 'the same answers digest');
+  assert.equal(ca.args[3], cb.args[3], 'the same keep-until');
+  assert.equal(store.execute(ca), 'won 1');
+  assert.equal(store.execute(cb), 'pending 1');
+  // A decided Call still keys its flow (the call is rebuilt).
+  e.decide(plain, snodo.complete({ content: [] }));
+  assert.equal(new OnceRun(plain, { prefix: store.prefix, leaseMs: 1 }).start().command.key, ca.key);
+  for (const bad of [null, undefined, {}, 'call']) {
+    assert.throws(() => new OnceRun(bad, { prefix: 'p:', leaseMs: 1 }), (x) => typeof x.code === 'string', String(bad));
+  }
+});
+
+test('MemoryStore: options, the byte budget and a principal\'s share (STORE when full), bad commands', () => {
+  const e = engine();
+  for (const bad of [{ maxBytes: 100 }, { maxBytes: 1.5 }, { maxBytes: NaN }, { maxBytesPerPrincipal: 10 },
+    { maxBytes: 2048, maxBytesPerPrincipal: 4096 }, { leaseSecs: 0 }, { leaseSecs: -1 }, { leaseSecs: Infinity }]) {
+    assert.throws(() => new MemoryStore(bad), (x) => x.code === 'CONFIG', JSON.stringify(bad));
+  }
+  assert.equal(new MemoryStore({ leaseSecs: 0.25 }).leaseMs, 250);
+  const small = new MemoryStore({ maxBytes: 1024, maxBytesPerPrincipal: 1024 });
+  const claim = () => {
+    const run = new OnceRun(finalRound(e).final(), { prefix: small.prefix, leaseMs: small.leaseMs });
+    return small.execute(run.start().command);
+  };
+  const replies = [];
+  for (let i = 0; i < 10; i++) {
+    try {
+      replies.push(claim());
+    } catch (x) {
+      replies.push(x.code);
+      assert.match(x.message, /full/);
+    }
+  }
+  assert.ok(replies.includes('won 1') && replies.includes('STORE'), replies.join());
+  assert.ok(small.bytes <= 1024, `${small.bytes}`);
+  const run = new OnceRun(finalRound(e).final(), { prefix: 'p:', leaseMs: 1 });
+  const { command } = run.start();
+  for (const bad of [{ ...command }, 'x', null, 1, run, snodo.Engine]) {
+    assert.throws(() => small.execute(bad), (x) => x.code === 'ARGUMENT' && /OnceRun/.test(x.message));
+  }
+  assert.throws(() => small.execute(command, -1), (x) => x.code === 'ARGUMENT');
+  assert.equal(JSON.stringify(small), '"MemoryStore"');
+});
+
+const memory = new MemoryStore();
+for (const [name, scenario] of sharedScenarios((leaseSecs) => {
+  const s = leaseSecs === undefined ? memory : new MemoryStore({ leaseSecs });
+  return async () => s;
+})) {
+  test(`memory: ${name}`, () => scenario(assert));
+}
+
+test('runOnce: sync and async effects, canonical results, the lease handed to the effect', async () => {
   const e = engine();
   const store = new MemoryStore();
   const { final } = finalRound(e);
-  let runs = 0;
-  const boom = await runOnce(store, final(), () => {
-    runs++;
-    throw new Error('payment API briefly unavailable, nothing charged');
-  }).catch((err) => err);
-  assert.equal(boom.message, 'payment API briefly unavailable, nothing charged');
-  // The claim released and the token id given back: the client's retry of
-  // the same final round runs the effect and completes (not "replayed").
-  assert.deepEqual(await runOnce(store, final(), () => ({ ok: ++runs })), { ok: 2 });
-  assert.deepEqual(await runOnce(store, final(), () => ({ ok: ++runs })), { ok: 2 }, 'remembered');
-  // That success consumed the token: other answers are the replay.
-  assert.equal((await code(runOnce(store, final(5), () => ({ ok: ++runs }))))[0], 'TOKEN');
-  assert.equal(runs, 2);
-  const f = finalRound(e).final;
-  assert.equal((await code(runOnce(null, f(), () => 1)))[0], 'ARGUMENT');
-  assert.equal((await code(runOnce(store, f(), 'not a function')))[0], 'ARGUMENT');
-  assert.equal((await code(runOnce(store, f(), () => 1, { wait: -1 })))[0], 'ARGUMENT');
-  assert.equal((await code(runOnce(store, f(), () => 1, { expiresAt: 'soon' })))[0], 'ARGUMENT');
-  assert.equal((await code(runOnce(store, null, () => 1)))[0], 'ARGUMENT');
-  // An effect whose result is not JSON did run: ARGUMENT, and its claim
-  // stays pending (no second effect within the lease).
-  const g = finalRound(e).final;
-  assert.equal((await code(runOnce(store, g(), () => undefined)))[0], 'ARGUMENT');
-  let ran = false;
-  const pending = await code(runOnce(store, g(), () => (ran = true), { wait: 0.05 }));
-  assert.equal(pending[0], 'STORE');
-  assert.match(pending[1], /still pending/);
-  assert.equal(ran, false);
+  let lease;
+  assert.deepEqual(await runOnce(store, final(), (l) => {
+    lease = l;
+    return { b: [1, { d: null, c: 'x' }], a: 2.5 };
+  }), { a: 2.5, b: [1, { c: 'x', d: null }] });
+  assert.equal(lease.fence, 1);
+  assert.ok(Object.isFrozen(lease));
+  assert.equal(await lease.extend(), false, 'after completing, the claim is no longer pending');
+  assert.deepEqual(await runOnce(store, finalRound(e).final(), async () => 'text'), 'text');
 });
 
-test('runOnce: a pending claim is awaited, then the winner\'s result', async () => {
+test('runOnce: a pending claim is awaited, then the winner\'s result; past the wait, STORE "still running"', async () => {
   const e = engine();
   const store = new MemoryStore();
   const { final } = finalRound(e);
@@ -207,8 +234,11 @@ test('runOnce: a pending claim is awaited, then the winner\'s result', async () 
     await gate;
     return { seat: 'A1' };
   });
-  await new Promise((r) => setTimeout(r, 10));
+  await pause(10);
   let ran = false;
+  const [c, m] = await code(runOnce(store, final(), () => (ran = true), { wait: 0.05 }));
+  assert.equal(c, 'STORE');
+  assert.match(m, /still running/);
   const loser = runOnce(store, final(), () => (ran = true) && { seat: 'B2' }, { wait: 5 });
   setTimeout(release, 100);
   assert.deepEqual(await loser, { seat: 'A1' });
@@ -216,100 +246,108 @@ test('runOnce: a pending claim is awaited, then the winner\'s result', async () 
   assert.equal(ran, false);
 });
 
-test('runOnce with a fixed engine clock: pass now = engine.now()', async () => {
+test('runOnce with a fixed engine clock: nowMs drives the store\'s clock, and a lease lapses by it', async () => {
   const NOW = 1_780_000_000;
   const e = engine({ fixedTime: NOW });
-  const store = new MemoryStore();
+  const store = new MemoryStore({ leaseSecs: 10 });
   const { final } = finalRound(e);
-  const call = final();
-  assert.equal(call.tokenExpiresAt > NOW, true);
-  let runs = 0;
-  const effect = () => ({ n: ++runs });
-  assert.deepEqual(await runOnce(store, call, effect, { now: e.now() }), { n: 1 });
-  assert.deepEqual(await runOnce(store, final(), effect, { now: e.now() }), { n: 1 });
-  // Past the expiry (plus skew) the entries are gone, as the token is.
-  const later = call.tokenExpiresAt + snodo.DEFAULT_CLOCK_SKEW_SECS + 1;
-  assert.deepEqual(await runOnce(store, final(), effect, { now: later }), { n: 2 });
+  const nowMs = e.now() * 1000;
+  // A claim won at NOW whose owner never came back.
+  const run = new OnceRun(final(), { prefix: store.prefix, leaseMs: store.leaseMs });
+  assert.equal(store.execute(run.start().command, nowMs), 'won 1');
+  let ran = 0;
+  assert.equal((await code(runOnce(store, final(), () => ++ran, { nowMs, wait: 0 })))[0], 'STORE');
+  // Ten seconds later by that clock: taken over, fence 2.
+  assert.deepEqual(await runOnce(store, final(), (l) => ({ fence: l.fence }), { nowMs: nowMs + 10_000 }), { fence: 2 });
+  assert.equal(ran, 0);
+  assert.deepEqual(await checkOnce(store, final(), { nowMs: nowMs + 20_000 }), { fence: 2 });
+  for (const bad of [-1, 1.5, 'now', NaN]) {
+    assert.equal((await code(runOnce(store, final(), () => 1, { nowMs: bad })))[0], 'ARGUMENT');
+    assert.equal((await code(checkOnce(store, final(), { nowMs: bad })))[0], 'ARGUMENT');
+  }
 });
 
-test('a replay after a failed attempt is handled, and its release keeps the other attempt\'s token', async () => {
+test('runOnce: bad arguments are ARGUMENT; a result that is not JSON leaves the claim pending', async () => {
   const e = engine();
   const store = new MemoryStore();
-  const { final } = finalRound(e);
-  const fails = () => {
-    throw new Error('ledger briefly unavailable');
-  };
-  assert.equal((await runOnce(store, final(2), fails).catch((err) => err)).message, 'ledger briefly unavailable');
-  // The token is free again: other answers may complete the flow.
-  assert.deepEqual(await runOnce(store, final(3), () => ({ seats: 3 })), { seats: 3 });
-  // The failed answers again are now the replay ...
-  const replay = final(2);
-  assert.equal((await code(runOnce(store, replay, () => ({ seats: 2 }))))[0], 'TOKEN');
-  // ... whose release did not free the token the other attempt consumed.
-  assert.equal(store.consume(replay.tokenId, replay.tokenExpiresAt + 60), false);
-  assert.equal((await code(runOnce(store, final(4), () => ({ seats: 4 }))))[0], 'TOKEN');
+  const f = finalRound(e).final;
+  assert.equal((await code(runOnce(null, f(), () => 1)))[0], 'ARGUMENT');
+  assert.equal((await code(runOnce({ execute() {} }, f(), () => 1)))[0], 'ARGUMENT');
+  assert.equal((await code(runOnce(store, f(), 'not a function')))[0], 'ARGUMENT');
+  assert.equal((await code(runOnce(store, f(), () => 1, { wait: -1 })))[0], 'ARGUMENT');
+  assert.equal((await code(runOnce(store, f(), () => 1, null)))[0], 'ARGUMENT');
+  assert.equal((await code(runOnce(store, null, () => 1)))[0], 'ARGUMENT');
+  assert.equal((await code(runOnce(store, { flowId: 'x' }, () => 1)))[0], 'ARGUMENT');
+  assert.equal((await code(checkOnce(store, null)))[0], 'ARGUMENT');
+  assert.equal((await code(checkOnce(null, f())))[0], 'ARGUMENT');
+  const [c, m] = await code(runOnce(store, finalRound(e).first, () => 1));
+  assert.equal(c, 'ARGUMENT');
+  assert.match(m, /not a retry/);
+  const g = finalRound(e).final;
+  assert.equal((await code(runOnce(store, g(), () => undefined)))[0], 'ARGUMENT');
+  let ran = false;
+  const pending = await code(runOnce(store, g(), () => (ran = true), { wait: 0.05 }));
+  assert.equal(pending[0], 'STORE');
+  assert.match(pending[1], /still running/);
+  assert.equal(ran, false);
 });
 
-test('MemoryStore.release with a token id: both go, only while the claim is pending', () => {
-  const store = new MemoryStore();
-  const exp = Math.floor(Date.now() / 1000) + 60;
-  assert.equal(store.consume('tok', exp), true);
-  store.release('f', 'd', 'tok'); // no claim: nothing given back
-  assert.equal(store.consume('tok', exp), false);
-  assert.equal(store.claim('f', 'd', exp).status, 'won');
-  store.release('f', 'd', 'tok');
-  assert.equal(store.consume('tok', exp), true);
-  assert.equal(store.claim('f', 'd', exp).status, 'won');
-  assert.throws(() => store.release('f', 'd', 'a:b'), (err) => err.code === 'ARGUMENT');
-});
-
-test('a failed release after a failed effect is STORE (cause kept); the token stays consumed', async () => {
+test('a failed release after a failed effect: STORE with the effect\'s error as its cause', async () => {
   const e = engine();
   const { final } = finalRound(e);
   const mem = new MemoryStore();
-  const calls = [];
+  const ops = [];
   const noRelease = {
-    consume: (...a) => mem.consume(...a),
-    claim: (...a) => mem.claim(...a),
-    complete: (...a) => mem.complete(...a),
-    release: (...a) => {
-      calls.push(a);
-      throw new Error('connection reset');
+    prefix: mem.prefix,
+    leaseMs: mem.leaseMs,
+    execute(command) {
+      ops.push(command.op);
+      if (command.op === 'release') throw new Error('connection reset');
+      return mem.execute(command);
     },
   };
-  const call = final();
   const effectError = new Error('nothing happened');
-  const err = await runOnce(noRelease, call, () => {
+  const err = await runOnce(noRelease, final(), () => {
     throw effectError;
   }).catch((x) => x);
   assert.equal(err.code, 'STORE');
   assert.match(err.message, /release failed: connection reset/);
-  assert.equal(err.effectError, effectError);
-  assert.deepEqual(calls, [[call.flowId, call.answersDigest, call.tokenId]]);
-  assert.equal(mem.consume(call.tokenId, call.tokenExpiresAt + 60), false);
+  assert.equal(err.cause, effectError);
+  assert.deepEqual(ops, ['claim', 'release']);
+  // The claim stays pending: the retry waits, never a second run inside the lease.
+  let ran = false;
+  assert.match((await code(runOnce(mem, final(), () => (ran = true), { wait: 0.05 })))[1], /still running/);
+  assert.equal(ran, false);
 });
 
-test('a custom store that throws plain errors: STORE, effect not run', async () => {
+test('a custom store that throws plain errors or answers nonsense: STORE, the effect does not run', async () => {
   const e = engine();
   const { final } = finalRound(e);
-  const broken = {
-    consume: () => true,
-    claim: () => {
-      throw new Error('disk on fire');
-    },
-    complete: () => {},
-    release: () => {},
-  };
   let ran = false;
+  const broken = { prefix: 'p:', leaseMs: 1000, execute: () => { throw new Error('disk on fire'); } };
   const [c, m] = await code(runOnce(broken, final(), () => (ran = true)));
   assert.equal(c, 'STORE');
   assert.match(m, /claim failed: disk on fire/);
+  for (const reply of [42, null, 'won', 'won 0', 'done 1', 'pending x', 'foreign']) {
+    const odd = { prefix: 'p:', leaseMs: 1000, execute: async () => reply };
+    assert.equal((await code(runOnce(odd, final(), () => (ran = true))))[0], 'STORE', String(reply));
+    assert.equal((await code(checkOnce(odd, final())))[0], 'STORE', String(reply));
+  }
+  // A coded error of the store keeps its code.
+  const coded = { prefix: 'p:', leaseMs: 1000, execute: () => { throw Object.assign(new Error('x'), { code: 'CONFIG' }); } };
+  assert.equal((await code(runOnce(coded, final(), () => (ran = true))))[0], 'CONFIG');
   assert.equal(ran, false);
-  // consume failing after a won claim: STORE, claim released, effect not run.
-  let released = 0;
-  const half = { ...broken, claim: () => ({ status: 'won' }), consume: async () => Promise.reject(new Error('gone')), release: () => released++ };
-  assert.equal((await code(runOnce(half, final(), () => (ran = true))))[0], 'STORE');
-  assert.equal(ran, false);
-  assert.equal(released, 1);
 });
 
+test('the replay error carries reason "replayed" from checkOnce and runOnce, and the effect never runs', async () => {
+  const e = engine();
+  const store = new MemoryStore();
+  const { final } = finalRound(e);
+  await runOnce(store, final(2), () => 1);
+  let ran = false;
+  for (const p of [runOnce(store, final(3), () => (ran = true)), checkOnce(store, final(3))]) {
+    const err = await p.catch((x) => x);
+    assert.ok(replayed(err), err?.stack);
+  }
+  assert.equal(ran, false);
+});

@@ -11,8 +11,8 @@ Without it: a random key for this process only, with a warning on stderr.
 It serves a preference workflow (ask the preferred color with a form) as a
 tool, a resource and a prompt; a two-question `book_table` tool; and the
 fixtures the official conformance suite calls; and `book_room`, an effectful tool booked at
-most once per flow through consume-once (SNODO_REDIS_URL: a Redis shared by a fleet;
-otherwise this process's memory; docs/once.md). Copy the plumbing; replace the handlers.
+most once per flow (SNODO_REDIS_URL or SNODO_REDIS_CLUSTER_URLS: a Redis or Redis Cluster
+shared by a fleet; otherwise this process's memory; docs/once.md). Copy the plumbing; replace the handlers.
 """
 
 from __future__ import annotations
@@ -251,16 +251,19 @@ def context_prompt(call: Call) -> Outcome:
     return ask_all(call, {"user_context": CONTEXT}, None, done)
 
 
-# --- an effectful tool: book_room (issue 17, docs/once.md) ---
+# --- an effectful tool: book_room, at most once per flow (docs/once.md) ---
 #
 # Round 1 asks the nights and a confirmation; the final round books: one ledger entry
-# {flow, principal, answers}, answered "Booked: entry #N" (N = the ledger's length after the
-# append, so a second effect would show as another N). The final round goes through
-# run_once: a retry (lost response, double click, the same retry on another process of the
-# fleet) gets the remembered result and books nothing; the same token with other answers is
-# refused as replayed. With SNODO_REDIS_URL every process shares one RedisStore and the
-# ledger is the Redis list LEDGER_KEY; without it the store is this process's MemoryStore and
-# the ledger a file (SNODO_LEDGER, one JSON line per booking) or a list in memory.
+# {flow, principal, answers, fence}, answered "Booked: entry #N" (N = the ledger's length after
+# the append, so a second effect would show as another N). The final round goes through
+# run_once: for one flow at most one booking runs, whatever token of the flow and whatever
+# answers the client sends, on whatever process of the fleet. Every retry first asks
+# check_once: a flow already booked answers its remembered result (a lost response, a double
+# click) or, with other answers, is refused as replayed, before anything is asked again.
+# SNODO_REDIS_URL (one Redis) or SNODO_REDIS_CLUSTER_URLS (comma-separated seed URLs of a Redis
+# Cluster): every process shares one RedisStore and the ledger is the Redis list LEDGER_KEY;
+# neither: the store is this process's MemoryStore and the ledger a file (SNODO_LEDGER, one
+# JSON line per booking) or a list in memory.
 # Not in TOOLS: sdk_server.py serves TOOLS through the SDK, which this demo does not cover.
 
 BOOKING = mrtr.elicit_form("How many nights, and do you confirm the booking?", {
@@ -279,8 +282,8 @@ class LedgerError(RuntimeError):
 
 
 def booking_effects() -> Tuple[Any, Append]:
-    """The consume-once store and the ledger, built on first use (so a server that never
-    books never connects to Redis) and shared by every thread."""
+    """The once store and the ledger, built once and shared by every thread (a Redis store is
+    built and checked at start-up, see main)."""
     global _effects
     with _effects_lock:
         if _effects is None:
@@ -288,20 +291,29 @@ def booking_effects() -> Tuple[Any, Append]:
         return _effects
 
 
-def open_effects() -> Tuple[Any, Append]:
+def redis_store() -> Optional[Any]:
+    """The RedisStore the environment names, or None. Its redis-py client has 2 s timeouts:
+    a dead Redis is a quick -32603, never a stalled request. redis-py is imported only
+    then: a server on the memory store does not need it."""
     url = os.environ.get("SNODO_REDIS_URL", "").strip()
+    cluster = [u.strip() for u in os.environ.get("SNODO_REDIS_CLUSTER_URLS", "").split(",") if u.strip()]
     if url:
-        # The store builds its redis-py client (2 s timeouts: a dead Redis is a quick -32603,
-        # never a stalled request); the ledger uses the same client. redis-py is imported
-        # only here: a server without SNODO_REDIS_URL does not need it.
-        store = mrtr.RedisStore(url)
-        client = store.client
+        return mrtr.RedisStore(url)
+    if cluster:
+        return mrtr.RedisStore.cluster(cluster)
+    return None
+
+
+def open_effects() -> Tuple[Any, Append]:
+    store = redis_store()
+    if store is not None:
         redis = importlib.import_module("redis")
+        failures = (redis.RedisError, redis.exceptions.RedisClusterException, OSError, mrtr.StoreError)
 
         def push(entry: Dict[str, Any]) -> int:
-            try:
-                return int(client.rpush(LEDGER_KEY, json.dumps(entry, sort_keys=True)))
-            except (redis.RedisError, OSError) as e:
+            try:  # the store's own client (on a cluster, the list lives in LEDGER_KEY's slot)
+                return int(store.client.rpush(LEDGER_KEY, json.dumps(entry, sort_keys=True)))
+            except failures as e:
                 raise LedgerError(str(e)) from e
 
         return store, push
@@ -326,7 +338,39 @@ def open_effects() -> Tuple[Any, Append]:
     return mrtr.MemoryStore(), append
 
 
+def check_effects() -> None:
+    """At start-up: a configured Redis must be reachable and must not evict (an evicted flow
+    record would let its booking run twice). Exits with the reason otherwise."""
+    if not (os.environ.get("SNODO_REDIS_URL", "").strip() or os.environ.get("SNODO_REDIS_CLUSTER_URLS", "").strip()):
+        return
+    try:
+        store, _ = booking_effects()
+        store.check()
+    except (mrtr.StoreError, mrtr.ConfigError) as e:
+        fail(f"once store refused at start-up: {e}")
+
+
+def store_unavailable(e: mrtr.StoreError) -> Outcome:
+    # Nothing was booked here (or it is still running elsewhere): the client may retry.
+    return mrtr.error(-32603, f"once store unavailable: {e}")
+
+
+def replayed() -> Outcome:
+    # The flow completed with other answers: the engine's own refusal of a spent token.
+    return mrtr.error(-32602, "Invalid or expired requestState", {"reason": "replayed"})
+
+
 def book_room(call: Call) -> Outcome:
+    store, append = booking_effects()
+    if call.flow_id is not None:  # a retry: the flow may be booked already, with these answers or others
+        try:
+            remembered = mrtr.check_once(store, call)
+        except mrtr.StoreError as e:
+            return store_unavailable(e)
+        except mrtr.TokenError:  # booked with other answers: this token cannot ask again
+            return replayed()
+        if remembered is not None:
+            return mrtr.complete(remembered)
     a = call.response("booking", BOOKING)
     if a.is_declined or a.is_cancelled:
         return text("No room booked.")
@@ -338,19 +382,19 @@ def book_room(call: Call) -> Outcome:
     if call.flow_id is None:  # an accepted answer always comes with a token; never book without a flow id
         return mrtr.tool_error("This booking has no flow to book once: start again.")
     flow, principal = call.flow_id, call.principal
-    store, append = booking_effects()
 
-    def effect() -> Dict[str, Any]:
+    def effect(lease: mrtr.OnceLease) -> Dict[str, Any]:
         # Raises only if the append failed: run_once then releases the claim and a retry books.
-        n = append({"flow": flow, "principal": principal, "answers": answers})
+        # The fence lets a ledger refuse a write from an owner whose lease lapsed.
+        n = append({"flow": flow, "principal": principal, "answers": answers, "fence": lease.fence})
         return {"content": [{"type": "text", "text": f"Booked: entry #{n}"}]}
 
     try:
         result = mrtr.run_once(store, call, effect)
-    except mrtr.StoreError as e:  # nothing was booked: the client may send the same request again
-        return mrtr.error(-32603, f"consume-once store unavailable: {e}")
-    except mrtr.TokenError:  # this token already completed its flow with other answers
-        return mrtr.error(-32602, "Invalid or expired requestState (replayed)")
+    except mrtr.StoreError as e:
+        return store_unavailable(e)
+    except mrtr.TokenError:  # the flow completed with other answers meanwhile
+        return replayed()
     except LedgerError as e:
         return mrtr.error(-32603, f"ledger unavailable: {e}")
     return mrtr.complete(result)
@@ -1331,6 +1375,7 @@ def main() -> None:
     mode.add_argument("--http", type=int, metavar="PORT", help="serve Streamable HTTP on 127.0.0.1:PORT/mcp (0 = any free port)")
     args = parser.parse_args()
     engines = load_engine()
+    check_effects()
     if args.stdio:
         serve_stdio(engines)
     else:

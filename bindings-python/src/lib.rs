@@ -7,8 +7,8 @@
 //! `elicitation` (builders), `capabilities`, `http_headers`, `tasks`,
 //! `error`, `json` (Python <-> JSON, canonical form), `outcome` (`decide`'s
 //! outcome dict read member by member) and `legacy` (issue 14:
-//! `Session`, `PendingFlow`, `Feed`) and `once` (issue 17: `MemoryStore`, the
-//! Redis constants).
+//! `Session`, `PendingFlow`, `Feed`) and `once` (the core's once machine
+//! `OnceRun` and its steps, `MemoryStore`, the Redis scripts).
 
 // No index or slice that could panic outside tests (as in the core); a
 // site that must index says why it is in bounds beside a local allow.

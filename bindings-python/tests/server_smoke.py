@@ -121,8 +121,8 @@ TASKS = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
 
 
 def booking_flow(send: Any) -> None:
-    """book_room (issue 17) on the memory store: booked once; the same final round again gets
-    the remembered answer; the token with other answers is refused as replayed."""
+    """book_room on the memory store: booked once; the same final round again gets the
+    remembered answer; the token with other answers is refused as replayed."""
     params = {"name": "book_room", "arguments": {}}
     first = send(msg(1, "tools/call", **params))[1]
     assert list(first["result"]["inputRequests"]) == ["booking"], first
@@ -132,7 +132,11 @@ def booking_flow(send: Any) -> None:
     assert text.startswith("Booked: entry #"), booked
     assert retry(send, "tools/call", first, yes, **params)["result"]["content"][0]["text"] == text
     other = retry(send, "tools/call", first, {"booking": accept(nights=3, confirm=True)}, **params)
-    assert other["error"] == {"code": -32602, "message": "Invalid or expired requestState (replayed)"}, other
+    replayed = {"code": -32602, "message": "Invalid or expired requestState", "data": {"reason": "replayed"}}
+    assert other["error"] == replayed, other
+    # A retry without answers after the booking: refused too (check_once), nothing is asked again.
+    again = send(msg(3, "tools/call", **params, requestState=first["result"]["requestState"]))[1]
+    assert again["error"] == replayed, again
 
 
 def task_flow(send: Any) -> None:

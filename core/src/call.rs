@@ -208,6 +208,14 @@ impl Call {
     pub fn token_expires_at(&self) -> Option<u64> {
         self.opened.as_ref().map(|o| o.expires_at)
     }
+    /// The last Unix second at which any token of this retry's flow can
+    /// still be accepted by an engine of this configuration: the flow start
+    /// plus `max_flow_age_secs` plus `clock_skew_secs`. A once store keeps
+    /// the flow's record at least this long (docs/once.md); `None` on a
+    /// first round.
+    pub fn flow_expires_at(&self) -> Option<u64> {
+        self.opened.as_ref().map(Opened::flow_expires_at)
+    }
     /// Issue 17: SHA-256 over the canonical JSON (docs/canonical-json.md)
     /// of this request's `inputResponses` object as the call reads it
     /// ([`Call::input_responses`]; `{}` when absent), base64url without

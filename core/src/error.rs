@@ -39,9 +39,10 @@ pub enum ErrorCode {
     /// `decide` was called a second time for the same call: one request gets
     /// exactly one response (and at most one continuation token).
     AlreadyDecided = 11,
-    /// The consume-once / remembered-results store failed: unreachable,
-    /// timed out, full, or a result still pending past the wait. The effect
-    /// did not run (fail closed).
+    /// The once store failed (unreachable, timed out, full, an evicting
+    /// Redis, replicas that did not confirm), or the flow's effect is still
+    /// running elsewhere past the wait. The effect did not run here (fail
+    /// closed), except where the message says its claim was taken over.
     Store = 12,
 }
 

@@ -6,9 +6,6 @@
 //!
 //! 1. `error.rs`: the one misuse error type. `json/`: `strict.rs` (parsing
 //!    attacker-controlled JSON) and `canonical.rs` (the canonical form).
-//!    `once/` (issue 17): consume-once and remembered results behind
-//!    [`OnceStore`], the in-memory store, `RedisStore` (feature `redis`)
-//!    and [`run_once`]; it needs only the error type.
 //! 2. Leaf rules: `answer.rs` ([`Answer`]), `schema/` (the form-schema
 //!    subset and answer validation), `audience.rs` (the token audience),
 //!    `error_policy.rs` and `result_check.rs` (the wire checks on handler
@@ -21,6 +18,9 @@
 //! 4. `tasks.rs`: the Tasks extension hooks.
 //! 5. `call.rs` ([`Call`]), `response.rs` ([`Outcome`], [`Response`]),
 //!    `config/` ([`Config`] and the one table of limits, [`LIMITS`]).
+//!    `once/`: at most once per flow, the sans-IO machine [`OnceRun`] on a
+//!    call, the [`OnceStore`]s that run its commands ([`MemoryStore`],
+//!    `RedisStore` with feature `redis`) and the Rust driver [`run_once`].
 //! 6. `policy.rs`: a validated config as policy + token sealer + clock.
 //! 7. `begin.rs` and `decide.rs`: the two steps, functions of policy,
 //!    sealer and clock; `http_headers.rs` ([`check_http_headers`]).
@@ -103,9 +103,6 @@
 // 1. Foundations: strict JSON and the canonical form; the one error type.
 mod error;
 mod json;
-// 1b. At most once (issue 17): consume-once and remembered results, on the
-//     error type alone (ids, digests and times are plain values).
-mod once;
 // 2. Leaf rules, each on its own: answers, the form-schema subset, the
 //    token audience, and the wire checks on handler errors and results.
 mod answer;
@@ -124,6 +121,8 @@ mod tasks;
 mod call;
 mod config;
 mod response;
+// 5b. At most once per flow: the machine on a call, and its stores.
+mod once;
 // 6. The validated configuration: policy, token sealer, clock.
 mod policy;
 // 7. The two steps, as functions of policy + sealer + clock, and the HTTP
@@ -169,11 +168,12 @@ pub use legacy::{
     Bridge, Feed, LEGACY_ID_PREFIX, MAX_SESSION_ID_BYTES, PendingFlow, Session, usable_capabilities,
 };
 pub use once::{
-    Claim, DEFAULT_ONCE_LEASE_SECS, DEFAULT_ONCE_MAX_ENTRIES, DEFAULT_ONCE_PREFIX, MAX_ONCE_ID_BYTES,
-    MAX_ONCE_PREFIX_BYTES, MemoryStore, ONCE_CLAIM_SCRIPT, ONCE_COMPLETE_SCRIPT, ONCE_CONSUMED,
-    ONCE_DONE_PREFIX, ONCE_PENDING, ONCE_RELEASE_SCRIPT, ONCE_REPLAYED_MESSAGE, ONCE_RESULT_KEY_PART,
-    ONCE_TOKEN_KEY_PART, ONCE_WON, OnceOptions, OnceStore, check_once_id, check_once_prefix, once_result_key,
-    once_token_key, run_once, try_run_once,
+    DEFAULT_ONCE_LEASE_SECS, DEFAULT_ONCE_MAX_BYTES, DEFAULT_ONCE_MAX_BYTES_PER_PRINCIPAL,
+    DEFAULT_ONCE_PREFIX, MAX_ONCE_ID_BYTES, MAX_ONCE_PREFIX_BYTES, MemoryStore, ONCE_CLAIM_SCRIPT,
+    ONCE_COMPLETE_SCRIPT, ONCE_EXTEND_SCRIPT, ONCE_FLOW_KEY_PART, ONCE_LOOKUP_SCRIPT, ONCE_RELEASE_SCRIPT,
+    ONCE_REPLAYED_MESSAGE, ONCE_SAFE_EVICTION_POLICY, OnceCommand, OnceLease, OnceOp, OnceOptions, OnceRun,
+    OnceSettings, OnceStep, OnceStore, OnceTicket, check_once, check_once_eviction_policy, check_once_id,
+    check_once_prefix, once_flow_key, run_once, try_run_once,
 };
 // Only with the `redis` feature (docs/once.md).
 #[cfg(feature = "redis")]

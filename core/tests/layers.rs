@@ -20,11 +20,11 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, &[&str])] = &[
     ("foundation: the error type", &["error"]),
     ("foundation: strict JSON and the canonical form", &["json"]),
-    ("at most once: stores on the error type alone", &["once"]),
     ("leaf rules", &["answer", "audience", "error_policy", "result_check", "schema"]),
     ("protocol objects", &["capabilities", "elicitation", "token"]),
     ("extension rules", &["tasks"]),
     ("request and reply", &["call", "config", "response"]),
+    ("at most once per flow: the machine on a call, and its stores", &["once"]),
     ("validated configuration", &["policy"]),
     ("the two steps", &["begin", "decide", "http_headers"]),
     ("the legacy bridge on the two steps", &["legacy"]),

@@ -1,129 +1,174 @@
-//! The in-memory consume-once store under threads and random schedules: one
-//! winner per key, every loser returns the winner's exact text, and the
-//! bound never forgets a live entry.
+//! The once machine on the in-memory store: the model-based test on a
+//! virtual clock, real threads racing one flow, and the store's bounds.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use proptest::prelude::*;
-use snodo::{Claim, ErrorCode, MemoryStore, OnceStore};
-use std::collections::HashMap;
-use std::sync::{Arc, Barrier};
-use std::time::Duration;
+use snodo::{
+    ErrorCode, MemoryStore, ONCE_REPLAYED_MESSAGE, OnceCommand, OnceOptions, OnceRun, OnceSettings, OnceStep,
+    OnceStore, check_once, run_once, try_run_once,
+};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 mod common {
+    pub mod once_calls;
+    pub mod once_model;
     pub mod once_race;
 }
+use common::{once_calls, once_model};
 
-const NOW: u64 = 1_800_000_000;
+const LEASE_MS: u64 = 30_000;
 
-#[test]
-fn eight_threads_one_effect_one_text() {
-    // A new store each round, on the fixed clock.
-    common::once_race::eight_threads_one_effect_one_text(
-        50,
-        || NOW,
-        || vec![Arc::new(MemoryStore::new()) as Arc<dyn OnceStore>],
-    );
+fn unix_ms() -> u64 {
+    u64::try_from(SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis()).unwrap()
 }
 
-#[test]
-fn eight_threads_consume_one_id_one_true() {
-    let store = Arc::new(MemoryStore::new());
-    let barrier = Arc::new(Barrier::new(8));
-    let wins: usize = (0..8)
-        .map(|_| {
-            let (store, barrier) = (store.clone(), barrier.clone());
-            std::thread::spawn(move || {
-                barrier.wait();
-                usize::from(store.consume("the-token", NOW + 60, NOW).unwrap())
-            })
-        })
-        .collect::<Vec<_>>()
-        .into_iter()
-        .map(|h| h.join().unwrap())
-        .sum();
-    assert_eq!(wins, 1);
+/// One memory store (one process) on a virtual clock: a lapse moves the
+/// clock one lease and a millisecond on.
+struct Memory {
+    store: MemoryStore,
+    now_ms: u64,
 }
 
-#[derive(Debug, Clone)]
-enum Op {
-    Consume(u8, u8),
-    Claim(u8),
-    Complete(u8),
-    Release(u8),
-    Tick(u8),
-}
-
-fn op() -> impl Strategy<Value = Op> {
-    prop_oneof![
-        (0u8..6, 1u8..20).prop_map(|(i, ttl)| Op::Consume(i, ttl)),
-        (0u8..6).prop_map(Op::Claim),
-        (0u8..6).prop_map(Op::Complete),
-        (0u8..6).prop_map(Op::Release),
-        (0u8..8).prop_map(Op::Tick),
-    ]
+impl once_model::Backend for Memory {
+    fn settings(&self) -> OnceSettings {
+        self.store.settings().clone()
+    }
+    fn execute(&self, _process: usize, command: &OnceCommand) -> snodo::Result<String> {
+        self.store.execute_at(command, self.now_ms)
+    }
+    fn lapse(&mut self) {
+        self.now_ms += LEASE_MS + 1;
+    }
 }
 
 proptest! {
-    /// Against a model: consume is true exactly when the id is absent or
-    /// past its expiry; a full store errs (STORE) instead of forgetting a
-    /// live entry.
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
     #[test]
-    fn consume_matches_the_model_and_the_bound_holds(ops in proptest::collection::vec(op(), 1..120)) {
-        let store = MemoryStore::with_limits(4, Duration::from_secs(3)).unwrap();
-        let mut now = NOW;
-        let mut consumed: HashMap<u8, u64> = HashMap::new();
-        let mut won: HashMap<u8, u64> = HashMap::new();
-        let mut done: HashMap<u8, (String, u64)> = HashMap::new();
-        for op in ops {
-            match op {
-                Op::Tick(s) => now += u64::from(s),
-                Op::Consume(i, ttl) => {
-                    let live_before = consumed.get(&i).is_some_and(|until| *until > now);
-                    match store.consume(&format!("t{i}"), now + u64::from(ttl), now) {
-                        Ok(first) => {
-                            prop_assert_eq!(first, !live_before);
-                            if first { consumed.insert(i, now + u64::from(ttl)); }
-                        }
-                        Err(e) => {
-                            prop_assert_eq!(e.code(), ErrorCode::Store);
-                            prop_assert!(!live_before, "a live id must answer false, not an error");
-                        }
-                    }
-                }
-                Op::Claim(i) => {
-                    // A remembered result past its expiry is forgotten.
-                    done.retain(|_, (_, until)| *until > now);
-                    match store.claim("f", &format!("d{i}"), now + 100, now) {
-                        Ok(Claim::Won) => {
-                            prop_assert!(!done.contains_key(&i));
-                            prop_assert!(won.get(&i).is_none_or(|l| *l <= now), "won a live claim twice");
-                            won.insert(i, now + 3);
-                        }
-                        Ok(Claim::Pending) => prop_assert!(won.get(&i).is_some_and(|l| *l > now)),
-                        Ok(Claim::Done(t)) => prop_assert_eq!(Some(&t), done.get(&i).map(|(t, _)| t)),
-                        Err(e) => prop_assert_eq!(e.code(), ErrorCode::Store),
-                    }
-                }
-                Op::Complete(i) => {
-                    done.retain(|_, (_, until)| *until > now);
-                    // A won claim never has a live remembered result (checked at Claim).
-                    if let Some(lease) = won.remove(&i) {
-                        let text = format!("r{i}@{now}");
-                        if store.complete("f", &format!("d{i}"), &text, now + 100, now).is_ok() {
-                            done.insert(i, (text, now + 100));
-                        } else {
-                            // Full: the claim stays pending in the store.
-                            won.insert(i, lease);
-                        }
-                    }
-                }
-                Op::Release(i) => {
-                    if won.remove(&i).is_some() {
-                        store.release("f", &format!("d{i}"), None).unwrap();
-                    }
-                }
+    fn the_machine_on_memory_matches_the_model(ops in once_model::schedule(60, 1)) {
+        let engine = once_calls::engine();
+        let calls = once_calls::grid(&engine, 2, 2, 2);
+        let mut backend = Memory { store: MemoryStore::new(), now_ms: unix_ms() };
+        once_model::run(&mut backend, &calls, 1, &ops);
+    }
+}
+
+#[test]
+fn eight_threads_through_two_tokens_with_two_answers_book_once() {
+    let engine = once_calls::engine();
+    for _ in 0..30 {
+        let calls = &once_calls::grid(&engine, 1, 2, 2)[0];
+        let store: Arc<dyn OnceStore> = Arc::new(MemoryStore::new());
+        common::once_race::eight_threads_one_flow(calls, &[store]);
+    }
+}
+
+#[test]
+fn a_completed_flow_asked_again_through_a_new_token_cannot_book_again() {
+    // The attack: the booked token sent again without answers, the handler
+    // asks again, and the new token carries other answers.
+    let engine = once_calls::engine();
+    let store = MemoryStore::new();
+    let tokens = once_calls::flow_tokens(&engine, "book", "alice", 1);
+    let booked = once_calls::final_round(&engine, "book", "alice", &tokens[0], Some(2));
+    let text = run_once(&store, &booked, &OnceOptions::default(), |_| "entry 1".into()).unwrap();
+    assert_eq!(text, "entry 1");
+    // Asking again is refused up front for any other answers, none included.
+    let again = once_calls::final_round(&engine, "book", "alice", &tokens[0], None);
+    let e = check_once(&store, &again).unwrap_err();
+    assert_eq!((e.code(), e.message()), (ErrorCode::Token, ONCE_REPLAYED_MESSAGE));
+    // A server that asks anyway: the new token's final round is refused.
+    let more = once_calls::ask_again(&engine, "book", "alice", &tokens[0]);
+    assert_eq!(once_calls::final_round(&engine, "book", "alice", &more, None).flow_id(), booked.flow_id());
+    let other = once_calls::final_round(&engine, "book", "alice", &more, Some(5));
+    let e = run_once(&store, &other, &OnceOptions::default(), |_| panic!("a second booking")).unwrap_err();
+    assert_eq!((e.code(), e.message()), (ErrorCode::Token, ONCE_REPLAYED_MESSAGE));
+    // The same answers through the new token: the remembered result.
+    let same = once_calls::final_round(&engine, "book", "alice", &more, Some(2));
+    assert_eq!(check_once(&store, &same).unwrap().as_deref(), Some("entry 1"));
+    assert_eq!(run_once(&store, &same, &OnceOptions::default(), |_| panic!("ran again")).unwrap(), "entry 1");
+}
+
+#[test]
+fn a_failed_effect_releases_and_a_retry_books_with_a_greater_fence() {
+    let engine = once_calls::engine();
+    let store = MemoryStore::new();
+    let call = &once_calls::grid(&engine, 1, 1, 1)[0][0][0];
+    let failed: Result<String, &str> = try_run_once(&store, call, &OnceOptions::default(), |lease| {
+        assert_eq!(lease.fence(), 1);
+        Err("ledger down")
+    })
+    .unwrap();
+    assert_eq!(failed, Err("ledger down"));
+    let text =
+        run_once(&store, call, &OnceOptions::default(), |lease| format!("fence {}", lease.fence())).unwrap();
+    assert_eq!(text, "fence 2");
+}
+
+#[test]
+fn a_panicking_effect_leaves_the_claim_pending_and_retries_wait() {
+    let engine = once_calls::engine();
+    let store = MemoryStore::new();
+    let call = &once_calls::grid(&engine, 1, 1, 1)[0][0][0];
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run_once(&store, call, &OnceOptions::default(), |_| panic!("cut off mid-effect"))
+    }));
+    assert!(caught.is_err());
+    let short = OnceOptions { wait: Duration::from_millis(20), ..OnceOptions::default() };
+    let e = run_once(&store, call, &short, |_| panic!("ran twice")).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Store);
+    assert!(e.message().contains("still running"), "{}", e.message());
+}
+
+#[test]
+fn a_former_owner_never_touches_the_claim_that_took_over() {
+    let engine = once_calls::engine();
+    let store = MemoryStore::new();
+    let call = &once_calls::grid(&engine, 1, 1, 1)[0][0][0];
+    let t0 = unix_ms();
+    let mut first = OnceRun::new(call, store.settings(), &OnceOptions::default()).unwrap();
+    let mut second = OnceRun::new(call, store.settings(), &OnceOptions::default()).unwrap();
+    let exec = |run: &mut OnceRun, step: OnceStep, at: u64| match step {
+        OnceStep::Command(c) => run.feed(&store.execute_at(&c, at).unwrap()),
+        other => panic!("{other:?}"),
+    };
+    let start = first.start().unwrap();
+    let OnceStep::Effect(t1) = exec(&mut first, start, t0).unwrap() else { panic!() };
+    // The first owner's lease lapses; the second takes over.
+    let later = t0 + LEASE_MS + 1;
+    let start = second.start().unwrap();
+    let OnceStep::Effect(t2) = exec(&mut second, start, later).unwrap() else { panic!() };
+    assert_eq!((t1.fence(), t2.fence()), (1, 2));
+    // The former owner can neither extend, release nor complete.
+    assert_eq!(store.execute_at(t1.extend_command(), later).unwrap(), "lost");
+    let release = first.effect_failed().unwrap();
+    assert_eq!(exec(&mut first, release, later).unwrap(), OnceStep::Released);
+    assert!(store.execute_at(t2.extend_command(), later).unwrap().starts_with("extended 2"));
+    let done = second.effect_done("second".into()).unwrap();
+    assert_eq!(exec(&mut second, done, later).unwrap(), OnceStep::Done("second".into()));
+}
+
+#[test]
+fn the_byte_budget_and_the_principal_share_refuse_new_flows_only() {
+    let engine = once_calls::engine();
+    let flows = once_calls::grid(&engine, 12, 1, 1);
+    // Room for about five records in all, three per principal.
+    let store = MemoryStore::with_limits(1300, 1024, Duration::from_secs(30)).unwrap();
+    let mut refused = None;
+    for (i, f) in flows.iter().enumerate() {
+        match run_once(&store, &f[0][0], &OnceOptions::default(), |_| "ok".into()) {
+            Ok(_) => {}
+            Err(e) => {
+                refused = Some((i, e));
+                break;
             }
-            prop_assert!(store.len() <= 4);
         }
     }
+    let (i, e) = refused.expect("the share never filled");
+    assert!(i >= 2, "refused too early, at flow {i}");
+    assert_eq!(e.code(), ErrorCode::Store);
+    assert!(e.message().contains("share"), "{}", e.message());
+    // A full store still answers the flows it holds.
+    assert_eq!(check_once(&store, &flows[0][0][0]).unwrap().as_deref(), Some("ok"));
 }

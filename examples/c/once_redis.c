@@ -1,40 +1,39 @@
-/* The final round of an effectful flow, made at most once across a fleet
- * with Redis (hiredis): the recipe of ffi/README.md, "Consume-once".
+/* The final round of an effectful flow, booked at most once per flow across
+ * a fleet, with Redis (hiredis): the recipe of ffi/README.md, "At most
+ * once".
  *
  * A "book" tool asks how many seats (round 1), then books them (the final
- * round: the effect). run_once() below is the algorithm every snodo binding
- * runs (docs/once.md), on the same keys, values and Lua scripts as the
- * Rust, Python and Node stores, so C processes can share one Redis with
- * them:
+ * round: the effect). libsnodo's once machine holds every rule; this file
+ * only runs the machine's commands on Redis and feeds the replies back,
+ * as every snodo binding does:
  *
- *   1. the call must be a retry (it opened a token): else misuse;
- *   2. EVAL claim on <prefix>result:<flow id>:<answers digest>:
- *      "done:<text>" -> return the remembered result, no effect;
- *      "pending"     -> another process runs it: poll, 5 ms doubling to
- *                       250 ms, until done or `wait` (then STORE error);
- *      "won"         -> SET <prefix>token:<token id> 1 NX PX <ttl>:
- *                       nil (the token was already used with other
- *                       answers) -> release (the result key only: the
- *                       token is the other attempt's), replay error;
- *                       OK -> run the effect, EVAL complete with its
- *                       result, return it. An effect that failed before
- *                       doing anything -> EVAL release with the result
- *                       key AND the token key (one script: the retry of
- *                       the same final round may run it again).
- *   3. any Redis error -> STORE error and no effect (fail closed); a
- *      failed release leaves the token consumed (the safe side).
+ *   run = snodo_once_run_new(call, prefix, lease, wait); step = start
+ *   COMMAND  EVALSHA (EVAL on NOSCRIPT) of the command's script, KEYS[1] =
+ *            its key, ARGV = its arguments; feed the reply text. A Redis
+ *            error: "once store unavailable", and the effect never runs.
+ *   SLEEP    pause, then resume (another process holds the claim).
+ *   EFFECT   run the effect (with its fence and a lease to extend);
+ *            effect_done(result), or effect_failed() if it did nothing.
+ *   DONE     the result: this run's, or the one remembered for these
+ *            answers. RELEASED: the effect's own error.
+ *   TOKEN    (from feed) the flow completed with other answers: -32602.
+ *
+ * Every retry of the tool first looks (snodo_once_lookup_new): a result
+ * remembered for these answers is answered at once; other answers get the
+ * replay error before anything is asked again.
  *
  * Build (hiredis from Debian's libhiredis-dev):
  *   cc -std=c11 once_redis.c $(pkg-config --cflags --libs snodo hiredis)
  * Run: SNODO_REDIS_URL=redis://127.0.0.1:6379/ ./once_redis
  *
- * The key, clock and token-id seed are fixed so that the output is
- * reproducible (scripts/test-c.sh diffs it against once_redis.expected and
- * exits non-zero on any broken promise); keys get a per-process prefix so
- * that reruns against the same Redis do not see earlier results.
+ * The key and clock are fixed so that the output is reproducible
+ * (scripts/test-c.sh diffs it against once_redis.expected and fails on any
+ * broken promise); keys get a per-process prefix so that reruns against
+ * the same Redis do not see earlier flows.
  * SPDX-License-Identifier: MIT OR Apache-2.0 */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,23 +44,17 @@
 #include <hiredis/hiredis.h>
 #include <snodo.h>
 
-/* The engine's clock skew, set explicitly so that run_once knows it: a
- * store entry must outlive every retry the engine may still accept. */
-#define CLOCK_SKEW_SECS 60
-#define LEASE_MS 30000     /* a won claim lapses after this (core default) */
-#define WAIT_MS 35000      /* longest wait for another process's claim */
-#define TIMEOUT_MS 2000    /* per Redis connect and command */
+#define TIMEOUT_MS 2000 /* per Redis connect and command */
 
-/* ---- A consume-once store on one Redis connection -------------------- */
+/* ---- The store: one Redis connection ----------------------------------- */
 
 typedef struct {
     const char *host;
     int port;
     char prefix[64];
     redisContext *c;
-} once_store;
-
-typedef enum { ONCE_OK, ONCE_STORE_ERROR, ONCE_REPLAYED, ONCE_NOT_A_RETRY, ONCE_EFFECT_FAILED } once_status;
+    char sha[5][41]; /* SCRIPT LOAD's answer, by snodo_once_op */
+} redis_store;
 
 static void say(char *err, size_t n, const char *fmt, ...) {
     va_list ap;
@@ -70,9 +63,9 @@ static void say(char *err, size_t n, const char *fmt, ...) {
     va_end(ap);
 }
 
-/* One command, (re)connecting first if needed. NULL (and `err` set) on a
- * connection or protocol error; an error reply is an error too. */
-static redisReply *command(once_store *s, char *err, size_t n, int argc, const char **argv, const size_t *lens) {
+/* One command, (re)connecting first if needed. NULL with `err` set on a
+ * connection error or an error reply (its text, e.g. "NOSCRIPT ..."). */
+static redisReply *command(redis_store *s, int argc, const char **argv, const size_t *lens, char *err, size_t n) {
     if (s->c && s->c->err) {
         redisFree(s->c); /* a failed context stays failed: start over */
         s->c = NULL;
@@ -88,166 +81,212 @@ static redisReply *command(once_store *s, char *err, size_t n, int argc, const c
     }
     redisReply *r = redisCommandArgv(s->c, argc, argv, lens);
     if (!r) {
-        say(err, n, "command: %s", s->c->errstr);
+        say(err, n, "%s", s->c->errstr);
         return NULL;
     }
     if (r->type == REDIS_REPLY_ERROR) {
-        say(err, n, "command: %s", r->str);
+        say(err, n, "%s", r->str);
         freeReplyObject(r);
         return NULL;
     }
     return r;
 }
 
-/* EVAL <script> 1 <key> [args...] */
-static redisReply *eval(once_store *s, const char *script, const char *key, const char *a1, size_t a1_len,
-                        const char *a2, char *err, size_t n) {
-    const char *argv[6] = {"EVAL", script, "1", key, a1, a2};
-    size_t lens[6] = {4, strlen(script), 1, strlen(key), a1 ? a1_len : 0, a2 ? strlen(a2) : 0};
-    return command(s, err, n, a2 ? 6 : a1 ? 5 : 4, argv, lens);
-}
-
-/* EVAL <release script> 2 <result key> <token key>: after a failed effect,
- * drops the claim and gives the consumed token id back, atomically. */
-static redisReply *release_with_token(once_store *s, const char *result_key, const char *token_key, char *err,
-                                      size_t n) {
-    const char *script = snodo_once_release_script();
-    const char *argv[5] = {"EVAL", script, "2", result_key, token_key};
-    size_t lens[5] = {4, strlen(script), 1, strlen(result_key), strlen(token_key)};
-    return command(s, err, n, 5, argv, lens);
-}
-
-static long long now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
-/* The effect: returns the final RESULT object as JSON text (malloc'd), or
- * NULL if it failed BEFORE doing anything (say why in `err`): then the
- * attempt is undone and the client may retry the same final round. */
-typedef char *(*effect_fn)(void *ctx, char *err, size_t n);
-
-/* Runs `effect` at most once for the final round `call`. On ONCE_OK,
- * `*result` is the result JSON (malloc'd): fresh, or the remembered one.
- * ONCE_EFFECT_FAILED: the effect failed before doing anything, its claim
- * and token were given back (`err` says why it failed). */
-static once_status run_once(once_store *s, const snodo_engine *engine, const snodo_call *call, effect_fn effect,
-                            void *ctx, char **result, char *err, size_t n) {
-    once_status st = ONCE_STORE_ERROR;
-    char *token_id = NULL, *flow_id = NULL, *digest = NULL, *token_key = NULL, *result_key = NULL;
-    uint64_t expires = 0, now = 0;
-    snodo_call_token_id(call, &token_id, NULL);
-    if (!token_id) {
-        say(err, n, "run_once needs a retry: a first round has no flow to key on");
-        return ONCE_NOT_A_RETRY;
+/* Runs one machine command: EVALSHA of its script (loaded on first use),
+ * EVAL when Redis lost its script cache. On success `*reply` is the reply
+ * text (malloc'd). */
+static bool execute(redis_store *s, const snodo_once_command *cmd, char **reply, size_t *reply_len, char *err,
+                    size_t n) {
+    snodo_once_op op = SNODO_ONCE_OP_LOOKUP;
+    const char *argv[8];
+    size_t lens[8], argc = 0;
+    if (snodo_once_command_op(cmd, &op) != SNODO_STATUS_OK ||
+        snodo_once_command_script(cmd, &argv[1], &lens[1]) != SNODO_STATUS_OK ||
+        snodo_once_command_key(cmd, &argv[3], &lens[3]) != SNODO_STATUS_OK ||
+        snodo_once_command_arg_count(cmd, &argc) != SNODO_STATUS_OK || argc > 4) {
+        say(err, n, "not a once command");
+        return false;
     }
-    if (snodo_call_flow_id(call, &flow_id, NULL) != SNODO_STATUS_OK ||
-        snodo_call_answers_digest(call, &digest, NULL) != SNODO_STATUS_OK ||
-        snodo_call_token_expires_at(call, &expires) != SNODO_STATUS_OK ||
-        snodo_engine_now(engine, &now) != SNODO_STATUS_OK ||
-        snodo_once_token_key((const uint8_t *)s->prefix, strlen(s->prefix), (const uint8_t *)token_id,
-                             strlen(token_id), &token_key, NULL) != SNODO_STATUS_OK ||
-        snodo_once_result_key((const uint8_t *)s->prefix, strlen(s->prefix), (const uint8_t *)flow_id,
-                              strlen(flow_id), (const uint8_t *)digest, strlen(digest), &result_key,
-                              NULL) != SNODO_STATUS_OK) {
-        say(err, n, "ids: %s", snodo_status_name((int)SNODO_STATUS_ARGUMENT));
-        goto out;
-    }
-    /* Keep entries until the last instant a retry can still be accepted. */
-    uint64_t until = expires + CLOCK_SKEW_SECS;
-    char ttl_ms[32], lease_ms[32];
-    snprintf(ttl_ms, sizeof ttl_ms, "%llu", (unsigned long long)((until > now ? until - now : 1) * 1000));
-    snprintf(lease_ms, sizeof lease_ms, "%d", LEASE_MS);
-
-    long long started = now_ms(), pause = 5;
-    for (;;) {
-        redisReply *r = eval(s, snodo_once_claim_script(), result_key, lease_ms, strlen(lease_ms), NULL, err, n);
-        if (!r) goto out;
-        if (r->type != REDIS_REPLY_STRING) {
-            say(err, n, "claim: unexpected reply type %d", r->type);
-            freeReplyObject(r);
-            goto out;
-        }
-        size_t done_len = strlen(SNODO_ONCE_DONE_PREFIX);
-        if (r->len >= done_len && memcmp(r->str, SNODO_ONCE_DONE_PREFIX, done_len) == 0) {
-            *result = strndup(r->str + done_len, r->len - done_len); /* remembered: no effect */
-            freeReplyObject(r);
-            st = ONCE_OK;
-            goto out;
-        }
-        int won = strcmp(r->str, SNODO_ONCE_WON) == 0, pending = strcmp(r->str, SNODO_ONCE_PENDING) == 0;
+    for (size_t i = 0; i < argc; i++) snodo_once_command_arg(cmd, i, &argv[4 + i], &lens[4 + i]);
+    argv[2] = "1", lens[2] = 1;
+    if (!s->sha[op][0]) {
+        const char *load[] = {"SCRIPT", "LOAD", argv[1]};
+        size_t load_lens[] = {6, 4, lens[1]};
+        redisReply *r = command(s, 3, load, load_lens, err, n);
+        if (!r) return false;
+        if (r->type == REDIS_REPLY_STRING && r->len == 40) memcpy(s->sha[op], r->str, 41);
         freeReplyObject(r);
-        if (won) break;
-        if (!pending) {
-            say(err, n, "claim: a result key holds a value snodo does not write");
-            goto out;
-        }
-        long long waited = now_ms() - started;
-        if (waited >= WAIT_MS) {
-            say(err, n, "the result is still pending after %lld ms (another process is running the effect)", waited);
-            goto out;
-        }
-        struct timespec ts = {pause / 1000, (pause % 1000) * 1000000};
-        nanosleep(&ts, NULL);
-        pause = pause * 2 > 250 ? 250 : pause * 2;
     }
-
-    /* Won: consume the token id before the effect (SET NX answers nil if
-     * another final round of this token, with other answers, came first). */
-    const char *set[] = {"SET", token_key, SNODO_ONCE_CONSUMED, "NX", "PX", ttl_ms};
-    size_t set_lens[] = {3, strlen(token_key), strlen(SNODO_ONCE_CONSUMED), 2, 2, strlen(ttl_ms)};
-    redisReply *r = command(s, err, n, 6, set, set_lens);
-    int first = r && r->type == REDIS_REPLY_STATUS;
-    int used = r && r->type == REDIS_REPLY_NIL;
-    if (r) freeReplyObject(r);
-    if (!first) {
-        char ignored[128]; /* nothing happened: let another caller try */
-        redisReply *rel = eval(s, snodo_once_release_script(), result_key, NULL, 0, NULL, ignored, sizeof ignored);
-        if (rel) freeReplyObject(rel);
-        if (used) {
-            say(err, n, "%s", SNODO_ONCE_REPLAYED_MESSAGE);
-            st = ONCE_REPLAYED;
-        } else if (r) {
-            say(err, n, "consume: unexpected reply");
-        }
-        goto out;
+    const char *script = argv[1];
+    size_t script_len = lens[1];
+    argv[0] = "EVALSHA", lens[0] = 7, argv[1] = s->sha[op], lens[1] = 40;
+    redisReply *r = command(s, (int)(4 + argc), argv, lens, err, n);
+    if (!r && strncmp(err, "NOSCRIPT", 8) == 0) {
+        argv[0] = "EVAL", lens[0] = 4, argv[1] = script, lens[1] = script_len;
+        r = command(s, (int)(4 + argc), argv, lens, err, n);
     }
-    char *text = effect(ctx, err, n);
-    if (!text) {
-        /* Nothing happened: release the claim and give the token id back in
-         * one script. If that fails, report the store error; the token stays
-         * consumed (fail closed: the user may have to start over). */
-        char why[128];
-        r = release_with_token(s, result_key, token_key, why, sizeof why);
-        if (!r) {
-            say(err, n, "%s", why);
-            goto out;
-        }
-        freeReplyObject(r);
-        st = ONCE_EFFECT_FAILED;
-        goto out;
-    }
-    r = eval(s, snodo_once_complete_script(), result_key, text, strlen(text), ttl_ms, err, n);
-    if (!r) {
-        /* The effect ran but its result is not remembered: report it; the
-         * claim stays pending until its lease lapses. */
-        free(text);
-        goto out;
+    if (!r) return false;
+    bool ok = r->type == REDIS_REPLY_STRING || r->type == REDIS_REPLY_STATUS;
+    if (ok) {
+        *reply = malloc(r->len + 1);
+        memcpy(*reply, r->str, r->len + 1);
+        *reply_len = r->len;
+    } else {
+        say(err, n, "a reply that is not text (type %d)", r->type);
     }
     freeReplyObject(r);
-    *result = text;
-    st = ONCE_OK;
-out:
-    snodo_string_free(token_id);
-    snodo_string_free(flow_id);
-    snodo_string_free(digest);
-    snodo_string_free(token_key);
-    snodo_string_free(result_key);
-    return st;
+    return ok;
 }
 
-/* ---- The tool --------------------------------------------------------- */
+/* At start-up: Redis must never evict a live flow record. */
+static bool check_eviction_policy(redis_store *s, char *err, size_t n) {
+    const char *argv[] = {"CONFIG", "GET", "maxmemory-policy"};
+    size_t lens[] = {6, 3, 16};
+    redisReply *r = command(s, 3, argv, lens, err, n);
+    if (!r) return false;
+    bool ok = false;
+    if (r->type == REDIS_REPLY_ARRAY && r->elements == 2 && r->element[1]->type == REDIS_REPLY_STRING) {
+        ok = snodo_once_check_eviction_policy((const uint8_t *)r->element[1]->str, r->element[1]->len) ==
+             SNODO_STATUS_OK;
+        if (!ok) {
+            char *detail = NULL;
+            snodo_last_error(&detail, NULL);
+            say(err, n, "%s", detail ? detail : "");
+            snodo_string_free(detail);
+        }
+    } else {
+        say(err, n, "CONFIG GET maxmemory-policy: an unexpected reply");
+    }
+    freeReplyObject(r);
+    return ok;
+}
+
+/* ---- The driver -------------------------------------------------------- */
+
+typedef enum { ONCE_OK, ONCE_STORE_ERROR, ONCE_REPLAYED, ONCE_EFFECT_FAILED, ONCE_MISUSE } once_status;
+
+/* What the effect gets: its fencing number, and its lease to extend. */
+typedef struct {
+    uint64_t fence;
+    redis_store *store;
+    const snodo_once_step *step;
+} once_lease;
+
+/* 1: the lease runs a full lease from now; 0: it is lost (stop, write
+ * nothing); -1: Redis failed. */
+static int lease_extend(once_lease *l) {
+    const snodo_once_command *cmd = NULL;
+    char *reply = NULL, err[128];
+    size_t len = 0;
+    bool extended = false;
+    if (snodo_once_step_extend_command(l->step, &cmd) != SNODO_STATUS_OK ||
+        !execute(l->store, cmd, &reply, &len, err, sizeof err))
+        return -1;
+    snodo_status st = snodo_once_step_extended(l->step, (const uint8_t *)reply, len, &extended);
+    free(reply);
+    return st == SNODO_STATUS_OK && extended ? 1 : 0;
+}
+
+/* The effect: returns the result JSON text (malloc'd), or NULL if it
+ * failed BEFORE doing anything (`err` says why): its claim is released and
+ * the client's retry of the same final round runs it. */
+typedef char *(*effect_fn)(void *ctx, once_lease *lease, char *err, size_t n);
+
+/* The status of a failed libsnodo call, its detail without "NAME: ". */
+static once_status failed(snodo_status st, char *err, size_t n) {
+    char *detail = NULL;
+    snodo_last_error(&detail, NULL);
+    const char *colon = detail ? strstr(detail, ": ") : NULL;
+    say(err, n, "%s", colon ? colon + 2 : "");
+    snodo_string_free(detail);
+    return st == SNODO_STATUS_TOKEN ? ONCE_REPLAYED : st == SNODO_STATUS_STORE ? ONCE_STORE_ERROR : ONCE_MISUSE;
+}
+
+/* Drives `run` to its end. A run (`effect` set) ends DONE (`*result`) or
+ * RELEASED; a lookup (`effect` NULL) ends DONE or OPEN (`*result` NULL). */
+static once_status drive(redis_store *s, snodo_once_run *run, effect_fn effect, void *ctx, char **result, char *err,
+                         size_t n) {
+    snodo_once_step *step = NULL, *next = NULL;
+    char why[256] = "";
+    once_status out = ONCE_OK;
+    snodo_status st = snodo_once_run_start(run, &step);
+    *result = NULL;
+    while (st == SNODO_STATUS_OK) {
+        snodo_once_step_kind kind = SNODO_ONCE_STEP_KIND_OPEN;
+        snodo_once_step_get_kind(step, &kind);
+        if (kind == SNODO_ONCE_STEP_KIND_COMMAND) {
+            const snodo_once_command *cmd = NULL;
+            char *reply = NULL, detail[192];
+            size_t len = 0;
+            snodo_once_step_command(step, &cmd);
+            if (!execute(s, cmd, &reply, &len, detail, sizeof detail)) {
+                say(err, n, why[0] ? "%s (after the effect failed: %s)" : "%s", detail, why);
+                out = ONCE_STORE_ERROR;
+                break;
+            }
+            st = snodo_once_run_feed(run, (const uint8_t *)reply, len, &next);
+            free(reply);
+        } else if (kind == SNODO_ONCE_STEP_KIND_SLEEP) {
+            uint64_t ms = 0;
+            snodo_once_step_sleep_ms(step, &ms);
+            struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+            nanosleep(&ts, NULL);
+            st = snodo_once_run_resume(run, &next);
+        } else if (kind == SNODO_ONCE_STEP_KIND_EFFECT && effect) {
+            once_lease lease = {0, s, step};
+            snodo_once_step_fence(step, &lease.fence);
+            char *text = effect(ctx, &lease, why, sizeof why);
+            if (text) {
+                st = snodo_once_run_effect_done(run, (const uint8_t *)text, strlen(text), &next);
+                free(text);
+            } else {
+                st = snodo_once_run_effect_failed(run, &next);
+            }
+        } else if (kind == SNODO_ONCE_STEP_KIND_DONE) {
+            char *text = NULL;
+            snodo_once_step_text(step, &text, NULL);
+            *result = text ? strdup(text) : NULL;
+            snodo_string_free(text);
+            break;
+        } else if (kind == SNODO_ONCE_STEP_KIND_OPEN) {
+            break;
+        } else { /* RELEASED */
+            say(err, n, "%s", why);
+            out = ONCE_EFFECT_FAILED;
+            break;
+        }
+        if (st == SNODO_STATUS_OK) {
+            snodo_once_step_free(step);
+            step = next;
+        }
+    }
+    if (st != SNODO_STATUS_OK) out = failed(st, err, n);
+    snodo_once_step_free(step);
+    return out;
+}
+
+/* Runs `effect` at most once for the flow of the final round `call`. */
+static once_status run_once(redis_store *s, const snodo_call *call, effect_fn effect, void *ctx, char **result,
+                            char *err, size_t n) {
+    snodo_once_run *run = NULL;
+    snodo_status st = snodo_once_run_new(call, (const uint8_t *)s->prefix, strlen(s->prefix), 0, 0, &run);
+    if (st != SNODO_STATUS_OK) return failed(st, err, n);
+    once_status out = drive(s, run, effect, ctx, result, err, n);
+    snodo_once_run_free(run);
+    return out;
+}
+
+/* Looks before asking: `*result` the remembered result, or NULL. */
+static once_status check_once(redis_store *s, const snodo_call *call, char **result, char *err, size_t n) {
+    snodo_once_run *run = NULL;
+    snodo_status st = snodo_once_lookup_new(call, (const uint8_t *)s->prefix, strlen(s->prefix), &run);
+    if (st != SNODO_STATUS_OK) return failed(st, err, n);
+    once_status out = drive(s, run, NULL, NULL, result, err, n);
+    snodo_once_run_free(run);
+    return out;
+}
+
+/* ---- The tool ------------------------------------------------------------ */
 
 static void check(snodo_status st, const char *what) {
     if (st == SNODO_STATUS_OK) return;
@@ -261,70 +300,77 @@ static void check(snodo_status st, const char *what) {
 static int g_bookings;    /* the ledger: how many times the effect ran */
 static int g_ledger_down; /* the ledger briefly unavailable */
 
-struct booking {
-    const char *seats;
-};
-
-static char *book(void *ctx, char *err, size_t n) {
-    const struct booking *b = ctx;
+static char *book(void *ctx, once_lease *lease, char *err, size_t n) {
+    const char *seats = ctx;
     if (g_ledger_down) {
         say(err, n, "the ledger is unavailable, nothing was booked");
         return NULL;
     }
+    /* A long booking extends its lease; a lost lease means stop. */
+    if (lease_extend(lease) != 1) {
+        say(err, n, "the claim was lost before booking");
+        return NULL;
+    }
     g_bookings++;
-    char *out = malloc(160);
+    char *out = malloc(200);
     if (!out) exit(1);
-    snprintf(out, 160, "{\"content\":[{\"type\":\"text\",\"text\":\"Booked\"}],\"structuredContent\":%s}", b->seats);
+    snprintf(out, 200,
+             "{\"content\":[{\"type\":\"text\",\"text\":\"Booked\"}],\"structuredContent\":{\"answer\":%s,"
+             "\"fence\":%llu}}",
+             seats, (unsigned long long)lease->fence);
     return out;
 }
 
 static const char SCHEMA[] =
     "{\"type\":\"object\",\"properties\":{\"seats\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"seats\"]}";
 
+/* The outcome for a once status that is not ONCE_OK. */
+static void refusal(char *outcome, size_t size, once_status st, const char *err) {
+    if (st == ONCE_REPLAYED)
+        snprintf(outcome, size,
+                 "{\"type\":\"error\",\"code\":-32602,\"message\":\"Invalid or expired requestState\","
+                 "\"data\":{\"reason\":\"replayed\"}}");
+    else if (st == ONCE_EFFECT_FAILED) /* nothing booked, claim released: retry */
+        snprintf(outcome, size, "{\"type\":\"error\",\"code\":-32603,\"message\":\"booking failed, retry: %s\"}",
+                 err);
+    else if (st == ONCE_STORE_ERROR) /* no effect happened: the client may retry */
+        snprintf(outcome, size, "{\"type\":\"error\",\"code\":-32603,\"message\":\"once store unavailable: %s\"}",
+                 err);
+    else
+        snprintf(outcome, size, "{\"type\":\"error\",\"code\":-32603,\"message\":\"%s\"}", err);
+}
+
 /* begin + handler + decide for one message; prints and returns the body. */
-static char *serve(const snodo_engine *engine, once_store *store, const char *request) {
+static char *serve(const snodo_engine *engine, redis_store *store, const char *request) {
     snodo_call *call = NULL;
     snodo_response *response = NULL;
-    char *question = NULL, *seats = NULL, *body = NULL, *result = NULL, err[256] = "";
-    char outcome[1024];
+    char *question = NULL, *seats = NULL, *body = NULL, *result = NULL, err[512] = "", outcome[1024] = "";
+    bool retry = false;
     snodo_answer_kind kind;
     check(snodo_engine_begin(engine, (const uint8_t *)request, strlen(request), (const uint8_t *)"alice", 5, &call,
                              &response),
           "begin");
     if (call) {
-        check(snodo_elicit_form((const uint8_t *)"How many seats?", 15, (const uint8_t *)SCHEMA, strlen(SCHEMA),
-                                &question, NULL),
-              "elicit_form");
-        check(snodo_call_response(call, (const uint8_t *)"seats", 5, (const uint8_t *)question, strlen(question),
-                                  &kind, &seats, NULL),
-              "call_response");
-        if (kind != SNODO_ANSWER_KIND_ACCEPTED) {
-            snprintf(outcome, sizeof outcome, "{\"type\":\"input_required\",\"inputRequests\":{\"seats\":%s}}",
-                     question);
+        check(snodo_call_is_retry(call, &retry), "is_retry");
+        once_status st = retry ? check_once(store, call, &result, err, sizeof err) : ONCE_OK;
+        if (st != ONCE_OK) {
+            refusal(outcome, sizeof outcome, st, err);
+        } else if (result) { /* remembered for these answers: no effect */
+            snprintf(outcome, sizeof outcome, "{\"type\":\"complete\",\"result\":%s}", result);
         } else {
-            /* The final round: the effect, at most once. */
-            struct booking b = {seats};
-            switch (run_once(store, engine, call, book, &b, &result, err, sizeof err)) {
-            case ONCE_OK:
+            check(snodo_elicit_form((const uint8_t *)"How many seats?", 15, (const uint8_t *)SCHEMA,
+                                    strlen(SCHEMA), &question, NULL),
+                  "elicit_form");
+            check(snodo_call_response(call, (const uint8_t *)"seats", 5, (const uint8_t *)question,
+                                      strlen(question), &kind, &seats, NULL),
+                  "call_response");
+            if (kind != SNODO_ANSWER_KIND_ACCEPTED) {
+                snprintf(outcome, sizeof outcome,
+                         "{\"type\":\"input_required\",\"inputRequests\":{\"seats\":%s}}", question);
+            } else if ((st = run_once(store, call, book, seats, &result, err, sizeof err)) == ONCE_OK) {
                 snprintf(outcome, sizeof outcome, "{\"type\":\"complete\",\"result\":%s}", result);
-                break;
-            case ONCE_REPLAYED:
-                snprintf(outcome, sizeof outcome,
-                         "{\"type\":\"error\",\"code\":-32602,\"message\":\"Invalid or expired requestState "
-                         "(replayed)\"}");
-                break;
-            case ONCE_STORE_ERROR: /* no effect happened: the client may retry */
-                snprintf(outcome, sizeof outcome,
-                         "{\"type\":\"error\",\"code\":-32603,\"message\":\"consume-once store unavailable: %s\"}",
-                         err);
-                break;
-            case ONCE_EFFECT_FAILED: /* nothing booked, token given back: retry */
-                snprintf(outcome, sizeof outcome,
-                         "{\"type\":\"error\",\"code\":-32603,\"message\":\"booking failed, retry: %s\"}", err);
-                break;
-            case ONCE_NOT_A_RETRY:
-                snprintf(outcome, sizeof outcome, "{\"type\":\"error\",\"code\":-32603,\"message\":\"%s\"}", err);
-                break;
+            } else {
+                refusal(outcome, sizeof outcome, st, err);
             }
         }
         check(snodo_engine_decide(engine, call, (const uint8_t *)outcome, strlen(outcome), &response), "decide");
@@ -343,17 +389,25 @@ static char *serve(const snodo_engine *engine, once_store *store, const char *re
     "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
     "\"io.modelcontextprotocol/clientCapabilities\":{\"elicitation\":{}}}"
 
-/* The final round's request: id, the same arguments as round 1 (the token
- * is bound to them), the seats answered, the token. */
-static void final_round(char *buf, size_t n, int id, const char *arguments, int seats, const char *state_body) {
-    const char *tok = strstr(state_body, "\"requestState\":\"");
+/* Round 1 of the flow of table `table`. */
+static void first_round(char *buf, size_t n, int id, int table) {
+    snprintf(buf, n,
+             "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"book\"," META
+             ",\"arguments\":{\"table\":%d}}}",
+             id, table);
+}
+
+/* The final round: the same arguments (the token is bound to them), the
+ * seats answered, the token of round 1's answer. */
+static void final_round(char *buf, size_t n, int id, int table, int seats, const char *round1_body) {
+    const char *tok = strstr(round1_body, "\"requestState\":\"");
     if (!tok) exit(1);
     tok += strlen("\"requestState\":\"");
     snprintf(buf, n,
              "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"book\"," META
-             ",\"arguments\":%s,\"inputResponses\":{\"seats\":{\"action\":\"accept\",\"content\":{\"seats\":%d}}},"
-             "\"requestState\":\"%.*s\"}}",
-             id, arguments, seats, (int)(strchr(tok, '"') - tok), tok);
+             ",\"arguments\":{\"table\":%d},\"inputResponses\":{\"seats\":{\"action\":\"accept\",\"content\":"
+             "{\"seats\":%d}}},\"requestState\":\"%.*s\"}}",
+             id, table, seats, (int)(strchr(tok, '"') - tok), tok);
 }
 
 static int g_broken;
@@ -368,147 +422,140 @@ static const char *after_id(const char *body) {
     return p ? p : body;
 }
 
-/* Plays "another process is running the effect": sets the pending marker
- * of `request`'s final round, as the claim script would, with a lease of
- * `lease_ms`, so that run_once polls until it lapses. */
-static void hold_claim(const snodo_engine *engine, once_store *s, const char *request, int lease_ms) {
+/* Plays "another process is running the effect, then crashed": it wins the
+ * claim of `request`'s flow with a lease of `lease_ms` and never feeds the
+ * machine again, so the claim stays pending until the lease lapses. */
+static void hold_claim(const snodo_engine *engine, redis_store *s, const char *request, uint64_t lease_ms) {
     snodo_call *call = NULL;
     snodo_response *resp = NULL;
-    char *flow = NULL, *digest = NULL, *key = NULL, ms[16], err[128];
+    snodo_once_run *run = NULL;
+    snodo_once_step *step = NULL, *next = NULL;
+    const snodo_once_command *cmd = NULL;
+    char *reply = NULL, err[128];
+    size_t len = 0;
     check(snodo_engine_begin(engine, (const uint8_t *)request, strlen(request), (const uint8_t *)"alice", 5, &call,
                              &resp),
           "begin");
-    check(call ? snodo_call_flow_id(call, &flow, NULL) : SNODO_STATUS_ARGUMENT, "flow_id");
-    check(snodo_call_answers_digest(call, &digest, NULL), "answers_digest");
-    check(snodo_once_result_key((const uint8_t *)s->prefix, strlen(s->prefix), (const uint8_t *)flow, strlen(flow),
-                                (const uint8_t *)digest, strlen(digest), &key, NULL),
-          "result_key");
-    snprintf(ms, sizeof ms, "%d", lease_ms);
-    const char *argv[] = {"SET", key, SNODO_ONCE_PENDING, "PX", ms};
-    size_t lens[] = {3, strlen(key), strlen(SNODO_ONCE_PENDING), 2, strlen(ms)};
-    redisReply *r = command(s, err, sizeof err, 5, argv, lens);
-    if (!r) {
+    check(snodo_once_run_new(call, (const uint8_t *)s->prefix, strlen(s->prefix), lease_ms, 0, &run), "run_new");
+    check(snodo_once_run_start(run, &step), "start");
+    check(snodo_once_step_command(step, &cmd), "command");
+    if (!execute(s, cmd, &reply, &len, err, sizeof err)) {
         fprintf(stderr, "hold_claim: %s\n", err);
         exit(1);
     }
-    freeReplyObject(r);
-    snodo_string_free(flow);
-    snodo_string_free(digest);
-    snodo_string_free(key);
+    check(snodo_once_run_feed(run, (const uint8_t *)reply, len, &next), "feed");
+    free(reply);
+    snodo_once_step_free(next);
+    snodo_once_step_free(step);
+    snodo_once_run_free(run); /* the "crash": nothing is fed */
     snodo_response_free(resp);
     snodo_call_free(call);
 }
 
 int main(void) {
     const char *url = getenv("SNODO_REDIS_URL");
-    char host[64];
+    char host[64], err[512];
     int port = 0;
     if (!url || sscanf(url, "redis://%63[^:/]:%d", host, &port) != 2) {
         fprintf(stderr, "set SNODO_REDIS_URL=redis://<host>:<port>/\n");
         return 2;
     }
-    once_store store = {host, port, "", NULL};
+    if (snodo_abi_version() != SNODO_ABI_VERSION) return 1;
+    redis_store store = {.host = host, .port = port};
     snprintf(store.prefix, sizeof store.prefix, "%sexample:%ld:", SNODO_ONCE_DEFAULT_PREFIX, (long)getpid());
     /* Nothing listens on port 1 of the loopback: the "Redis down" store. */
-    once_store down = {"127.0.0.1", 1, "", NULL};
+    redis_store down = {.host = "127.0.0.1", .port = 1};
     snprintf(down.prefix, sizeof down.prefix, "%s", store.prefix);
+
+    printf("-- start-up: Redis must not evict flow records\n");
+    if (!check_eviction_policy(&store, err, sizeof err)) {
+        fprintf(stderr, "refusing to start: %s\n", err);
+        return 1;
+    }
+    expect(1, "maxmemory-policy is " SNODO_ONCE_SAFE_EVICTION_POLICY);
 
     static const uint8_t key[32] = "example-only-key-0123456789abcde";
     snodo_config *config = NULL;
     snodo_engine *engine = NULL;
     check(snodo_config_new(&config), "config_new");
     check(snodo_config_add_key(config, (const uint8_t *)"k1", 2, key, sizeof key), "add_key");
-    check(snodo_config_set_clock_skew_secs(config, CLOCK_SKEW_SECS), "clock_skew");
     check(snodo_config_set_fixed_time(config, 1800000000), "fixed_time");
     check(snodo_config_set_limit(config, (const uint8_t *)"test_random_seed", 16, 1), "test_random_seed");
     check(snodo_engine_new(config, &engine), "engine_new");
     snodo_config_free(config);
 
-    const char *first = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"book\"," META
-                        ",\"arguments\":{}}}";
     char req[4096];
     printf("-- round 1 asks; the final round books\n");
-    char *r1 = serve(engine, &store, first);
-    final_round(req, sizeof req, 2, "{}", 2, r1);
+    first_round(req, sizeof req, 1, 1);
+    char *r1 = serve(engine, &store, req);
+    final_round(req, sizeof req, 2, 1, 2, r1);
     char *done = serve(engine, &store, req);
-    expect(g_bookings == 1 && strstr(done, "\"seats\":2"), "the final round ran the effect once");
+    expect(g_bookings == 1 && strstr(done, "{\"seats\":2}"), "the final round ran the effect once");
 
     printf("-- the response was lost: the client retries the same final round\n");
-    final_round(req, sizeof req, 3, "{}", 2, r1);
+    final_round(req, sizeof req, 3, 1, 2, r1);
     char *again = serve(engine, &store, req);
     expect(g_bookings == 1 && strcmp(after_id(done), after_id(again)) == 0,
            "the retry got the remembered result, identical but for the id, without the effect");
 
-    printf("-- a replay of the same token with other answers\n");
-    final_round(req, sizeof req, 4, "{}", 3, r1);
+    printf("-- the same flow with other answers\n");
+    final_round(req, sizeof req, 4, 1, 3, r1);
     char *replay = serve(engine, &store, req);
-    expect(g_bookings == 1 && strstr(replay, "\"code\":-32602") && strstr(replay, "(replayed)"),
+    expect(g_bookings == 1 && strstr(replay, "\"code\":-32602") && strstr(replay, "\"reason\":\"replayed\""),
            "refused as a replay, no effect");
 
     printf("-- Redis unreachable: a new flow's final round\n");
-    const char *first2 = "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"book\"," META
-                         ",\"arguments\":{\"table\":7}}}";
-    char *r2 = serve(engine, &store, first2);
-    final_round(req, sizeof req, 6, "{\"table\":7}", 4, r2);
-    char *failed = serve(engine, &down, req);
-    expect(g_bookings == 1 && strstr(failed, "\"code\":-32603") && strstr(failed, "consume-once store unavailable"),
+    first_round(req, sizeof req, 5, 7);
+    char *r2 = serve(engine, &store, req);
+    final_round(req, sizeof req, 6, 7, 4, r2);
+    char *unavailable = serve(engine, &down, req);
+    expect(g_bookings == 1 && strstr(unavailable, "\"code\":-32603") &&
+               strstr(unavailable, "once store unavailable") && !strstr(unavailable, "redis://"),
            "a clear error and no effect (fail closed)");
     printf("-- Redis is back: the client retries the same request\n");
     char *resumed = serve(engine, &store, req);
-    expect(g_bookings == 2 && strstr(resumed, "\"seats\":4"), "the retry books once");
+    expect(g_bookings == 2 && strstr(resumed, "{\"seats\":4}"), "the retry books once");
 
-    printf("-- another process holds the claim (pending, its lease lapses in 200 ms)\n");
-    const char *first3 = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"book\"," META
-                         ",\"arguments\":{\"table\":9}}}";
-    char *r3 = serve(engine, &store, first3);
-    final_round(req, sizeof req, 8, "{\"table\":9}", 1, r3);
+    printf("-- another process won the claim and died (its lease lapses in 200 ms)\n");
+    first_round(req, sizeof req, 7, 9);
+    char *r3 = serve(engine, &store, req);
+    final_round(req, sizeof req, 8, 9, 1, r3);
     hold_claim(engine, &store, req, 200);
     char *waited = serve(engine, &store, req);
-    expect(g_bookings == 3 && strstr(waited, "\"seats\":1"), "the final round waited, then won and booked once");
+    expect(g_bookings == 3 && strstr(waited, "{\"seats\":1}") && strstr(waited, "\"fence\":2"),
+           "the final round waited, took the claim over with a greater fence, booked once");
 
     printf("-- the ledger is briefly unavailable: the effect fails before booking\n");
-    const char *first4 = "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":\"book\"," META
-                         ",\"arguments\":{\"table\":11}}}";
-    char *r4 = serve(engine, &store, first4);
-    final_round(req, sizeof req, 10, "{\"table\":11}", 5, r4);
+    first_round(req, sizeof req, 9, 11);
+    char *r4 = serve(engine, &store, req);
+    final_round(req, sizeof req, 10, 11, 5, r4);
     g_ledger_down = 1;
     char *unbooked = serve(engine, &store, req);
     g_ledger_down = 0;
     expect(g_bookings == 3 && strstr(unbooked, "\"code\":-32603") && strstr(unbooked, "booking failed, retry"),
-           "a clear error, nothing booked");
-    printf("-- the client retries the same final round: the token was given back\n");
-    final_round(req, sizeof req, 11, "{\"table\":11}", 5, r4);
+           "a clear error, nothing booked, the claim released");
+    printf("-- the client retries the same final round\n");
+    final_round(req, sizeof req, 11, 11, 5, r4);
     char *rebooked = serve(engine, &store, req);
-    expect(g_bookings == 4 && strstr(rebooked, "\"seats\":5"), "the retry books once, not refused as a replay");
-    printf("-- then the same token with other answers is still a replay\n");
-    final_round(req, sizeof req, 12, "{\"table\":11}", 6, r4);
+    expect(g_bookings == 4 && strstr(rebooked, "{\"seats\":5}") && strstr(rebooked, "\"fence\":2"),
+           "the retry books once, with the next fence");
+    printf("-- then other answers are a replay\n");
+    final_round(req, sizeof req, 12, 11, 6, r4);
     char *replay2 = serve(engine, &store, req);
-    expect(g_bookings == 4 && strstr(replay2, "(replayed)"), "refused as a replay, no effect");
+    expect(g_bookings == 4 && strstr(replay2, "\"reason\":\"replayed\""), "refused as a replay, no effect");
 
     printf("-- misuse: run_once on a first round\n");
     snodo_call *call = NULL;
     snodo_response *resp = NULL;
-    char *result = NULL, err[256] = "";
-    check(snodo_engine_begin(engine, (const uint8_t *)first, strlen(first), (const uint8_t *)"alice", 5, &call, &resp),
+    char *result = NULL;
+    first_round(req, sizeof req, 13, 1);
+    check(snodo_engine_begin(engine, (const uint8_t *)req, strlen(req), (const uint8_t *)"alice", 5, &call, &resp),
           "begin");
-    struct booking b = {"{}"};
-    expect(run_once(&store, engine, call, book, &b, &result, err, sizeof err) == ONCE_NOT_A_RETRY && g_bookings == 4,
-           err);
+    expect(run_once(&store, call, book, "{}", &result, err, sizeof err) == ONCE_MISUSE && g_bookings == 4, err);
     snodo_call_free(call);
 
-    snodo_string_free(r1);
-    snodo_string_free(done);
-    snodo_string_free(again);
-    snodo_string_free(replay);
-    snodo_string_free(r2);
-    snodo_string_free(failed);
-    snodo_string_free(resumed);
-    snodo_string_free(r3);
-    snodo_string_free(waited);
-    snodo_string_free(r4);
-    snodo_string_free(unbooked);
-    snodo_string_free(rebooked);
-    snodo_string_free(replay2);
+    char *bodies[] = {r1, done, again, replay, r2, unavailable, resumed, r3, waited, r4, unbooked, rebooked, replay2};
+    for (size_t i = 0; i < sizeof bodies / sizeof *bodies; i++) snodo_string_free(bodies[i]);
     if (store.c) redisFree(store.c);
     if (down.c) redisFree(down.c);
     snodo_engine_free(engine);

@@ -62,8 +62,8 @@ pub enum snodo_status {
     /// `snodo_engine_decide` was already called successfully on this call
     /// (the core's decided-once rule; 103 before issue 12).
     AlreadyDecided = 11,
-    /// The consume-once store failed (unreachable, full, still pending);
-    /// the effect did not run (issue 17).
+    /// The once store failed (unreachable, full), or the flow's effect is
+    /// still running elsewhere past the wait; the effect did not run here.
     Store = 12,
     /// A required pointer argument was NULL.
     NullArgument = 100,

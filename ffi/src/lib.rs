@@ -20,8 +20,8 @@
 //! * `tasks`: `snodo_check_task_input_requests` (Tasks extension).
 //! * `token`: binding digest, seal, open.
 //! * `json`: canonical form.
-//! * `once`: issue 17, the call's ids and answers digest, the in-memory
-//!   consume-once store, the Redis keys and scripts (C runs them itself).
+//! * `once`: at most once per flow, the core's once machine (`snodo_once_run`,
+//!   its steps and commands), the in-memory store, the Redis scripts.
 //! * `legacy`: issue 14, 2025-era sessions (`snodo_session`,
 //!   `snodo_pending_flow`, begin/decide legacy, feed, timeout).
 //! * `ffi`: the shared plumbing (panic boundary, arguments, strings).
@@ -60,10 +60,10 @@ pub const SNODO_VERSION_MINOR: u32 = 1;
 /// Patch version of libsnodo.
 pub const SNODO_VERSION_PATCH: u32 = 0;
 /// Version of the C ABI. Bumped on any incompatible change to a function
-/// signature, a struct or an existing status number; adding functions or
-/// statuses does not bump it. Check `snodo_abi_version() ==
+/// signature, a struct or an existing status number, and when a function
+/// or constant is removed; adding functions or statuses does not bump it. Check `snodo_abi_version() ==
 /// SNODO_ABI_VERSION` at start-up to detect a mismatched shared library.
-pub const SNODO_ABI_VERSION: u32 = 1;
+pub const SNODO_ABI_VERSION: u32 = 2;
 
 /// The library version as a static NUL-terminated string, e.g. `"0.1.0"`
 /// (equal to the `SNODO_VERSION_*` macros of the header it was built with).

@@ -56,25 +56,28 @@ __all__ = [
     "VERSION",
     "MRTR_VERSION",
     "MRTR_METHODS",
+    "OnceRun",
+    "OnceStep",
+    "OnceCommand",
+    "OnceTicket",
     "MemoryStore",
     "check_once_prefix",
-    "once_token_key",
-    "once_result_key",
+    "check_once_eviction_policy",
     "_once_text",
     "_once_parse",
     "DEFAULT_ONCE_PREFIX",
-    "ONCE_TOKEN_KEY_PART",
-    "ONCE_RESULT_KEY_PART",
-    "ONCE_CONSUMED",
-    "ONCE_PENDING",
-    "ONCE_DONE_PREFIX",
-    "ONCE_WON",
+    "ONCE_FLOW_KEY_PART",
     "ONCE_CLAIM_SCRIPT",
     "ONCE_COMPLETE_SCRIPT",
     "ONCE_RELEASE_SCRIPT",
+    "ONCE_EXTEND_SCRIPT",
+    "ONCE_LOOKUP_SCRIPT",
+    "ONCE_SAFE_EVICTION_POLICY",
     "ONCE_REPLAYED_MESSAGE",
     "DEFAULT_ONCE_LEASE_SECS",
-    "DEFAULT_ONCE_MAX_ENTRIES",
+    "DEFAULT_ONCE_WAIT_SECS",
+    "DEFAULT_ONCE_MAX_BYTES",
+    "DEFAULT_ONCE_MAX_BYTES_PER_PRINCIPAL",
     "DEFAULT_CLOCK_SKEW_SECS",
     "DEFAULT_REDIS_TIMEOUT_MS",
 ]
@@ -231,8 +234,8 @@ class Call:
         flow; 22 base64url characters); ``None`` on a first round."""
     @property
     def token_id(self) -> Optional[str]:
-        """The random id of the opened token (the consume-once key, 22
-        base64url characters); ``None`` on a first round."""
+        """The random id of the opened token (22 base64url characters);
+        ``None`` on a first round."""
     @property
     def token_expires_at(self) -> Optional[int]:
         """When the opened token expires (Unix seconds); ``None`` on a first round."""
@@ -446,68 +449,139 @@ def declares_tasks(capabilities: _JsonObject) -> bool:
     """Whether the client declared the Tasks extension (a task result may be sent)."""
 def _register_errors(classes: Dict[int, Any]) -> None: ...
 
-# Issue 17: consume-once and remembered results (docs/once.md).
+# At most once per flow (docs/once.md): the core's once machine, its store
+# commands and the in-memory store; the drivers and Redis stores are once.py.
 
-#: ``"snodo:once:"``: the default key prefix of the Redis stores.
+#: ``"snodo:once:"``: the default key prefix.
 DEFAULT_ONCE_PREFIX: str
-#: ``"token:"``: consume-once keys are ``<prefix>token:<token_id>``.
-ONCE_TOKEN_KEY_PART: str
-#: ``"result:"``: remembered results are ``<prefix>result:<flow_id>:<digest>``.
-ONCE_RESULT_KEY_PART: str
-#: ``"1"``: the value of a consumed token id's key.
-ONCE_CONSUMED: str
-#: ``"pending"``: the value of a claimed, still running result key.
-ONCE_PENDING: str
-#: ``"done:"``: a remembered result's value is this plus the result text.
-ONCE_DONE_PREFIX: str
-#: ``"won"``: what the claim script returns to the caller that won.
-ONCE_WON: str
+#: ``"flow:"``: a flow's record is the hash ``<prefix>flow:{<flow_id>}``.
+ONCE_FLOW_KEY_PART: str
 #: The claim Lua script, byte for byte the core's.
 ONCE_CLAIM_SCRIPT: str
 #: The complete Lua script, byte for byte the core's.
 ONCE_COMPLETE_SCRIPT: str
 #: The release Lua script, byte for byte the core's.
 ONCE_RELEASE_SCRIPT: str
-#: The ``TokenError`` message of a replayed token (consumed, other answers).
+#: The lease extension Lua script, byte for byte the core's.
+ONCE_EXTEND_SCRIPT: str
+#: The read-only lookup Lua script, byte for byte the core's.
+ONCE_LOOKUP_SCRIPT: str
+#: ``"noeviction"``: the only ``maxmemory-policy`` a Redis store accepts unwarned.
+ONCE_SAFE_EVICTION_POLICY: str
+#: The ``TokenError`` message (``.reason == "replayed"``) of a final round
+#: whose flow completed with other answers.
 ONCE_REPLAYED_MESSAGE: str
-#: 30: seconds a won claim is held before another caller may win it.
+#: 30: seconds a won claim is held before another caller may take it over.
 DEFAULT_ONCE_LEASE_SECS: int
-#: 100 000: the default bound of a ``MemoryStore``.
-DEFAULT_ONCE_MAX_ENTRIES: int
-#: 60: the engine's default clock skew (``run_once`` adds it to the token expiry).
+#: 35.0: seconds ``run_once`` waits at most for another caller's claim.
+DEFAULT_ONCE_WAIT_SECS: float
+#: 64 MiB: the default byte budget of a ``MemoryStore``.
+DEFAULT_ONCE_MAX_BYTES: int
+#: 16 MiB: the default share of one principal in a ``MemoryStore``.
+DEFAULT_ONCE_MAX_BYTES_PER_PRINCIPAL: int
+#: 60: the engine's default clock skew, seconds.
 DEFAULT_CLOCK_SKEW_SECS: int
 #: 2000: the connect/read/write timeout of a Redis store built from a URL.
 DEFAULT_REDIS_TIMEOUT_MS: int
 
 @final
+class OnceCommand:
+    """One store step: run ``script`` with ``KEYS = [key]`` and ``ARGV = args``
+    and feed the reply text to the run."""
+
+    @property
+    def op(self) -> Literal["claim", "complete", "release", "extend", "lookup"]: ...
+    @property
+    def key(self) -> str:
+        """``<prefix>flow:{<flow_id>}``."""
+    @property
+    def script(self) -> str:
+        """The Lua script, byte for byte the core's."""
+    @property
+    def args(self) -> List[str]: ...
+    @property
+    def owner(self) -> str:
+        """The random owner id of the run (empty for a lookup)."""
+
+@final
+class OnceTicket:
+    """What an effect is handed: its fencing number and the lease extension."""
+
+    @property
+    def fence(self) -> int:
+        """Greater than every earlier claim's of the flow."""
+    @property
+    def extend_command(self) -> OnceCommand:
+        """The owner-checked lease extension, to run on the store."""
+    def extended(self, reply: str) -> bool:
+        """Whether the extension held (``False``: the claim was taken over)."""
+
+@final
+class OnceStep:
+    """What to do next; ``kind`` says which of the other fields is set."""
+
+    @property
+    def kind(self) -> Literal["command", "sleep", "effect", "done", "released", "open"]: ...
+    @property
+    def command(self) -> Optional[OnceCommand]:
+        """``"command"``: run it on the store and ``feed`` its reply."""
+    @property
+    def seconds(self) -> Optional[float]:
+        """``"sleep"``: pause this long, then ``resume``."""
+    @property
+    def ticket(self) -> Optional[OnceTicket]:
+        """``"effect"``: run the effect, then ``effect_done`` / ``effect_failed``."""
+    @property
+    def text(self) -> Optional[str]:
+        """``"done"``: the final result text."""
+
+@final
+class OnceRun:
+    """One run of the once protocol for one final round (sans IO): the caller
+    runs each command on its store and feeds the reply back."""
+
+    def __new__(
+        cls, call: Call, prefix: str, lease_ms: int, *, wait_secs: float = 35.0, lookup: bool = False
+    ) -> "OnceRun":
+        """``ArgumentError`` if ``call`` is not a retry; ``ConfigError`` for a
+        bad prefix or a lease under 1 ms. ``lookup=True``: only look."""
+    def start(self) -> OnceStep: ...
+    def feed(self, reply: str) -> OnceStep:
+        """``TokenError`` (``.reason == "replayed"``) or ``StoreError`` end the run."""
+    def resume(self) -> OnceStep: ...
+    def effect_done(self, text: str) -> OnceStep: ...
+    def effect_failed(self) -> OnceStep: ...
+    @property
+    def fence(self) -> int:
+        """The fencing number this run won (0 before it won)."""
+
+@final
 class MemoryStore:
-    """The core's in-memory consume-once / remembered-results store: one
-    process, thread-safe, bounded (``StoreError`` "store full" rather than
-    forgetting a live entry), expiring."""
-    def __new__(cls, *, max_entries: int = ..., lease_secs: int = ...) -> "MemoryStore":
-        """Defaults: ``DEFAULT_ONCE_MAX_ENTRIES`` (100 000) live entries and a
-        lease of ``DEFAULT_ONCE_LEASE_SECS`` (30) whole seconds (both >= 1)."""
-    def consume(self, token_id: str, expires_at: int, *, now: Optional[int] = None) -> bool:
-        """``True`` the first time ``token_id`` is seen, ``False`` until ``expires_at``."""
-    def claim(
-        self, flow_id: str, digest: str, expires_at: int, *, now: Optional[int] = None
-    ) -> Tuple[str, Optional[str]]:
-        """``("won", None)``, ``("done", text)`` or ``("pending", None)``."""
-    def complete(
-        self, flow_id: str, digest: str, text: str, expires_at: int, *, now: Optional[int] = None
-    ) -> None:
-        """Remembers ``text`` until ``expires_at`` (a first completion stays)."""
-    def release(self, flow_id: str, digest: str, token_id: Optional[str] = None) -> None:
-        """Drops a won claim that is still pending; with ``token_id``, also gives
-        back the token id the failed attempt consumed (in the same step)."""
+    """The core's in-memory once store: one process, thread-safe, bounded in
+    bytes with a share per principal (``StoreError`` rather than forgetting a
+    live record), expiring."""
+
+    def __new__(
+        cls, *, max_bytes: int = ..., max_bytes_per_principal: Optional[int] = None, lease_secs: float = ...
+    ) -> "MemoryStore":
+        """Defaults: ``DEFAULT_ONCE_MAX_BYTES``, a quarter of ``max_bytes`` per
+        principal, a lease of ``DEFAULT_ONCE_LEASE_SECS``."""
+    @property
+    def prefix(self) -> str: ...
+    @property
+    def lease_ms(self) -> int: ...
+    def execute(self, command: OnceCommand, *, now_ms: Optional[int] = None) -> str:
+        """Runs ``command`` as of ``now_ms`` (Unix ms; default the system clock)."""
     def __len__(self) -> int: ...
+    @property
+    def bytes(self) -> int:
+        """The bytes the records take, as the budget counts them."""
 
 def check_once_prefix(prefix: str) -> None:
-    """``ConfigError`` unless ``prefix`` is <= 128 bytes of printable ASCII."""
-def once_token_key(prefix: str, token_id: str) -> str:
-    """``<prefix>token:<token_id>`` (``ArgumentError`` for a bad id)."""
-def once_result_key(prefix: str, flow_id: str, digest: str) -> str:
-    """``<prefix>result:<flow_id>:<digest>`` (``ArgumentError`` for a bad id)."""
+    """``ConfigError`` unless ``prefix`` is <= 128 bytes of printable ASCII
+    without spaces or braces."""
+def check_once_eviction_policy(policy: str) -> None:
+    """``StoreError`` unless ``policy`` is ``"noeviction"``."""
 def _once_text(obj: Any) -> str:
     """The canonical JSON text a result is remembered as."""
 def _once_parse(text: str) -> Any:

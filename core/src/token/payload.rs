@@ -78,6 +78,12 @@ pub struct Opened {
     pub(super) flow_id_bytes: [u8; ID_BYTES],
     /// The format version it was sealed in (1 or 2).
     pub(super) version: u64,
+    /// The last Unix second at which any token of this flow can still be
+    /// accepted by an engine with these limits: the flow start, plus the
+    /// maximum flow age, plus the clock skew another instance may have.
+    pub(super) flow_expires_at: u64,
+    /// The engine's clock skew, which a store adds once more for its own clock.
+    pub(super) clock_skew: u64,
 }
 
 impl Opened {
@@ -116,6 +122,17 @@ impl Opened {
     /// round of one flow; base64url without padding (22 characters).
     pub fn flow_id(&self) -> &str {
         self.flow_id.as_str()
+    }
+
+    /// The last Unix second at which any token of this flow can still be
+    /// accepted (flow start + maximum flow age + clock skew).
+    pub fn flow_expires_at(&self) -> u64 {
+        self.flow_expires_at
+    }
+
+    /// The clock skew of the engine that opened it, in seconds.
+    pub fn clock_skew(&self) -> u64 {
+        self.clock_skew
     }
 
     /// The token format version it was sealed in: 1 (signed) or 2 (encrypted).

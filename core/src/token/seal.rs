@@ -385,6 +385,8 @@ pub(super) fn finish(
         flow_id: fields.fid.1,
         flow_id_bytes: fields.fid.0,
         version,
+        flow_expires_at: flow_start.saturating_add(limits.max_flow_age).saturating_add(limits.skew),
+        clock_skew: limits.skew,
     })
 }
 

@@ -1,24 +1,40 @@
-//! Issue 17, at most once: the call's ids and answers digest, the core's
-//! in-memory consume-once store, and the Redis key names, values and Lua
-//! scripts a C server needs to run the same protocol on its own Redis
-//! client (examples/c/once_redis.c is the recipe with hiredis).
+//! At most once per flow: the core's once machine (`OnceRun`) for C, its
+//! commands, the in-memory store, and the Redis scripts.
 //!
-//! One file per part: `readers` (the call's ids, expiry and answers digest,
-//! the engine's clock), `memory` (the in-memory store) and `redis` (key
-//! names and Lua scripts); `tests` checks all three against the core.
+//! The machine is sans IO: a C server creates a run on the final round's
+//! call, reads each step, runs the step's command on its store (the
+//! in-memory store here, or its own Redis client with the command's
+//! script, key and arguments) and feeds the reply back. Every rule lives
+//! in the core; these exports convert arguments and call it once.
+//! `examples/c/once_redis.c` is the driver with hiredis.
+//!
+//! One file per part: `readers` (the call's ids, expiries and answers
+//! digest, the engine's clock), `machine` (the run), `step` (what the run
+//! asks next), `command` (one store command), `memory` (the in-memory
+//! store) and `scripts` (the Lua scripts and the eviction-policy check);
+//! `tests` checks them against the core.
 
 // The order of these modules is the order of the exports in
 // include/snodo.h (cbindgen reads them in declaration order), so they are
 // kept one per group: rustfmt would sort a group alphabetically.
 mod readers;
 
+mod command;
+
+mod step;
+
+mod machine;
+
 mod memory;
 
-mod redis;
+mod scripts;
 
+pub use command::*;
+pub use machine::*;
 pub use memory::*;
 pub use readers::*;
-pub use redis::*;
+pub use scripts::*;
+pub use step::*;
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]

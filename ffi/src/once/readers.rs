@@ -1,6 +1,6 @@
-//! Issue 17, the call readers at-most-once needs: the flow and token ids,
-//! the token's expiry, the answers digest, and the engine's clock (the
-//! `now` of the store functions).
+//! The call readers of at most once: the flow and token ids, the token's
+//! and the flow's expiry, the answers digest, and the engine's clock (the
+//! `now_ms` a server on a fixed clock gives the in-memory store).
 
 use std::ffi::c_char;
 
@@ -35,8 +35,8 @@ unsafe fn read_opt_id(
 }
 
 /// The flow id of the token this retry opened: 22 characters of base64url,
-/// the same for every round of one flow (the key of a remembered result,
-/// with `snodo_call_answers_digest`).
+/// the same for every round of one flow (the once machine keys its record
+/// on it).
 ///
 /// On OK `*out` is a new string owned by the caller (free with
 /// `snodo_string_free`), or NULL (and `*out_len` 0) on a first round, which
@@ -58,7 +58,7 @@ pub unsafe extern "C" fn snodo_call_flow_id(
 }
 
 /// The random id of the token this retry opened: 22 characters of
-/// base64url, new on every round (the key of consume-once).
+/// base64url, new on every round.
 ///
 /// On OK `*out` is a new string owned by the caller (free with
 /// `snodo_string_free`), or NULL (and `*out_len` 0) on a first round.
@@ -81,9 +81,7 @@ pub unsafe extern "C" fn snodo_call_token_id(
 
 /// When the token this retry opened expires, in Unix seconds (the engine
 /// refuses it from then on, give or take its clock skew). `*out` is 0 on a
-/// first round, which opened no token (0 is never a real expiry). A store
-/// entry for this call should live until this plus the engine's clock skew
-/// (`clock_skew_secs`, 60 by default).
+/// first round, which opened no token (0 is never a real expiry).
 ///
 /// Statuses: OK, NULL_ARGUMENT (`call` or `out` NULL), PANIC. Not
 /// thread-safe for one call.
@@ -95,6 +93,24 @@ pub unsafe extern "C" fn snodo_call_token_id(
 pub unsafe extern "C" fn snodo_call_token_expires_at(call: *const snodo_call, out: *mut u64) -> snodo_status {
     // SAFETY: caller contract.
     unsafe { read_scalar(call, "call", out, |c| c.inner.token_expires_at().unwrap_or(0)) }
+}
+
+/// The last Unix second at which any token of this retry's flow can still
+/// be accepted by an engine of this configuration: the flow start plus
+/// `max_flow_age_secs` plus `clock_skew_secs`. The once machine keeps the
+/// flow's record at least this long (its commands carry it). `*out` is 0
+/// on a first round, which opened no token.
+///
+/// Statuses: OK, NULL_ARGUMENT (`call` or `out` NULL), PANIC. Not
+/// thread-safe for one call.
+///
+/// # Safety
+///
+/// `call` NULL or a live call; `out` NULL or valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn snodo_call_flow_expires_at(call: *const snodo_call, out: *mut u64) -> snodo_status {
+    // SAFETY: caller contract.
+    unsafe { read_scalar(call, "call", out, |c| c.inner.flow_expires_at().unwrap_or(0)) }
 }
 
 /// The answers digest: SHA-256 of the canonical JSON of this request's
@@ -119,9 +135,10 @@ pub unsafe extern "C" fn snodo_call_answers_digest(
     unsafe { read_text(call, "call", out, out_len, |c| c.inner.answers_digest().into_bytes()) }
 }
 
-/// The engine's clock, in Unix seconds (the fixed time in tests): the `now`
-/// to pass to the store functions so that entries expire on the same clock
-/// as the tokens.
+/// The engine's clock, in Unix seconds (the fixed time in tests). A server
+/// whose engine runs on a fixed clock passes this × 1000 as the `now_ms`
+/// of `snodo_once_memory_execute`, so that records expire on the tokens'
+/// clock.
 ///
 /// Statuses: OK, NULL_ARGUMENT (`engine` or `out` NULL), PANIC. Thread-safe.
 ///
