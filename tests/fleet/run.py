@@ -1,13 +1,22 @@
-"""The fleet scenarios of issue 17: four example servers (two Python, two Node)
-share keys and one Redis, and book_room's final round is at most once.
+"""The fleet scenarios: four example servers (two Python, two Node) share keys
+and one Redis (a single server, or a 3-master Redis Cluster), and book_room's
+effect happens at most once per flow.
 
 scripts/test-fleet.sh starts Redis and the servers, and runs this script in
-three phases around a Redis outage (it owns Redis: redis.sh stops and
-restarts it between the phases):
+phases around a Redis outage (it owns Redis: redis.sh stops and restarts it
+between the phases):
 
     run.py shared   a. 200 flows, the same final retry sent to all four at once
                     b. a retry after a "lost" response, later, on another server
                     c. the token replayed after completion with other answers
+                    e. a completed flow driven on: its token sent again without
+                       answers, and a second token of the flow with other answers,
+                       on other servers
+                    f. two tokens of one flow racing with different answers
+                    g. a late release after a takeover (this script holds a claim
+                       whose lease lapses, a server takes the flow over, then this
+                       script releases and completes, late)
+                    h. the final round's connection dropped mid-flight, then retried
                     d1. round 1 of the outage flows (no store involved yet)
     run.py storm    d2. flows keep running while the script stops Redis: every
                         answer a booking or -32603, one text per flow
@@ -17,9 +26,13 @@ restarts it between the phases):
                         exactly once, on all four servers
 
 Environment: SNODO_FLEET_SERVERS="python:PORT,python:PORT,node:PORT,node:PORT",
-SNODO_REDIS_PORT, SNODO_FLEET_STATE (a JSON file carried between the phases).
-The ledger (the Redis list snodo:ledger) is read with redis-cli. Standard
-library only. Every check failing is counted; any failure exits 1.
+SNODO_FLEET_REDIS ("single" or "cluster"), SNODO_REDIS_PORT (a port of the
+server, or of one cluster node), SNODO_REDIS_URL or SNODO_REDIS_CLUSTER_URLS
+(scenario g's own store), SNODO_KEYS (the fleet's keys: scenario g opens the
+final round as the servers do), SNODO_FLEET_STATE (a JSON file carried between
+the phases). The ledger (the Redis list snodo:ledger) is read with redis-cli.
+Scenario g uses the snodo-mrtr wheel and redis-py the Python servers run on.
+Every check failing is counted; any failure exits 1.
 """
 
 from __future__ import annotations
@@ -43,8 +56,8 @@ TOOL = {"name": "book_room", "arguments": {}}
 LEDGER_KEY = "snodo:ledger"
 FLOWS = 200
 OUTAGE_FLOWS = 20
-REPLAYED = "Invalid or expired requestState (replayed)"
-STORE_PREFIX = "consume-once store unavailable: "
+REPLAYED = "Invalid or expired requestState"
+STORE_PREFIX = "once store unavailable: "
 USERS = ["alice", "bob", "carol"]
 
 
@@ -144,7 +157,10 @@ def without_server_info(raw: bytes) -> str:
 
 
 def ledger(port: int) -> List[Dict[str, Any]]:
-    out = subprocess.run(["redis-cli", "-h", "127.0.0.1", "-p", str(port), "--raw", "LRANGE", LEDGER_KEY, "0", "-1"],
+    # -c follows a cluster's MOVED redirection to the list's node.
+    cluster = ["-c"] if os.environ.get("SNODO_FLEET_REDIS") == "cluster" else []
+    out = subprocess.run(["redis-cli", *cluster, "-h", "127.0.0.1", "-p", str(port), "--raw",
+                          "LRANGE", LEDGER_KEY, "0", "-1"],
                          check=True, capture_output=True, text=True, timeout=10).stdout
     return [json.loads(line) for line in out.splitlines() if line.strip()]
 
@@ -246,13 +262,16 @@ def phase_shared(rep: Report, fleet: List[Tuple[str, int]], redis_port: int, sta
         other = nights_for(f["n"]) % 14 + 1  # another number of nights
         status, raw = post(port, final_msg(f["rid"], f["token"], other), f["user"])
         err = error_of(raw)
-        refused += rep.check(err is not None and err.get("code") == -32602 and err.get("message") == REPLAYED,
+        refused += rep.check(err is not None and err.get("code") == -32602 and err.get("message") == REPLAYED
+                             and (err.get("data") or {}).get("reason") == "replayed",
                              f"replay of flow {f['n']} with other answers on :{port}: {status} {raw[:200]!r}")
     after = len(ledger(redis_port))
     rep.check(after == FLOWS, f"ledger grew to {after} after the replays")
     rep.line("c. token replayed after completion with other answers",
-             f"{refused}/{len(sample)} refused -32602 '{REPLAYED}', ledger {after} entries (no new entry) "
+             f"{refused}/{len(sample)} refused -32602 '{REPLAYED}' (reason replayed), ledger {after} entries (no new entry) "
              f"({time.monotonic() - t0:.1f} s)", n0)
+
+    scenarios_on_one_flow(rep, fleet, redis_port, flows)
 
     # d1. round 1 of the flows the outage will interrupt (no store is involved in round 1)
     outage = []
@@ -261,6 +280,183 @@ def phase_shared(rep: Report, fleet: List[Tuple[str, int]], redis_port: int, sta
         outage.append({"n": n, "user": user, "token": round1(ports[n % 4], user), "rid": 1000 + n})
     state["outage"] = outage
     state["ledger_before_outage"] = after
+
+
+def ask_again(port: int, token: str, user: str) -> str:
+    """A retry of `token` without answers: the server asks again and issues a new token of
+    the same flow (only while the flow has not completed)."""
+    status, raw = post(port, request(7, "tools/call", **TOOL, requestState=token), user)
+    res = json.loads(raw).get("result") or {}
+    if status != 200 or res.get("resultType") != "input_required":
+        raise Fail(f"asking again on :{port}: HTTP {status} {raw[:300]!r}")
+    return str(res["requestState"])
+
+
+def is_replayed(status: int, raw: bytes) -> bool:
+    err = error_of(raw)
+    return (status == 200 and err is not None and err.get("code") == -32602 and err.get("message") == REPLAYED
+            and (err.get("data") or {}).get("reason") == "replayed")
+
+
+def scenarios_on_one_flow(rep: Report, fleet: List[Tuple[str, int]], redis_port: int,
+                          flows: List[Dict[str, Any]]) -> None:
+    ports = [p for _, p in fleet]
+    before = len(ledger(redis_port))
+
+    # e. a completed flow driven on through its own token and through a second token of
+    #    the flow (issued before the final round), with other answers, on other servers
+    t0, n0 = time.monotonic(), len(rep.failures)
+    refused = remembered = 0
+    cases = 12
+    for n in range(cases):
+        user = USERS[n % len(USERS)]
+        first = ports[n % 4]
+        t1 = round1(first, user)
+        t2 = ask_again(ports[(n + 1) % 4], t1, user)
+        status, raw = post(ports[(n + 2) % 4], final_msg(1, t1, 3), user)
+        booked = text_of(raw) if status == 200 and error_of(raw) is None else None
+        rep.check(bool(booked and booked.startswith("Booked: entry #")), f"e: flow {n} did not book: {raw[:200]!r}")
+        # The booked token again without answers: refused before anything is asked.
+        status, raw = post(ports[(n + 3) % 4], request(8, "tools/call", **TOOL, requestState=t1), user)
+        refused += rep.check(is_replayed(status, raw), f"e: flow {n}: booked token without answers: {raw[:200]!r}")
+        # The second token with other answers, then with the booked answers.
+        for i, port in enumerate(ports):
+            status, raw = post(port, final_msg(9, t2, 5 + i), user)
+            refused += rep.check(is_replayed(status, raw), f"e: flow {n}: second token, other answers: {raw[:200]!r}")
+        status, raw = post(ports[(n + 1) % 4], final_msg(10, t2, 3), user)
+        remembered += rep.check(status == 200 and text_of(raw) == booked,
+                                f"e: flow {n}: second token, same answers: {raw[:200]!r} (want {booked!r})")
+    after = len(ledger(redis_port))
+    rep.check(after == before + cases, f"e: the ledger grew by {after - before} for {cases} flows")
+    rep.line("e. completed flow driven on through new tokens with new answers, on other servers",
+             f"{cases} flows booked once each; {refused}/{cases * 5} later rounds refused -32602 (replayed), "
+             f"{remembered}/{cases} with the booked answers got the remembered result "
+             f"({time.monotonic() - t0:.1f} s)", n0)
+
+    # f. two tokens of one flow racing, with different answers, on different servers
+    t0, n0 = time.monotonic(), len(rep.failures)
+    before = len(ledger(redis_port))
+    single = 0
+    cases = 20
+    for n in range(cases):
+        user = USERS[n % len(USERS)]
+        t1 = round1(ports[n % 4], user)
+        t2 = ask_again(ports[(n + 1) % 4], t1, user)
+        msgs = [(ports[i], final_msg(20 + i, t1 if i % 2 == 0 else t2, 1 + i)) for i in range(4)]
+        gate = threading.Barrier(4)
+        got: List[Any] = [None] * 4
+
+        def one(i: int) -> None:
+            gate.wait()
+            got[i] = post(msgs[i][0], msgs[i][1], user)
+
+        threads = [threading.Thread(target=one, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        booked = [raw for status, raw in got if status == 200 and (text_of(raw) or "").startswith("Booked")]
+        others = [raw for status, raw in got if not (status == 200 and (text_of(raw) or "").startswith("Booked"))]
+        single += rep.check(len(booked) == 1 and all(is_replayed(200, raw) for raw in others),
+                            f"f: flow {n}: {[(s, r[:120]) for s, r in got]}")
+    after = len(ledger(redis_port))
+    rep.check(after == before + cases, f"f: the ledger grew by {after - before} for {cases} flows")
+    rep.line("f. two tokens of one flow racing with different answers",
+             f"{cases} flows x 4 final rounds (two tokens, four answers) at once: one booking and three "
+             f"-32602 (replayed) in {single}, ledger +{after - before} ({time.monotonic() - t0:.1f} s)", n0)
+
+    late_release_after_takeover(rep, ports, redis_port)
+    dropped_mid_flight(rep, ports, redis_port)
+
+
+def own_store(lease_secs: float) -> Any:
+    """This script's own store on the fleet's Redis, with a short lease."""
+    from snodo_mrtr.once import RedisStore
+
+    if os.environ.get("SNODO_FLEET_REDIS") == "cluster":
+        return RedisStore.cluster(os.environ["SNODO_REDIS_CLUSTER_URLS"].split(","), lease_secs=lease_secs)
+    return RedisStore(os.environ["SNODO_REDIS_URL"], lease_secs=lease_secs)
+
+
+def late_release_after_takeover(rep: Report, ports: List[int], redis_port: int) -> None:
+    """g. This script opens a flow's final round as a server would and wins its claim with a
+    one-second lease, then stalls past it; a server takes the flow over (a greater fence) and
+    books; then this script's late release, completion and extension must change nothing."""
+    import snodo_mrtr as mrtr
+
+    t0, n0 = time.monotonic(), len(rep.failures)
+    kid, _, secret = os.environ["SNODO_KEYS"].partition(":")
+    engine = mrtr.Engine([(kid, bytes.fromhex(secret))])
+    store = own_store(1.0)
+    cases = 3
+    for n in range(cases):
+        user = USERS[n % len(USERS)]
+        token = round1(ports[n % 4], user)
+        msg = final_msg(30 + n, token, 2)
+        call = engine.begin(json.dumps(msg).encode(), user)
+        run = mrtr.OnceRun(call, store.prefix, store.lease_ms)
+        step = run.start()
+        step = run.feed(store.execute(step.command))
+        if not rep.check(step.kind == "effect" and step.ticket.fence == 1, f"g: flow {n}: no claim won: {step.kind}"):
+            continue
+        ticket = step.ticket
+        time.sleep(1.3)  # the lease lapses
+        status, raw = post(ports[(n + 1) % 4], msg, user)
+        booked = text_of(raw) if status == 200 and error_of(raw) is None else None
+        rep.check(bool(booked and booked.startswith("Booked: entry #")), f"g: flow {n}: no takeover: {raw[:200]!r}")
+        extended = ticket.extended(store.execute(ticket.extend_command))
+        rep.check(not extended, f"g: flow {n}: the former owner extended a lease it lost")
+        step = run.effect_failed()
+        step = run.feed(store.execute(step.command))
+        rep.check(step.kind == "released", f"g: flow {n}: the late release: {step.kind}")
+        for i, port in enumerate(ports):
+            status, raw = post(port, msg, user)
+            rep.check(status == 200 and text_of(raw) == booked,
+                      f"g: flow {n} on :{port} after the late release: {raw[:200]!r} (want {booked!r})")
+        entries = [e for e in ledger(redis_port) if e["flow"] == call.flow_id]
+        rep.check(len(entries) == 1 and entries[0].get("fence") == 2,
+                  f"g: flow {n}: ledger entries {entries} (want one, fence 2)")
+    store.close()
+    rep.line("g. a late release after a takeover",
+             f"{cases} flows: a claim held past its 1 s lease, taken over by a server (fence 2) that booked; "
+             f"the former owner's extension and release were lost and all four servers answer the booking "
+             f"({time.monotonic() - t0:.1f} s)", n0)
+
+
+def dropped_mid_flight(rep: Report, ports: List[int], redis_port: int) -> None:
+    """h. The final round's connection is closed right after the request is written (the
+    client went away mid-flight); the retry on another server gets the one booking."""
+    import socket
+
+    t0, n0 = time.monotonic(), len(rep.failures)
+    before = len(ledger(redis_port))
+    cases = 20
+    same = 0
+    for n in range(cases):
+        user = USERS[n % len(USERS)]
+        token = round1(ports[n % 4], user)
+        msg = final_msg(40 + n, token, 4)
+        body = json.dumps(msg).encode()
+        head = (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                f"MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: book_room\r\n"
+                f"Authorization: Bearer {user}\r\nContent-Length: {len(body)}\r\n\r\n").encode()
+        with socket.create_connection(("127.0.0.1", ports[n % 4]), timeout=5) as s:
+            s.sendall(head + body)
+        deadline = time.monotonic() + 40
+        while True:
+            status, raw = post(ports[(n + 2) % 4], msg, user)
+            err = error_of(raw)
+            if err and err.get("code") == -32603 and time.monotonic() < deadline:
+                time.sleep(0.2)  # still running elsewhere: retry, as a client may
+                continue
+            break
+        same += rep.check(status == 200 and (text_of(raw) or "").startswith("Booked: entry #"),
+                          f"h: flow {n}: the retry got {status} {raw[:200]!r}")
+    after = len(ledger(redis_port))
+    rep.check(after == before + cases, f"h: the ledger grew by {after - before} for {cases} flows")
+    rep.line("h. the final round's connection dropped mid-flight, then retried",
+             f"{same}/{cases} retries on another server got the booking, ledger +{after - before} "
+             f"({time.monotonic() - t0:.1f} s)", n0)
 
 
 def phase_storm(rep: Report, fleet: List[Tuple[str, int]], state: Dict[str, Any]) -> None:
