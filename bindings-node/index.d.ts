@@ -53,8 +53,8 @@ export declare class Call {
    */
   get flowId(): string | null
   /**
-   * Issue 17: the random id of the token opened on this retry (the
-   * consume-once key), or `null` on a first round.
+   * Issue 17: the random id of the token opened on this retry, or
+   * `null` on a first round.
    */
   get tokenId(): string | null
   /**
@@ -805,7 +805,7 @@ export declare enum SnodoErrorCode {
   Argument = 'ARGUMENT',
   /** `decide` called a second time for the same call. */
   AlreadyDecided = 'ALREADY_DECIDED',
-  /** The consume-once store failed; the effect did not run. */
+  /** The once store failed, or the flow's effect is still running elsewhere; the effect did not run here. */
   Store = 'STORE',
 }
 

@@ -5,7 +5,7 @@
 #   core    criterion (core/benches/token.rs): seal, open (v1 and v2), begin,
 #           decide and a three-round flow for 256 B / 4 KiB state and 32 KiB
 #           arguments, each beside a bare HMAC-SHA256 + base64url of the same
-#           bytes; core/benches/once.rs: consume-once in memory and a round
+#           bytes; core/benches/once.rs: run_once in memory and a round
 #           trip to a loopback Redis (scripts/redis.sh starts it);
 #   python  bindings-python/benches/bench.py: snodo_mrtr beside mcp 2.3.0,
 #           and growth against size; bindings-python/benches/memory.py:
@@ -100,7 +100,7 @@ rm -rf target/criterion/growth
 cargo bench --locked -p snodo --bench growth -- --noplot $CRITERION_ARGS 2>&1 | grep -E '^growth/|time:' || true
 cargo bench --locked -p snodo --bench memory | tee "$OUT/memory.md"
 
-step "core consume-once (criterion): in-memory store, and a round trip to a loopback Redis (issue 17)"
+step "core run_once (criterion): in-memory store, and round trips to a loopback Redis"
 rm -rf target/criterion/once
 # shellcheck source=scripts/redis.sh
 source scripts/redis.sh

@@ -132,8 +132,8 @@ impl Call {
     pub fn flow_id(&self) -> Option<String> {
         self.inner.flow_id().map(str::to_owned)
     }
-    /// Issue 17: the random id of the token opened on this retry (the
-    /// consume-once key), or `null` on a first round.
+    /// Issue 17: the random id of the token opened on this retry, or
+    /// `null` on a first round.
     #[napi(getter, catch_unwind)]
     pub fn token_id(&self) -> Option<String> {
         self.inner.token_id().map(str::to_owned)

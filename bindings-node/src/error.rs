@@ -83,7 +83,7 @@ pub enum SnodoErrorCode {
     /// `decide` called a second time for the same call.
     #[napi(value = "ALREADY_DECIDED")]
     AlreadyDecided,
-    /// The consume-once store failed; the effect did not run.
+    /// The once store failed, or the flow's effect is still running elsewhere; the effect did not run here.
     #[napi(value = "STORE")]
     Store,
 }
@@ -118,7 +118,7 @@ pub const ERROR_CODES: [ErrorCodeInfo; 12] = [
     ErrorCodeInfo { name: "NOT_A_REQUEST", number: 9, description: "message is not a JSON-RPC request" },
     ErrorCodeInfo { name: "ARGUMENT", number: 10, description: "invalid argument" },
     ErrorCodeInfo { name: "ALREADY_DECIDED", number: 11, description: "the call was already decided" },
-    ErrorCodeInfo { name: "STORE", number: 12, description: "the consume-once store failed" },
+    ErrorCodeInfo { name: "STORE", number: 12, description: "the once store failed" },
 ];
 
 /// The reasons a continuation token can be refused (`data.reason` on the

@@ -46,7 +46,7 @@ function pointer(doc, ptr) {
   return cur;
 }
 
-// Issue 17: the keys of consume-once and remembered results (null ids and
+// Issue 17: the call's ids and answers digest (null ids and
 // expiry on a first round; the Rust runner makes every call block carry all
 // four).
 function sameIds(call, want, ctx) {

@@ -86,7 +86,7 @@ impl Call {
     fn flow_id(&self) -> Option<&str> {
         self.inner.flow_id()
     }
-    /// Issue 17: the random id of the opened token (the consume-once key);
+    /// Issue 17: the random id of the opened token;
     /// `None` on a first round.
     #[getter]
     fn token_id(&self) -> Option<&str> {

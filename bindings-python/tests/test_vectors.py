@@ -110,7 +110,7 @@ def check_call(call: Call, step: Dict[str, Any]) -> None:
     readers = {"askedKeys": "asked_keys", "isRetry": "is_retry", "flowStart": "flow_start",
                "protocolVersion": "protocol_version", "clientCapabilities": "client_capabilities",
                "clientInfo": "client_info", "mrtrAllowed": "mrtr_allowed",
-               # Issue 17: the keys of consume-once and remembered results.
+               # Issue 17: the call's ids and answers digest.
                "flowId": "flow_id", "tokenId": "token_id", "tokenExpiresAt": "token_expires_at",
                "answersDigest": "answers_digest"}
     for field, want in step.get("call", {}).items():

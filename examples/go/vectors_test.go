@@ -460,7 +460,7 @@ func runFlow(t *testing.T, f vfile, tc raw) {
 	}
 }
 
-// sameIDs compares the issue-17 readers (the keys of consume-once and
+// sameIDs compares the call's id readers (the flow id the once machine keys on, and
 // remembered results) with the call block; an absent field fails, as the
 // Rust runner makes every call block carry all four.
 func sameIDs(t *testing.T, call *Call, s *flowStep) {

@@ -418,7 +418,7 @@ flow("server info stamped on results when configured", ["result"],
      [step(req(), ir({"color": COLOR}), {"/result/_meta/io.modelcontextprotocol~1serverInfo/name": "vec"})],
      config={**CONFIG, "serverInfo": {"name": "vec", "version": "1.0.0"}})
 
-# --- issue 17: the call's ids and answers digest (the keys of consume-once and
+# --- issue 17: the call's ids and answers digest (the flow id keys the once machine, and
 # remembered results). `flowId`/`tokenId` come from the core (seeded, so
 # exact); the Rust runner also asserts that one test is one flow (one flow
 # id) and that a token id belongs to the token (same `{{state:N}}`, same id).

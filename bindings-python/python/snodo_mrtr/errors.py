@@ -132,8 +132,9 @@ class AlreadyDecidedError(SnodoError, ValueError):
 
 
 class StoreError(SnodoError, RuntimeError):
-    """The consume-once store failed (unreachable, full, or a result still
-    pending past the wait); the effect did not run (fail closed)."""
+    """The once store failed (unreachable, full, an evicting Redis), or the
+    flow's effect is still running elsewhere past the wait; the effect did
+    not run here (fail closed)."""
 
     code = 12
     name = "STORE"
