@@ -100,7 +100,7 @@ impl ErrorCode {
             ErrorCode::NotARequest => "message is not a JSON-RPC request",
             ErrorCode::Argument => "invalid argument",
             ErrorCode::AlreadyDecided => "the call was already decided",
-            ErrorCode::Store => "the consume-once store failed",
+            ErrorCode::Store => "the once store failed",
         }
     }
 
