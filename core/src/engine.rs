@@ -164,7 +164,7 @@ impl Engine {
     /// Issue 14: reads a request that arrived on a 2025-era `session` into
     /// the same [`Call`] a 2026 request gives (see `docs/legacy.md`).
     pub fn begin_legacy(&self, request: &[u8], session: &Session, principal: &Principal) -> Result<Begin> {
-        legacy::begin_legacy(&self.policy, &|| self.now(), request, session, principal)
+        legacy::begin_legacy(&self.policy, &self.sealer, &|| self.now(), request, session, principal)
     }
 
     /// Like [`Engine::begin_legacy`] for an already parsed message.
@@ -174,7 +174,7 @@ impl Engine {
         session: &Session,
         principal: &Principal,
     ) -> Result<Begin> {
-        legacy::begin_legacy_value(&self.policy, &|| self.now(), request, session, principal)
+        legacy::begin_legacy_value(&self.policy, &self.sealer, &|| self.now(), request, session, principal)
     }
 
     /// Issue 14: decides a call from [`Engine::begin_legacy`]. An
@@ -186,17 +186,23 @@ impl Engine {
         legacy::decide_legacy(&self.policy, &self.sealer, &|| self.now(), call, outcome)
     }
 
-    /// Issue 14: feeds the client's JSON-RPC response (text as received)
-    /// to one of `pending`'s requests. A response that is malformed, not
-    /// for this flow, a duplicate, or late (the flow ended) is an error
-    /// (`JSON` or `ARGUMENT`) and changes nothing.
-    pub fn feed(&self, pending: &mut PendingFlow, response: &[u8]) -> Result<Feed> {
-        legacy::feed(&self.policy, &self.sealer, &|| self.now(), pending, response)
+    /// Issue 14: feeds the client's JSON-RPC response (text as received),
+    /// sent by `principal`, to one of `pending`'s requests. A response that
+    /// is malformed, not for this flow, a duplicate, late (the flow ended),
+    /// or from another principal than the flow's is an error (`JSON` or
+    /// `ARGUMENT`) and changes nothing.
+    pub fn feed(&self, pending: &mut PendingFlow, response: &[u8], principal: &Principal) -> Result<Feed> {
+        legacy::feed(&self.policy, &self.sealer, &|| self.now(), pending, response, principal)
     }
 
     /// Like [`Engine::feed`] for an already parsed response.
-    pub fn feed_value(&self, pending: &mut PendingFlow, response: Value) -> Result<Feed> {
-        legacy::feed_value(&self.policy, &self.sealer, &|| self.now(), pending, response)
+    pub fn feed_value(
+        &self,
+        pending: &mut PendingFlow,
+        response: Value,
+        principal: &Principal,
+    ) -> Result<Feed> {
+        legacy::feed_value(&self.policy, &self.sealer, &|| self.now(), pending, response, principal)
     }
 
     /// Issue 14: the application's timer for `pending` fired (see
@@ -329,6 +335,31 @@ mod tests {
         // Another time is another call (the flow starts then).
         let later = call(e.begin_at(r1, &alice, 1_800_000_001).unwrap());
         assert_eq!(later.flow_start(), 1_800_000_001);
+    }
+
+    #[test]
+    fn min_token_version_2_refuses_v1_tokens_only() {
+        let engine = |version: u8, min: u8| {
+            let mut c = Config::new(vec![key()]);
+            c.token_version = version;
+            c.min_token_version = min;
+            Engine::new(c)
+        };
+        let err = engine(1, 2).unwrap_err();
+        assert_eq!(err.code(), crate::ErrorCode::Config);
+        assert!(
+            err.message().starts_with("min_token_version: 2 is newer than token_version (1)"),
+            "{}",
+            err.message()
+        );
+        let (v1, v2, only_v2) = (engine(1, 1).unwrap(), engine(2, 1).unwrap(), engine(2, 2).unwrap());
+        let alice = Principal::user("alice").unwrap();
+        let binding = [9u8; 32];
+        let t1 = v1.seal(&v1.seal_input(&alice, &binding)).unwrap();
+        let t2 = v2.seal(&v2.seal_input(&alice, &binding)).unwrap();
+        assert!(v2.open(&t1, &alice, &binding).is_ok(), "the default opens both");
+        assert_eq!(only_v2.open(&t1, &alice, &binding).unwrap_err().reason, crate::TokenReason::Version);
+        assert!(only_v2.open(&t2, &alice, &binding).is_ok());
     }
 
     #[test]

@@ -212,7 +212,9 @@ pub fn inspect_token(
         request: given(request_binding.is_some()),
     };
     let Some(keys) = keys else { return Ok(report) };
-    let mut config = Config::new(keys.to_vec()).fixed_time(now);
+    let mut config = Config::new(keys.to_vec());
+    // The inspector judges the token as of `now` (the user's --now).
+    config.clock = Some(std::sync::Arc::new(move || now));
     config.max_rounds = options.max_rounds;
     config.max_flow_age_secs = options.max_flow_age_secs;
     config.max_token_bytes = options.max_token_bytes;

@@ -23,7 +23,8 @@
 //!    `RedisStore` with feature `redis`) and the Rust driver [`run_once`].
 //! 6. `policy.rs`: a validated config as policy + token sealer + clock.
 //! 7. `begin.rs` and `decide.rs`: the two steps, functions of policy,
-//!    sealer and clock; `http_headers.rs` ([`check_http_headers`]).
+//!    sealer and clock; `http_headers.rs` ([`check_http_headers`]) and
+//!    `http_origin.rs` ([`check_http_origin`]), the HTTP edge checks.
 //! 8. `legacy/`: issue 14, 2025-era sessions through the same handlers, a
 //!    sans-IO bridge on top of the two steps ([`Session`], `begin_legacy`,
 //!    `decide_legacy` → [`Bridge`], [`PendingFlow`], [`Feed`]).
@@ -130,6 +131,7 @@ mod policy;
 mod begin;
 mod decide;
 mod http_headers;
+mod http_origin;
 // 8. The legacy bridge (issue 14): 2025-era sessions on top of the two steps.
 mod legacy;
 // 9. The thin front.
@@ -157,6 +159,7 @@ pub use error::{Error, ErrorCode, Result};
 pub use http_headers::{
     HEADER_METHOD, HEADER_NAME, HEADER_PROTOCOL_VERSION, check_http_headers, check_http_headers_text,
 };
+pub use http_origin::{LOOPBACK_HOSTS, OriginPolicy, check_http_origin};
 pub use inspect::{
     BindingCheck, CliOutput, InspectOptions, InspectReport, TokenFields, Verdict, decode_token,
     default_key_id, inspect_token, keygen, parse_keys, run_cli,

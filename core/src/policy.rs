@@ -83,6 +83,7 @@ pub(crate) fn from_config(config: Config) -> Result<Parts> {
     if let Some(info) = &config.server_info {
         check(info.is_object(), || format!("{}: must be an object", config.field_name("server_info")))?;
     }
+    let random = random(&config);
     let limits = Limits {
         ttl: config.ttl_secs,
         max_rounds: config.max_rounds,
@@ -90,6 +91,7 @@ pub(crate) fn from_config(config: Config) -> Result<Parts> {
         max_token_bytes: config.max_token_bytes,
         skew: config.clock_skew_secs,
         version: config.token_version,
+        min_version: config.min_token_version,
     };
     Ok(Parts {
         policy: Policy {
@@ -101,7 +103,19 @@ pub(crate) fn from_config(config: Config) -> Result<Parts> {
             strict_answers: config.strict_answers,
             audience: config.audience,
         },
-        sealer: Sealer { ring, limits, random: Random::from_seed(config.test_random_seed) },
+        sealer: Sealer { ring, limits, random },
         clock: config.clock,
     })
+}
+
+/// Where the sealer's random bytes come from: the operating system, or
+/// (tests only) the seed.
+#[cfg(feature = "test-knobs")]
+fn random(config: &Config) -> Random {
+    Random::from_seed(config.test_random_seed)
+}
+
+#[cfg(not(feature = "test-knobs"))]
+fn random(_config: &Config) -> Random {
+    Random::Os
 }

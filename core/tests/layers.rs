@@ -26,7 +26,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("request and reply", &["call", "config", "response"]),
     ("at most once per flow: the machine on a call, and its stores", &["once"]),
     ("validated configuration", &["policy"]),
-    ("the two steps", &["begin", "decide", "http_headers"]),
+    ("the two steps", &["begin", "decide", "http_headers", "http_origin"]),
     ("the legacy bridge on the two steps", &["legacy"]),
     ("the thin front", &["engine"]),
     ("tools on the engine", &["inspect"]),

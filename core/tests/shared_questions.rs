@@ -112,7 +112,13 @@ fn a_shared_question_is_not_copied_into_the_response() {
 fn the_legacy_bridge_reads_shared_questions_as_owned_ones() {
     let e = engine(1);
     let q = questions().remove(0);
-    let session = snodo::Session::new("2025-06-18", json!({"elicitation": {}}), None).unwrap();
+    let session = snodo::Session::new(
+        "2025-06-18",
+        json!({"elicitation": {}}),
+        None,
+        &Principal::user("alice").unwrap(),
+    )
+    .unwrap();
     let run = |outcome: Outcome| {
         let text = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t","arguments":{}}}"#;
         let call =

@@ -42,6 +42,11 @@ fn engine(config: &Value, now: u64) -> Engine {
             c.set_limit(limit.camel, v).unwrap();
         }
     }
+    // The test-only seed is a setting of builds with the `test-knobs`
+    // feature, not a row of LIMITS.
+    if let Some(v) = config.get("testRandomSeed").and_then(Value::as_u64) {
+        c.set_limit("testRandomSeed", v).unwrap();
+    }
     if let Some(v) = config.get("supportedVersions") {
         c.supported_versions = serde_json::from_value(v.clone()).unwrap();
     }
@@ -532,6 +537,45 @@ fn headers() {
     run("headers.json", run_headers);
 }
 
+fn run_origin(doc: &mut Value) {
+    for t in doc["tests"].as_array_mut().unwrap().iter_mut() {
+        let ctx = format!("origin tc{}", t["tcId"]);
+        let policy = match &t["policy"] {
+            Value::Null => snodo::OriginPolicy::loopback(),
+            p => {
+                let list = |k: &str| -> Vec<String> { serde_json::from_value(p[k].clone()).unwrap() };
+                let (hosts, origins) = (list("hosts"), list("origins"));
+                let hosts: Vec<&str> = hosts.iter().map(String::as_str).collect();
+                let origins: Vec<&str> = origins.iter().map(String::as_str).collect();
+                snodo::OriginPolicy::new(&hosts, &origins).unwrap()
+            }
+        };
+        let pairs: Vec<(String, String)> = t["headers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p[0].as_str().unwrap().to_owned(), p[1].as_str().unwrap().to_owned()))
+            .collect();
+        let borrowed: Vec<(&str, &str)> = pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+        let out = match snodo::check_http_origin(&policy, &borrowed) {
+            None => Value::Null,
+            Some(r) => json!({"httpStatus": r.http_status(), "body": r.body()}),
+        };
+        assert_eq!(out.is_null(), t["result"] == "valid", "{ctx}: result {out}");
+        assert_checks(&ctx, t.get("check"), &out);
+        if regen() {
+            t["expected"] = out;
+        } else {
+            assert_eq!(t.get("expected"), Some(&out), "{ctx}: expected output");
+        }
+    }
+}
+
+#[test]
+fn origin() {
+    run("origin.json", run_origin);
+}
+
 #[test]
 fn tokens() {
     run("tokens.json", run_tokens);
@@ -704,6 +748,7 @@ fn every_vector_file_is_run() {
             "flows.json",
             "headers.json",
             "legacy.json",
+            "origin.json",
             "parts.json",
             "tokens.json",
             "wire-builders.json",
@@ -734,10 +779,13 @@ fn run_legacy(doc: &mut Value) {
         let now = t["now"].as_u64().unwrap();
         let who = principal(t.get("principal"));
         let s = &t["session"];
+        // The session's opener: its own `principal`, else the test's.
+        let opener = if s.get("principal").is_some() { principal(s.get("principal")) } else { who.clone() };
         let session = Session::new(
             s["protocolVersion"].as_str().unwrap(),
             s["capabilities"].clone(),
             s.get("clientInfo").cloned().filter(|v| !v.is_null()),
+            &opener,
         )
         .unwrap()
         .with_id(s["id"].as_str().unwrap())
@@ -808,7 +856,13 @@ fn run_legacy(doc: &mut Value) {
                     for (i, leg) in p.request_ids().iter().enumerate() {
                         text = text.replace(&format!("{{{{leg:{}}}}}", i + 1), leg);
                     }
-                    match e.feed(p, text.as_bytes()) {
+                    // The answering principal: the step's own, else the test's.
+                    let by = if st.get("principal").is_some() {
+                        principal(st.get("principal"))
+                    } else {
+                        who.clone()
+                    };
+                    match e.feed(p, text.as_bytes(), &by) {
                         Ok(f) => feed_json(f, &mut call),
                         Err(err) => json!({"error": err.code().name(), "message": err.message()}),
                     }

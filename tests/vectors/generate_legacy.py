@@ -112,6 +112,11 @@ tests = [
     ("input_required on a method without MRTR is -32603",
      ["placement"], "invalid", session(), json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}),
      [ask(("color", FORM))]),
+    ("a call on a session another principal opened: refused as a session that does not exist (404, -32001)",
+     ["principal"], "invalid", dict(session(), principal="bob"), CALL, []),
+    ("an answer from another principal than the flow's is refused and changes nothing; the owner's still counts",
+     ["principal"], "invalid", session(), CALL,
+     [ask(("color", FORM)), dict(resp(1, ACCEPT), principal="mallory"), resp(1, ACCEPT), DONE]),
 ]
 
 doc = {"schema": "snodo-vectors-v1",

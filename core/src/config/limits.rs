@@ -114,17 +114,23 @@ pub const LIMITS: [Limit; 9] = [
         1,
         2,
         DEFAULT_TOKEN_VERSION as u64,
-        "token format sealed: 1 signed (readable), 2 encrypted (confidential); both always open",
+        "token format sealed: 1 signed (readable), 2 encrypted (confidential)",
     ),
     limit(
-        "test_random_seed",
-        "testRandomSeed",
-        0,
-        u64::MAX,
-        0,
-        "TESTS ONLY: non-zero makes token ids and v2 nonces predictable; never set in production (0 = OS randomness)",
+        "min_token_version",
+        "minTokenVersion",
+        1,
+        2,
+        1,
+        "oldest token format opened: 1 opens both, 2 refuses v1 tokens (at most token_version)",
     ),
 ];
+
+/// The test-only seed's two spellings: a setting only with the cargo
+/// feature `test-knobs`, and not a row of [`LIMITS`] (those are what a
+/// deployment may set).
+#[cfg(feature = "test-knobs")]
+const TEST_RANDOM_SEED: (&str, &str) = ("test_random_seed", "testRandomSeed");
 
 /// The limit named `name` in either spelling.
 pub fn find_limit(name: &str) -> Option<&'static Limit> {
@@ -146,6 +152,11 @@ impl Config {
     /// type, fails here (`CONFIG`).
     pub fn set_limit(&mut self, name: &str, value: u64) -> Result<()> {
         let spelling = self.spelling;
+        #[cfg(feature = "test-knobs")]
+        if name == TEST_RANDOM_SEED.0 || name == TEST_RANDOM_SEED.1 {
+            self.test_random_seed = value;
+            return Ok(());
+        }
         let Some(l) = find_limit(name) else {
             return Err(Error::new(ErrorCode::Config, format!("{name}: unknown configuration limit")));
         };
@@ -158,7 +169,7 @@ impl Config {
             "max_input_responses" => self.max_input_responses = to_field(l, spelling, value)?,
             "clock_skew_secs" => self.clock_skew_secs = value,
             "token_version" => self.token_version = to_field(l, spelling, value)?,
-            "test_random_seed" => self.test_random_seed = value,
+            "min_token_version" => self.min_token_version = to_field(l, spelling, value)?,
             _ => return Err(Error::new(ErrorCode::Config, format!("{name}: unknown configuration limit"))),
         }
         Ok(())
@@ -166,6 +177,10 @@ impl Config {
 
     /// The current value of the limit `name` (either spelling).
     pub fn limit(&self, name: &str) -> Option<u64> {
+        #[cfg(feature = "test-knobs")]
+        if name == TEST_RANDOM_SEED.0 || name == TEST_RANDOM_SEED.1 {
+            return Some(self.test_random_seed);
+        }
         let l = find_limit(name)?;
         Some(match l.snake {
             "ttl_secs" => self.ttl_secs,
@@ -176,7 +191,7 @@ impl Config {
             "max_input_responses" => self.max_input_responses as u64,
             "clock_skew_secs" => self.clock_skew_secs,
             "token_version" => u64::from(self.token_version),
-            "test_random_seed" => self.test_random_seed,
+            "min_token_version" => u64::from(self.min_token_version),
             _ => return None,
         })
     }
@@ -205,6 +220,18 @@ pub(crate) fn check_limits(config: &Config) -> Result<()> {
         if value < l.min || value > l.max {
             return Err(out_of_range(l, spelling, value));
         }
+    }
+    if config.min_token_version > config.token_version {
+        return Err(Error::new(
+            ErrorCode::Config,
+            format!(
+                "{}: {} is newer than {} ({}): the engine could not open its own tokens",
+                config.field_name("min_token_version"),
+                config.min_token_version,
+                config.field_name("token_version"),
+                config.token_version
+            ),
+        ));
     }
     if config.max_flow_age_secs < config.ttl_secs {
         return Err(Error::new(

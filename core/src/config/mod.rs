@@ -90,11 +90,18 @@ pub struct Config {
     /// always open, so switching does not break live flows.
     /// (camelCase: `tokenVersion`.)
     pub token_version: u8,
-    /// Issue 17, **tests only**: when non-zero, token ids, flow ids and v2
-    /// nonces are derived from this seed and the seal's inputs instead of
-    /// the operating system, so that vectors are byte-exact in every
-    /// language. Never set it in production: v2 nonces would repeat.
+    /// The oldest token format opened, 1 (the default: both open) or 2
+    /// (v1 tokens are refused with reason `version`), for a deployment
+    /// that moved to v2 and no longer wants readable tokens accepted. At
+    /// most `token_version`. (camelCase: `minTokenVersion`.)
+    pub min_token_version: u8,
+    /// **Tests only** (cargo feature `test-knobs`): when non-zero, token
+    /// ids, flow ids and v2 nonces are derived from this seed and the
+    /// seal's inputs instead of the operating system, so that vectors are
+    /// byte-exact in every language. With it, two users' identical
+    /// requests in one second get the same v2 nonce under the same key.
     /// 0 (the default) is the operating system. (camelCase: `testRandomSeed`.)
+    #[cfg(feature = "test-knobs")]
     pub test_random_seed: u64,
     /// The clock; `None` means system time.
     pub clock: Option<Clock>,
@@ -121,15 +128,21 @@ impl Config {
             strict_answers: false,
             audience: None,
             token_version: DEFAULT_TOKEN_VERSION,
+            min_token_version: 1,
+            #[cfg(feature = "test-knobs")]
             test_random_seed: 0,
             clock: None,
             spelling: Spelling::Snake,
         }
     }
 
-    /// Sets a fixed clock (Unix seconds), for tests and vectors. The one
-    /// name for it: `fixed_time` (C `snodo_config_set_fixed_time`, Python
-    /// `fixed_time=`, Node `fixedTime`).
+    /// **Tests only** (cargo feature `test-knobs`): a fixed clock (Unix
+    /// seconds), for vectors; with it tokens never expire. The one name for
+    /// it: `fixed_time` (C `snodo_config_set_fixed_time`, Python
+    /// `fixed_time=`, Node `fixedTime`), refused by every binding built
+    /// without the feature. A Rust server that needs its own time source
+    /// sets [`Config::clock`].
+    #[cfg(feature = "test-knobs")]
     pub fn fixed_time(mut self, now: u64) -> Config {
         self.clock = Some(Arc::new(move || now));
         self
@@ -152,7 +165,7 @@ impl fmt::Debug for Config {
             .field("strict_answers", &self.strict_answers)
             .field("audience", &self.audience)
             .field("token_version", &self.token_version)
-            .field("test_random_seed", &self.test_random_seed)
+            .field("min_token_version", &self.min_token_version)
             .field("clock", &self.clock.as_ref().map(|_| "custom"))
             .finish_non_exhaustive()
     }

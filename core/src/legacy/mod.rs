@@ -22,7 +22,6 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
 
 use crate::begin::{self, Begin};
 use crate::call::Call;
@@ -55,38 +54,36 @@ pub(crate) struct Ctx<'a> {
 /// (`docs/legacy.md`), with `begin`'s text rules.
 pub(crate) fn begin_legacy(
     policy: &Policy,
+    sealer: &Sealer,
     now: &dyn Fn() -> u64,
     bytes: &[u8],
     session: &Session,
     principal: &Principal,
 ) -> Result<Begin> {
     match begin::parse_text(bytes, policy.max_request_bytes) {
-        Ok(value) => begin_legacy_value(policy, now, value, session, principal),
+        Ok(value) => begin_legacy_value(policy, sealer, now, value, session, principal),
         Err(respond) => Ok(respond),
     }
 }
 
-/// The flow tag in the bridge's request ids: a digest of the session id,
-/// the originating request id, its binding and the flow start. Unique per
-/// flow (a client never reuses a request id within a session, and the
-/// session id separates sessions), identical in every language, and
-/// computed from nothing secret.
-fn flow_tag(session: &Session, id: &Value, binding: &[u8; 32], flow_start: u64) -> String {
-    let mut h = Sha256::new();
-    h.update(b"snodo-legacy-flow\0");
-    h.update(session.id().as_bytes());
-    h.update(b"\0");
-    h.update(json::to_wire(id).as_bytes());
-    h.update(b"\0");
-    h.update(flow_start.to_string().as_bytes());
-    h.update(b"\0");
-    h.update(binding);
-    h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect()
+/// The flow tag in the bridge's request ids (and URL `elicitationId`s): a
+/// MAC, under a key derived from the ring's signing key, of the session
+/// id, the originating request id, its binding and the flow start. Unique
+/// per flow (a client never reuses a request id within a session, and the
+/// session id separates sessions), identical in every language for the
+/// same keys (the vectors pin it), and not computable by whoever knows
+/// only those public inputs: an id that could be guessed would let a
+/// holder of the session id answer another user's question.
+fn flow_tag(sealer: &Sealer, session: &Session, id: &Value, binding: &[u8; 32], flow_start: u64) -> String {
+    let (id, start) = (json::to_wire(id), flow_start.to_string());
+    let parts: [&[u8]; 4] = [session.id().as_bytes(), id.as_bytes(), start.as_bytes(), binding];
+    sealer.ring.legacy_tag(&parts).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// [`begin_legacy`] for an already parsed message.
 pub(crate) fn begin_legacy_value(
     policy: &Policy,
+    sealer: &Sealer,
     now: &dyn Fn() -> u64,
     value: Value,
     session: &Session,
@@ -98,6 +95,10 @@ pub(crate) fn begin_legacy_value(
         Err(respond) => return Ok(respond),
     };
     let begin::Shape { id, method, mut params, meta } = shape;
+    // Another principal's session does not exist for this caller.
+    if session.check_principal(principal).is_some() {
+        return Ok(Begin::Respond(session::session_not_found(id)));
+    }
     // The 2025 spec's answer to a version the server cannot serve is
     // -32602 with supported/requested (-32022 is 2026 vocabulary).
     let version = session.protocol_version();
@@ -119,7 +120,7 @@ pub(crate) fn begin_legacy_value(
         policy.audience.as_deref(),
     );
     let flow_start = now();
-    let tag = flow_tag(session, &id, &binding, flow_start);
+    let tag = flow_tag(sealer, session, &id, &binding, flow_start);
     Ok(Begin::Call(Box::new(Call {
         id,
         method,

@@ -243,6 +243,7 @@ pub(crate) fn feed(
     now: &dyn Fn() -> u64,
     pending: &mut PendingFlow,
     bytes: &[u8],
+    principal: &Principal,
 ) -> Result<Feed> {
     let value = json::parse(bytes, policy.max_request_bytes).map_err(|e| {
         Error::new(
@@ -255,7 +256,7 @@ pub(crate) fn feed(
             },
         )
     })?;
-    feed_value(policy, sealer, now, pending, value)
+    feed_value(policy, sealer, now, pending, value, principal)
 }
 
 /// The response's id and its result (`Ok`) or error object (`Err`), or why
@@ -299,8 +300,13 @@ pub(crate) fn feed_value(
     now: &dyn Fn() -> u64,
     pending: &mut PendingFlow,
     value: Value,
+    principal: &Principal,
 ) -> Result<Feed> {
     let ctx = Ctx { policy, sealer, now };
+    // Only the principal the question was asked of answers it.
+    if pending.origin.principal != *principal {
+        return Err(refuse("from another principal than the flow's"));
+    }
     let (id, outcome) = read_response(value)?;
     if pending.ended {
         return Err(refuse(format!("id {id:?} arrived after the flow ended")));

@@ -5,20 +5,29 @@
 use serde_json::{Map, Value, json};
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::response::Response;
+use crate::token::Principal;
 
 /// Longest session id accepted, bytes.
 pub const MAX_SESSION_ID_BYTES: usize = 128;
 
 /// A 2025-era session: the protocol revision it negotiated, the client's
-/// capabilities and client info from its `initialize`, and an id that makes
-/// the bridge's request ids and `elicitationId`s unique across sessions.
-/// Immutable; cheap to clone; `Send + Sync`.
+/// capabilities and client info from its `initialize`, the principal that
+/// opened it, and an id that makes the bridge's request ids and
+/// `elicitationId`s unique across sessions. Immutable; cheap to clone;
+/// `Send + Sync`.
+///
+/// A session belongs to its principal: a call on it from another
+/// principal is refused as if the session did not exist
+/// ([`Session::check_principal`]), so that whoever learns a session id
+/// cannot answer, cancel or call on another user's session.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Session {
     id: String,
     protocol_version: String,
     capabilities: Value,
     client_info: Option<Value>,
+    principal: Principal,
 }
 
 fn arg(message: String) -> Error {
@@ -35,11 +44,18 @@ fn random_id() -> Result<String> {
 impl Session {
     /// A session that negotiated `protocol_version` (the version the server
     /// answered in its `initialize` result), with the client's
-    /// `capabilities` (an object) and optional `client_info` (an object).
-    /// Its id is random; set the transport's own with [`Session::with_id`].
-    /// Whether the version is accepted is the engine's decision, at
-    /// `begin_legacy`. Errors (`ARGUMENT`) name the offending field.
-    pub fn new(protocol_version: &str, capabilities: Value, client_info: Option<Value>) -> Result<Session> {
+    /// `capabilities` (an object) and optional `client_info` (an object),
+    /// opened by `principal` (the verified user of the `initialize`
+    /// request, or the explicit anonymous principal). Its id is random;
+    /// set the transport's own with [`Session::with_id`]. Whether the
+    /// version is accepted is the engine's decision, at `begin_legacy`.
+    /// Errors (`ARGUMENT`) name the offending field.
+    pub fn new(
+        protocol_version: &str,
+        capabilities: Value,
+        client_info: Option<Value>,
+        principal: &Principal,
+    ) -> Result<Session> {
         if protocol_version.is_empty() || protocol_version.len() > 32 {
             return Err(arg("session: protocolVersion must be 1 to 32 bytes".into()));
         }
@@ -59,13 +75,15 @@ impl Session {
             protocol_version: protocol_version.to_owned(),
             capabilities,
             client_info,
+            principal: principal.clone(),
         })
     }
 
     /// A session from the client's `initialize` request (the whole message
     /// or its `params`), with `negotiated` the version the server answered
-    /// (see [`Engine::legacy_version_for`](crate::Engine::legacy_version_for)).
-    pub fn from_initialize(initialize: &Value, negotiated: &str) -> Result<Session> {
+    /// (see [`Engine::legacy_version_for`](crate::Engine::legacy_version_for)),
+    /// opened by `principal`.
+    pub fn from_initialize(initialize: &Value, negotiated: &str, principal: &Principal) -> Result<Session> {
         let params = match initialize.get("method") {
             Some(m) if m == "initialize" => initialize.get("params").unwrap_or(&Value::Null),
             Some(_) => return Err(arg("session: not an initialize request".into())),
@@ -75,7 +93,7 @@ impl Session {
             return Err(arg("session: initialize params must be an object".into()));
         };
         let capabilities = p.get("capabilities").cloned().unwrap_or_else(|| Value::Object(Map::new()));
-        Session::new(negotiated, capabilities, p.get("clientInfo").cloned())
+        Session::new(negotiated, capabilities, p.get("clientInfo").cloned(), principal)
     }
 
     /// The same session with the transport's id (the `Mcp-Session-Id` the
@@ -108,6 +126,22 @@ impl Session {
     pub fn client_info(&self) -> Option<&Value> {
         self.client_info.as_ref()
     }
+    /// The principal that opened the session.
+    pub fn principal(&self) -> &Principal {
+        &self.principal
+    }
+
+    /// Checks that a message on this session (a call, an answer, a
+    /// cancellation, a GET or DELETE of the session) comes from the
+    /// principal that opened it: `None` to go on, else the refusal to send,
+    /// HTTP 404 with `-32001` "Session not found" and no id, as for a
+    /// session that does not exist (so a session id learned by someone else
+    /// neither works nor confirms that it exists). `begin_legacy` applies
+    /// it to calls itself; a server applies it to every message it routes
+    /// to the session.
+    pub fn check_principal(&self, principal: &Principal) -> Option<Response> {
+        (self.principal != *principal).then(|| session_not_found(Value::Null))
+    }
 
     /// The capabilities this session can actually use: the declared ones
     /// minus what its revision lacks (see [`usable_capabilities`]). This is
@@ -136,6 +170,11 @@ impl Session {
         Ok(json!({"jsonrpc": "2.0", "method": "notifications/elicitation/complete",
             "params": {"elicitationId": elicitation_id}}))
     }
+}
+
+/// The answer to a message on a session that is not the sender's.
+pub(crate) fn session_not_found(id: Value) -> Response {
+    Response::error(id, -32001, "Session not found", None, 404)
 }
 
 /// `capabilities` minus what `revision` cannot carry: elicitation needs
@@ -172,6 +211,24 @@ pub fn usable_capabilities(capabilities: &Value, revision: &str) -> Value {
 mod tests {
     use super::*;
 
+    fn anon() -> Principal {
+        Principal::anonymous()
+    }
+
+    #[test]
+    fn a_session_admits_only_its_principal() {
+        let alice = Principal::user("alice").unwrap();
+        let s = Session::new("2025-11-25", json!({}), None, &alice).unwrap();
+        assert_eq!(s.principal(), &alice);
+        assert!(s.check_principal(&alice).is_none());
+        for other in [Principal::user("mallory").unwrap(), anon()] {
+            let r = s.check_principal(&other).unwrap();
+            assert_eq!(r.http_status(), 404);
+            assert_eq!(r.body()["error"]["code"], -32001);
+            assert_eq!(r.body()["id"], Value::Null);
+        }
+    }
+
     #[test]
     fn revisions_narrow_capabilities() {
         let all = json!({"elicitation": {"form": {}, "url": {}}, "sampling": {"tools": {}}, "roots": {}});
@@ -191,11 +248,11 @@ mod tests {
 
     #[test]
     fn bad_sessions_are_refused() {
-        assert!(Session::new("", json!({}), None).is_err());
-        assert!(Session::new("2025-11-25", json!([]), None).is_err());
-        assert!(Session::new("2025-11-25", json!({"roots": true}), None).is_err());
-        assert!(Session::new("2025-11-25", json!({}), Some(json!("x"))).is_err());
-        let s = Session::new("2025-11-25", json!({}), None).unwrap();
+        assert!(Session::new("", json!({}), None, &anon()).is_err());
+        assert!(Session::new("2025-11-25", json!([]), None, &anon()).is_err());
+        assert!(Session::new("2025-11-25", json!({"roots": true}), None, &anon()).is_err());
+        assert!(Session::new("2025-11-25", json!({}), Some(json!("x")), &anon()).is_err());
+        let s = Session::new("2025-11-25", json!({}), None, &anon()).unwrap();
         assert_eq!(s.id().len(), 32);
         assert!(s.clone().with_id("").is_err());
         assert!(s.clone().with_id("a b").is_err());
@@ -207,25 +264,25 @@ mod tests {
         let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
             "clientInfo": {"name": "c", "version": "1"}}});
-        let s = Session::from_initialize(&init, "2025-06-18").unwrap();
+        let s = Session::from_initialize(&init, "2025-06-18", &anon()).unwrap();
         assert_eq!(s.protocol_version(), "2025-06-18");
         assert_eq!(s.client_capabilities(), &json!({"elicitation": {}}));
         assert_eq!(s.client_info(), Some(&json!({"name": "c", "version": "1"})));
-        assert!(Session::from_initialize(&json!({"method": "tools/call"}), "2025-11-25").is_err());
+        assert!(Session::from_initialize(&json!({"method": "tools/call"}), "2025-11-25", &anon()).is_err());
     }
 
     #[test]
     fn completion_needs_url_mode() {
-        let url = Session::new("2025-11-25", json!({"elicitation": {"url": {}}}), None).unwrap();
+        let url = Session::new("2025-11-25", json!({"elicitation": {"url": {}}}), None, &anon()).unwrap();
         assert_eq!(
             url.elicitation_complete("e1").unwrap(),
             json!({"jsonrpc": "2.0", "method": "notifications/elicitation/complete",
                 "params": {"elicitationId": "e1"}})
         );
         assert!(url.elicitation_complete("").is_err());
-        let old = Session::new("2025-06-18", json!({"elicitation": {"url": {}}}), None).unwrap();
+        let old = Session::new("2025-06-18", json!({"elicitation": {"url": {}}}), None, &anon()).unwrap();
         assert!(old.elicitation_complete("e1").is_err());
-        let form = Session::new("2025-11-25", json!({"elicitation": {}}), None).unwrap();
+        let form = Session::new("2025-11-25", json!({"elicitation": {}}), None, &anon()).unwrap();
         assert!(form.elicitation_complete("e1").is_err());
     }
 }

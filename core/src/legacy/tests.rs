@@ -11,12 +11,16 @@ fn engine(now: u64) -> Engine {
     Engine::new(Config::new(vec![Key::new("k1", vec![7; 32]).unwrap()]).fixed_time(now)).unwrap()
 }
 
+fn alice() -> Principal {
+    Principal::user("alice").unwrap()
+}
+
 fn session(version: &str, caps: Value) -> Session {
-    Session::new(version, caps, None).unwrap().with_id("s1").unwrap()
+    Session::new(version, caps, None, &alice()).unwrap().with_id("s1").unwrap()
 }
 
 fn call(e: &Engine, s: &Session, text: &str) -> Box<Call> {
-    match e.begin_legacy(text.as_bytes(), s, &Principal::user("alice").unwrap()).unwrap() {
+    match e.begin_legacy(text.as_bytes(), s, &alice()).unwrap() {
         Begin::Call(c) => c,
         Begin::Respond(r) => panic!("{}", r.to_json()),
     }
@@ -65,18 +69,20 @@ fn a_flow_round_trips_to_the_same_call() {
     assert!(id.starts_with("snodo-") && id.ends_with("-1-1"), "{id}");
     assert!(p.awaits(&json!(id)));
     // Refusals change nothing.
-    assert_eq!(e.feed(&mut p, b"{").unwrap_err().code(), ErrorCode::Json);
+    assert_eq!(e.feed_alice(&mut p, b"{").unwrap_err().code(), ErrorCode::Json);
     let unknown = json!({"jsonrpc": "2.0", "id": "snodo-x", "result": {"action": "accept"}});
-    assert!(e.feed_value(&mut p, unknown).unwrap_err().message().contains("not a request of this flow"));
-    assert!(e.feed_value(&mut p, json!({"jsonrpc": "2.0", "id": 3, "result": {}})).is_err());
-    assert!(e.feed_value(&mut p, json!({"jsonrpc": "2.0", "id": id, "result": 1})).is_err());
+    assert!(
+        e.feed_value(&mut p, unknown, &alice()).unwrap_err().message().contains("not a request of this flow")
+    );
+    assert!(e.feed_value(&mut p, json!({"jsonrpc": "2.0", "id": 3, "result": {}}), &alice()).is_err());
+    assert!(e.feed_value(&mut p, json!({"jsonrpc": "2.0", "id": id, "result": 1}), &alice()).is_err());
     assert!(!p.is_ended());
     let answer = json!({"jsonrpc": "2.0", "id": id, "result": {"action": "accept", "content": {"c": "red"}}});
-    let resumed = match e.feed_value(&mut p, answer.clone()).unwrap() {
+    let resumed = match e.feed_value(&mut p, answer.clone(), &alice()).unwrap() {
         Feed::Resume(c) => c,
         other => panic!("{other:?}"),
     };
-    assert!(e.feed_value(&mut p, answer).unwrap_err().message().contains("after the flow ended"));
+    assert!(e.feed_value(&mut p, answer, &alice()).unwrap_err().message().contains("after the flow ended"));
     assert_eq!(resumed.round(), 2);
     assert_eq!(resumed.id(), &json!(3));
     assert_eq!(resumed.state(), Some(&json!({"n": 1})));
@@ -103,7 +109,9 @@ fn client_errors_and_timeouts_fail_the_flow() {
     let ids: Vec<String> = p.request_ids().into_iter().map(str::to_owned).collect();
     assert_eq!(p.requests()[1], json!({"jsonrpc": "2.0", "id": ids[1], "method": "roots/list"}));
     let err = json!({"jsonrpc": "2.0", "id": ids[1], "error": {"code": -32601, "message": "no"}});
-    let Feed::Respond { response, cancellations } = e.feed_value(&mut p, err).unwrap() else { panic!() };
+    let Feed::Respond { response, cancellations } = e.feed_value(&mut p, err, &alice()).unwrap() else {
+        panic!()
+    };
     assert_eq!(response.body()["result"]["isError"], true);
     assert_eq!(cancellations.len(), 1);
     assert_eq!(cancellations[0]["params"]["requestId"], json!(ids[0]));
@@ -119,7 +127,7 @@ fn client_errors_and_timeouts_fail_the_flow() {
     let late = engine(1000 + 300);
     let id = p.request_ids()[0].to_owned();
     let answer = json!({"jsonrpc": "2.0", "id": id, "result": {"action": "decline"}});
-    assert!(matches!(late.feed_value(&mut p, answer).unwrap(), Feed::Respond { .. }));
+    assert!(matches!(late.feed_value(&mut p, answer, &alice()).unwrap(), Feed::Respond { .. }));
 }
 
 #[test]
@@ -154,7 +162,7 @@ fn capabilities_versions_and_url_mode() {
     assert!(new.elicitation_complete(eid).is_ok());
 
     let odd = session("2024-11-05", json!({}));
-    match e.begin_legacy(CALL.as_bytes(), &odd, &Principal::anonymous()).unwrap() {
+    match e.begin_legacy(CALL.as_bytes(), &odd, &alice()).unwrap() {
         Begin::Respond(r) => {
             assert_eq!(r.body()["error"]["code"], -32602);
             assert_eq!(r.body()["error"]["data"]["requested"], "2024-11-05");
@@ -229,4 +237,43 @@ fn raw_input_required_is_read_by_one_rule_in_both_eras() {
         assert_eq!(r.body()["error"]["code"], -32603, "{}", r.to_json());
         assert!(r.diagnostic().is_some_and(|d| d.contains(why)), "{:?}", r.diagnostic());
     }
+}
+
+/// `feed` as alice, the principal every flow here belongs to.
+trait FeedAs {
+    fn feed_alice(&self, p: &mut PendingFlow, response: &[u8]) -> crate::Result<Feed>;
+}
+
+impl FeedAs for Engine {
+    fn feed_alice(&self, p: &mut PendingFlow, response: &[u8]) -> crate::Result<Feed> {
+        self.feed(p, response, &alice())
+    }
+}
+
+#[test]
+fn request_ids_are_keyed_and_answers_only_from_the_flows_principal() {
+    // The same session, request and time under two keys: other ids, so a
+    // session holder cannot compute them from what it knows.
+    let other =
+        Engine::new(Config::new(vec![Key::new("k1", vec![8; 32]).unwrap()]).fixed_time(1000)).unwrap();
+    let s = session("2025-11-25", json!({"elicitation": {}}));
+    let (e, mut p) = (engine(1000), ask(&engine(1000), &call(&engine(1000), &s, CALL)));
+    let q = ask(&other, &call(&other, &s, CALL));
+    assert_ne!(p.request_ids(), q.request_ids());
+    // Mallory, holding the session id, can neither answer nor call.
+    let answer = format!(
+        r#"{{"jsonrpc":"2.0","id":"{}","result":{{"action":"accept","content":{{"c":"x"}}}}}}"#,
+        p.request_ids()[0]
+    );
+    let mallory = Principal::user("mallory").unwrap();
+    let err = e.feed(&mut p, answer.as_bytes(), &mallory).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Argument);
+    assert_eq!(p.outstanding().len(), 1, "nothing recorded");
+    match e.begin_legacy(CALL.as_bytes(), &s, &mallory).unwrap() {
+        Begin::Respond(r) => {
+            assert_eq!((r.http_status(), r.body()["error"]["code"].clone()), (404, json!(-32001)))
+        }
+        Begin::Call(_) => panic!("another principal's call on the session"),
+    }
+    assert!(matches!(e.feed_alice(&mut p, answer.as_bytes()).unwrap(), Feed::Resume(_)));
 }

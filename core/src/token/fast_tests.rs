@@ -78,7 +78,7 @@ proptest! {
     ) {
         let ring = KeyRing::new(&[Key::new("k", vec![3; 32]).unwrap()]).unwrap();
         let mac = &ring.signer().unwrap().mac;
-        let limits = Limits { ttl, max_rounds: 16, max_flow_age: 3600, max_token_bytes: 16384, skew: 60, version: 1 };
+        let limits = Limits { ttl, max_rounds: 16, max_flow_age: 3600, max_token_bytes: 16384, skew: 60, version: 1, min_version: 1 };
         let principal = Principal::user("alice").unwrap();
         let binding = [5u8; 32];
         let question = serde_json::json!({"method": "roots/list"});
@@ -197,8 +197,15 @@ fn view_of_owned(bytes: &[u8]) -> Option<View> {
 /// A payload as `seal` writes it, with `n` questions and a small state.
 fn written_payload(n: usize, state: &serde_json::Value) -> String {
     let ring = KeyRing::new(&[Key::new("k", vec![3; 32]).unwrap()]).unwrap();
-    let limits =
-        Limits { ttl: 300, max_rounds: 16, max_flow_age: 3600, max_token_bytes: 16384, skew: 60, version: 1 };
+    let limits = Limits {
+        ttl: 300,
+        max_rounds: 16,
+        max_flow_age: 3600,
+        max_token_bytes: 16384,
+        skew: 60,
+        version: 1,
+        min_version: 1,
+    };
     let principal = Principal::user("alice").unwrap();
     let questions: Vec<(String, serde_json::Value)> =
         (0..n).map(|i| (format!("q{i}"), serde_json::json!({"method": "roots/list", "i": i}))).collect();

@@ -23,7 +23,9 @@ pub(crate) const ID_BYTES: usize = 16;
 pub(crate) enum Random {
     /// The operating system, on every call (production).
     Os,
-    /// Tests only: bytes derived from this seed and the seal's inputs.
+    /// Tests only (`test-knobs`): bytes derived from this seed and the
+    /// seal's inputs.
+    #[cfg(any(test, feature = "test-knobs"))]
     Seeded(u64),
 }
 
@@ -32,6 +34,7 @@ pub(crate) enum Random {
 /// round without any counter (a counter would depend on how many seals an
 /// engine made, which differs between the languages' vector runners).
 #[derive(Debug, Clone, Copy)]
+#[cfg_attr(not(any(test, feature = "test-knobs")), allow(dead_code))]
 pub(crate) struct Draw<'a> {
     pub(crate) now: u64,
     pub(crate) round: u32,
@@ -41,15 +44,19 @@ pub(crate) struct Draw<'a> {
 
 impl Random {
     /// From the config's `test_random_seed` (0 = the operating system).
+    #[cfg(feature = "test-knobs")]
     pub(crate) fn from_seed(seed: u64) -> Random {
         if seed == 0 { Random::Os } else { Random::Seeded(seed) }
     }
 
-    /// `out.len()` (at most 32) bytes for `label`.
+    /// `out.len()` (at most 32) bytes for `label`. Only the seeded source
+    /// reads `label` and `draw`.
+    #[cfg_attr(not(any(test, feature = "test-knobs")), allow(unused_variables))]
     pub(crate) fn fill(&self, label: &str, draw: &Draw<'_>, out: &mut [u8]) -> Result<()> {
         match *self {
             Random::Os => getrandom::fill(out)
                 .map_err(|_| Error::new(ErrorCode::Config, "the operating system gave no random bytes")),
+            #[cfg(any(test, feature = "test-knobs"))]
             Random::Seeded(seed) => {
                 // SHA-256("snodo/test-random\0" ‖ seed ‖ label ‖ 0 ‖ now ‖
                 // round ‖ flow start ‖ binding), integers big-endian.

@@ -84,6 +84,11 @@ impl fmt::Debug for Key {
 /// bytes are unchanged; the AEAD key is derived, never the same bytes.
 pub(crate) const V2_KEY_INFO: &[u8] = b"snodo/token/v2/xchacha20poly1305";
 
+/// The HKDF-SHA256 `info` label of the legacy bridge's request-id key: the
+/// ids it sends are MACs under it, so they cannot be computed from what a
+/// session holder knows.
+pub(crate) const LEGACY_TAG_INFO: &[u8] = b"snodo/legacy/request-ids";
+
 /// One key of the ring, ready to use: its id, the keyed HMAC state (v1
 /// tags, principal tags) and the derived v2 cipher. Both are computed once,
 /// when the engine is built; both wipe their key bytes on drop (hmac's and
@@ -93,6 +98,8 @@ pub(crate) struct RingKey {
     pub(crate) id: String,
     pub(crate) mac: HmacSha256,
     pub(crate) aead: XChaCha20Poly1305,
+    /// HMAC-SHA256 keyed with the derived legacy request-id key.
+    legacy: HmacSha256,
     /// A number no other ring key made in this process has (a clone keeps
     /// it, with the same secret): what this thread's principal tags are
     /// remembered under (eighth pass; see [`RingKey::principal_tag`]).
@@ -115,6 +122,18 @@ thread_local! {
 }
 
 impl RingKey {
+    /// The MAC of `parts` under the legacy request-id key, each part
+    /// preceded by its length (8 bytes, big-endian).
+    pub(crate) fn legacy_tag(&self, parts: &[&[u8]]) -> [u8; 32] {
+        use hmac::Mac;
+        let mut mac = self.legacy.clone();
+        for part in parts {
+            mac.update(&(part.len() as u64).to_be_bytes());
+            mac.update(part);
+        }
+        mac.finalize().into_bytes().into()
+    }
+
     /// [`principal_tag`] under this key's secret, remembered per thread
     /// (issue 16, eighth pass: two SHA-256 blocks and a copy of the keyed
     /// state, about a twentieth of a 256 B `decide`, for a tag that is the
@@ -188,10 +207,11 @@ impl KeyRing {
             // it. hmac's `zeroize` feature wipes these states on drop.
             let mac = HmacSha256::new_from_slice(&k.secret)
                 .map_err(|_| Error::new(ErrorCode::Config, format!("key {:?}: unusable", k.id)))?;
-            let aead = derive_aead(&k.secret)
-                .ok_or_else(|| Error::new(ErrorCode::Config, format!("key {:?}: unusable", k.id)))?;
+            let unusable = || Error::new(ErrorCode::Config, format!("key {:?}: unusable", k.id));
+            let aead = derive_aead(&k.secret).ok_or_else(unusable)?;
+            let legacy = derive_mac(&k.secret, LEGACY_TAG_INFO).ok_or_else(unusable)?;
             let serial = NEXT_SERIAL.fetch_add(1, Ordering::Relaxed);
-            out.push(RingKey { id: k.id.clone(), mac, aead, serial });
+            out.push(RingKey { id: k.id.clone(), mac, aead, legacy, serial });
         }
         Ok(KeyRing { keys: out })
     }
@@ -200,9 +220,31 @@ impl KeyRing {
         self.keys.first()
     }
 
+    /// The legacy bridge's 8-byte flow tag over `parts`, under the signing
+    /// key's legacy request-id key ([`RingKey::legacy_tag`]).
+    pub(crate) fn legacy_tag(&self, parts: &[&[u8]]) -> [u8; 8] {
+        let mut out = [0u8; 8];
+        // A ring is never empty (checked when the engine is built).
+        if let Some(key) = self.signer() {
+            for (o, t) in out.iter_mut().zip(key.legacy_tag(parts)) {
+                *o = t;
+            }
+        }
+        out
+    }
+
     pub(super) fn find(&self, id: &str) -> Option<&RingKey> {
         self.keys.iter().find(|k| k.id == id)
     }
+}
+
+/// An HMAC-SHA256 state keyed with `HKDF-SHA256(salt = none, ikm = secret,
+/// info)`, 32 bytes: a key for one purpose, never the secret itself.
+fn derive_mac(secret: &[u8], info: &[u8]) -> Option<HmacSha256> {
+    let hk = hkdf::Hkdf::<sha2::Sha256>::new(None, secret);
+    let mut okm = Zeroizing::new([0u8; 32]);
+    hk.expand(info, okm.as_mut_slice()).ok()?;
+    HmacSha256::new_from_slice(okm.as_slice()).ok()
 }
 
 /// The v2 cipher of a secret: XChaCha20-Poly1305 under

@@ -33,7 +33,7 @@ proptest! {
     ) {
         let ring = KeyRing::new(&[Key::new("k", vec![3; 32]).unwrap()]).unwrap();
         let mac = &ring.signer().unwrap().mac;
-        let limits = Limits { ttl: 300, max_rounds: 16, max_flow_age: 3600, max_token_bytes: 16384, skew: 60, version: 2 };
+        let limits = Limits { ttl: 300, max_rounds: 16, max_flow_age: 3600, max_token_bytes: 16384, skew: 60, version: 2, min_version: 1 };
         let principal = if user.is_empty() { Principal::anonymous() } else { Principal::user(user.clone()).unwrap() };
         let input = SealInput { principal: &principal, binding: &binding, round: 3, flow_start: 9, questions: &questions, state: state.as_ref() };
         let mut out = Vec::new();

@@ -24,6 +24,9 @@ pub(crate) struct Limits {
     /// accepts both, whatever this says, so that an engine can move from
     /// one to the other without breaking live flows.
     pub version: u8,
+    /// The oldest format opened: 1 opens both, 2 refuses v1 tokens
+    /// (reason `version`), for a deployment that moved to v2.
+    pub min_version: u8,
 }
 
 /// The token sealer: the key ring, the limits and the random source,
@@ -223,7 +226,8 @@ fn seal_digests<Q: Borrow<Value>>(
 }
 
 /// Opens `token` at time `now` for `principal` and the request `binding`.
-/// The version prefix chooses the format; both are always accepted.
+/// The version prefix chooses the format; a version older than
+/// `limits.min_version` is refused before any key is touched.
 pub(crate) fn open(
     ring: &KeyRing,
     limits: &Limits,
@@ -238,6 +242,7 @@ pub(crate) fn open(
     }
     let check = Check { limits, now, principal, binding };
     match token.split('.').next() {
+        Some(PREFIX) if limits.min_version > 1 => fail(TokenReason::Version),
         Some(PREFIX) => open_v1(ring, &check, token),
         Some(PREFIX_V2) => open_v2(ring, &check, token),
         Some(v) if is_version_word(v) => fail(TokenReason::Version),
@@ -328,17 +333,11 @@ pub(super) fn finish(
 ) -> Result<Opened, TokenError> {
     let (limits, now) = (check.limits, check.now);
     // From here on the bytes are ours; a failure means a bug or a key leak,
-    // but is still handled as malformed rather than trusted. The payload is
-    // read into a typed struct (unknown and repeated fields are errors) and
-    // the application state is kept as its JSON text: building a Value for
-    // it costs far more than everything else in `open`, and a handler that
-    // never reads the state should not pay for it (see `Opened::state`).
-    // Issue 16: the payload as `seal` writes it is read by hand; anything
-    // else (a pre-issue-17 token, or a leaked key's creation) by serde.
-    // Issue 16, eighth pass: the hand reader decodes the base64url
-    // fields as it reads them (a field that would not decode leaves the
-    // payload to serde); serde's fields are decoded after the version
-    // check, as they always were.
+    // but is still handled as malformed rather than trusted. The payload as
+    // `seal` writes it is read by hand; anything else (an older token, or a
+    // leaked key's creation) by serde into a typed struct (unknown and
+    // repeated fields are errors). The state stays JSON text until a
+    // handler reads it (`Opened::state`).
     let fields = match read_written(payload_bytes) {
         Some(w) if w.v != version => return fail(TokenReason::Version),
         Some(w) => w,

@@ -43,8 +43,15 @@ fn arb_value() -> impl Strategy<Value = Value> {
 
 fn sealer(max_token_bytes: usize) -> Sealer {
     let ring = KeyRing::new(&[Key::new("k1", vec![5; 32]).unwrap()]).unwrap();
-    let limits =
-        Limits { ttl: 300, max_rounds: 16, max_flow_age: 3600, max_token_bytes, skew: 60, version: 1 };
+    let limits = Limits {
+        ttl: 300,
+        max_rounds: 16,
+        max_flow_age: 3600,
+        max_token_bytes,
+        skew: 60,
+        version: 1,
+        min_version: 1,
+    };
     Sealer { ring, limits, random: Random::Seeded(11) }
 }
 

@@ -50,6 +50,7 @@ fn sealer() -> Sealer {
         max_token_bytes: 1 << 16,
         skew: 60,
         version: 1,
+        min_version: 1,
     };
     Sealer { ring: ring.unwrap(), limits, random: Random::Seeded(11) }
 }

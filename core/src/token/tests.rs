@@ -10,8 +10,15 @@ fn ring(ids: &[(&str, u8)]) -> KeyRing {
     let keys: Vec<Key> = ids.iter().map(|(id, b)| Key::new(*id, vec![*b; 32]).unwrap()).collect();
     KeyRing::new(&keys).unwrap()
 }
-const LIM: Limits =
-    Limits { ttl: 300, max_rounds: 16, max_flow_age: 3600, max_token_bytes: 16384, skew: 60, version: 1 };
+const LIM: Limits = Limits {
+    ttl: 300,
+    max_rounds: 16,
+    max_flow_age: 3600,
+    max_token_bytes: 16384,
+    skew: 60,
+    version: 1,
+    min_version: 1,
+};
 const NOW: u64 = 1_800_000_000;
 
 /// The pre-issue-17 test signature: a sealer of `ring` and `limits` with

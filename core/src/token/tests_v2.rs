@@ -12,7 +12,15 @@ use crate::error::ErrorCode;
 const NOW: u64 = 1_800_000_000;
 
 fn limits(version: u8) -> Limits {
-    Limits { ttl: 300, max_rounds: 16, max_flow_age: 3600, max_token_bytes: 16384, skew: 60, version }
+    Limits {
+        ttl: 300,
+        max_rounds: 16,
+        max_flow_age: 3600,
+        max_token_bytes: 16384,
+        skew: 60,
+        version,
+        min_version: 1,
+    }
 }
 
 fn ring(ids: &[(&str, u8)]) -> KeyRing {
