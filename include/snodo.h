@@ -256,6 +256,11 @@ typedef struct snodo_once_run snodo_once_run;
 // thread-safe.
 typedef struct snodo_once_step snodo_once_step;
 
+// Which `Host` and `Origin` values a server accepts. Immutable and
+// thread-safe: build one at start-up and share it across the threads
+// serving requests. Free with `snodo_origin_policy_free`.
+typedef struct snodo_origin_policy snodo_origin_policy;
+
 // One legacy round in flight (`snodo_engine_decide_legacy` →
 // `SNODO_BRIDGE_KIND_SEND`): the requests to send to the client and what
 // resuming the handler needs. Owned by the caller; free it with
@@ -272,15 +277,23 @@ typedef struct snodo_pending_flow snodo_pending_flow;
 typedef struct snodo_response snodo_response;
 
 // What a 2025-era session negotiated at `initialize`: protocol revision,
-// client capabilities, client info and a session id. Immutable once
-// built (but `snodo_session_with_id`) and thread-safe: share one session
-// across the threads serving it. Free with `snodo_session_free`.
+// client capabilities, client info, the principal that opened it and a
+// session id. Immutable once built (but `snodo_session_with_id`) and
+// thread-safe: share one session across the threads serving it. Free with
+// `snodo_session_free`.
+//
+// A session belongs to its principal: every later message on it (a call,
+// an answer, a cancellation, a GET or DELETE of the session) goes through
+// `snodo_session_check_principal` first, so that whoever learns a session
+// id cannot use another user's session (`snodo_engine_begin_legacy` and
+// `snodo_engine_feed` apply the rule themselves).
 typedef struct snodo_session snodo_session;
 
-// One HTTP request header as received: name and value, each a pointer +
-// length (no NUL needed): UTF-8, or else read as Latin-1. Names compare case-insensitively;
-// pass repeated headers as separate entries (a standard header sent twice
-// is a mismatch, so do not join them).
+// One HTTP request header as received (for `snodo_check_http_headers`
+// and `snodo_check_http_origin`): name and value, each a pointer + length
+// (no NUL needed): UTF-8, or else read as Latin-1. Names compare
+// case-insensitively; pass repeated headers as separate entries (a
+// standard header sent twice is a mismatch, so do not join them).
 typedef struct {
   // The header name, e.g. `Mcp-Method`.
   const uint8_t *name;
@@ -635,11 +648,20 @@ snodo_status snodo_config_add_key(snodo_config *config,
 // Sets the numeric limit `name` (its snake_case name in the core's
 // `LIMITS` table: `ttl_secs`, `max_rounds`, `max_flow_age_secs`,
 // `max_token_bytes`, `max_request_bytes`, `max_input_responses`,
-// `clock_skew_secs`) to `value`. The typed setters below are this call.
-// The range is checked by `snodo_engine_new` (CONFIG naming the field).
+// `clock_skew_secs`, `token_version` (1 or 2, default 1),
+// `min_token_version` (1 or 2, default 1: 2 refuses v1 tokens, reason
+// `version`; at most `token_version`)) to `value`. The typed setters
+// below are this call. The range is checked by `snodo_engine_new`
+// (CONFIG naming the field).
 //
-// Statuses: OK, CONFIG (unknown name, or a value too large for the
-// field), INVALID_UTF8, NULL_ARGUMENT, PANIC. Not thread-safe for one config.
+// `test_random_seed` (tests only: non-zero derives token ids and v2
+// nonces from the seed) is accepted only by a libsnodo built with the
+// cargo feature `test-knobs`; any other build answers CONFIG, "a
+// test-only setting, absent from this build".
+//
+// Statuses: OK, CONFIG (unknown name, a test-only name in a build without
+// `test-knobs`, or a value too large for the field), INVALID_UTF8,
+// NULL_ARGUMENT, PANIC. Not thread-safe for one config.
 //
 // # Safety
 //
@@ -778,9 +800,15 @@ snodo_status snodo_config_set_audience(snodo_config *config,
                                        const uint8_t *audience,
                                        size_t audience_len);
 
-// Fixes the engine clock at `now` Unix seconds, for tests and vectors.
+// **Tests only**: fixes the engine clock at `now` Unix seconds (tokens
+// then never expire), for the shared vectors. Takes effect only in a
+// libsnodo built with the cargo feature `test-knobs` (the test suites');
+// any other build, `make install`'s included, answers CONFIG ("a
+// test-only setting, absent from this build") and leaves the config
+// unchanged. A server never needs it.
 //
-// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one config.
+// Statuses: OK (`test-knobs` builds only), CONFIG, NULL_ARGUMENT, PANIC.
+// Not thread-safe for one config.
 //
 // # Safety
 //
@@ -1107,6 +1135,76 @@ snodo_status snodo_check_http_headers(const snodo_header *headers,
                                       size_t request_len,
                                       snodo_response **out_response);
 
+// The policy of a server bound to loopback (the default): the hosts
+// `localhost`, `127.0.0.1` and `[::1]` on any port, and no `Origin` but
+// the request's own (a page served by this server).
+//
+// On OK `*out` owns a new policy (free with `snodo_origin_policy_free`).
+// Statuses: OK, NULL_ARGUMENT (`out` NULL), PANIC. Thread-safe.
+//
+// # Safety
+//
+// `out` must be NULL or valid for one pointer write.
+snodo_status snodo_origin_policy_loopback(snodo_origin_policy **out);
+
+// A policy from lists, each JSON text of an array of strings: `hosts`
+// entries are `name` (any port), `name:port`, or `*` (any host: only
+// behind a proxy that checks `Host` itself); `origins` entries are
+// `scheme://host[:port]` (`http` or `https`) or `*` (any page: never for
+// a server that acts for a user). `null` is never an allowed origin, and
+// loopback is not implied: list it too if the server also answers there.
+// Pass `[]` for an empty list (a request's own origin is always allowed).
+//
+// On OK `*out` owns a new policy (free with `snodo_origin_policy_free`).
+// Statuses: OK, CONFIG (not an array of strings, or a bad entry: the
+// last error quotes it), JSON, INVALID_UTF8, NULL_ARGUMENT, PANIC.
+// Thread-safe.
+//
+// # Safety
+//
+// `hosts` and `origins` valid for their lengths; `out` valid for one
+// pointer write.
+snodo_status snodo_origin_policy_new(const uint8_t *hosts,
+                                     size_t hosts_len,
+                                     const uint8_t *origins,
+                                     size_t origins_len,
+                                     snodo_origin_policy **out);
+
+// Frees a policy. NULL is a no-op. No other thread may be using it.
+//
+// # Safety
+//
+// `policy` must be NULL or a policy from snodo, not yet freed.
+void snodo_origin_policy_free(snodo_origin_policy *policy);
+
+// Checks `Origin` and `Host` of one HTTP request (its headers as
+// received, every occurrence its own entry, as for
+// `snodo_check_http_headers`) against `policy`. Run it on every request,
+// every method, before reading the body.
+//
+// On OK `*out_response` is NULL when the request may go on, or a new
+// response to send as is (free it with `snodo_response_free`): HTTP 421
+// (`snodo_response_http_status`) with `data.reason` `"host"` for a
+// missing, repeated or unlisted `Host`, or HTTP 403 with `data.reason`
+// `"origin"` for a repeated, `null`, malformed, foreign or unlisted
+// `Origin`; the body is a JSON-RPC error `-32600` with id null. A request
+// without `Origin` (not a browser) is held to `Host` only. Header bytes
+// that are not UTF-8 never match (a refusal, not a status). `headers` may
+// be NULL when `headers_len` is 0.
+//
+// Statuses: OK, NULL_ARGUMENT, ARGUMENT (a length too large), PANIC.
+// Thread-safe (the policy is shared).
+//
+// # Safety
+//
+// `policy` a live policy; `headers` NULL or valid for `headers_len`
+// entries, each pointing to its stated lengths; `out_response` valid for
+// one pointer write.
+snodo_status snodo_check_http_origin(const snodo_origin_policy *policy,
+                                     const snodo_header *headers,
+                                     size_t headers_len,
+                                     snodo_response **out_response);
+
 // The canonical form of a JSON text (docs/canonical-json.md): object keys
 // sorted, no insignificant whitespace, one string escaping, numbers by
 // their lexical text (`1` and `1.0` differ). Input is parsed strictly:
@@ -1147,10 +1245,13 @@ snodo_status snodo_engine_legacy_version_for(const snodo_engine *engine,
 // Reads a request that arrived on the 2025-era `session` (the bytes as
 // received) into the same call a 2026 request gives (`mrtr_allowed`
 // false, `snodo_call_is_legacy` true, the session's usable capabilities),
-// for the verified `principal` (NULL = explicit anonymous). Outs as
-// `snodo_engine_begin`: exactly one of `*out_call` (run the handler, then
-// `snodo_engine_decide_legacy`) and `*out_response` (a ready error, e.g.
-// `-32602 Unsupported protocol version`) is set, the other NULL.
+// for the verified `principal` (NULL = explicit anonymous). A principal
+// other than the session's gets the ready `-32001` "Session not found"
+// response (HTTP 404, the request's id), as `snodo_session_check_principal`
+// would. Outs as `snodo_engine_begin`: exactly one of `*out_call` (run the
+// handler, then `snodo_engine_decide_legacy`) and `*out_response` (a ready
+// error, e.g. `-32602 Unsupported protocol version`) is set, the other
+// NULL.
 //
 // Statuses: OK, NOT_A_REQUEST (a notification or a response: a response
 // belongs to a pending flow, `snodo_engine_feed`), ARGUMENT, INVALID_UTF8,
@@ -1198,8 +1299,10 @@ snodo_status snodo_engine_decide_legacy(const snodo_engine *engine,
                                         snodo_pending_flow **out_pending,
                                         snodo_call **out_call);
 
-// Feeds the client's JSON-RPC response (the bytes as received) to one of
-// `pending`'s requests (route with `snodo_pending_flow_awaits`).
+// Feeds the client's JSON-RPC response (the bytes as received), sent by
+// `principal` (the verified user of the HTTP request that carried it;
+// NULL = the explicit anonymous principal), to one of `pending`'s
+// requests (route with `snodo_pending_flow_awaits`).
 //
 // On OK `*out_kind` is written (see `snodo_feed_kind`): `RESUME` sets
 // `*out_call`, `RESPOND` sets `*out_response`, the other is NULL;
@@ -1208,22 +1311,27 @@ snodo_status snodo_engine_decide_legacy(const snodo_engine *engine,
 // NULL).
 //
 // A response that is malformed (JSON), not a JSON-RPC response, for an id
-// not of this flow, a duplicate, or late (the flow ended) is refused
+// not of this flow, a duplicate, late (the flow ended), or from another
+// principal than the one the flow's question was asked of is refused
 // (ARGUMENT; the last error says which) and **changes nothing**: the flow
 // is as before and no out is written.
 //
-// Statuses: OK, JSON, ARGUMENT, NULL_ARGUMENT, PANIC. Thread-safe for the
-// engine; **one flow is fed from one thread at a time**.
+// Statuses: OK, JSON, ARGUMENT, INVALID_UTF8 (principal), NULL_ARGUMENT,
+// PANIC. Thread-safe for the engine; **one flow is fed from one thread at
+// a time**.
 //
 // # Safety
 //
 // `engine` live; `pending` a live flow no other thread uses; `response`
-// valid for `response_len` bytes; the outs valid for one write each
+// valid for `response_len` bytes; `principal` NULL or valid for
+// `principal_len` bytes; the outs valid for one write each
 // (`out_cancellations_len` may be NULL).
 snodo_status snodo_engine_feed(const snodo_engine *engine,
                                snodo_pending_flow *pending,
                                const uint8_t *response,
                                size_t response_len,
+                               const uint8_t *principal,
+                               size_t principal_len,
                                snodo_feed_kind *out_kind,
                                snodo_call **out_call,
                                snodo_response **out_response,
@@ -1319,9 +1427,10 @@ snodo_status snodo_call_flow_expires_at(const snodo_call *call, uint64_t *out);
 // `out_len` NULL or valid for one `size_t` write.
 snodo_status snodo_call_answers_digest(const snodo_call *call, char **out, size_t *out_len);
 
-// The engine's clock, in Unix seconds (the fixed time in tests). A server
-// whose engine runs on a fixed clock passes this × 1000 as the `now_ms`
-// of `snodo_once_memory_execute`, so that records expire on the tokens'
+// The engine's clock, in Unix seconds (the fixed time in tests). A test
+// whose engine runs on the fixed clock (`snodo_config_set_fixed_time`,
+// test builds only) passes this × 1000 as the `now_ms` of
+// `snodo_once_memory_execute`, so that records expire on the tokens'
 // clock.
 //
 // Statuses: OK, NULL_ARGUMENT (`engine` or `out` NULL), PANIC. Thread-safe.
@@ -1673,9 +1782,10 @@ snodo_status snodo_once_memory_new(size_t max_bytes,
 void snodo_once_memory_free(snodo_once_memory *store);
 
 // Runs `command` (from a step) on the store, atomically, as of `now_ms`
-// (Unix milliseconds; 0 = the system clock). A server whose engine runs on
-// a fixed clock (tests) passes that clock (`snodo_engine_now` × 1000), so
-// that leases and records expire on the tokens' clock. Feed the reply to
+// (Unix milliseconds; 0 = the system clock). A test whose engine runs on
+// the fixed clock (`snodo_config_set_fixed_time`, test builds only) passes
+// that clock (`snodo_engine_now` × 1000), so that leases and records
+// expire on the tokens' clock. Feed the reply to
 // `snodo_once_run_feed` (or, for an extend command,
 // `snodo_once_step_extended`).
 //
@@ -1930,44 +2040,52 @@ snodo_status snodo_response_diagnostic(const snodo_response *response, char **ou
 // A session that negotiated `protocol_version` (the version the server
 // answered in its `initialize` result), with the client's `capabilities`
 // (JSON text of an object) and `client_info` (JSON text of an object, or
-// NULL). Its id is random; set the transport's own with
+// NULL), opened by `principal`: the verified user of the `initialize`
+// request (NULL = the explicit anonymous principal; an empty name is
+// ARGUMENT). Its id is random; set the transport's own with
 // `snodo_session_with_id`. Whether the version is accepted is decided by
 // the engine at `snodo_engine_begin_legacy`.
 //
 // On OK `*out` owns a new session (free with `snodo_session_free`).
-// Statuses: OK, ARGUMENT (names the field), JSON, INVALID_UTF8,
-// NULL_ARGUMENT, PANIC. Thread-safe.
+// Statuses: OK, ARGUMENT (names the field, or an empty principal), JSON,
+// INVALID_UTF8, NULL_ARGUMENT, PANIC. Thread-safe.
 //
 // # Safety
 //
 // `protocol_version` and `capabilities` valid for their lengths;
-// `client_info` NULL or valid for `client_info_len` bytes; `out` valid
-// for one pointer write.
+// `client_info` NULL or valid for `client_info_len` bytes; `principal`
+// NULL or valid for `principal_len` bytes; `out` valid for one pointer
+// write.
 snodo_status snodo_session_new(const uint8_t *protocol_version,
                                size_t protocol_version_len,
                                const uint8_t *capabilities,
                                size_t capabilities_len,
                                const uint8_t *client_info,
                                size_t client_info_len,
+                               const uint8_t *principal,
+                               size_t principal_len,
                                snodo_session **out);
 
 // A session from the client's `initialize` request (JSON text of the whole
 // message or of its `params`), with `negotiated` the version the server
-// answered (see `snodo_engine_legacy_version_for`). Random id as
-// `snodo_session_new`.
+// answered (see `snodo_engine_legacy_version_for`), opened by `principal`
+// (the verified user of the `initialize` request; NULL = the explicit
+// anonymous principal). Random id as `snodo_session_new`.
 //
 // On OK `*out` owns a new session. Statuses: OK, ARGUMENT (not an
-// initialize request, bad field), JSON, INVALID_UTF8, NULL_ARGUMENT,
-// PANIC. Thread-safe.
+// initialize request, bad field, empty principal), JSON, INVALID_UTF8,
+// NULL_ARGUMENT, PANIC. Thread-safe.
 //
 // # Safety
 //
-// `initialize` and `negotiated` valid for their lengths; `out` valid for
-// one pointer write.
+// `initialize` and `negotiated` valid for their lengths; `principal` NULL
+// or valid for `principal_len` bytes; `out` valid for one pointer write.
 snodo_status snodo_session_from_initialize(const uint8_t *initialize,
                                            size_t initialize_len,
                                            const uint8_t *negotiated,
                                            size_t negotiated_len,
+                                           const uint8_t *principal,
+                                           size_t principal_len,
                                            snodo_session **out);
 
 // Sets the session's id to the transport's (the `Mcp-Session-Id` the
@@ -2040,6 +2158,43 @@ snodo_status snodo_session_usable_capabilities(const snodo_session *session,
 //
 // As `snodo_session_id`.
 snodo_status snodo_session_client_info(const snodo_session *session, char **out, size_t *out_len);
+
+// The principal that opened the session: on OK `*out` is a new string
+// owned by the caller (free with `snodo_string_free`), or NULL (and
+// `*out_len` 0) for the explicit anonymous principal. `out_len` may be
+// NULL. Statuses: OK, NULL_ARGUMENT, PANIC. Thread-safe.
+//
+// # Safety
+//
+// `session` NULL or live; `out` NULL or valid for one pointer write;
+// `out_len` NULL or valid for one `size_t` write.
+snodo_status snodo_session_principal(const snodo_session *session, char **out, size_t *out_len);
+
+// Checks that a message on this session comes from the principal that
+// opened it (`principal`: the verified user of this HTTP request; NULL =
+// the explicit anonymous principal). Run it on every message a server
+// routes to the session (a POST of a request, a response or a
+// notification such as `notifications/cancelled`, a GET, a DELETE)
+// before touching the session or its flows.
+//
+// On OK `*out_response` is NULL when the principal is the session's (go
+// on), or a new response to send as is (free it with
+// `snodo_response_free`): HTTP 404 (`snodo_response_http_status`) with
+// JSON-RPC error `-32001` "Session not found" and id null, the answer to
+// a session that does not exist, so that a session id learned by someone
+// else neither works nor confirms that it exists.
+//
+// Statuses: OK, ARGUMENT (an empty principal), INVALID_UTF8,
+// NULL_ARGUMENT, PANIC. Thread-safe (the session is shared).
+//
+// # Safety
+//
+// `session` live; `principal` NULL or valid for `principal_len` bytes;
+// `out_response` valid for one pointer write.
+snodo_status snodo_session_check_principal(const snodo_session *session,
+                                           const uint8_t *principal,
+                                           size_t principal_len,
+                                           snodo_response **out_response);
 
 // The 2025-11-25 `notifications/elicitation/complete` message (JSON text)
 // for `elicitation_id` (from `snodo_pending_flow_elicitation_ids`), to

@@ -5,7 +5,9 @@
 #   lib/libsnodo.so -> .so.MAJOR        what -lsnodo finds at link time
 #   lib/libsnodo.a  include/snodo.h  lib/pkgconfig/snodo.pc
 # DESTDIR is honoured for staged installs. SNODO_SKIP_BUILD=1 installs the
-# libraries already built in target/release instead of building them.
+# libraries already built in target/release instead of building them. The
+# build has no cargo features: the test-only settings are refused by what
+# this installs, and a library built with them is refused here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,6 +23,17 @@ version="$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)"
 if [ "${SNODO_SKIP_BUILD:-0}" != 1 ]; then
   cargo build --release --locked -p snodo-ffi
 fi
+
+# The test suites build libsnodo with the cargo feature test-knobs (a fixed
+# clock, predictable token ids and v2 nonces); such a library is never
+# installed. It holds a marker string (ffi/src/config.rs) that says so.
+for f in "$release/libsnodo.so" "$release/libsnodo.a"; do
+  if [ -f "$f" ] && LC_ALL=C grep -qF "libsnodo built with test-knobs" "$f"; then
+    echo "install: $f was built with the cargo feature test-knobs, for the test suites only;" \
+      "rebuild it without: cargo build --release --locked -p snodo-ffi" >&2
+    exit 1
+  fi
+done
 
 major="${version%%.*}"
 soname="libsnodo.so.$major"

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# libsnodo suite: regenerate and check include/snodo.h, check exported
-# symbols, install to a temporary prefix and build the example with
-# pkg-config, then run the C tests linked against the .so and the .a, under
-# AddressSanitizer + UBSan, and under valgrind; last, build the C benches
-# (ffi/benches) as `make bench` does and run each briefly.
+# libsnodo suite: build the test suites' libsnodo (cargo feature
+# test-knobs: the vectors' fixed clock and seeded ids), regenerate and
+# check include/snodo.h with the release build, check exported symbols,
+# install the release build to a temporary prefix (as `make install`) and
+# build the examples with pkg-config against it, show that it refuses the
+# test-only settings, then run the C tests linked against the test build's
+# .so and .a, under AddressSanitizer + UBSan, and under valgrind; last,
+# build the C benches (ffi/benches) as `make bench` does and run each
+# briefly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
@@ -11,8 +15,31 @@ export CARGO_TERM_COLOR=never
 release="${CARGO_TARGET_DIR:-target}/release"
 out="${CARGO_TARGET_DIR:-target}/ctest"
 version="$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)"
+major="${version%%.*}"
 rm -rf "$out"
 mkdir -p "$out"
+# The examples print tokens and the bridge's request ids, which differ on
+# every run of the release build (real clock, random ids): masked before
+# the diff with their .expected files.
+mask() { sed -E 's/"requestState":"[^"]*"/"requestState":"<token>"/g; s/snodo-[0-9a-f]{16}-/snodo-<tag>-/g' "$@"; }
+
+echo "== c: the test suites' libsnodo (cargo feature test-knobs)"
+# Built first, so that target/release ends holding the release build.
+# Copied aside with its SONAME link: the C tests below link this copy.
+cargo build --release --locked -p snodo-ffi --features test-knobs
+testlib="$out/testlib"
+mkdir -p "$testlib"
+cp "$release/libsnodo.so" "$testlib/libsnodo.so.$major"
+ln -s "libsnodo.so.$major" "$testlib/libsnodo.so"
+cp "$release/libsnodo.a" "$testlib/libsnodo.a"
+# make install refuses it (scripts/install.sh looks for its marker).
+if SNODO_SKIP_BUILD=1 bash scripts/install.sh "$out/never-installed" >"$out/install-test-build.log" 2>&1; then
+  echo "FAIL: scripts/install.sh installed a libsnodo built with test-knobs" >&2
+  exit 1
+fi
+grep -q "built with the cargo feature test-knobs" "$out/install-test-build.log"
+[ ! -e "$out/never-installed" ] || { echo "FAIL: install wrote files before refusing" >&2; exit 1; }
+echo "test build in $testlib; make install refuses it"
 
 echo "== c: build libsnodo, regenerate include/snodo.h (cbindgen $(sed -n '/^name = "cbindgen"$/{n;s/version = //p}' Cargo.lock))"
 cp include/snodo.h "$out/snodo.h.committed"
@@ -78,13 +105,13 @@ gcc -std=c11 -Wall -Wextra -Werror examples/c/hello.c $pc_cflags $pc_libs -Wl,-r
 # would fail the script through ldd's SIGPIPE.
 grep -q "$prefix/lib/libsnodo.so" <<<"$(ldd "$out/hello")"
 "$out/hello" >"$out/hello.out"
-diff -u examples/c/hello.expected "$out/hello.out"
+diff -u examples/c/hello.expected <(mask "$out/hello.out")
 echo "example: output matches examples/c/hello.expected"
 # Issue 14: the same handler served to a 2025-era session (legacy bridge).
 # shellcheck disable=SC2086
 gcc -std=c11 -Wall -Wextra -Werror examples/c/legacy.c $pc_cflags $pc_libs -Wl,-rpath,"$prefix/lib" -o "$out/legacy"
 "$out/legacy" >"$out/legacy.out"
-diff -u examples/c/legacy.expected "$out/legacy.out"
+diff -u examples/c/legacy.expected <(mask "$out/legacy.out")
 echo "example: output matches examples/c/legacy.expected"
 
 echo "== c: the once driver of ffi/README.md compiles against the header"
@@ -120,7 +147,7 @@ trap 'redis_stop; rm -rf "$prefix"' EXIT
 gcc -std=c11 -Wall -Wextra -Werror examples/c/once_redis.c $pc_cflags $pc_libs $hiredis_libs \
   -Wl,-rpath,"$prefix/lib" -o "$out/once_redis"
 "$out/once_redis" >"$out/once_redis.out"
-diff -u examples/c/once_redis.expected "$out/once_redis.out"
+diff -u examples/c/once_redis.expected <(mask "$out/once_redis.out")
 # The example's records are the core's (a fleet shares them with Rust,
 # Python and Node): one hash per flow, <prefix>flow:{<flow id>}, every one
 # of the example's four booked flows completed, two of them at fence 2 (the
@@ -155,17 +182,33 @@ echo "example: output matches examples/c/once_redis.expected; Redis holds the co
 echo "== c: ffi/README.md as written (install block, complete program, rpath, --static)"
 bash scripts/test-c-readme.sh
 
-echo "== c: tests"
+echo "== c: the installed libsnodo refuses the test-only settings (tests/c/release/knobs.c)"
+# shellcheck disable=SC2086 # pkg-config output is a list of flags
+gcc -std=c11 -Wall -Wextra -Werror tests/c/release/knobs.c $pc_cflags $pc_libs -Wl,-rpath,"$prefix/lib" -o "$out/knobs"
+grep -q "$prefix/lib/libsnodo.so" <<<"$(ldd "$out/knobs")"
+"$out/knobs"
+valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite "$out/knobs" >/dev/null
+# The same program against the test build fails: it tells the two apart.
+gcc -std=c11 -Wall -Wextra -Werror -Iinclude tests/c/release/knobs.c -L"$testlib" -lsnodo -Wl,-rpath,"$testlib" \
+  -o "$out/knobs_testlib"
+if "$out/knobs_testlib" >"$out/knobs_testlib.out" 2>&1; then
+  echo "FAIL: tests/c/release/knobs.c passed against the test build: it cannot tell the builds apart" >&2
+  exit 1
+fi
+grep -q "fixed_time accepted" "$out/knobs_testlib.out"
+echo "the release build refuses fixed_time and test_random_seed; the test build accepts them"
+
+echo "== c: tests (against the test build)"
 cflags=(-std=c11 -Wall -Wextra -Werror -Iinclude "-DCARGO_VERSION=\"$version\"" -pthread)
 srcs=(tests/c/*.c)
 static_libs=(-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc)
-# Linked against the installed copy: programs need the SONAME
-# (libsnodo.so.MAJOR), which only the install's symlinks provide.
-gcc "${cflags[@]}" "${srcs[@]}" -L"$prefix/lib" -lsnodo -Wl,-rpath,"$prefix/lib" -o "$out/test_shared"
-gcc "${cflags[@]}" "${srcs[@]}" "$release/libsnodo.a" "${static_libs[@]}" -o "$out/test_static"
+# The vectors need the test-only settings: linked against the test build
+# (its copy carries the SONAME link, libsnodo.so.MAJOR, programs need).
+gcc "${cflags[@]}" "${srcs[@]}" -L"$testlib" -lsnodo -Wl,-rpath,"$testlib" -o "$out/test_shared"
+gcc "${cflags[@]}" "${srcs[@]}" "$testlib/libsnodo.a" "${static_libs[@]}" -o "$out/test_static"
 gcc "${cflags[@]}" -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
-  "${srcs[@]}" "$release/libsnodo.a" "${static_libs[@]}" -o "$out/test_asan"
-grep -q libsnodo.so <<<"$(ldd "$out/test_shared")"
+  "${srcs[@]}" "$testlib/libsnodo.a" "${static_libs[@]}" -o "$out/test_asan"
+grep -q "$testlib/libsnodo.so" <<<"$(ldd "$out/test_shared")"
 if grep -q libsnodo <<<"$(ldd "$out/test_static")"; then
   echo "FAIL: the static test binary loads libsnodo.so" >&2
   exit 1

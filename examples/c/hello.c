@@ -6,9 +6,10 @@
  * Build against an installed libsnodo:
  *   cc -std=c11 hello.c $(pkg-config --cflags --libs snodo) -o hello
  *
- * The key, the clock and the token ids' random seed are fixed so that the output is reproducible (the
- * test suite diffs it against hello.expected). A real server loads its
- * keys from its secret store and leaves the clock alone.
+ * The key is fixed here; a real server loads its keys from its secret
+ * store. The requestState differs on every run (the real clock, random
+ * token ids): the test suite masks it before diffing the output against
+ * hello.expected.
  * SPDX-License-Identifier: MIT OR Apache-2.0 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,20 +67,26 @@ static snodo_response *handle(const snodo_engine *engine, const snodo_call *call
 }
 
 /* begin + handler + decide for one message; returns the body to send. */
-static char *serve(const snodo_engine *engine, const char *request) {
+static char *serve(const snodo_engine *engine, const snodo_origin_policy *policy, const char *request) {
     snodo_call *call = NULL;
     snodo_response *response = NULL;
     char *body = NULL;
     uint16_t http = 0;
-    /* Over Streamable HTTP, check the request-metadata headers first (here
-     * the ones this example's client would send); a mismatch is a ready
-     * -32020 response with HTTP 400. Pass repeated headers separately. */
+    /* Over Streamable HTTP, check the request's headers first (here the
+     * ones this example's client would send). Host and Origin, on every
+     * request before reading the body: a page on another site, or a DNS
+     * rebinding, gets a ready 403 or 421. Then the request-metadata
+     * headers: a mismatch is a ready -32020 with HTTP 400. Pass repeated
+     * headers separately. */
     static const snodo_header headers[] = {
+        {(const uint8_t *)"Host", 4, (const uint8_t *)"127.0.0.1:8080", 14},
         {(const uint8_t *)"MCP-Protocol-Version", 20, (const uint8_t *)"2026-07-28", 10},
         {(const uint8_t *)"Mcp-Method", 10, (const uint8_t *)"tools/call", 10},
         {(const uint8_t *)"Mcp-Name", 8, (const uint8_t *)"greet", 5},
     };
-    check(snodo_check_http_headers(headers, 3, (const uint8_t *)request, strlen(request), &response), "headers");
+    check(snodo_check_http_origin(policy, headers, 4, &response), "origin");
+    if (!response)
+        check(snodo_check_http_headers(headers, 4, (const uint8_t *)request, strlen(request), &response), "headers");
     if (!response)
         check(snodo_engine_begin(engine, (const uint8_t *)request, strlen(request), (const uint8_t *)"alice", 5, &call,
                                  &response),
@@ -101,17 +108,18 @@ int main(void) {
     static const uint8_t key[32] = "example-only-key-0123456789abcde";
     snodo_config *config = NULL;
     snodo_engine *engine = NULL;
+    snodo_origin_policy *policy = NULL;
     check(snodo_config_new(&config), "config_new");
     check(snodo_config_add_key(config, (const uint8_t *)"k1", 2, key, sizeof key), "add_key");
-    check(snodo_config_set_fixed_time(config, 1800000000), "fixed_time");
-    /* Tests only, like the fixed clock: token ids from a seed, not the OS. */
-    check(snodo_config_set_limit(config, (const uint8_t *)"test_random_seed", 16, 1), "test_random_seed");
     check(snodo_engine_new(config, &engine), "engine_new");
     snodo_config_free(config);
+    /* A server bound to loopback; behind a proxy, snodo_origin_policy_new
+     * with the public host names and the web apps' origins. */
+    check(snodo_origin_policy_loopback(&policy), "origin_policy");
 
     const char *first = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"greet\","
                         META "}}";
-    char *body = serve(engine, first);
+    char *body = serve(engine, policy, first);
 
     /* The client retries with the user's answer and echoes requestState:
      * once accepted (the flow completes), once declined (it ends). */
@@ -126,9 +134,10 @@ int main(void) {
                  "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"greet\"," META
                  ",\"inputResponses\":{\"who\":%s},\"requestState\":\"%.*s\"}}",
                  i + 2, answers[i], (int)(strchr(tok, '"') - tok), tok);
-        snodo_string_free(serve(engine, retry));
+        snodo_string_free(serve(engine, policy, retry));
     }
     snodo_string_free(body);
+    snodo_origin_policy_free(policy);
     snodo_engine_free(engine);
     return 0;
 }

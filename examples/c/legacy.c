@@ -6,11 +6,17 @@
  * resumes the same handler with the answer. A duplicate response is refused
  * and changes nothing.
  *
+ * The session belongs to the user who opened it: every later message on
+ * it is checked against that principal first (another user gets the
+ * answer to a session that does not exist), and answers are fed with it.
+ *
  * Build against an installed libsnodo:
  *   cc -std=c11 legacy.c $(pkg-config --cflags --libs snodo) -o legacy
  *
- * Key, clock, token ids' random seed and session id are fixed so that the output is reproducible
- * (the test suite diffs it against legacy.expected).
+ * The key and the session id are fixed here. The request ids the bridge
+ * sends hold a tag that differs on every run (a MAC over the flow, at the
+ * real clock): the test suite masks it before diffing the output against
+ * legacy.expected.
  * SPDX-License-Identifier: MIT OR Apache-2.0 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,13 +98,12 @@ int main(void) {
     snodo_engine *engine = NULL;
     check(snodo_config_new(&config), "config_new");
     check(snodo_config_add_key(config, (const uint8_t *)"k1", 2, key, sizeof key), "add_key");
-    check(snodo_config_set_fixed_time(config, 1800000000), "fixed_time");
-    /* Tests only, like the fixed clock: token ids from a seed, not the OS. */
-    check(snodo_config_set_limit(config, (const uint8_t *)"test_random_seed", 16, 1), "test_random_seed");
     check(snodo_engine_new(config, &engine), "engine_new");
     snodo_config_free(config);
 
-    /* initialize: answer the version snodo picks and record the session. */
+    /* initialize: answer the version snodo picks and record the session,
+     * with the verified user of the initialize request (the Bearer token's
+     * subject; NULL for the anonymous principal). */
     const char *init = "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
                        "\"2025-11-25\",\"capabilities\":{\"elicitation\":{}},\"clientInfo\":{\"name\":\"demo\","
                        "\"version\":\"1\"}}}";
@@ -106,7 +111,7 @@ int main(void) {
     check(snodo_engine_legacy_version_for(engine, TEXT("2025-11-25"), &version, NULL), "version_for");
     if (!version) return 1; /* legacy serving disabled */
     snodo_session *session = NULL;
-    check(snodo_session_from_initialize(TEXT(init), TEXT(version), &session), "from_initialize");
+    check(snodo_session_from_initialize(TEXT(init), TEXT(version), TEXT("alice"), &session), "from_initialize");
     check(snodo_session_with_id(session, TEXT("stdio-1")), "with_id"); /* HTTP: the Mcp-Session-Id */
     printf("initialize: protocolVersion %s\n", version);
     snodo_string_free(version);
@@ -120,6 +125,13 @@ int main(void) {
     snodo_pending_flow *pending = run(engine, call);
     if (!pending) return 1;
 
+    /* Another user who learnt the session id: refused as if there were no
+     * such session, before the session is touched. */
+    snodo_response *refusal = NULL;
+    check(snodo_session_check_principal(session, TEXT("mallory"), &refusal), "check_principal");
+    if (refusal) print_response("mallory on the session:", refusal);
+    snodo_response_free(refusal);
+
     /* The client answers the elicitation/create; route by id. */
     char *ids = NULL, answer[512];
     check(snodo_pending_flow_request_ids(pending, &ids, NULL), "request_ids");
@@ -130,7 +142,10 @@ int main(void) {
     snodo_feed_kind kind;
     snodo_response *response = NULL;
     char *cancellations = NULL;
-    check(snodo_engine_feed(engine, pending, TEXT(answer), &kind, &call, &response, &cancellations, NULL), "feed");
+    check(snodo_session_check_principal(session, TEXT("alice"), &refusal), "check_principal");
+    if (refusal) return 1; /* the opener is admitted */
+    check(snodo_engine_feed(engine, pending, TEXT(answer), TEXT("alice"), &kind, &call, &response, &cancellations, NULL),
+          "feed");
     snodo_string_free(cancellations);
     if (kind == SNODO_FEED_KIND_RESUME) {
         snodo_pending_flow *again = run(engine, call);
@@ -141,7 +156,8 @@ int main(void) {
     }
 
     /* The same response again: refused with a clear status, nothing sent. */
-    snodo_status st = snodo_engine_feed(engine, pending, TEXT(answer), &kind, &call, &response, &cancellations, NULL);
+    snodo_status st =
+        snodo_engine_feed(engine, pending, TEXT(answer), TEXT("alice"), &kind, &call, &response, &cancellations, NULL);
     char *detail = NULL;
     snodo_last_error(&detail, NULL);
     printf("duplicate: %s (%s)\n", snodo_status_name((int)st), detail ? detail : "");

@@ -122,3 +122,67 @@ func TestSharedEngine(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// The edge checks through the wrappers: a bad policy entry is a CONFIG
+// *Error, a nil list is empty, and a session admits only its opener.
+func TestEdge(t *testing.T) {
+	var se *Error
+	if _, err := NewOriginPolicy([]string{"a b"}, nil); !errors.As(err, &se) || se.Status != StatusConfig ||
+		!strings.Contains(se.Message(), `host entry "a b" is not valid`) {
+		t.Fatalf("bad host entry: %v", err)
+	}
+	p, err := NewOriginPolicy([]string{"mcp.example.com"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := CheckHTTPOrigin(p, []Header{{"Host", "mcp.example.com"}, {"Origin", "https://mcp.example.com"}})
+	if err != nil || r != nil {
+		t.Fatalf("same origin behind a proxy: %v %v", r, err)
+	}
+	r, err = CheckHTTPOrigin(p, []Header{{"Host", "localhost:1"}})
+	if err != nil || r == nil {
+		t.Fatalf("loopback is not implied: %v", err)
+	}
+	if status, _ := r.HTTPStatus(); status != 421 {
+		t.Errorf("HTTP %d", status)
+	}
+	r.Close()
+	p.Close()
+	if _, err := CheckHTTPOrigin(p, nil); err != errClosed {
+		t.Fatalf("closed policy: %v", err)
+	}
+
+	s, err := NewSession("2025-11-25", `{"elicitation":{}}`, "", User("alice"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if name, ok, err := s.Principal(); err != nil || !ok || name != "alice" {
+		t.Fatalf("principal %q %v %v", name, ok, err)
+	}
+	if r, err := s.CheckPrincipal(User("alice")); err != nil || r != nil {
+		t.Fatalf("the opener: %v %v", r, err)
+	}
+	for _, who := range []Principal{User("bob"), Anonymous} {
+		r, err := s.CheckPrincipal(who)
+		if err != nil || r == nil {
+			t.Fatalf("%v: not refused (%v)", who, err)
+		}
+		body, _ := r.Body()
+		if status, _ := r.HTTPStatus(); status != 404 || !strings.Contains(body, `"code":-32001`) {
+			t.Errorf("%v: HTTP %d %s", who, status, body)
+		}
+		r.Close()
+	}
+	anon, err := NewSession("2025-11-25", `{}`, "", Anonymous)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer anon.Close()
+	if _, ok, err := anon.Principal(); err != nil || ok {
+		t.Fatalf("anonymous session: ok %v, %v", ok, err)
+	}
+	if _, err := NewSession("2025-11-25", `{}`, "", User("")); !errors.As(err, &se) || se.Status != StatusArgument {
+		t.Fatalf("empty principal: %v", err)
+	}
+}

@@ -131,39 +131,50 @@ func BindingDigest(method, params string) ([BindingLen]byte, error) {
 // Header is one HTTP request header as received.
 type Header struct{ Name, Value string }
 
+// cHeaders is headers as libsnodo's snodo_header array (nil for none) and
+// the function that frees it. The array holds pointers, and cgo forbids
+// passing Go memory that holds Go pointers: the array and the texts live
+// in C memory.
+func cHeaders(headers []Header) (*C.snodo_header, func(), error) {
+	var blocks []unsafe.Pointer
+	free := func() {
+		for _, b := range blocks {
+			C.free(b)
+		}
+	}
+	if len(headers) == 0 {
+		return nil, free, nil
+	}
+	size := C.size_t(len(headers)) * C.size_t(unsafe.Sizeof(C.snodo_header{}))
+	mem := C.malloc(size)
+	if mem == nil {
+		return nil, free, &Error{Status: StatusArgument, Name: "ARGUMENT", Detail: "ARGUMENT: out of memory for headers"}
+	}
+	blocks = append(blocks, mem)
+	arr := (*C.snodo_header)(mem)
+	items := unsafe.Slice(arr, len(headers))
+	for i, h := range headers {
+		name, value := C.CBytes(append([]byte(h.Name), 0)), C.CBytes(append([]byte(h.Value), 0))
+		blocks = append(blocks, name, value)
+		items[i] = C.snodo_header{
+			name: (*C.uint8_t)(name), name_len: C.size_t(len(h.Name)),
+			value: (*C.uint8_t)(value), value_len: C.size_t(len(h.Value)),
+		}
+	}
+	return arr, free, nil
+}
+
 // CheckHTTPHeaders checks the headers of an HTTP POST against the JSON-RPC
 // request it carries. A nil Response means go on to Begin; otherwise send
 // it as is (a -32020 header mismatch, HTTP 400).
 func CheckHTTPHeaders(headers []Header, request []byte) (*Response, error) {
-	// The header array holds pointers, and cgo forbids passing Go memory
-	// that holds Go pointers: the array and the texts live in C memory.
-	var arr *C.snodo_header
-	var blocks []unsafe.Pointer
-	defer func() {
-		for _, b := range blocks {
-			C.free(b)
-		}
-	}()
-	if len(headers) > 0 {
-		size := C.size_t(len(headers)) * C.size_t(unsafe.Sizeof(C.snodo_header{}))
-		mem := C.malloc(size)
-		if mem == nil {
-			return nil, &Error{Status: StatusArgument, Name: "ARGUMENT", Detail: "ARGUMENT: out of memory for headers"}
-		}
-		blocks = append(blocks, mem)
-		arr = (*C.snodo_header)(mem)
-		items := unsafe.Slice(arr, len(headers))
-		for i, h := range headers {
-			name, value := C.CBytes(append([]byte(h.Name), 0)), C.CBytes(append([]byte(h.Value), 0))
-			blocks = append(blocks, name, value)
-			items[i] = C.snodo_header{
-				name: (*C.uint8_t)(name), name_len: C.size_t(len(h.Name)),
-				value: (*C.uint8_t)(value), value_len: C.size_t(len(h.Value)),
-			}
-		}
+	arr, free, err := cHeaders(headers)
+	defer free()
+	if err != nil {
+		return nil, err
 	}
 	var rp *C.snodo_response
-	err := call(func() C.snodo_status {
+	err = call(func() C.snodo_status {
 		qp, ql := bytesIn(request)
 		return C.snodo_check_http_headers(arr, C.size_t(len(headers)), qp, ql, &rp)
 	})

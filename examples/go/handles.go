@@ -60,7 +60,9 @@ func (c *Config) AddKey(id string, key []byte) error {
 	})
 }
 
-// SetLimit sets a limit by its snake_case name (e.g. "max_rounds").
+// SetLimit sets a limit by its snake_case name (e.g. "max_rounds",
+// "min_token_version"). "test_random_seed" is a test-only setting, as
+// SetFixedTime.
 func (c *Config) SetLimit(name string, value uint64) error {
 	nb := []byte(name)
 	return c.set(func(p *C.snodo_config) C.snodo_status {
@@ -152,7 +154,9 @@ func (c *Config) SetAudience(a string) error {
 	})
 }
 
-// SetFixedTime freezes the engine's clock at now (Unix seconds), for tests.
+// SetFixedTime freezes the engine's clock at now (Unix seconds), for the
+// test vectors: only a libsnodo built with the cargo feature test-knobs
+// accepts it; the installed one answers StatusConfig.
 func (c *Config) SetFixedTime(now uint64) error {
 	return c.set(func(p *C.snodo_config) C.snodo_status { return C.snodo_config_set_fixed_time(p, C.uint64_t(now)) })
 }

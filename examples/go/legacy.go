@@ -15,14 +15,17 @@ import "C"
 
 import "runtime"
 
-// Session is what a 2025-era session negotiated at initialize. Immutable
-// once its id is set, and then safe to share across goroutines.
+// Session is what a 2025-era session negotiated at initialize, and the
+// principal that opened it. Immutable once its id is set, and then safe to
+// share across goroutines. Every later message on the session goes through
+// CheckPrincipal first.
 type Session struct{ p *C.snodo_session }
 
 // NewSession is a session that negotiated protocolVersion, with the
 // client's capabilities (JSON object text) and clientInfo (JSON object
-// text, or "" for none). Its id is random until SetID.
-func NewSession(protocolVersion, capabilities, clientInfo string) (*Session, error) {
+// text, or "" for none), opened by who (the verified user of the
+// initialize request). Its id is random until SetID.
+func NewSession(protocolVersion, capabilities, clientInfo string, who Principal) (*Session, error) {
 	vb, cb, ib := []byte(protocolVersion), []byte(capabilities), []byte(clientInfo)
 	s := &Session{}
 	err := call(func() C.snodo_status {
@@ -34,7 +37,8 @@ func NewSession(protocolVersion, capabilities, clientInfo string) (*Session, err
 		if len(ib) > 0 {
 			ip, il = bytesIn(ib)
 		}
-		return C.snodo_session_new(vp, vl, cp, cl, ip, il, &s.p)
+		pp, pl := who.in()
+		return C.snodo_session_new(vp, vl, cp, cl, ip, il, pp, pl, &s.p)
 	})
 	if err != nil {
 		return nil, err
@@ -56,6 +60,42 @@ func (s *Session) SetID(id string) error {
 	})
 	runtime.KeepAlive(s)
 	return err
+}
+
+// Principal is the principal that opened the session: its name, or ok
+// false for anonymous.
+func (s *Session) Principal() (name string, ok bool, err error) {
+	if s == nil || s.p == nil {
+		return "", false, errClosed
+	}
+	var p *C.char
+	var n C.size_t
+	err = call(func() C.snodo_status { return C.snodo_session_principal(s.p, &p, &n) })
+	runtime.KeepAlive(s)
+	if err != nil || p == nil {
+		return "", false, err
+	}
+	return take(p, n), true, nil
+}
+
+// CheckPrincipal checks that a message on the session (a request, an
+// answer, a notification, a GET or DELETE) comes from the principal that
+// opened it. A nil Response means go on; otherwise send it as is (HTTP
+// 404, -32001 "Session not found"), without touching the session.
+func (s *Session) CheckPrincipal(who Principal) (*Response, error) {
+	if s == nil || s.p == nil {
+		return nil, errClosed
+	}
+	var rp *C.snodo_response
+	err := call(func() C.snodo_status {
+		pp, pl := who.in()
+		return C.snodo_session_check_principal(s.p, pp, pl, &rp)
+	})
+	runtime.KeepAlive(s)
+	if err != nil {
+		return nil, err
+	}
+	return wrapResponse(rp), nil
 }
 
 // Close frees the session; calls and flows made with it stay valid.
@@ -148,19 +188,20 @@ func feedOuts(f func(*C.snodo_feed_kind, **C.snodo_call, **C.snodo_response, **C
 	return FeedKind(kind), wrapCall(cp), wrapResponse(rp), take(xp, xn), nil
 }
 
-// Feed gives the client's JSON-RPC response (bytes as received) to the
-// flow. Waiting: more answers are due. Resume: a Call to run the handler
-// on. Respond: a Response to send for the original request, and the
-// notifications/cancelled (JSON array text) for unanswered requests. A
-// refused response (malformed, unknown id, duplicate, late) is an error
-// and changes nothing.
-func (e *Engine) Feed(p *PendingFlow, response []byte) (FeedKind, *Call, *Response, string, error) {
+// Feed gives the client's JSON-RPC response (bytes as received), sent by
+// who, to the flow. Waiting: more answers are due. Resume: a Call to run
+// the handler on. Respond: a Response to send for the original request,
+// and the notifications/cancelled (JSON array text) for unanswered
+// requests. A refused response (malformed, unknown id, duplicate, late,
+// from another principal than the flow's) is an error and changes nothing.
+func (e *Engine) Feed(p *PendingFlow, response []byte, who Principal) (FeedKind, *Call, *Response, string, error) {
 	if e.p == nil || p == nil || p.p == nil {
 		return FeedWaiting, nil, nil, "", errClosed
 	}
 	k, c, r, x, err := feedOuts(func(k *C.snodo_feed_kind, c **C.snodo_call, r **C.snodo_response, x **C.char, n *C.size_t) C.snodo_status {
 		qp, ql := bytesIn(response)
-		return C.snodo_engine_feed(e.p, p.p, qp, ql, k, c, r, x, n)
+		pp, pl := who.in()
+		return C.snodo_engine_feed(e.p, p.p, qp, ql, pp, pl, k, c, r, x, n)
 	})
 	runtime.KeepAlive(e)
 	runtime.KeepAlive(p)

@@ -16,12 +16,13 @@ import (
 )
 
 type legacyStep struct {
-	Op       string  `json:"op"`
-	Now      raw     `json:"now"`
-	Outcome  raw     `json:"outcome"`
-	Response *string `json:"response"`
-	Reason   raw     `json:"reason"`
-	Answers  []struct {
+	Op        string  `json:"op"`
+	Now       raw     `json:"now"`
+	Principal raw     `json:"principal"`
+	Outcome   raw     `json:"outcome"`
+	Response  *string `json:"response"`
+	Reason    raw     `json:"reason"`
+	Answers   []struct {
 		Key      string `json:"key"`
 		Request  raw    `json:"request"`
 		Expected raw    `json:"expected"`
@@ -45,6 +46,7 @@ type legacyCase struct {
 		ProtocolVersion string `json:"protocolVersion"`
 		Capabilities    raw    `json:"capabilities"`
 		ClientInfo      raw    `json:"clientInfo"`
+		Principal       raw    `json:"principal"`
 	} `json:"session"`
 	Steps []legacyStep `json:"steps"`
 }
@@ -187,7 +189,13 @@ func runLegacy(t *testing.T, f vfile, tc raw) {
 	if !isNull(c.Session.ClientInfo) {
 		info = string(c.Session.ClientInfo)
 	}
-	session, err := NewSession(c.Session.ProtocolVersion, string(c.Session.Capabilities), info)
+	// The test's principal sends every message unless a step names its
+	// own; the session's opener is its own principal, else the test's.
+	who, opener := principal(t, c.Principal), principal(t, c.Principal)
+	if present(c.Session.Principal) {
+		opener = principal(t, c.Session.Principal)
+	}
+	session, err := NewSession(c.Session.ProtocolVersion, string(c.Session.Capabilities), info, opener)
 	if err != nil {
 		t.Fatalf("session: %v", err)
 	}
@@ -197,7 +205,7 @@ func runLegacy(t *testing.T, f vfile, tc raw) {
 	}
 
 	e := engine(t, cfg, now)
-	call, resp, err := e.BeginLegacy([]byte(c.Request), session, principal(t, c.Principal))
+	call, resp, err := e.BeginLegacy([]byte(c.Request), session, who)
 	e.Close()
 	if err != nil {
 		t.Fatalf("begin: %v", err)
@@ -273,7 +281,11 @@ func runLegacy(t *testing.T, f vfile, tc raw) {
 				if s.Response == nil {
 					t.Fatalf("step %d: feed without a response", i+1)
 				}
-				kind, next, r, cancels, err = e.Feed(pending, []byte(withLegs(t, *s.Response, pending)))
+				by := who
+				if present(s.Principal) {
+					by = principal(t, s.Principal)
+				}
+				kind, next, r, cancels, err = e.Feed(pending, []byte(withLegs(t, *s.Response, pending)), by)
 			} else {
 				kind, next, r, cancels, err = e.Timeout(pending)
 			}

@@ -112,6 +112,7 @@ type vconfig struct {
 	MaxInputResponses raw      `json:"maxInputResponses"`
 	ClockSkewSecs     raw      `json:"clockSkewSecs"`
 	TokenVersion      raw      `json:"tokenVersion"`
+	MinTokenVersion   raw      `json:"minTokenVersion"`
 	TestRandomSeed    raw      `json:"testRandomSeed"`
 	StrictAnswers     *bool    `json:"strictAnswers"`
 	Audience          *string  `json:"audience"`
@@ -122,7 +123,7 @@ type vconfig struct {
 var knownConfig = map[string]bool{"keys": true, "ttlSecs": true, "maxRounds": true, "maxFlowAgeSecs": true,
 	"maxTokenBytes": true, "maxRequestBytes": true, "maxInputResponses": true, "clockSkewSecs": true,
 	"strictAnswers": true, "audience": true, "supportedVersions": true, "serverInfo": true,
-	"tokenVersion": true, "testRandomSeed": true}
+	"tokenVersion": true, "minTokenVersion": true, "testRandomSeed": true}
 
 // engine builds an engine from a vector config with its clock fixed at now.
 func engine(t *testing.T, cfg raw, now uint64) *Engine {
@@ -181,6 +182,11 @@ func engine(t *testing.T, cfg raw, now uint64) *Engine {
 	if present(vc.TokenVersion) {
 		must(c.SetLimit("token_version", u64(t, vc.TokenVersion)))
 	}
+	if present(vc.MinTokenVersion) {
+		must(c.SetLimit("min_token_version", u64(t, vc.MinTokenVersion)))
+	}
+	// Tests only, not a row of LIMITS: a setting of the test build of
+	// libsnodo (cargo feature test-knobs), which this package's tests link.
 	if present(vc.TestRandomSeed) {
 		must(c.SetLimit("test_random_seed", u64(t, vc.TestRandomSeed)))
 	}
@@ -262,6 +268,7 @@ var runners = map[string]func(*testing.T, vfile, raw){
 	"wire-builders.json": runBuilder,
 	"canonical.json":     runCanonical,
 	"headers.json":       runHeaders,
+	"origin.json":        runOrigin,
 	"consistency.json":   runConsistency,
 	"parts.json":         runParts,
 	"legacy.json":        runLegacy,
@@ -876,6 +883,57 @@ func runHeaders(t *testing.T, _ vfile, tc raw) {
 		}
 		if c.Result != "valid" {
 			t.Errorf("result %q for an accepted request", c.Result)
+		}
+		return
+	}
+	if r == nil {
+		t.Fatalf("expected a response")
+	}
+	sameJSON(t, "expected output", responseOut(t, r), c.Expected)
+}
+
+// ---- origin.json: the Origin/Host check under a policy (null: loopback)
+
+func runOrigin(t *testing.T, _ vfile, tc raw) {
+	var c struct {
+		Op     string `json:"op"`
+		Policy *struct {
+			Hosts   []string `json:"hosts"`
+			Origins []string `json:"origins"`
+		} `json:"policy"`
+		Headers  [][2]string `json:"headers"`
+		Result   string      `json:"result"`
+		Expected raw         `json:"expected"`
+	}
+	if err := json.Unmarshal(tc, &c); err != nil || c.Op != "check_http_origin" {
+		t.Fatalf("origin case: op %q, %v", c.Op, err)
+	}
+	var policy *OriginPolicy
+	var err error
+	if c.Policy == nil {
+		policy, err = LoopbackOriginPolicy()
+	} else {
+		policy, err = NewOriginPolicy(c.Policy.Hosts, c.Policy.Origins)
+	}
+	if err != nil {
+		t.Fatalf("policy: %v", err)
+	}
+	defer policy.Close()
+	hs := make([]Header, len(c.Headers))
+	for i, h := range c.Headers {
+		hs[i] = Header{Name: h[0], Value: h[1]}
+	}
+	r, err := CheckHTTPOrigin(policy, hs)
+	if err != nil {
+		t.Fatalf("check_http_origin: %v", err)
+	}
+	defer r.Close()
+	if (c.Result == "valid") != isNull(c.Expected) {
+		t.Errorf("result %q with expected %s", c.Result, c.Expected)
+	}
+	if isNull(c.Expected) {
+		if r != nil {
+			t.Errorf("expected no response, got %s", responseOut(t, r))
 		}
 		return
 	}

@@ -197,8 +197,8 @@ int main(int argc, char **argv) {
     char *state = read_file(path);
     setup(state);
 
-    /* The retry: round 1's token with the answer. The clock is fixed, so the
-     * token is the same on every flow. */
+    /* The retry: round 1's token with the answer, the same on every flow
+     * (it stays valid for the ttl, 300 s, far longer than a run). */
     snodo_response *a1 = round1();
     r2 = retry_request(a1);
     r2_len = strlen(r2);

@@ -1,7 +1,8 @@
 /* The two-round flow that bench.c times and rss.c repeats for memory, and
- * the engine it runs on: a fixed key and clock, a tools/call that asks one
- * form question carrying the state from the payload file, and the retry
- * that answers it. Shared so the two benches measure the same work.
+ * the engine it runs on: a fixed key on the real clock (the installed
+ * libsnodo has no other), a tools/call that asks one form question
+ * carrying the state from the payload file, and the retry that answers
+ * it. Shared so the two benches measure the same work.
  *
  * Each program defines BENCH_NAME (the prefix of its error messages)
  * before including this file, and includes it once.
@@ -15,8 +16,6 @@
 #include <string.h>
 
 #include "snodo.h"
-
-#define NOW 1800000000ULL
 
 static const char META[] =
     "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
@@ -70,7 +69,6 @@ static void setup(const char *state) {
     uint8_t key[32];
     for (int i = 0; i < 32; i++) key[i] = (uint8_t)i;
     if ((s = snodo_config_add_key(cfg, (const uint8_t *)"k1", 2, key, 32)) != SNODO_STATUS_OK) die("add_key", s);
-    if ((s = snodo_config_set_fixed_time(cfg, NOW)) != SNODO_STATUS_OK) die("fixed_time", s);
     if ((s = snodo_engine_new(cfg, &engine)) != SNODO_STATUS_OK) die("engine_new", s);
     snodo_config_free(cfg);
 

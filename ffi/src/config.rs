@@ -7,6 +7,12 @@
 //! `snodo_engine_new` (CONFIG, naming the field in snake_case). Adding a
 //! limit to the core needs no change here (`snodo_config_set_limit`), or
 //! one typed setter at most.
+//!
+//! The test-only settings (`snodo_config_set_fixed_time` and the limit
+//! `test_random_seed`) take effect only in a build with the cargo feature
+//! `test-knobs` (the test suites'); any other build refuses them with
+//! CONFIG, so an installed libsnodo never stops its clock or predicts its
+//! token ids and v2 nonces.
 
 use snodo::{Config, Key};
 
@@ -116,11 +122,20 @@ pub unsafe extern "C" fn snodo_config_add_key(
 /// Sets the numeric limit `name` (its snake_case name in the core's
 /// `LIMITS` table: `ttl_secs`, `max_rounds`, `max_flow_age_secs`,
 /// `max_token_bytes`, `max_request_bytes`, `max_input_responses`,
-/// `clock_skew_secs`) to `value`. The typed setters below are this call.
-/// The range is checked by `snodo_engine_new` (CONFIG naming the field).
+/// `clock_skew_secs`, `token_version` (1 or 2, default 1),
+/// `min_token_version` (1 or 2, default 1: 2 refuses v1 tokens, reason
+/// `version`; at most `token_version`)) to `value`. The typed setters
+/// below are this call. The range is checked by `snodo_engine_new`
+/// (CONFIG naming the field).
 ///
-/// Statuses: OK, CONFIG (unknown name, or a value too large for the
-/// field), INVALID_UTF8, NULL_ARGUMENT, PANIC. Not thread-safe for one config.
+/// `test_random_seed` (tests only: non-zero derives token ids and v2
+/// nonces from the seed) is accepted only by a libsnodo built with the
+/// cargo feature `test-knobs`; any other build answers CONFIG, "a
+/// test-only setting, absent from this build".
+///
+/// Statuses: OK, CONFIG (unknown name, a test-only name in a build without
+/// `test-knobs`, or a value too large for the field), INVALID_UTF8,
+/// NULL_ARGUMENT, PANIC. Not thread-safe for one config.
 ///
 /// # Safety
 ///
@@ -136,10 +151,42 @@ pub unsafe extern "C" fn snodo_config_set_limit(
     unsafe {
         with(config, |c| {
             let name = text(name, name_len, "name")?;
-            Ok(c.inner.set_limit(name, value)?)
+            limit(&mut c.inner, name, value)
         })
     }
 }
+
+/// `Config::set_limit`, but for the test-only seed in a build without the
+/// test knobs, where the core would only say "unknown configuration limit".
+fn limit(config: &mut Config, name: &str, value: u64) -> Result<(), Fail> {
+    #[cfg(not(feature = "test-knobs"))]
+    if TEST_RANDOM_SEED.contains(&name) {
+        return Err(test_only(name));
+    }
+    Ok(config.set_limit(name, value)?)
+}
+
+/// The seed's two spellings (the core's `set_limit` reads either).
+#[cfg(not(feature = "test-knobs"))]
+const TEST_RANDOM_SEED: [&str; 2] = ["test_random_seed", "testRandomSeed"];
+
+/// The refusal of a test-only setting by a build without the test knobs.
+#[cfg(not(feature = "test-knobs"))]
+fn test_only(name: &str) -> Fail {
+    Fail::new(
+        snodo_status::Config,
+        format!(
+            "{name}: a test-only setting, absent from this build (libsnodo was built without the cargo \
+             feature test-knobs)"
+        ),
+    )
+}
+
+/// Bytes only a library built with the test knobs holds:
+/// scripts/install.sh looks for them and refuses to install such a
+/// library (kept in the binary by `snodo_config_set_fixed_time`).
+#[cfg(feature = "test-knobs")]
+static TEST_BUILD_MARKER: &[u8] = b"libsnodo built with test-knobs: for test suites only";
 
 /// One typed setter: `Config::set_limit` with the name spelled once.
 ///
@@ -148,7 +195,7 @@ pub unsafe extern "C" fn snodo_config_set_limit(
 /// `config` must be NULL or a live config.
 unsafe fn set_limit(config: *mut snodo_config, name: &str, value: u64) -> snodo_status {
     // SAFETY: caller contract.
-    unsafe { with(config, |c| Ok(c.inner.set_limit(name, value)?)) }
+    unsafe { with(config, |c| limit(&mut c.inner, name, value)) }
 }
 
 /// Sets the token lifetime in seconds (`ttl_secs`: 1 to 900, default 300).
@@ -379,9 +426,15 @@ pub unsafe extern "C" fn snodo_config_set_audience(
     }
 }
 
-/// Fixes the engine clock at `now` Unix seconds, for tests and vectors.
+/// **Tests only**: fixes the engine clock at `now` Unix seconds (tokens
+/// then never expire), for the shared vectors. Takes effect only in a
+/// libsnodo built with the cargo feature `test-knobs` (the test suites');
+/// any other build, `make install`'s included, answers CONFIG ("a
+/// test-only setting, absent from this build") and leaves the config
+/// unchanged. A server never needs it.
 ///
-/// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one config.
+/// Statuses: OK (`test-knobs` builds only), CONFIG, NULL_ARGUMENT, PANIC.
+/// Not thread-safe for one config.
 ///
 /// # Safety
 ///
@@ -391,8 +444,17 @@ pub unsafe extern "C" fn snodo_config_set_fixed_time(config: *mut snodo_config, 
     // SAFETY: caller contract.
     unsafe {
         with(config, |c| {
-            c.inner = c.inner.clone().fixed_time(now);
-            Ok(())
+            #[cfg(feature = "test-knobs")]
+            {
+                std::hint::black_box(TEST_BUILD_MARKER);
+                c.inner = c.inner.clone().fixed_time(now);
+                Ok(())
+            }
+            #[cfg(not(feature = "test-knobs"))]
+            {
+                let _ = (c, now);
+                Err(test_only("fixed_time"))
+            }
         })
     }
 }

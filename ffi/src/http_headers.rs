@@ -8,10 +8,11 @@ use std::borrow::Cow;
 use crate::ffi::{Out, bytes, guard, into_handle};
 use crate::response::snodo_response;
 
-/// One HTTP request header as received: name and value, each a pointer +
-/// length (no NUL needed): UTF-8, or else read as Latin-1. Names compare case-insensitively;
-/// pass repeated headers as separate entries (a standard header sent twice
-/// is a mismatch, so do not join them).
+/// One HTTP request header as received (for `snodo_check_http_headers`
+/// and `snodo_check_http_origin`): name and value, each a pointer + length
+/// (no NUL needed): UTF-8, or else read as Latin-1. Names compare
+/// case-insensitively; pass repeated headers as separate entries (a
+/// standard header sent twice is a mismatch, so do not join them).
 #[allow(non_camel_case_types)]
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
@@ -36,6 +37,42 @@ fn header_text(b: &[u8]) -> Cow<'_, str> {
         Ok(t) => Cow::Borrowed(t),
         Err(_) => Cow::Owned(b.iter().map(|&c| char::from(c)).collect()),
     }
+}
+
+/// One header's name and value as text.
+pub(crate) type HeaderText<'a> = (Cow<'a, str>, Cow<'a, str>);
+
+/// The `(name, value)` texts of a C header array (see [`header_text`]),
+/// for the core's header checks. `headers` may be NULL when
+/// `headers_len` is 0.
+///
+/// # Safety
+///
+/// `headers` NULL or valid for `headers_len` entries, each pointing to its
+/// stated lengths, all valid for `'a`.
+pub(crate) unsafe fn header_pairs<'a>(
+    headers: *const snodo_header,
+    headers_len: usize,
+) -> Result<Vec<HeaderText<'a>>, Fail> {
+    let entries: &[snodo_header] = if headers_len == 0 {
+        &[]
+    } else if headers.is_null() {
+        return Err(Fail::null("headers"));
+    } else if headers_len > isize::MAX as usize / size_of::<snodo_header>() {
+        return Err(Fail::new(snodo_status::Argument, format!("headers: length {headers_len} is too large")));
+    } else {
+        // SAFETY: non-NULL and valid for headers_len entries (caller contract).
+        unsafe { std::slice::from_raw_parts(headers, headers_len) }
+    };
+    let mut owned = Vec::with_capacity(entries.len());
+    for h in entries {
+        // SAFETY: each entry points to its stated lengths (caller contract).
+        let name = unsafe { bytes(h.name, h.name_len, "header name") }?;
+        // SAFETY: as above.
+        let value = unsafe { bytes(h.value, h.value_len, "header value") }?;
+        owned.push((header_text(name), header_text(value)));
+    }
+    Ok(owned)
 }
 
 /// Checks the headers of an HTTP POST against the JSON-RPC request it
@@ -65,27 +102,8 @@ pub unsafe extern "C" fn snodo_check_http_headers(
     out_response: *mut *mut snodo_response,
 ) -> snodo_status {
     guard(|| {
-        let entries: &[snodo_header] = if headers_len == 0 {
-            &[]
-        } else if headers.is_null() {
-            return Err(Fail::null("headers"));
-        } else if headers_len > isize::MAX as usize / size_of::<snodo_header>() {
-            return Err(Fail::new(
-                snodo_status::Argument,
-                format!("headers: length {headers_len} is too large"),
-            ));
-        } else {
-            // SAFETY: non-NULL and valid for headers_len entries (caller contract).
-            unsafe { std::slice::from_raw_parts(headers, headers_len) }
-        };
-        let mut owned = Vec::with_capacity(entries.len());
-        for h in entries {
-            // SAFETY: each entry points to its stated lengths (caller contract).
-            let name = unsafe { bytes(h.name, h.name_len, "header name") }?;
-            // SAFETY: as above.
-            let value = unsafe { bytes(h.value, h.value_len, "header value") }?;
-            owned.push((header_text(name), header_text(value)));
-        }
+        // SAFETY: caller contract.
+        let owned = unsafe { header_pairs(headers, headers_len) }?;
         let pairs: Vec<(&str, &str)> = owned.iter().map(|(n, v)| (n.as_ref(), v.as_ref())).collect();
         // SAFETY: caller contract.
         let request = unsafe { bytes(request, request_len, "request") }?;

@@ -94,10 +94,13 @@ pub unsafe extern "C" fn snodo_engine_legacy_version_for(
 /// Reads a request that arrived on the 2025-era `session` (the bytes as
 /// received) into the same call a 2026 request gives (`mrtr_allowed`
 /// false, `snodo_call_is_legacy` true, the session's usable capabilities),
-/// for the verified `principal` (NULL = explicit anonymous). Outs as
-/// `snodo_engine_begin`: exactly one of `*out_call` (run the handler, then
-/// `snodo_engine_decide_legacy`) and `*out_response` (a ready error, e.g.
-/// `-32602 Unsupported protocol version`) is set, the other NULL.
+/// for the verified `principal` (NULL = explicit anonymous). A principal
+/// other than the session's gets the ready `-32001` "Session not found"
+/// response (HTTP 404, the request's id), as `snodo_session_check_principal`
+/// would. Outs as `snodo_engine_begin`: exactly one of `*out_call` (run the
+/// handler, then `snodo_engine_decide_legacy`) and `*out_response` (a ready
+/// error, e.g. `-32602 Unsupported protocol version`) is set, the other
+/// NULL.
 ///
 /// Statuses: OK, NOT_A_REQUEST (a notification or a response: a response
 /// belongs to a pending flow, `snodo_engine_feed`), ARGUMENT, INVALID_UTF8,
@@ -263,8 +266,10 @@ impl FeedOuts {
     }
 }
 
-/// Feeds the client's JSON-RPC response (the bytes as received) to one of
-/// `pending`'s requests (route with `snodo_pending_flow_awaits`).
+/// Feeds the client's JSON-RPC response (the bytes as received), sent by
+/// `principal` (the verified user of the HTTP request that carried it;
+/// NULL = the explicit anonymous principal), to one of `pending`'s
+/// requests (route with `snodo_pending_flow_awaits`).
 ///
 /// On OK `*out_kind` is written (see `snodo_feed_kind`): `RESUME` sets
 /// `*out_call`, `RESPOND` sets `*out_response`, the other is NULL;
@@ -273,17 +278,20 @@ impl FeedOuts {
 /// NULL).
 ///
 /// A response that is malformed (JSON), not a JSON-RPC response, for an id
-/// not of this flow, a duplicate, or late (the flow ended) is refused
+/// not of this flow, a duplicate, late (the flow ended), or from another
+/// principal than the one the flow's question was asked of is refused
 /// (ARGUMENT; the last error says which) and **changes nothing**: the flow
 /// is as before and no out is written.
 ///
-/// Statuses: OK, JSON, ARGUMENT, NULL_ARGUMENT, PANIC. Thread-safe for the
-/// engine; **one flow is fed from one thread at a time**.
+/// Statuses: OK, JSON, ARGUMENT, INVALID_UTF8 (principal), NULL_ARGUMENT,
+/// PANIC. Thread-safe for the engine; **one flow is fed from one thread at
+/// a time**.
 ///
 /// # Safety
 ///
 /// `engine` live; `pending` a live flow no other thread uses; `response`
-/// valid for `response_len` bytes; the outs valid for one write each
+/// valid for `response_len` bytes; `principal` NULL or valid for
+/// `principal_len` bytes; the outs valid for one write each
 /// (`out_cancellations_len` may be NULL).
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
@@ -292,6 +300,8 @@ pub unsafe extern "C" fn snodo_engine_feed(
     pending: *mut snodo_pending_flow,
     response: *const u8,
     response_len: usize,
+    principal: *const u8,
+    principal_len: usize,
     out_kind: *mut snodo_feed_kind,
     out_call: *mut *mut snodo_call,
     out_response: *mut *mut snodo_response,
@@ -305,8 +315,10 @@ pub unsafe extern "C" fn snodo_engine_feed(
         let pending = unsafe { pending.as_mut() }.ok_or_else(|| Fail::null("pending"))?;
         // SAFETY: caller contract.
         let response = unsafe { crate::ffi::bytes(response, response_len, "response") }?;
+        // SAFETY: caller contract.
+        let principal = unsafe { self::principal(principal, principal_len) }?;
         let outs = FeedOuts::new(out_kind, out_call, out_response, out_cancellations, out_cancellations_len)?;
-        let feed = engine.inner.feed(&mut pending.inner, response)?;
+        let feed = engine.inner.feed(&mut pending.inner, response, &principal)?;
         // SAFETY: caller contract.
         unsafe { outs.write(feed) };
         Ok(())

@@ -17,6 +17,8 @@
 //! * `response`: the `snodo_response` handle.
 //! * `elicitation`, `capabilities`: builders and capability helpers.
 //! * `http_headers`: `snodo_check_http_headers` (Streamable HTTP).
+//! * `http_origin`: `snodo_origin_policy`, `snodo_check_http_origin` (the
+//!   `Origin`/`Host` edge check).
 //! * `tasks`: `snodo_check_task_input_requests` (Tasks extension).
 //! * `token`: binding digest, seal, open.
 //! * `json`: canonical form.
@@ -39,6 +41,7 @@ pub mod engine;
 pub mod error;
 mod ffi;
 pub mod http_headers;
+pub mod http_origin;
 pub mod json;
 pub mod legacy;
 mod memo;

@@ -68,7 +68,6 @@ fn begin_and_decide_round_trip() {
         let mut config = null_mut();
         assert_eq!(snodo_config_new(&mut config), snodo_status::Ok);
         assert_eq!(snodo_config_add_key(config, b"k1".as_ptr(), 2, [7u8; 32].as_ptr(), 32), snodo_status::Ok);
-        assert_eq!(snodo_config_set_fixed_time(config, 1_800_000_000), snodo_status::Ok);
         let mut engine = null_mut();
         assert_eq!(snodo_engine_new(config, &mut engine), snodo_status::Ok);
         snodo_config_free(config);
@@ -98,5 +97,46 @@ fn begin_and_decide_round_trip() {
         crate::response::snodo_response_free(r);
         snodo_call_free(call);
         snodo_engine_free(engine);
+    }
+}
+
+/// The test-only settings follow this crate's `test-knobs` feature: applied
+/// in the test suites' build, CONFIG saying so in any other, with the
+/// config left as it was.
+#[test]
+fn test_knobs_only_with_the_feature() {
+    let seed = b"test_random_seed";
+    // SAFETY: every pointer is valid for its length; handles are freed.
+    unsafe {
+        let mut config = null_mut();
+        assert_eq!(snodo_config_new(&mut config), snodo_status::Ok);
+        let fixed = snodo_config_set_fixed_time(config, 1_800_000_000);
+        let fixed_error = last_error();
+        let seeded = snodo_config_set_limit(config, seed.as_ptr(), seed.len(), 1);
+        let seed_error = last_error();
+        let camel = snodo_config_set_limit(config, b"testRandomSeed".as_ptr(), 14, 1);
+        if cfg!(feature = "test-knobs") {
+            assert_eq!((fixed, seeded, camel), (snodo_status::Ok, snodo_status::Ok, snodo_status::Ok));
+            assert_eq!((*config).inner.limit("test_random_seed"), Some(1));
+            assert_eq!((*config).inner.clock.as_ref().map(|now| now()), Some(1_800_000_000));
+        } else {
+            let test_only = "a test-only setting, absent from this build (libsnodo was built without the \
+                             cargo feature test-knobs)";
+            assert_eq!(
+                (fixed, seeded, camel),
+                (snodo_status::Config, snodo_status::Config, snodo_status::Config)
+            );
+            assert_eq!(fixed_error, format!("CONFIG: fixed_time: {test_only}"));
+            assert_eq!(seed_error, format!("CONFIG: test_random_seed: {test_only}"));
+            assert!((*config).inner.clock.is_none());
+            // The core of this test build has the seed (a dev-dependency's
+            // feature): the refusal left it at its default.
+            assert_eq!((*config).inner.limit("test_random_seed"), Some(0));
+        }
+        // The deployment limits work in either build.
+        let min = b"min_token_version";
+        assert_eq!(snodo_config_set_limit(config, min.as_ptr(), min.len(), 2), snodo_status::Ok);
+        assert_eq!((*config).inner.limit("min_token_version"), Some(2));
+        snodo_config_free(config);
     }
 }

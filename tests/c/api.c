@@ -11,6 +11,10 @@
 #error "compile with -DCARGO_VERSION=\"x.y.z\" (the version in Cargo.toml)"
 #endif
 
+#define SENTINEL_OPENED ((char *)0x5a5a)
+#define SENTINEL_POLICY ((snodo_origin_policy *)0x5a5a)
+#define SENTINEL_RESPONSE ((snodo_response *)0x5a5a)
+
 static const uint8_t KEY[32] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
                                 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32};
 
@@ -288,10 +292,145 @@ static void test_issue_13_api(void) {
     case_end("issue 13 C API: limits by name, audience, strict answers, input_responses, headers, tasks");
 }
 
+/* An engine with the fixed test key and clock sealing `version` tokens and
+ * opening from `min` up; NULL (and the last error) when refused. */
+static snodo_engine *versioned_engine(uint64_t version, uint64_t min) {
+    snodo_config *c = NULL;
+    snodo_engine *e = NULL;
+    CHECK_OK(snodo_config_new(&c));
+    CHECK_OK(snodo_config_add_key(c, S("k1"), KEY, sizeof KEY));
+    CHECK_OK(snodo_config_set_fixed_time(c, 1800000000));
+    CHECK_OK(snodo_config_set_limit(c, S("token_version"), version));
+    CHECK_OK(snodo_config_set_limit(c, S("min_token_version"), min));
+    snodo_engine_new(c, &e);
+    snodo_config_free(c);
+    return e;
+}
+
+/* min_token_version: a row of the core's LIMITS, set by name; 2 refuses
+ * v1 tokens (reason "version"), and it may not exceed token_version. */
+static void test_min_token_version(void) {
+    case_begin();
+    CHECK(versioned_engine(1, 2) == NULL, "min above token_version");
+    CHECK(strstr(last_error_text(), "CONFIG: min_token_version: 2 is newer than token_version (1)") ==
+              last_error_text(), "%s", last_error_text());
+    CHECK(versioned_engine(2, 3) == NULL, "min out of range");
+    CHECK(strcmp(last_error_text(), "CONFIG: min_token_version: 3 is outside 1..=2") == 0, "%s", last_error_text());
+    snodo_engine *v1 = versioned_engine(1, 1), *both = versioned_engine(2, 1), *only_v2 = versioned_engine(2, 2);
+    CHECK(v1 && both && only_v2, "engines");
+    if (v1 && both && only_v2) {
+        uint8_t binding[SNODO_BINDING_LEN];
+        memset(binding, 9, sizeof binding);
+        char *t1 = NULL, *t2 = NULL, *opened = SENTINEL_OPENED;
+        size_t n1 = 0, n2 = 0;
+        CHECK_OK(snodo_engine_seal(v1, S("alice"), binding, 1, 1800000000, NULL, 0, NULL, 0, &t1, &n1));
+        CHECK_OK(snodo_engine_seal(both, S("alice"), binding, 1, 1800000000, NULL, 0, NULL, 0, &t2, &n2));
+        CHECK(t1 && strncmp(t1, "v1.", 3) == 0 && t2 && strncmp(t2, "v2.", 3) == 0, "%s / %s", t1, t2);
+        CHECK_OK(snodo_engine_open(both, (const uint8_t *)t1, n1, S("alice"), binding, &opened, NULL));
+        snodo_string_free(opened);
+        opened = SENTINEL_OPENED;
+        CHECK(snodo_engine_open(only_v2, (const uint8_t *)t1, n1, S("alice"), binding, &opened, NULL) ==
+                  SNODO_STATUS_TOKEN, "v1 refused");
+        char *reason = NULL;
+        CHECK_OK(snodo_last_token_reason(&reason, NULL));
+        CHECK(reason && strcmp(reason, "version") == 0, "reason %s", reason);
+        snodo_string_free(reason);
+        CHECK(opened == SENTINEL_OPENED, "out written on TOKEN");
+        CHECK_OK(snodo_engine_open(only_v2, (const uint8_t *)t2, n2, S("alice"), binding, &opened, NULL));
+        snodo_string_free(opened);
+        snodo_string_free(t1);
+        snodo_string_free(t2);
+    }
+    snodo_engine_free(v1);
+    snodo_engine_free(both);
+    snodo_engine_free(only_v2);
+    case_end("min_token_version: v1 tokens refused at 2, never above token_version");
+}
+
+/* The Origin/Host edge check beyond origin.json: policy arguments, the
+ * shared header conversion, NULLs and outs. */
+static void test_origin(void) {
+    case_begin();
+    snodo_origin_policy *loop = NULL, *lists = NULL, *p = SENTINEL_POLICY;
+    CHECK_OK(snodo_origin_policy_loopback(&loop));
+    CHECK_OK(snodo_origin_policy_new(S("[\"mcp.example.com\",\"10.0.0.5:8443\"]"), S("[\"https://app.example.com\"]"),
+                                     &lists));
+    /* Bad lists: CONFIG naming the list or quoting the entry; no out. */
+    CHECK(snodo_origin_policy_new(S("{}"), S("[]"), &p) == SNODO_STATUS_CONFIG, "hosts not an array");
+    CHECK(strcmp(last_error_text(), "CONFIG: origin policy: hosts must be a JSON array of strings") == 0, "%s",
+          last_error_text());
+    CHECK(snodo_origin_policy_new(S("[]"), S("[1]"), &p) == SNODO_STATUS_CONFIG, "origins not strings");
+    CHECK(snodo_origin_policy_new(S("[\"a b\"]"), S("[]"), &p) == SNODO_STATUS_CONFIG, "bad host");
+    CHECK(strstr(last_error_text(), "host entry \"a b\" is not valid"), "%s", last_error_text());
+    CHECK(snodo_origin_policy_new(S("[]"), S("[\"null\"]"), &p) == SNODO_STATUS_CONFIG, "null origin");
+    CHECK(snodo_origin_policy_new(S("[]"), S("[\"http://x/path\"]"), &p) == SNODO_STATUS_CONFIG, "origin with a path");
+    CHECK(snodo_origin_policy_new(S("["), S("[]"), &p) == SNODO_STATUS_JSON, "not JSON");
+    CHECK(snodo_origin_policy_new(NULL, 0, S("[]"), &p) == SNODO_STATUS_NULL_ARGUMENT, "NULL hosts");
+    CHECK(snodo_origin_policy_new(S("[]"), S("[]"), NULL) == SNODO_STATUS_NULL_ARGUMENT, "NULL out");
+    CHECK(snodo_origin_policy_loopback(NULL) == SNODO_STATUS_NULL_ARGUMENT, "NULL out");
+    CHECK(p == SENTINEL_POLICY, "out written on error");
+    CHECK_OK(snodo_origin_policy_new(S("[]"), S("[]"), &p));
+    snodo_origin_policy_free(p);
+
+    snodo_header same[] = {{(const uint8_t *)"Host", 4, (const uint8_t *)"127.0.0.1:8080", 14},
+                           {(const uint8_t *)"Origin", 6, (const uint8_t *)"http://127.0.0.1:8080", 21}};
+    snodo_response *r = SENTINEL_RESPONSE;
+    CHECK_OK(snodo_check_http_origin(loop, same, 2, &r));
+    CHECK(r == NULL, "same-origin on loopback");
+    CHECK_OK(snodo_check_http_origin(lists, same, 2, &r));
+    char *body = NULL;
+    uint16_t http = 0;
+    if (r) {
+        CHECK_OK(snodo_response_http_status(r, &http));
+        CHECK_OK(snodo_response_body(r, &body, NULL));
+    }
+    CHECK(http == 421 && body && strstr(body, "\"reason\":\"host\"") && strstr(body, "\"id\":null"),
+          "loopback not implied by lists: %u %s", (unsigned)http, body);
+    snodo_string_free(body);
+    snodo_response_free(r);
+    /* No headers: no Host, 421; NULL with a count is NULL_ARGUMENT. */
+    r = NULL;
+    CHECK_OK(snodo_check_http_origin(loop, NULL, 0, &r));
+    http = 0;
+    if (r) CHECK_OK(snodo_response_http_status(r, &http));
+    CHECK(http == 421, "no Host: %u", (unsigned)http);
+    snodo_response_free(r);
+    r = SENTINEL_RESPONSE;
+    CHECK(snodo_check_http_origin(loop, NULL, 1, &r) == SNODO_STATUS_NULL_ARGUMENT, "NULL headers");
+    CHECK(snodo_check_http_origin(NULL, same, 2, &r) == SNODO_STATUS_NULL_ARGUMENT, "NULL policy");
+    CHECK(snodo_check_http_origin(loop, same, 2, NULL) == SNODO_STATUS_NULL_ARGUMENT, "NULL out");
+    snodo_header null_value = {(const uint8_t *)"Host", 4, NULL, 0};
+    CHECK(snodo_check_http_origin(loop, &null_value, 1, &r) == SNODO_STATUS_NULL_ARGUMENT, "NULL value");
+    CHECK(snodo_check_http_origin(loop, same, SIZE_MAX, &r) == SNODO_STATUS_ARGUMENT, "huge count");
+    CHECK(r == SENTINEL_RESPONSE, "out written on error");
+    /* A Host or Origin that is not UTF-8 (read as Latin-1) never matches. */
+    snodo_header latin1[] = {{(const uint8_t *)"Host", 4, (const uint8_t *)"localhost\xff:1", 12}};
+    r = NULL;
+    CHECK_OK(snodo_check_http_origin(loop, latin1, 1, &r));
+    http = 0;
+    if (r) CHECK_OK(snodo_response_http_status(r, &http));
+    CHECK(http == 421, "non-UTF-8 Host: %u", (unsigned)http);
+    snodo_response_free(r);
+    snodo_header origin_latin1[] = {{(const uint8_t *)"Host", 4, (const uint8_t *)"localhost:1", 11},
+                                    {(const uint8_t *)"Origin", 6, (const uint8_t *)"http://localhost\xff:1", 19}};
+    r = NULL;
+    CHECK_OK(snodo_check_http_origin(loop, origin_latin1, 2, &r));
+    http = 0;
+    if (r) CHECK_OK(snodo_response_http_status(r, &http));
+    CHECK(http == 403, "non-UTF-8 Origin: %u", (unsigned)http);
+    snodo_response_free(r);
+    snodo_origin_policy_free(loop);
+    snodo_origin_policy_free(lists);
+    snodo_origin_policy_free(NULL);
+    case_end("origin: policies, refusals, NULLs and outs");
+}
+
 void run_api_tests(void) {
     test_version();
     test_statuses();
     test_three_rounds();
     test_issue_13_api();
+    test_min_token_version();
+    test_origin();
     run_misuse_tests();
 }

@@ -1,6 +1,7 @@
-/* Issue 14 through the C ABI: a 2025-era session end to end, and every
- * bad client response (malformed, unknown id, duplicate, late) refused with
- * a clear status while the pending flow stays exactly as it was.
+/* Issue 14 through the C ABI: a 2025-era session end to end, every bad
+ * client response (malformed, unknown id, duplicate, late, another
+ * principal's) refused with a clear status while the pending flow stays
+ * exactly as it was, and a session that only its opener can use.
  * SPDX-License-Identifier: MIT OR Apache-2.0 */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -20,9 +21,11 @@
     "\"requestedSchema\":{\"type\":\"object\",\"properties\":{\"c\":{\"type\":\"string\"}},\"required\":[\"c\"]}}}"
 #define TWO_QUESTIONS "{\"type\":\"input_required\",\"inputRequests\":{\"a\":" FORM("A?") ",\"b\":" FORM("B?") "}}"
 
-static snodo_session *session_2025(void) {
+/* A session opened by `who` (NULL: the anonymous principal). */
+static snodo_session *session_2025(const char *who) {
     snodo_session *s = NULL;
-    CHECK_OK(snodo_session_from_initialize(S(INITIALIZE), S("2025-11-25"), &s));
+    CHECK_OK(snodo_session_from_initialize(S(INITIALIZE), S("2025-11-25"), (const uint8_t *)who, who ? strlen(who) : 0,
+                                           &s));
     CHECK_OK(snodo_session_with_id(s, S("sess-c")));
     return s;
 }
@@ -51,9 +54,11 @@ static char *answer(const char *id, const char *c) {
     return buf;
 }
 
-/* Feeds `text`, expecting a refusal with `status` whose message contains
- * `why`; checks that no out was written and the flow is unchanged. */
-static void refused(snodo_engine *e, snodo_pending_flow *p, const char *text, snodo_status status, const char *why) {
+/* Feeds `text` as `who` (NULL: anonymous), expecting a refusal with
+ * `status` whose message contains `why`; checks that no out was written
+ * and the flow is unchanged. */
+static void refused_from(snodo_engine *e, snodo_pending_flow *p, const char *who, const char *text,
+                         snodo_status status, const char *why) {
     char *before = outstanding(p);
     bool ended_before = false, ended_after = false;
     CHECK_OK(snodo_pending_flow_is_ended(p, &ended_before));
@@ -61,7 +66,8 @@ static void refused(snodo_engine *e, snodo_pending_flow *p, const char *text, sn
     snodo_call *call = SENTINEL;
     snodo_response *resp = SENTINEL;
     char *cancels = SENTINEL;
-    snodo_status st = snodo_engine_feed(e, p, SZ(text), &kind, &call, &resp, &cancels, NULL);
+    snodo_status st = snodo_engine_feed(e, p, SZ(text), (const uint8_t *)who, who ? strlen(who) : 0, &kind, &call,
+                                        &resp, &cancels, NULL);
     CHECK(st == status, "feed %s: status %s, want %s", text, snodo_status_name((int)st), snodo_status_name((int)status));
     CHECK(strstr(last_error_text(), why) != NULL, "feed %s: error %s, want ...%s...", text, last_error_text(), why);
     CHECK((int)kind == 77 && call == SENTINEL && resp == SENTINEL && cancels == SENTINEL, "outs written on refusal");
@@ -73,10 +79,15 @@ static void refused(snodo_engine *e, snodo_pending_flow *p, const char *text, sn
     snodo_string_free(after);
 }
 
+/* The flow's own principal in these tests: alice. */
+static void refused(snodo_engine *e, snodo_pending_flow *p, const char *text, snodo_status status, const char *why) {
+    refused_from(e, p, "alice", text, status, why);
+}
+
 static void test_flow_and_bad_responses(void) {
     case_begin();
     snodo_engine *e = test_engine(NOW);
-    snodo_session *s = session_2025();
+    snodo_session *s = session_2025("alice");
     char *version = NULL;
     CHECK_OK(snodo_engine_legacy_version_for(e, S("2025-06-18"), &version, NULL));
     CHECK(version && strcmp(version, "2025-06-18") == 0, "version_for %s", version);
@@ -154,18 +165,28 @@ static void test_flow_and_bad_responses(void) {
     refused(e, p, bad, SNODO_STATUS_JSON, "duplicate object key");
     refused(e, p, "", SNODO_STATUS_JSON, "not valid JSON");
 
+    /* The right answer from anyone but the flow's principal (alice): another
+     * user, the anonymous principal, an empty or non-UTF-8 name. */
+    char *ans = answer(a, "red");
+    refused_from(e, p, "mallory", ans, SNODO_STATUS_ARGUMENT, "from another principal than the flow's");
+    refused_from(e, p, NULL, ans, SNODO_STATUS_ARGUMENT, "from another principal than the flow's");
+    refused_from(e, p, "", ans, SNODO_STATUS_ARGUMENT, "principal");
+    refused_from(e, p, "alic\xff", ans, SNODO_STATUS_INVALID_UTF8, "principal");
+
     /* A NULL out is NULL_ARGUMENT before anything is fed. */
     snodo_feed_kind kind = SNODO_FEED_KIND_WAITING;
     snodo_response *r = NULL;
-    char *cancels = NULL, *ans = answer(a, "red");
-    CHECK(snodo_engine_feed(e, p, SZ(ans), &kind, &next, &r, NULL, NULL) == SNODO_STATUS_NULL_ARGUMENT, "NULL out");
-    CHECK(snodo_engine_feed(e, NULL, SZ(ans), &kind, &next, &r, &cancels, NULL) == SNODO_STATUS_NULL_ARGUMENT,
+    char *cancels = NULL;
+    CHECK(snodo_engine_feed(e, p, SZ(ans), S("alice"), &kind, &next, &r, NULL, NULL) == SNODO_STATUS_NULL_ARGUMENT,
+          "NULL out");
+    CHECK(snodo_engine_feed(e, NULL, SZ(ans), S("alice"), &kind, &next, &r, &cancels, NULL) ==
+              SNODO_STATUS_NULL_ARGUMENT,
           "NULL flow");
     CHECK_OK(snodo_pending_flow_awaits(p, SZ(quoted), &awaits));
     CHECK(awaits, "a refused NULL out consumed the answer");
 
     /* First answer: waiting. The same answer again: a duplicate. */
-    CHECK_OK(snodo_engine_feed(e, p, SZ(ans), &kind, &next, &r, &cancels, NULL));
+    CHECK_OK(snodo_engine_feed(e, p, SZ(ans), S("alice"), &kind, &next, &r, &cancels, NULL));
     CHECK(kind == SNODO_FEED_KIND_WAITING && !next && !r && cancels && strcmp(cancels, "[]") == 0, "waiting");
     snodo_string_free(cancels);
     cancels = NULL;
@@ -174,7 +195,7 @@ static void test_flow_and_bad_responses(void) {
 
     /* Second answer: the handler's next round. */
     ans = answer(b, "blue");
-    CHECK_OK(snodo_engine_feed(e, p, SZ(ans), &kind, &next, &r, &cancels, NULL));
+    CHECK_OK(snodo_engine_feed(e, p, SZ(ans), S("alice"), &kind, &next, &r, &cancels, NULL));
     CHECK(kind == SNODO_FEED_KIND_RESUME && next && !r, "resume");
     snodo_string_free(cancels);
     cancels = NULL;
@@ -222,7 +243,7 @@ out:
 static void test_timeout_and_cancel(void) {
     case_begin();
     snodo_engine *e = test_engine(NOW);
-    snodo_session *s = session_2025();
+    snodo_session *s = session_2025(NULL);
     for (int mode = 0; mode < 2; mode++) {
         snodo_call *call = NULL, *next = NULL;
         snodo_response *resp = NULL;
@@ -263,17 +284,22 @@ static void test_timeout_and_cancel(void) {
 static void test_sessions_and_config(void) {
     case_begin();
     snodo_session *s = SENTINEL;
-    CHECK(snodo_session_new(S("2025-11-25"), S("{\"elicitation\":"), NULL, 0, &s) == SNODO_STATUS_JSON, "bad JSON");
-    CHECK(snodo_session_new(S("2025-11-25"), S("[]"), NULL, 0, &s) == SNODO_STATUS_ARGUMENT, "caps not an object");
+    CHECK(snodo_session_new(S("2025-11-25"), S("{\"elicitation\":"), NULL, 0, NULL, 0, &s) == SNODO_STATUS_JSON,
+          "bad JSON");
+    CHECK(snodo_session_new(S("2025-11-25"), S("[]"), NULL, 0, NULL, 0, &s) == SNODO_STATUS_ARGUMENT,
+          "caps not an object");
     CHECK(strstr(last_error_text(), "capabilities must be an object") != NULL, "%s", last_error_text());
-    CHECK(snodo_session_new(S(""), S("{}"), NULL, 0, &s) == SNODO_STATUS_ARGUMENT, "empty version");
-    CHECK(snodo_session_from_initialize(S("{\"method\":\"tools/call\"}"), S("2025-11-25"), &s) ==
+    CHECK(snodo_session_new(S(""), S("{}"), NULL, 0, NULL, 0, &s) == SNODO_STATUS_ARGUMENT, "empty version");
+    CHECK(snodo_session_from_initialize(S("{\"method\":\"tools/call\"}"), S("2025-11-25"), NULL, 0, &s) ==
               SNODO_STATUS_ARGUMENT, "not initialize");
+    CHECK(snodo_session_new(S("2025-11-25"), S("{}"), NULL, 0, S(""), &s) == SNODO_STATUS_ARGUMENT, "empty principal");
+    CHECK(snodo_session_from_initialize(S(INITIALIZE), S("2025-11-25"), S("\xff"), &s) == SNODO_STATUS_INVALID_UTF8,
+          "principal not UTF-8");
     CHECK(s == SENTINEL, "out written on error");
-    CHECK(snodo_session_new(S("2025-11-25"), S("{}"), NULL, 0, NULL) == SNODO_STATUS_NULL_ARGUMENT, "NULL out");
+    CHECK(snodo_session_new(S("2025-11-25"), S("{}"), NULL, 0, NULL, 0, NULL) == SNODO_STATUS_NULL_ARGUMENT, "NULL out");
 
     s = NULL;
-    CHECK_OK(snodo_session_new(S("2025-11-25"), S("{\"elicitation\":{}}"), S("{\"name\":\"x\"}"), &s));
+    CHECK_OK(snodo_session_new(S("2025-11-25"), S("{\"elicitation\":{}}"), S("{\"name\":\"x\"}"), NULL, 0, &s));
     char *id = NULL, *caps = NULL, *info = NULL, *note = SENTINEL;
     CHECK(snodo_session_with_id(s, S("a b")) == SNODO_STATUS_ARGUMENT, "id with a space");
     CHECK_OK(snodo_session_id(s, &id, NULL));
@@ -295,7 +321,7 @@ static void test_sessions_and_config(void) {
 
     /* 2025-06-18 cannot carry URL mode: usable capabilities drop it. */
     s = NULL;
-    CHECK_OK(snodo_session_new(S("2025-06-18"), S("{\"elicitation\":{\"form\":{},\"url\":{}}}"), NULL, 0, &s));
+    CHECK_OK(snodo_session_new(S("2025-06-18"), S("{\"elicitation\":{\"form\":{},\"url\":{}}}"), NULL, 0, NULL, 0, &s));
     CHECK_OK(snodo_session_usable_capabilities(s, &caps, NULL));
     CHECK(caps && strcmp(caps, "{\"elicitation\":{\"form\":{}}}") == 0, "caps %s", caps);
     snodo_string_free(caps);
@@ -315,7 +341,7 @@ static void test_sessions_and_config(void) {
     char *version = SENTINEL;
     CHECK_OK(snodo_engine_legacy_version_for(e, S("2025-11-25"), &version, NULL));
     CHECK(version == NULL, "disabled: no version");
-    s = session_2025();
+    s = session_2025(NULL);
     snodo_call *call = NULL;
     snodo_response *resp = NULL;
     CHECK_OK(snodo_engine_begin_legacy(e, S(LEGACY_CALL), s, NULL, 0, &call, &resp));
@@ -340,6 +366,75 @@ static void test_sessions_and_config(void) {
     case_end("legacy: sessions and config");
 }
 
+/* The refusal of a message on someone else's session: what a session that
+ * does not exist gets (HTTP 404, -32001, the given id). */
+static void not_found(const snodo_response *r, const char *id, const char *what) {
+    char *body = NULL;
+    uint16_t http = 0;
+    CHECK(r != NULL, "%s: no refusal", what);
+    if (!r) return;
+    CHECK_OK(snodo_response_body(r, &body, NULL));
+    CHECK_OK(snodo_response_http_status(r, &http));
+    char want[160];
+    snprintf(want, sizeof want, "{\"error\":{\"code\":-32001,\"message\":\"Session not found\"},\"id\":%s,\"jsonrpc\":\"2.0\"}",
+             id);
+    CHECK(http == 404 && body && strcmp(body, want) == 0, "%s: HTTP %u %s", what, (unsigned)http, body);
+    snodo_string_free(body);
+}
+
+/* A session belongs to the principal that opened it. */
+static void test_session_principal(void) {
+    case_begin();
+    snodo_session *alice = session_2025("alice"), *anon = session_2025(NULL);
+    char *name = SENTINEL;
+    size_t len = 99;
+    CHECK_OK(snodo_session_principal(alice, &name, &len));
+    CHECK(name && len == 5 && strcmp(name, "alice") == 0, "principal %s", name);
+    snodo_string_free(name);
+    CHECK_OK(snodo_session_principal(anon, &name, &len));
+    CHECK(name == NULL && len == 0, "anonymous: NULL, 0");
+    CHECK(snodo_session_principal(NULL, &name, NULL) == SNODO_STATUS_NULL_ARGUMENT, "NULL session");
+    CHECK(snodo_session_principal(alice, NULL, NULL) == SNODO_STATUS_NULL_ARGUMENT, "NULL out");
+
+    /* check_principal: NULL to go on, else the 404 to send. */
+    snodo_response *r = SENTINEL;
+    CHECK_OK(snodo_session_check_principal(alice, S("alice"), &r));
+    CHECK(r == NULL, "the opener goes on");
+    CHECK_OK(snodo_session_check_principal(alice, S("bob"), &r));
+    not_found(r, "null", "another user");
+    snodo_response_free(r);
+    CHECK_OK(snodo_session_check_principal(alice, NULL, 0, &r));
+    not_found(r, "null", "anonymous on alice's session");
+    snodo_response_free(r);
+    CHECK_OK(snodo_session_check_principal(anon, NULL, 0, &r));
+    CHECK(r == NULL, "anonymous on an anonymous session");
+    CHECK_OK(snodo_session_check_principal(anon, S("alice"), &r));
+    not_found(r, "null", "a user on an anonymous session");
+    snodo_response_free(r);
+    r = SENTINEL;
+    CHECK(snodo_session_check_principal(alice, S(""), &r) == SNODO_STATUS_ARGUMENT, "empty principal");
+    CHECK(snodo_session_check_principal(NULL, S("alice"), &r) == SNODO_STATUS_NULL_ARGUMENT, "NULL session");
+    CHECK(snodo_session_check_principal(alice, S("alice"), NULL) == SNODO_STATUS_NULL_ARGUMENT, "NULL out");
+    CHECK(r == SENTINEL, "out written on error");
+
+    /* begin_legacy applies it itself, with the request's id. */
+    snodo_engine *e = test_engine(NOW);
+    snodo_call *call = SENTINEL;
+    r = NULL;
+    CHECK_OK(snodo_engine_begin_legacy(e, S(LEGACY_CALL), alice, S("bob"), &call, &r));
+    CHECK(call == NULL, "no call on another's session");
+    not_found(r, "7", "begin_legacy by another user");
+    snodo_response_free(r);
+    r = NULL;
+    CHECK_OK(snodo_engine_begin_legacy(e, S(LEGACY_CALL), alice, S("alice"), &call, &r));
+    CHECK(call != NULL && r == NULL, "the opener's call");
+    snodo_call_free(call);
+    snodo_engine_free(e);
+    snodo_session_free(alice);
+    snodo_session_free(anon);
+    case_end("legacy: a session belongs to its principal");
+}
+
 /* A flood is bounded: one round never sends more than max_input_responses. */
 static void test_flood_bounded(void) {
     case_begin();
@@ -353,7 +448,7 @@ static void test_flood_bounded(void) {
     CHECK_OK(snodo_config_set_fixed_time(c, NOW));
     CHECK_OK(snodo_engine_new(c, &e));
     snodo_config_free(c);
-    snodo_session *s = session_2025();
+    snodo_session *s = session_2025(NULL);
     snodo_call *call = NULL, *next = NULL;
     snodo_response *resp = NULL;
     snodo_pending_flow *p = NULL;
@@ -377,5 +472,6 @@ void run_legacy_tests(void) {
     test_flow_and_bad_responses();
     test_timeout_and_cancel();
     test_sessions_and_config();
+    test_session_principal();
     test_flood_bounded();
 }

@@ -62,8 +62,11 @@ static snodo_engine *make_engine(const jval *cfg, uint64_t now) {
     if ((v = json_get(cfg, "maxInputResponses"))) snodo_config_set_max_input_responses(c, (size_t)json_u64(v));
     if ((v = json_get(cfg, "clockSkewSecs"))) snodo_config_set_clock_skew_secs(c, json_u64(v));
     /* Issue 17: rows of the core's LIMITS, set by name. */
-    if ((v = json_get(cfg, "tokenVersion"))) CHECK_OK(snodo_config_set_limit(c, (const uint8_t *)"token_version", 13, json_u64(v)));
-    if ((v = json_get(cfg, "testRandomSeed"))) CHECK_OK(snodo_config_set_limit(c, (const uint8_t *)"test_random_seed", 16, json_u64(v)));
+    if ((v = json_get(cfg, "tokenVersion"))) CHECK_OK(snodo_config_set_limit(c, S("token_version"), json_u64(v)));
+    if ((v = json_get(cfg, "minTokenVersion"))) CHECK_OK(snodo_config_set_limit(c, S("min_token_version"), json_u64(v)));
+    /* Tests only, not a row of LIMITS: a setting of the test build
+     * (cargo feature test-knobs), which this suite links. */
+    if ((v = json_get(cfg, "testRandomSeed"))) CHECK_OK(snodo_config_set_limit(c, S("test_random_seed"), json_u64(v)));
     if ((v = json_get(cfg, "strictAnswers"))) CHECK_OK(snodo_config_set_strict_answers(c, v->type == J_BOOL && v->boolean));
     if ((v = json_get(cfg, "audience"))) CHECK_OK(snodo_config_set_audience(c, (const uint8_t *)v->text, v->len));
     if ((v = json_get(cfg, "supportedVersions")))
@@ -74,7 +77,7 @@ static snodo_engine *make_engine(const jval *cfg, uint64_t now) {
         snodo_config_set_server_info(c, SZ(t));
         free(t);
     }
-    snodo_config_set_fixed_time(c, now);
+    CHECK_OK(snodo_config_set_fixed_time(c, now));
     snodo_status st = snodo_engine_new(c, &e);
     CHECK(st == SNODO_STATUS_OK, "engine_new: %s", last_error_text());
     snodo_config_free(c);
@@ -573,6 +576,45 @@ static void run_builder(const jval *t) {
     free(task);
 }
 
+/* origin.json: snodo_check_http_origin under a policy (null: the loopback
+ * default; else {hosts, origins}) on (name, value) pairs; expected is null
+ * (go on) or the refusal to send. */
+static void run_origin(const jval *t) {
+    const jval *p = json_get(t, "policy"), *hs = json_get(t, "headers");
+    CHECK(json_is(json_get(t, "op"), "check_http_origin"), "op");
+    snodo_origin_policy *policy = NULL;
+    if (!p || p->type == J_NULL) {
+        CHECK_OK(snodo_origin_policy_loopback(&policy));
+    } else {
+        char *hosts = text_of(json_get(p, "hosts")), *origins = text_of(json_get(p, "origins"));
+        CHECK_OK(snodo_origin_policy_new(SZ(hosts), SZ(origins), &policy));
+        free(hosts);
+        free(origins);
+    }
+    snodo_header headers[32];
+    size_t n = 0;
+    for (size_t k = 0; hs && k < hs->n && k < 32; k++, n++) {
+        const jval *name = hs->items[k]->items[0], *value = hs->items[k]->items[1];
+        headers[k] = (snodo_header){(const uint8_t *)name->text, name->len, (const uint8_t *)value->text, value->len};
+    }
+    CHECK(!hs || hs->n <= 32, "too many headers for the runner");
+    snodo_response *r = NULL;
+    CHECK_OK(snodo_check_http_origin(policy, n ? headers : NULL, n, &r));
+    const jval *want = json_get(t, "expected");
+    CHECK(json_is(json_get(t, "result"), "valid") == (want->type == J_NULL), "result");
+    if (want->type == J_NULL) {
+        CHECK(r == NULL, "expected no response");
+    } else {
+        sbuf out = {0};
+        CHECK(r != NULL, "expected a response");
+        if (r) response_out(&out, r);
+        CHECK(out.p && matches(out.p, want), "expected output");
+        sb_free(&out);
+    }
+    snodo_response_free(r);
+    snodo_origin_policy_free(policy);
+}
+
 /* headers.json: snodo_check_http_headers on (name, value) pairs and the
  * request text; expected is null (go on to begin) or the ready response. */
 static void run_headers(const jval *t) {
@@ -920,15 +962,18 @@ static void run_legacy(const jval *file_cfg, const jval *t) {
     const jval *pv = json_get(s, "protocolVersion"), *sid = json_get(s, "id"), *info = json_get(s, "clientInfo");
     char *caps = text_of(json_get(s, "capabilities"));
     char *info_text = info && info->type != J_NULL ? text_of(info) : NULL;
+    /* The test's principal sends every message unless a step names its
+     * own; the session's opener is its own `principal`, else the test's. */
+    const uint8_t *who, *opener;
+    size_t who_len, opener_len;
+    principal_of(json_get(t, "principal"), &who, &who_len);
+    principal_of(json_get(s, "principal") ? json_get(s, "principal") : json_get(t, "principal"), &opener, &opener_len);
     snodo_session *session = NULL;
     CHECK_OK(snodo_session_new((const uint8_t *)pv->text, pv->len, SZ(caps), (const uint8_t *)info_text,
-                               info_text ? strlen(info_text) : 0, &session));
+                               info_text ? strlen(info_text) : 0, opener, opener_len, &session));
     CHECK_OK(snodo_session_with_id(session, (const uint8_t *)sid->text, sid->len));
     free(caps);
     free(info_text);
-    const uint8_t *who;
-    size_t who_len;
-    principal_of(json_get(t, "principal"), &who, &who_len);
     snodo_engine *e = make_engine(cfg, now);
     snodo_call *call = NULL;
     snodo_response *resp = NULL;
@@ -1005,7 +1050,10 @@ static void run_legacy(const jval *file_cfg, const jval *t) {
                 }
                 json_free(idv);
                 snodo_string_free(ids);
-                st = snodo_engine_feed(e, pending, SZ(text), &fk, &next, &r, &cancels, NULL);
+                const uint8_t *by = who;
+                size_t by_len = who_len;
+                if (json_get(step, "principal")) principal_of(json_get(step, "principal"), &by, &by_len);
+                st = snodo_engine_feed(e, pending, SZ(text), by, by_len, &fk, &next, &r, &cancels, NULL);
                 free(text);
             } else {
                 st = snodo_engine_timeout(e, pending, &fk, &next, &r, &cancels, NULL);
@@ -1060,6 +1108,7 @@ static void run_file(const char *dir, const char *name) {
                : strcmp(name, "headers.json") == 0 ? 6
                : strcmp(name, "parts.json") == 0 ? 7
                : strcmp(name, "legacy.json") == 0 ? 8
+               : strcmp(name, "origin.json") == 0 ? 9
                                                      : 0;
     if (!doc || !json_is(json_get(doc, "schema"), "snodo-vectors-v1") || !tests || kind == 0) {
         /* An unreadable or unknown vector file is a failure, never a skip. */
@@ -1088,6 +1137,7 @@ static void run_file(const char *dir, const char *name) {
         } else if (kind == 6) run_headers(t);
         else if (kind == 7) run_parts(cfg, t);
         else if (kind == 8) run_legacy(cfg, t);
+        else if (kind == 9) run_origin(t);
         else run_canonical(t);
         if (g_case_failures) fprintf(stderr, "  in %s\n", label);
         case_end(label);

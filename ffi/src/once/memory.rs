@@ -82,9 +82,10 @@ pub unsafe extern "C" fn snodo_once_memory_free(store: *mut snodo_once_memory) {
 }
 
 /// Runs `command` (from a step) on the store, atomically, as of `now_ms`
-/// (Unix milliseconds; 0 = the system clock). A server whose engine runs on
-/// a fixed clock (tests) passes that clock (`snodo_engine_now` × 1000), so
-/// that leases and records expire on the tokens' clock. Feed the reply to
+/// (Unix milliseconds; 0 = the system clock). A test whose engine runs on
+/// the fixed clock (`snodo_config_set_fixed_time`, test builds only) passes
+/// that clock (`snodo_engine_now` × 1000), so that leases and records
+/// expire on the tokens' clock. Feed the reply to
 /// `snodo_once_run_feed` (or, for an extend command,
 /// `snodo_once_step_extended`).
 ///

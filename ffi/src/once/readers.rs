@@ -1,6 +1,6 @@
 //! The call readers of at most once: the flow and token ids, the token's
 //! and the flow's expiry, the answers digest, and the engine's clock (the
-//! `now_ms` a server on a fixed clock gives the in-memory store).
+//! `now_ms` a test on the fixed clock gives the in-memory store).
 
 use std::ffi::c_char;
 
@@ -135,9 +135,10 @@ pub unsafe extern "C" fn snodo_call_answers_digest(
     unsafe { read_text(call, "call", out, out_len, |c| c.inner.answers_digest().into_bytes()) }
 }
 
-/// The engine's clock, in Unix seconds (the fixed time in tests). A server
-/// whose engine runs on a fixed clock passes this × 1000 as the `now_ms`
-/// of `snodo_once_memory_execute`, so that records expire on the tokens'
+/// The engine's clock, in Unix seconds (the fixed time in tests). A test
+/// whose engine runs on the fixed clock (`snodo_config_set_fixed_time`,
+/// test builds only) passes this × 1000 as the `now_ms` of
+/// `snodo_once_memory_execute`, so that records expire on the tokens'
 /// clock.
 ///
 /// Statuses: OK, NULL_ARGUMENT (`engine` or `out` NULL), PANIC. Thread-safe.
