@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Python packaging checks (issue 18), run by scripts/test-python.sh after the
-# suite with the release wheel it built (argument 1):
+# suite with the release wheel it built (argument 1; the suite itself ran on a
+# test-knobs build):
 #   - the wheel is abi3 and manylinux_2_34 (auditwheel, pinned in
 #     bindings-python/requirements-release.txt, agrees);
 #   - a rebuild gives the same bytes (SOURCE_DATE_EPOCH is set by the caller);
 #   - it installs and works on every CPython 3.10+ pyenv has here;
 #   - `pip install ./bindings-python` (PEP 517) works in a fresh venv;
 #   - the sdist builds and installs in a fresh venv (compiles the crate once);
-#   - `python -m snodo_mrtr --version` prints the wheel's and the core's versions.
+#   - `python -m snodo_mrtr --version` prints the wheel's and the core's versions;
+#   - every one of these installs refuses the test-only settings (`fixed_time=`,
+#     `test_random_seed=`) with a ConfigError, while a normal engine works.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -33,6 +36,13 @@ assert isinstance(call, m.Call), call
 q = m.elicit_form("Name?", {"type": "object", "properties": {"n": {"type": "string"}}})
 r = e.decide(call, m.input_required({"n": q}))
 assert json.loads(r.to_json())["result"]["resultType"] == "input_required", r.to_json()
+for knob, value in (("fixed_time", 1_800_000_000), ("test_random_seed", 1)):
+    try:
+        m.Engine([("k1", bytes(32))], **{knob: value})
+    except m.ConfigError as err:
+        assert str(err).startswith(f"{knob}: a test-only setting, absent from this build"), err
+    else:
+        raise AssertionError(f"an installed build accepts the test-only {knob}=")
 assert m.__file__.find("site-packages") > 0, m.__file__
 out = subprocess.run([sys.executable, "-m", "snodo_mrtr", "--version"], check=True,
                      capture_output=True, text=True).stdout.strip()

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Python suite: build the snodo-mrtr wheel, install it into a fresh venv
-# outside the repository, and run pytest, mypy.stubtest and a smoke test of
-# the example server (stdio and HTTP) against the installed wheel.
+# Python suite: build the snodo-mrtr wheel twice, install each into a fresh
+# venv outside the repository, and test it:
+#   - the test wheel (cargo feature test-knobs: `fixed_time=`,
+#     `test_random_seed=`, which the vectors and pinned tokens need): pytest,
+#     mypy.stubtest and the example server's smoke and edge tests;
+#   - the release wheel (maturin's default, what every install path builds):
+#     scripts/test-python-package.sh, which also shows it refusing the knobs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -15,22 +19,25 @@ echo "== python: tools"
 # One interpreter for every pyo3 build: no rebuild thrash (maturin and cargo would otherwise fight over pyo3's build script).
 export PYO3_PYTHON="$VENV/bin/python"
 
-echo "== python: maturin build (release)"
+echo "== python: maturin build (release profile, the test wheel: --features test-knobs)"
 # maturin stamps the wheel's SBOM with the build time and a random serial
 # unless SOURCE_DATE_EPOCH is set: fixed to the last commit, a rebuild of the
 # same tree gives the same bytes (checked below).
 SOURCE_DATE_EPOCH="$(git log -1 --format=%ct 2>/dev/null || echo 315532800)"
 export SOURCE_DATE_EPOCH
-rm -rf target/wheels
-"$VENV/bin/maturin" build --release --locked -m bindings-python/Cargo.toml -i "$VENV/bin/python" --out target/wheels
-WHEEL=$(ls target/wheels/snodo_mrtr-*.whl)
+# Its own directory: both wheels have the same file name. Cargo keeps both
+# builds of the crates the feature changes, so a rerun rebuilds neither.
+rm -rf target/wheels-test
+"$VENV/bin/maturin" build --release --locked -m bindings-python/Cargo.toml -i "$VENV/bin/python" \
+  --features test-knobs --out target/wheels-test
+TEST_WHEEL=$(ls target/wheels-test/snodo_mrtr-*.whl)
 
 echo "== python: fresh venv outside the repository"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 python3 -m venv "$WORK/venv"
 PY="$WORK/venv/bin/python"
-"$PY" -m pip install -q --disable-pip-version-check -r "$REQS" "$WHEEL"
+"$PY" -m pip install -q --disable-pip-version-check -r "$REQS" "$TEST_WHEEL"
 
 # pytest exit code 5 means it collected nothing: count it as a failure.
 run_pytest() {
@@ -44,7 +51,7 @@ run_pytest() {
   return "$rc"
 }
 
-echo "== python: pytest (installed wheel, a throwaway Redis and Redis Cluster for the once store)"
+echo "== python: pytest (installed test wheel, a throwaway Redis and Redis Cluster for the once store)"
 # tests/test_once_redis.py needs a real Redis (SNODO_REDIS_URL) and a real
 # Redis Cluster (SNODO_REDIS_CLUSTER_URLS) and fails, never skips, without
 # them: redis.sh installs and starts both or fails loudly.
@@ -63,10 +70,14 @@ echo "== python: mypy.stubtest"
 # The stubs are usable: the example server type-checks strictly against them.
 (cd "$WORK" && "$PY" -m mypy --strict --no-incremental "$ROOT/bindings-python/examples/server.py")
 
-echo "== python: example server smoke test (stdio and HTTP on 127.0.0.1)"
+echo "== python: example server smoke and edge tests (stdio and HTTP on 127.0.0.1)"
 run_pytest "$ROOT/bindings-python/tests/server_smoke.py"
 
 echo "== python: README handler examples as copied, docs/wire.md bytes"
 (cd "$WORK" && "$PY" "$ROOT/scripts/readme-examples.py" && "$PY" "$ROOT/scripts/wire-doc.py")
 
+echo "== python: maturin build (release, the wheel users get: no test knobs)"
+rm -rf target/wheels
+"$VENV/bin/maturin" build --release --locked -m bindings-python/Cargo.toml -i "$VENV/bin/python" --out target/wheels
+WHEEL=$(ls target/wheels/snodo_mrtr-*.whl)
 bash "$ROOT/scripts/test-python-package.sh" "$WHEEL"

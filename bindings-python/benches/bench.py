@@ -71,7 +71,7 @@ from mcp.server.request_state import (
     RequestStateSecurity,
 )
 
-from fixtures import ARGS, KEY, NOW, QUESTION, request  # shared with rounds.py
+from fixtures import ARGS, KEY, QUESTION, TTL_SECS, request  # shared with rounds.py
 
 SAMPLE_S = float(os.environ.get("BENCH_SAMPLE_MS", "50")) / 1000
 REPEATS = int(os.environ.get("BENCH_REPEATS", "11"))
@@ -184,10 +184,10 @@ def main() -> None:
         method="tools/call", params={"name": "book_flight", "arguments": ARGS},
     )
 
-    # snodo: a real clock for seal+open (as the SDK), a fixed one for the
-    # begin+decide flow so its prepared retry never expires mid-run.
+    # snodo: the default TTL for seal+open (as the SDK), the longest for the
+    # begin+decide flow so its prepared retry outlives the run.
     engine = mrtr.Engine([("k1", KEY)])
-    fixed = mrtr.Engine([("k1", KEY)], fixed_time=NOW)
+    fixed = mrtr.Engine([("k1", KEY)], ttl_secs=TTL_SECS)
     binding = mrtr.binding_digest("tools/call", {"name": "book_flight", "arguments": ARGS})
 
     g: dict = {
@@ -233,7 +233,7 @@ def main() -> None:
 
     # Growth (issue 16): a roomy engine, as core/benches/growth.rs (a 16 KiB
     # state makes a token over the default 16 KiB token limit).
-    roomy = mrtr.Engine([("k1", KEY)], fixed_time=NOW, max_token_bytes=64 << 10)
+    roomy = mrtr.Engine([("k1", KEY)], ttl_secs=TTL_SECS, max_token_bytes=64 << 10)
     g.update(roomy=roomy, floor=floor, marshal=marshal)
     growth: list[tuple[str, int, str, str]] = []  # (name, size, statement, group)
     for size in (256, 1024, 4096, 16384):

@@ -8,7 +8,10 @@ import json
 import snodo_mrtr as mrtr
 
 KEY = bytes(range(32))
-NOW = 1_800_000_000
+# The engines run on the real clock, as an installed wheel must (its engine
+# has no fixed clock); the longest TTL lets a token prepared at set-up
+# outlive the run.
+TTL_SECS = 900
 ARGS = {"query": "flights to LIS", "limit": 10}
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",

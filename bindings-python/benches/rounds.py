@@ -5,8 +5,8 @@ the difference is the cost of N rounds without the set-up.
 Usage: rounds.py ROUND N   (ROUND: 1, 2 or both; N rounds of each)
 
 The set-up and the two statements are bench.py's, byte for byte (request,
-question, 256 B state from core/benches/payloads/state-256.json, fixed
-clock); prints the wall and process time per round.
+question, 256 B state from core/benches/payloads/state-256.json, the
+longest TTL); prints the wall and process time per round.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import time
 
 import snodo_mrtr as mrtr
 
-from fixtures import KEY, NOW, QUESTION as Q, request
+from fixtures import KEY, QUESTION as Q, TTL_SECS, request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 STATE = os.path.join(HERE, "..", "..", "core", "benches", "payloads", "state-256.json")
@@ -28,7 +28,7 @@ def main() -> None:
     which, n = sys.argv[1], int(sys.argv[2])
     with open(STATE, "rb") as f:
         S256 = json.loads(f.read())
-    fixed = mrtr.Engine([("k1", KEY)], fixed_time=NOW)
+    fixed = mrtr.Engine([("k1", KEY)], ttl_secs=TTL_SECS)
     R1 = request()
     token = fixed.decide(fixed.begin(R1, "alice"), mrtr.input_required({"seat": Q}, state=S256)).body["result"][
         "requestState"]

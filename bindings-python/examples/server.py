@@ -8,6 +8,12 @@ Transport is the standard library only:
 Keys: SNODO_KEYS="id:hex-or-base64,old:..." (the first signs, all verify).
 Without it: a random key for this process only, with a warning on stderr.
 
+The HTTP edge (every request, before its body): SNODO_ALLOWED_HOSTS and SNODO_ALLOWED_ORIGINS,
+comma-separated (neither: loopback hosts only, and no page but the server's own origin).
+2025-era sessions belong to the user of their `initialize` and are bounded: SNODO_MAX_SESSIONS
+(default 256 in all), SNODO_MAX_SESSIONS_PER_CLIENT (16 per user, or per address when
+anonymous), SNODO_SESSION_IDLE_SECS (120: an idle session is dropped).
+
 It serves a preference workflow (ask the preferred color with a form) as a
 tool, a resource and a prompt; a two-question `book_table` tool; and the
 fixtures the official conformance suite calls; and `book_room`, an effectful tool booked at
@@ -513,7 +519,8 @@ def serve_stdio(engines: Callable[[], Engine]) -> None:
             except (ValueError, RecursionError):
                 message = None
             if legacy_handshake(message):
-                ls, answer = open_legacy_session(engines(), message, "stdio-" + uuid.uuid4().hex)
+                # stdio has no authentication: the session is the anonymous principal's.
+                ls, answer = open_legacy_session(engines(), message, "stdio-" + uuid.uuid4().hex, None, "stdio")
                 write(answer)
                 if ls is not None:
                     return serve_stdio_legacy(engines, ls, lines, write)
@@ -530,12 +537,20 @@ def serve_stdio(engines: Callable[[], Engine]) -> None:
 # through engine.begin_legacy; an input_required outcome becomes real `elicitation/create` (or
 # sampling/roots) requests on the session: stdio lines, or SSE events on the POST that carries the
 # tools/call. The client's responses are fed back; when all are in, the handler runs again with
-# them, exactly as on a 2026 retry. Bounded: MAX_SESSIONS sessions (idle ones expire), at most
-# MAX_FLOWS requests in flight per session, each flow until its deadline (engine.timeout).
+# them, exactly as on a 2026 retry. A session belongs to the principal of its `initialize`: every
+# later message on it (a call, an answer, a cancellation, GET, DELETE) from anyone else gets the
+# refusal of a session that does not exist (Session.check_principal: 404), and the session is not
+# touched. Bounded over HTTP: MAX_SESSIONS sessions in all and MAX_SESSIONS_PER_CLIENT per client
+# (the principal; for the anonymous principal, the remote address), one idle for
+# SESSION_IDLE_SECS with nothing in flight is dropped; at most MAX_FLOWS requests in flight per
+# session, each flow until its deadline (engine.timeout). Each of the three session limits is
+# read from the environment at start-up (SNODO_MAX_SESSIONS, SNODO_MAX_SESSIONS_PER_CLIENT,
+# SNODO_SESSION_IDLE_SECS); the values here are the defaults.
 
 MAX_SESSIONS = 256
+MAX_SESSIONS_PER_CLIENT = 16
+SESSION_IDLE_SECS = 120
 MAX_FLOWS = 16
-SESSION_IDLE_SECS = 1800
 STATE_ROUND_PACE_SECS = 0.25  # a round with state only: rerun the handler, but never in a tight loop
 LEGACY_CAPABILITIES: Dict[str, Any] = {"tools": {}, "resources": {}, "prompts": {}}
 PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
@@ -571,10 +586,12 @@ class Flow:
 
 
 class LegacySession:
-    """What the server keeps per 2025-era session: the snodo Session and the flows in flight."""
+    """What the server keeps per 2025-era session: the snodo Session (which knows who opened
+    it), the client it counts against, and the flows in flight."""
 
-    def __init__(self, session: mrtr.Session) -> None:
+    def __init__(self, session: mrtr.Session, client: str) -> None:
         self.session = session
+        self.client = client
         self.initialized = threading.Event()  # no server-to-client request before notifications/initialized
         self.lock = threading.Lock()
         self.flows: List[Flow] = []
@@ -611,8 +628,9 @@ class LegacySession:
             f.inbox.put(None)
 
 
-def open_legacy_session(engine: Engine, message: Dict[str, Any], sid: str) -> Tuple[Optional[LegacySession], str]:
-    """Answers `initialize`: the session (None if refused) and the response text."""
+def open_legacy_session(engine: Engine, message: Dict[str, Any], sid: str, principal: Optional[str],
+                        client: str) -> Tuple[Optional[LegacySession], str]:
+    """Answers `initialize` from `principal`: the session (None if refused) and the response text."""
     params = message.get("params") if isinstance(message.get("params"), dict) else {}
     requested = params.get("protocolVersion") if isinstance(params, dict) else None
     version = engine.legacy_version_for(requested if isinstance(requested, str) else "")
@@ -621,12 +639,12 @@ def open_legacy_session(engine: Engine, message: Dict[str, Any], sid: str) -> Tu
                "data": {"supported": [], "requested": requested}}
         return None, json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": err})
     try:
-        session = mrtr.Session.from_initialize(message, version, id=sid)
+        session = mrtr.Session.from_initialize(message, version, principal=principal, id=sid)
     except mrtr.SnodoError as e:
         err = {"code": -32602, "message": f"Invalid initialize: {e}"}
         return None, json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": err})
     result = {"protocolVersion": version, "capabilities": LEGACY_CAPABILITIES, "serverInfo": SERVER_INFO}
-    return LegacySession(session), json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result})
+    return LegacySession(session, client), json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result})
 
 
 def serve_legacy_request(engines: Callable[[], Engine], ls: LegacySession, raw: bytes, message: Dict[str, Any],
@@ -701,9 +719,11 @@ def drive(engines: Callable[[], Engine], ls: LegacySession, flow: Flow, raw: byt
         return
 
 
-def legacy_message(engines: Callable[[], Engine], ls: LegacySession, raw: bytes, message: Any) -> Optional[str]:
-    """A response or notification from the client on a 2025-era session. Returns None when
-    accepted, else why it was refused (for the operator; HTTP answers it with 400)."""
+def legacy_message(engines: Callable[[], Engine], ls: LegacySession, raw: bytes, message: Any,
+                   principal: Optional[str]) -> Optional[str]:
+    """A response or notification from `principal` on a 2025-era session (the transport has
+    checked that the session is theirs). Returns None when accepted, else why it was refused
+    (for the operator; HTTP answers it with 400)."""
     ls.touched = time.monotonic()
     if not isinstance(message, dict):
         return "not a JSON-RPC message"
@@ -728,7 +748,7 @@ def legacy_message(engines: Callable[[], Engine], ls: LegacySession, raw: bytes,
     if flow is None or flow.pending is None:
         return f"response to an unknown or finished request id {message.get('id')!r}"
     try:
-        fed = engines().feed(flow.pending, raw)
+        fed = engines().feed(flow.pending, raw, principal)  # the engine checks the flow's principal too
     except mrtr.SnodoError as e:
         return str(e)
     flow.inbox.put(fed)
@@ -736,29 +756,35 @@ def legacy_message(engines: Callable[[], Engine], ls: LegacySession, raw: bytes,
 
 
 class Sessions:
-    """The HTTP sessions: at most MAX_SESSIONS; one idle for SESSION_IDLE_SECS is dropped."""
+    """The HTTP sessions: at most `total`, and `per_client` of one client; one idle for
+    `idle_secs` with no flow in flight is dropped (swept whenever a session opens)."""
 
-    def __init__(self) -> None:
+    def __init__(self, total: int = MAX_SESSIONS, per_client: int = MAX_SESSIONS_PER_CLIENT,
+                 idle_secs: float = SESSION_IDLE_SECS) -> None:
         self.lock = threading.Lock()
         self.table: Dict[str, LegacySession] = {}
+        self.total, self.per_client, self.idle_secs = total, per_client, idle_secs
 
-    def add(self, ls: LegacySession) -> bool:
+    def add(self, ls: LegacySession) -> Optional[str]:
+        """None when `ls` is in; else why not (nothing was kept)."""
         now = time.monotonic()
         with self.lock:
-            idle = [k for k, v in self.table.items() if now - v.touched > SESSION_IDLE_SECS and not v.flows]
+            idle = [k for k, v in self.table.items() if now - v.touched > self.idle_secs and not v.flows]
             for k in idle:
                 self.table.pop(k).close()
-            if len(self.table) >= MAX_SESSIONS:
-                return False
+            if len(self.table) >= self.total:
+                return "total"
+            if sum(1 for v in self.table.values() if v.client == ls.client) >= self.per_client:
+                # One client (a user, or one address for anonymous clients) cannot take the
+                # whole table: it must close (DELETE) a session or let one expire.
+                return "client"
             self.table[ls.session.id] = ls
-            return True
+            return None
 
     def get(self, sid: str) -> Optional[LegacySession]:
+        """The session, untouched: its owner is checked first (`owned`)."""
         with self.lock:
-            ls = self.table.get(sid)
-        if ls is not None:
-            ls.touched = time.monotonic()
-        return ls
+            return self.table.get(sid)
 
     def remove(self, sid: str) -> Optional[LegacySession]:
         with self.lock:
@@ -789,7 +815,7 @@ def serve_stdio_legacy(engines: Callable[[], Engine], ls: LegacySession, lines: 
                 threading.Thread(target=serve_legacy_request, daemon=True,
                                  args=(engines, ls, line, message, None, write)).start()
                 continue
-            why = legacy_message(engines, ls, line, message)
+            why = legacy_message(engines, ls, line, message, None)
             if why is not None:
                 print(f"legacy: ignored a client message: {why}", file=sys.stderr, flush=True)
     finally:
@@ -853,12 +879,14 @@ class Handoff(NamedTuple):
 
 
 class Request:
-    """A parsed request head; `headers` keeps every occurrence, in order."""
+    """A parsed request head; `headers` keeps every occurrence, in order; `peer` is the
+    client's address."""
 
-    __slots__ = ("method", "path", "headers", "first", "keep_alive")
+    __slots__ = ("method", "path", "headers", "first", "keep_alive", "peer")
 
     def __init__(self, method: str, path: str, version: str, headers: List[Tuple[str, str]]) -> None:
         self.method, self.path, self.headers = method, path, headers
+        self.peer = ""
         self.first: Dict[str, str] = {}
         for k, v in headers:
             self.first.setdefault(k.lower(), v)
@@ -873,6 +901,11 @@ class Request:
         # verifies the token first and passes the verified user id instead.
         scheme, _, token = (self.header("authorization") or "").partition(" ")
         return token if scheme.lower() == "bearer" and token else None
+
+    def client(self) -> str:
+        """Whom the session quota counts against: the user, or the address of an anonymous client."""
+        principal = self.principal()
+        return "user:" + principal if principal is not None else "addr:" + self.peer
 
 
 def parse_head(raw: bytes) -> Union[Request, Reply]:
@@ -906,8 +939,9 @@ def encode_reply(reply: Reply, close: bool) -> bytes:
 class Connection:
     """What the loop keeps per client socket."""
 
-    def __init__(self, sock: socket.socket, now: float) -> None:
+    def __init__(self, sock: socket.socket, now: float, peer: str) -> None:
         self.sock = sock
+        self.peer = peer
         self.inbuf = bytearray()
         self.out = bytearray()
         self.head: Optional[Request] = None  # a parsed head whose body is still arriving
@@ -921,11 +955,13 @@ class Connection:
 
 
 Respond = Callable[[Request, bytes], Union[Reply, Handoff]]
+Screen = Callable[[Request], Optional[Reply]]  # a refusal decided on the head alone, or None
 
 
 class HttpLoop:
-    def __init__(self, port: int, respond: Respond, timeout: float) -> None:
+    def __init__(self, port: int, respond: Respond, timeout: float, screen: Screen = lambda request: None) -> None:
         self.respond = respond
+        self.screen = screen
         self.timeout = timeout
         self.listener = socket.create_server(("127.0.0.1", port), backlog=1024)  # the kernel caps it at somaxconn
         self.listener.setblocking(False)
@@ -974,7 +1010,7 @@ class HttpLoop:
             if len(self.conns) + self.open_streams >= MAX_CONNECTIONS:
                 return self.pause_accepting()
             try:
-                sock, _ = self.listener.accept()
+                sock, addr = self.listener.accept()
             except BlockingIOError:
                 return
             except OSError as e:  # out of file descriptors, most likely: retry at the next sweep
@@ -982,7 +1018,7 @@ class HttpLoop:
                 return self.pause_accepting()
             sock.setblocking(False)
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            conn = Connection(sock, now)
+            conn = Connection(sock, now, str(addr[0]))
             self.conns[id(conn)] = conn
             self.selector.register(sock, selectors.EVENT_READ, conn)
 
@@ -1025,6 +1061,7 @@ class HttpLoop:
                 if isinstance(parsed, Reply):
                     self.send(conn, parsed, now)
                     break
+                parsed.peer = conn.peer
                 if not self.frame(conn, parsed, now):
                     break
             if len(conn.inbuf) < conn.need:
@@ -1049,6 +1086,10 @@ class HttpLoop:
 
     def frame(self, conn: Connection, request: Request, now: float) -> bool:
         """Where the body ends. False when the request was answered already (and the connection closes)."""
+        refusal = self.screen(request)
+        if refusal is not None:  # refused on its head: the body is never read (the lingering close drains it)
+            self.send(conn, refusal._replace(close=True), now)
+            return False
         if request.header("transfer-encoding") is not None:
             self.send(conn, Reply(411, close=True), now)  # chunked uploads are not read: say so, then close
             return False
@@ -1209,36 +1250,66 @@ def http_answer(engines: Callable[[], Engine], request: Request, body: bytes) ->
             return effect_round(engines, body, request.principal())
         out = handle(engines(), body, request.principal())
         return Reply(*out) if out else Reply(202)
-    if request.method == "DELETE" and path == "/mcp" and sid is not None:
-        ls = SESSIONS.remove(sid)
-        if ls is None:
-            return Reply(404, rpc_error(None, -32001, "Session not found"))
-        ls.close()  # its pending flows end without writing
-        return Reply(200)
     if path != "/mcp":
         return Reply(404)
+    if sid is not None:  # GET or DELETE of a session: its owner's only
+        ls, refusal = owned(sid, request)
+        if ls is None:
+            return refusal
+        if request.method == "DELETE":
+            if SESSIONS.remove(sid) is not None:
+                ls.close()  # its pending flows end without writing
+            return Reply(200)
     return Reply(405, headers={"Allow": "POST"})  # no server-initiated (GET) stream
+
+
+def session_not_found() -> Reply:
+    """The answer for a session id that names no session: the same bytes as
+    Session.check_principal's refusal, so that another user's session id cannot be told
+    apart from one that does not exist."""
+    body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": "Session not found"}}
+    return Reply(404, json.dumps(body, separators=(",", ":"), sort_keys=True))
+
+
+def owned(sid: str, request: Request) -> Tuple[Optional[LegacySession], Reply]:
+    """The session `sid` if it exists and the request's principal opened it (then touched),
+    else (None, the refusal to send). Checked before anything reads or changes the session."""
+    ls = SESSIONS.get(sid)
+    if ls is None:
+        return None, session_not_found()
+    refusal = ls.session.check_principal(request.principal())
+    if refusal is not None:
+        return None, Reply(refusal.http_status, refusal.to_json())
+    ls.touched = time.monotonic()
+    return ls, Reply(200)
 
 
 def legacy_http(engines: Callable[[], Engine], request: Request, sid: Optional[str],
                 body: bytes) -> Optional[Union[Reply, Handoff]]:
     """A POST on the 2025-era path; None when it belongs to the 2026 path."""
+    ls: Optional[LegacySession] = None
+    if sid is not None:
+        ls, refusal = owned(sid, request)
+        if ls is None:
+            return refusal
     try:
         message = json.loads(body)
     except (ValueError, RecursionError):
         return None if sid is None else Reply(400, rpc_error(None, -32700, "Parse error"))  # 2026 answers its own
-    if sid is None:
+    if ls is None:
         if not legacy_handshake(message):
             return None
-        ls, answer = open_legacy_session(engines(), message, uuid.uuid4().hex)
-        if ls is None:
+        opened, answer = open_legacy_session(engines(), message, uuid.uuid4().hex, request.principal(),
+                                             request.client())
+        if opened is None:
             return Reply(200, answer)
-        if not SESSIONS.add(ls):
+        full = SESSIONS.add(opened)
+        if full == "client":
+            return Reply(429, rpc_error(message.get("id"), -32000,
+                                        "Too many sessions for this client; close one or try again later"))
+        if full is not None:
             return Reply(503, rpc_error(message.get("id"), -32000, "Too many sessions; try again later"))
-        return Reply(200, answer, {"Mcp-Session-Id": ls.session.id})
-    ls = SESSIONS.get(sid)
-    if ls is None:
-        return Reply(404, rpc_error(None, -32001, "Session not found"))
+        return Reply(200, answer, {"Mcp-Session-Id": opened.session.id})
     version = request.header("mcp-protocol-version")
     if version is not None and version != ls.session.protocol_version:
         return Reply(400, rpc_error(None, -32000, f"Bad MCP-Protocol-Version: {version}"))
@@ -1247,8 +1318,8 @@ def legacy_http(engines: Callable[[], Engine], request: Request, sid: Optional[s
             return sse_stream(engines, ls, body, message, request.principal())
         out: List[str] = []  # ping, tools/list, ...: nothing to wait for
         serve_legacy_request(engines, ls, body, message, request.principal(), out.append)
-        return Reply(200, out[-1] if out else None, {"Mcp-Session-Id": sid})
-    why = legacy_message(engines, ls, body, message)
+        return Reply(200, out[-1] if out else None, {"Mcp-Session-Id": ls.session.id})
+    why = legacy_message(engines, ls, body, message, request.principal())
     return Reply(202) if why is None else Reply(400, rpc_error(None, -32600, why))
 
 
@@ -1282,9 +1353,51 @@ def effect_round(engines: Callable[[], Engine], body: bytes, principal: Optional
     return Handoff(run, Reply(503, rpc_error(None, -32000, "Too many requests in progress; try again later")))
 
 
+# --- the HTTP edge: which pages and host names may reach the server (docs/operations.md) ---
+#
+# A web page can make a browser POST to 127.0.0.1 (its own Origin goes along), or resolve a name
+# of its own to 127.0.0.1 (DNS rebinding: its name goes along as Host). snodo's check_http_origin
+# refuses both on the request head, before the body is read, for every method and both eras:
+# 421 for a Host not allowed, 403 for a foreign or `null` Origin. A request without Origin (a
+# client, curl, another server) and a same-origin page pass. SNODO_ALLOWED_HOSTS and
+# SNODO_ALLOWED_ORIGINS (comma-separated) list what a proxy forwards and which web apps may call;
+# neither set: loopback only (localhost, 127.0.0.1, [::1] on any port).
+
+
+def env_list(name: str) -> Optional[List[str]]:
+    raw = os.environ.get(name, "").strip()
+    return [entry.strip() for entry in raw.split(",") if entry.strip()] if raw else None
+
+
+def edge_policy() -> mrtr.OriginPolicy:
+    """The Origin/Host policy the environment names (one list set: the other is empty)."""
+    try:
+        return mrtr.OriginPolicy(env_list("SNODO_ALLOWED_HOSTS"), env_list("SNODO_ALLOWED_ORIGINS"))
+    except mrtr.ConfigError as e:
+        fail(f"SNODO_ALLOWED_HOSTS / SNODO_ALLOWED_ORIGINS: {e}")
+
+
+def env_limit(name: str, default: int) -> int:
+    value = env_int(name)
+    if value is None:
+        return default
+    if value < 1:
+        fail(f"{name}: {value} is not a positive integer")
+    return value
+
+
 def serve_http(engines: Callable[[], Engine], port: int) -> None:
     timeout = float(env_int("SNODO_HTTP_TIMEOUT_SECS") or 10)  # a whole request; an idle keep-alive connection
-    loop = HttpLoop(port, lambda request, body: http_answer(engines, request, body), timeout)
+    policy = edge_policy()
+    SESSIONS.total = env_limit("SNODO_MAX_SESSIONS", MAX_SESSIONS)
+    SESSIONS.per_client = env_limit("SNODO_MAX_SESSIONS_PER_CLIENT", MAX_SESSIONS_PER_CLIENT)
+    SESSIONS.idle_secs = env_limit("SNODO_SESSION_IDLE_SECS", SESSION_IDLE_SECS)
+
+    def screen(request: Request) -> Optional[Reply]:
+        refusal = mrtr.check_http_origin(policy, request.headers)  # every occurrence: a repeat is refused
+        return None if refusal is None else Reply(refusal.http_status, refusal.to_json())
+
+    loop = HttpLoop(port, lambda request, body: http_answer(engines, request, body), timeout, screen)
     print(f"listening on http://127.0.0.1:{loop.port}/mcp", file=sys.stderr, flush=True)
     try:
         loop.serve_forever()
@@ -1311,7 +1424,7 @@ def env_int(name: str) -> Optional[int]:
 
 
 def load_engine() -> Callable[[], Engine]:
-    """The engine to use for each request (one, except under the test-only clock offset)."""
+    """The engine to use for each request (always the same one)."""
     spec = os.environ.get("SNODO_KEYS", "").strip()
     if not spec:
         print("warning: SNODO_KEYS is not set; using a random key for this process only "
@@ -1328,39 +1441,11 @@ def load_engine() -> Callable[[], Engine]:
         except ValueError:  # binascii.Error is a ValueError
             fail(f"SNODO_KEYS entry {n} is malformed: expected id:hex or id:base64")  # never echo the secret
     ttl = env_int("SNODO_TTL_SECS")  # token lifetime; unset = snodo's default (300 s)
-    offset = env_int("SNODO_CLOCK_OFFSET_SECS")  # TEST ONLY: simulates a host whose clock is off
-
-    def build(now: Optional[int]) -> Engine:
-        try:
-            return Engine(keys, server_info=SERVER_INFO, ttl_secs=ttl, fixed_time=now)
-        except (mrtr.SnodoError, ValueError, TypeError) as e:
-            fail(f"SNODO_KEYS: {e}")
-
-    if offset is None:
-        engine = build(None)
-        return lambda: engine
-    return offset_clock(build, offset)
-
-
-def offset_clock(build: Callable[[Optional[int]], Engine], offset: int) -> Callable[[], Engine]:
-    """TEST ONLY (SNODO_CLOCK_OFFSET_SECS): engines whose clock runs `offset` seconds off.
-
-    Engines take a fixed clock (`fixed_time=`), not a clock function, so one is built per
-    second of the shifted clock and shared by every request in that second.
-    """
-    lock = threading.Lock()
-    current: Dict[int, Engine] = {}
-    build(int(time.time()) + offset)  # a config error exits now, not on the first request
-
-    def engine() -> Engine:
-        now = int(time.time()) + offset
-        with lock:
-            if now not in current:
-                current.clear()
-                current[now] = build(now)
-            return current[now]
-
-    return engine
+    try:
+        engine = Engine(keys, server_info=SERVER_INFO, ttl_secs=ttl)
+    except (mrtr.SnodoError, ValueError, TypeError) as e:
+        fail(f"SNODO_KEYS: {e}")
+    return lambda: engine
 
 
 def fail(message: str) -> NoReturn:

@@ -78,7 +78,7 @@ impl Engine {
     #[pyo3(signature = (keys, *, ttl_secs=None, max_rounds=None, max_flow_age_secs=None, max_token_bytes=None,
         max_request_bytes=None, max_input_responses=None, clock_skew_secs=None, supported_versions=None,
         server_info=None, strict_answers=None, audience=None, fixed_time=None, legacy_versions=None,
-        token_version=None, test_random_seed=None))]
+        token_version=None, min_token_version=None, test_random_seed=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -97,6 +97,7 @@ impl Engine {
         fixed_time: Option<u64>,
         legacy_versions: Option<Vec<String>>,
         token_version: Option<u64>,
+        min_token_version: Option<u64>,
         test_random_seed: Option<u64>,
     ) -> PyResult<Self> {
         let keys = keys_arg(py, keys)?;
@@ -113,7 +114,7 @@ impl Engine {
             ("max_input_responses", max_input_responses),
             ("clock_skew_secs", clock_skew_secs),
             ("token_version", token_version),
-            ("test_random_seed", test_random_seed),
+            ("min_token_version", min_token_version),
         ];
         for (name, value) in limits {
             if let Some(v) = value {
@@ -133,9 +134,7 @@ impl Engine {
         if let Some(v) = legacy_versions {
             c.legacy_versions = v;
         }
-        if let Some(t) = fixed_time {
-            c = c.fixed_time(t);
-        }
+        let c = test_knobs(py, c, fixed_time, test_random_seed)?;
         let summary = summary(&keys, &c);
         let inner = snodo::Engine::new(c).map_err(|e| to_py_err(py, &e))?;
         Ok(Engine { inner, summary })
@@ -320,14 +319,18 @@ impl Engine {
         legacy::decide_legacy(&self.inner, py, call, outcome)
     }
 
-    /// Feeds a client response (text, bytes or dict) to its pending flow.
+    /// Feeds a client response (text, bytes or dict), sent by `principal`,
+    /// to its pending flow. The principal is required (None for anonymous):
+    /// an answer from another principal than the flow's is refused.
+    #[pyo3(signature = (pending, response, principal))]
     fn feed(
         &self,
         py: Python<'_>,
         pending: &Bound<'_, PendingFlow>,
         response: &Bound<'_, PyAny>,
+        principal: Option<String>,
     ) -> PyResult<Feed> {
-        legacy::feed(&self.inner, py, pending.get(), response)
+        legacy::feed(&self.inner, py, pending.get(), response, principal)
     }
 
     /// The flow's deadline passed: fails it (a `Feed` of kind "respond").
@@ -343,6 +346,38 @@ impl Engine {
 
     fn __repr__(&self) -> String {
         self.summary.clone()
+    }
+}
+
+/// The test-only settings, in a build for the test suites (feature
+/// `test-knobs`): a fixed clock and the seed of token ids and v2 nonces.
+#[cfg(feature = "test-knobs")]
+fn test_knobs(py: Python<'_>, mut c: Config, fixed_time: Option<u64>, seed: Option<u64>) -> PyResult<Config> {
+    if let Some(v) = seed {
+        c.set_limit("test_random_seed", v).map_err(|e| to_py_err(py, &e))?;
+    }
+    Ok(match fixed_time {
+        Some(t) => c.fixed_time(t),
+        None => c,
+    })
+}
+
+/// Every installed build: the test-only settings do not exist, and naming
+/// one is a configuration error rather than a silently ignored keyword (a
+/// frozen clock or a predictable nonce must never reach production).
+#[cfg(not(feature = "test-knobs"))]
+fn test_knobs(py: Python<'_>, c: Config, fixed_time: Option<u64>, seed: Option<u64>) -> PyResult<Config> {
+    let named = [("fixed_time", fixed_time.is_some()), ("test_random_seed", seed.is_some())];
+    match named.iter().find(|(_, given)| *given) {
+        Some((name, _)) => Err(raise(
+            py,
+            ErrorCode::Config,
+            format!(
+                "{name}: a test-only setting, absent from this build (snodo-mrtr has it only when built \
+                 for its own test suites, with the cargo feature test-knobs)"
+            ),
+        )),
+        None => Ok(c),
     }
 }
 

@@ -29,7 +29,7 @@ fn header_text(item: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
 /// `(name, value)` pairs from a list of pairs, or from anything with
 /// `items()` (a dict, `http.client.HTTPMessage`, `email.message.Message`,
 /// which list a repeated header once per occurrence).
-fn header_pairs(headers: &Bound<'_, PyAny>) -> PyResult<Vec<(String, String)>> {
+pub(crate) fn header_pairs(headers: &Bound<'_, PyAny>) -> PyResult<Vec<(String, String)>> {
     let py = headers.py();
     let items = if headers.is_instance_of::<PyDict>() || headers.hasattr(intern!(py, "items"))? {
         headers.call_method0(intern!(py, "items"))?

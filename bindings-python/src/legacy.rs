@@ -37,16 +37,20 @@ fn with_id(py: Python<'_>, session: snodo::Session, id: Option<&str>) -> PyResul
 #[pymethods]
 impl Session {
     /// A session that negotiated `protocol_version`, with the client's
-    /// `capabilities` and optional `client_info` (dicts or JSON text).
+    /// `capabilities` and optional `client_info` (dicts or JSON text),
+    /// opened by `principal` (required, as at `begin`: the verified user of
+    /// the `initialize`, or None for the explicit anonymous principal).
     #[new]
-    #[pyo3(signature = (protocol_version, capabilities, client_info=None, *, id=None))]
+    #[pyo3(signature = (protocol_version, capabilities, client_info=None, *, principal, id=None))]
     fn new(
         py: Python<'_>,
         protocol_version: &str,
         capabilities: &Bound<'_, PyAny>,
         client_info: Option<&Bound<'_, PyAny>>,
+        principal: Option<String>,
         id: Option<&str>,
     ) -> PyResult<Self> {
+        let who = json::principal(py, principal)?;
         // Not `object_arg`: a non-object is the core's error, which names the field.
         let caps = if capabilities.is_instance_of::<PyString>() || capabilities.is_instance_of::<PyBytes>() {
             json::parse_text(py, &text_bytes(capabilities)?)?
@@ -57,23 +61,27 @@ impl Session {
             Some(i) if !i.is_none() => Some(to_value(i)?),
             _ => None,
         };
-        let session = snodo::Session::new(protocol_version, caps, info).map_err(|e| to_py_err(py, &e))?;
+        let session =
+            snodo::Session::new(protocol_version, caps, info, &who).map_err(|e| to_py_err(py, &e))?;
         with_id(py, session, id)
     }
 
     /// A session from the client's `initialize` request (the whole message
     /// or its `params`), `negotiated` being the version the server answered
-    /// (`Engine.legacy_version_for`).
+    /// (`Engine.legacy_version_for`), opened by `principal` (required).
     #[staticmethod]
-    #[pyo3(signature = (initialize, negotiated, *, id=None))]
+    #[pyo3(signature = (initialize, negotiated, *, principal, id=None))]
     fn from_initialize(
         py: Python<'_>,
         initialize: &Bound<'_, PyAny>,
         negotiated: &str,
+        principal: Option<String>,
         id: Option<&str>,
     ) -> PyResult<Self> {
+        let who = json::principal(py, principal)?;
         let init = object_arg(initialize, "initialize")?;
-        let session = snodo::Session::from_initialize(&init, negotiated).map_err(|e| to_py_err(py, &e))?;
+        let session =
+            snodo::Session::from_initialize(&init, negotiated, &who).map_err(|e| to_py_err(py, &e))?;
         with_id(py, session, id)
     }
 
@@ -98,6 +106,20 @@ impl Session {
     #[getter]
     fn client_info<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         self.inner.client_info().map(|v| to_py(py, v)).transpose()
+    }
+    /// The principal that opened the session (None: anonymous).
+    #[getter]
+    fn principal(&self) -> Option<&str> {
+        self.inner.principal().name()
+    }
+    /// None when `principal` opened the session, else the refusal to send
+    /// (HTTP 404, `-32001` "Session not found", as for a session that does
+    /// not exist). Run it on every message routed to the session: calls,
+    /// answers, notifications, GET and DELETE.
+    #[pyo3(signature = (principal))]
+    fn check_principal(&self, py: Python<'_>, principal: Option<String>) -> PyResult<Option<Response>> {
+        let who = json::principal(py, principal)?;
+        Ok(self.inner.check_principal(&who).map(|inner| Response { inner }))
     }
     /// The declared capabilities minus what the revision lacks.
     #[getter]
@@ -272,7 +294,7 @@ pub(crate) fn begin_legacy(
     session: &Session,
     principal: Option<String>,
 ) -> PyResult<Py<PyAny>> {
-    let who = snodo::Principal::from_option(principal.as_deref()).map_err(|e| to_py_err(py, &e))?;
+    let who = json::principal(py, principal)?;
     let s = &session.inner;
     let begun = if request.is_instance_of::<PyString>() || request.is_instance_of::<PyBytes>() {
         let text = text_bytes(request)?;
@@ -316,14 +338,16 @@ pub(crate) fn feed(
     py: Python<'_>,
     pending: &PendingFlow,
     response: &Bound<'_, PyAny>,
+    principal: Option<String>,
 ) -> PyResult<Feed> {
+    let who = json::principal(py, principal)?;
     let fed = if response.is_instance_of::<PyString>() || response.is_instance_of::<PyBytes>() {
         let text = text_bytes(response)?;
         let bytes: &[u8] = &text;
-        py.detach(|| engine.feed(&mut pending.lock(), bytes))
+        py.detach(|| engine.feed(&mut pending.lock(), bytes, &who))
     } else if response.is_instance_of::<PyDict>() {
         let value = to_value(response)?;
-        py.detach(|| engine.feed_value(&mut pending.lock(), value))
+        py.detach(|| engine.feed_value(&mut pending.lock(), value, &who))
     } else {
         let what = json::type_name(response);
         return Err(raise(

@@ -4,7 +4,8 @@
 //! module, adds the exception classes and the outcome helpers. One file per
 //! class or concept, named as in the core and the other bindings: `engine`,
 //! `call`, `answer`, `response`, `token` (Opened, binding digest),
-//! `elicitation` (builders), `capabilities`, `http_headers`, `tasks`,
+//! `elicitation` (builders), `capabilities`, `http_headers`,
+//! `http_origin` (the Origin/Host edge check), `tasks`,
 //! `error`, `json` (Python <-> JSON, canonical form), `outcome` (`decide`'s
 //! outcome dict read member by member) and `legacy` (issue 14:
 //! `Session`, `PendingFlow`, `Feed`) and `once` (the core's once machine
@@ -23,6 +24,7 @@ mod elicitation;
 mod engine;
 mod error;
 mod http_headers;
+mod http_origin;
 mod inspect;
 mod json;
 mod json_fast;
@@ -57,6 +59,9 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(capabilities::missing_capabilities, m)?)?;
     m.add_function(wrap_pyfunction!(capabilities::filter_supported, m)?)?;
     m.add_function(wrap_pyfunction!(http_headers::check_http_headers, m)?)?;
+    m.add_class::<http_origin::OriginPolicy>()?;
+    m.add_function(wrap_pyfunction!(http_origin::check_http_origin, m)?)?;
+    m.add("LOOPBACK_HOSTS", snodo::LOOPBACK_HOSTS.to_vec())?;
     m.add_function(wrap_pyfunction!(tasks::check_task_input_requests, m)?)?;
     m.add_function(wrap_pyfunction!(tasks::declares_tasks, m)?)?;
     m.add("TASKS_EXTENSION", snodo::TASKS_EXTENSION)?;

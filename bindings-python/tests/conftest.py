@@ -71,6 +71,9 @@ def engine_for(config: Dict[str, Any], now: Any) -> Engine:
         "maxInputResponses": "max_input_responses",
         "clockSkewSecs": "clock_skew_secs",
         "tokenVersion": "token_version",
+        "minTokenVersion": "min_token_version",
+        # Not a limit of the core's table: the test-only seed, applied as
+        # the vectors give it (this suite runs on a test-knobs build).
         "testRandomSeed": "test_random_seed",
     }
     kwargs: Dict[str, Any] = {}

@@ -1,5 +1,7 @@
 """Smoke test of examples/server.py over stdio and HTTP (127.0.0.1, a free
-port, bounded time). Run by scripts/test-python.sh after pytest and stubtest:
+port, bounded time), and its HTTP edge: Origin/Host, 2025 sessions that
+belong to the user who opened them, sessions per client. Run by
+scripts/test-python.sh after pytest and stubtest:
 
     pytest -q tests/server_smoke.py
 """
@@ -7,16 +9,20 @@ port, bounded time). Run by scripts/test-python.sh after pytest and stubtest:
 from __future__ import annotations
 
 import base64
+import contextlib
+import http.client
 import json
 import os
+import queue
 import re
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Iterator, Optional, Tuple
 
 import pytest
 
@@ -391,3 +397,196 @@ def test_legacy_http() -> None:
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+# --- the HTTP edge: Origin/Host, sessions that belong to their user, per-client quota ---
+
+LIST_2026 = msg(1, "tools/list")
+H2026 = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"}
+
+
+@contextlib.contextmanager
+def http_server(**env: str) -> Iterator[int]:
+    """examples/server.py --http on a free port, with `env` added; yields the port."""
+    proc = subprocess.Popen([sys.executable, str(SERVER), "--http", "0"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, env=dict(os.environ, SNODO_KEYS=KEYS, **env))
+    try:
+        assert proc.stderr is not None
+        m = re.search(r"http://127\.0\.0\.1:(\d+)/mcp", proc.stderr.readline())
+        assert m, "no listening line"
+        yield int(m.group(1))
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def raw(port: int, body: Any, headers: Dict[str, Optional[str]], method: str = "POST",
+        source: str = "127.0.0.1") -> Tuple[int, Dict[str, str], bytes]:
+    """One request on a fresh connection with exactly these headers (Host defaults to the
+    server's own; a None value drops one)."""
+    # `source`: any address of 127.0.0.0/8 reaches the server on 127.0.0.1 (another client's address).
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(source, 0))
+    try:
+        conn.putrequest(method, "/mcp", skip_host=True, skip_accept_encoding=True)
+        data = b"" if body is None else json.dumps(body).encode()
+        h: Dict[str, Optional[str]] = {"Host": f"127.0.0.1:{port}", "Content-Type": "application/json",
+                                       "Accept": "application/json, text/event-stream", **headers}
+        for name, value in h.items():
+            if value is not None:
+                conn.putheader(name, value)
+        conn.putheader("Content-Length", str(len(data)))
+        conn.endheaders(data)
+        r = conn.getresponse()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
+    finally:
+        conn.close()
+
+
+def as_user(user: Optional[str], sid: Optional[str] = None) -> Dict[str, Optional[str]]:
+    h: Dict[str, Optional[str]] = {"Authorization": f"Bearer {user}" if user else None}
+    if sid is not None:
+        h.update({"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-11-25"})
+    return h
+
+
+def open_session(port: int, user: Optional[str]) -> str:
+    status, h, body = raw(port, INIT, as_user(user))
+    assert status == 200 and h.get("mcp-session-id"), (status, body)
+    sid = h["mcp-session-id"]
+    assert raw(port, {"jsonrpc": "2.0", "method": "notifications/initialized"}, as_user(user, sid))[0] == 202
+    return sid
+
+
+NOT_FOUND = {"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": "Session not found"}}
+
+
+def test_http_edge_refuses_foreign_pages_and_rebinding_on_every_method_and_era() -> None:
+    with http_server() as port:
+        own = f"127.0.0.1:{port}"
+        assert raw(port, LIST_2026, H2026)[0] == 200  # plain: no Origin
+        assert raw(port, LIST_2026, {**H2026, "Origin": f"http://{own}"})[0] == 200  # same-origin page
+        assert raw(port, LIST_2026, {**H2026, "Host": f"localhost:{port}"})[0] == 200
+        for origin in ("http://evil.example", "null", f"http://localhost:{port + 1}", f"https://{own}/path"):
+            status, h, body = raw(port, LIST_2026, {**H2026, "Origin": origin})
+            assert status == 403 and json.loads(body) == {"jsonrpc": "2.0", "id": None, "error": {
+                "code": -32600, "message": "Forbidden: Origin not allowed", "data": {"reason": "origin"}}}, origin
+            assert h.get("connection") == "close"  # refused on the head: the body is never read
+        evil = f"evil.example:{port}"
+        for headers in ({"Host": evil, "Origin": f"http://{evil}"}, {"Host": evil}, {"Host": None}):
+            status, _, body = raw(port, LIST_2026, {**H2026, **headers})
+            assert status == 421 and json.loads(body)["error"]["data"] == {"reason": "host"}, headers
+        # A 2025 handshake from a page opens nothing; GET and DELETE are screened the same way.
+        for headers, want in (({"Origin": "http://evil.example"}, 403), ({"Host": evil}, 421)):
+            status, h, _ = raw(port, INIT, headers)
+            assert status == want and "mcp-session-id" not in h
+            assert raw(port, None, headers, method="GET")[0] == want
+            assert raw(port, None, headers, method="DELETE")[0] == want
+        sid = open_session(port, None)
+        assert raw(port, None, {**as_user(None, sid), "Origin": "null"}, method="DELETE")[0] == 403
+        assert raw(port, {"jsonrpc": "2.0", "id": 3, "method": "ping"}, as_user(None, sid))[0] == 200  # still there
+    # Behind a proxy: the listed host and app origin pass, loopback no longer does.
+    with http_server(SNODO_ALLOWED_HOSTS="mcp.example.com", SNODO_ALLOWED_ORIGINS="https://app.example.com") as port:
+        assert raw(port, LIST_2026, {**H2026, "Host": "mcp.example.com", "Origin": "https://app.example.com"})[0] == 200
+        assert raw(port, LIST_2026, {**H2026, "Host": "mcp.example.com", "Origin": "https://evil.example"})[0] == 403
+        assert raw(port, LIST_2026, H2026)[0] == 421
+
+
+@pytest.mark.parametrize("env", [{"SNODO_ALLOWED_HOSTS": "a b"}, {"SNODO_ALLOWED_ORIGINS": "null"},
+                                 {"SNODO_MAX_SESSIONS_PER_CLIENT": "0"}])
+def test_bad_edge_settings_exit_2(env: Dict[str, str]) -> None:
+    r = subprocess.run([sys.executable, str(SERVER), "--http", "0"], capture_output=True, text=True,
+                       env=dict(os.environ, SNODO_KEYS=KEYS, **env), timeout=30)
+    assert r.returncode == 2 and next(iter(env)) in r.stderr, r.stderr
+
+
+def test_http_session_belongs_to_its_user() -> None:
+    with http_server() as port:
+        sid = open_session(port, "alice")
+        unknown = raw(port, CALL, as_user("bob", "no-such-session"))
+        assert unknown[0] == 404 and json.loads(unknown[2]) == NOT_FOUND
+        ping = {"jsonrpc": "2.0", "id": 5, "method": "ping"}
+        for who in ("bob", None):
+            for body, method in ((ping, "POST"), (CALL, "POST"), (None, "GET"), (None, "DELETE")):
+                status, _, got = raw(port, body, as_user(who, sid), method=method)
+                # The same bytes as for a session that does not exist: nothing confirms it does.
+                assert (status, got) == (404, unknown[2]), (who, method, body)
+        status, _, body = raw(port, ping, as_user("alice", sid))
+        assert status == 200 and json.loads(body) == {"jsonrpc": "2.0", "id": 5, "result": {}}
+        assert raw(port, None, as_user("alice", sid), method="GET")[0] == 405
+        assert raw(port, None, as_user("alice", sid), method="DELETE")[0] == 200
+        assert raw(port, ping, as_user("alice", sid))[0] == 404  # gone
+        # An anonymous session is no one user's either.
+        anon = open_session(port, None)
+        assert raw(port, ping, as_user("alice", anon))[0] == 404
+        assert raw(port, ping, as_user(None, anon))[0] == 200
+
+
+class SseFlow:
+    """alice's 2025 tools/call whose SSE stream is read in a thread."""
+
+    def __init__(self, port: int, sid: str, rid: int) -> None:
+        self.rid = rid
+        self.events: "queue.Queue[Any]" = queue.Queue()
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+        call = {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": {"name": "preferred_color", "arguments": {}}}
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+                   "Authorization": "Bearer alice", "Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-11-25"}
+        self.conn.request("POST", "/mcp", json.dumps(call).encode(), headers)
+        threading.Thread(target=self.read, daemon=True).start()
+
+    def read(self) -> None:
+        try:
+            r = self.conn.getresponse()
+            for line in r:
+                if line.startswith(b"data: "):
+                    self.events.put(json.loads(line[6:]))
+        except Exception as e:  # the test closed the connection, or the server dropped it
+            self.events.put(e)
+        finally:
+            self.events.put(None)
+
+    def next(self) -> Dict[str, Any]:
+        event = self.events.get(timeout=10)
+        assert isinstance(event, dict), event
+        return event
+
+
+def test_http_answers_and_cancellations_belong_to_the_flows_user() -> None:
+    with http_server() as port:
+        sid = open_session(port, "alice")
+        for attack in ("answer", "cancel"):
+            flow = SseFlow(port, sid, 40 if attack == "answer" else 41)
+            try:
+                ask = flow.next()
+                assert ask["method"] == "elicitation/create"
+                forged = ({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"color": "red"}}}
+                          if attack == "answer" else
+                          {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": flow.rid}})
+                for who in ("bob", None):
+                    status, _, body = raw(port, forged, as_user(who, sid))
+                    assert status == 404 and json.loads(body) == NOT_FOUND, (attack, who)
+                mine = {"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"color": "green"}}}
+                assert raw(port, mine, as_user("alice", sid))[0] == 202
+                final = flow.next()
+                assert final["id"] == flow.rid and final["result"]["content"][0]["text"] == "Your preferred color is green."
+            finally:
+                flow.conn.close()
+
+
+def test_http_sessions_per_client_are_capped_and_idle_ones_expire() -> None:
+    with http_server(SNODO_MAX_SESSIONS_PER_CLIENT="2", SNODO_SESSION_IDLE_SECS="1") as port:
+        alice = [open_session(port, "alice") for _ in range(2)]
+        status, h, body = raw(port, INIT, as_user("alice"))
+        assert status == 429 and "mcp-session-id" not in h, body
+        assert json.loads(body)["error"]["code"] == -32000 and json.loads(body)["id"] == 0
+        bob = open_session(port, "bob")  # another user has a quota of their own
+        anonymous = [open_session(port, None) for _ in range(2)]  # anonymous: one quota per address
+        assert raw(port, INIT, as_user(None))[0] == 429
+        assert raw(port, INIT, as_user(None), source="127.0.0.2")[0] == 200  # another address
+        assert raw(port, None, as_user("alice", alice[0]), method="DELETE")[0] == 200
+        alice.append(open_session(port, "alice"))  # closing one makes room
+        assert raw(port, INIT, as_user("alice"))[0] == 429
+        time.sleep(1.5)  # every session idle past SNODO_SESSION_IDLE_SECS: swept at the next open
+        open_session(port, "alice")
+        assert all(raw(port, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, as_user(who, s))[0] == 404
+                   for who, s in [("alice", alice[1]), ("bob", bob), (None, anonymous[0])])

@@ -300,3 +300,57 @@ def test_literal_types_match_the_core_lists() -> None:
     assert list(get_args(s.ErrorName)) == [name for _, name, _ in s.ERROR_CODES]
     assert list(get_args(s.TokenReason)) == list(s.TOKEN_REASONS)
     assert "changed" in get_args(s.AnswerKind) and len(get_args(s.AnswerKind)) == 6
+
+
+def test_min_token_version_refuses_v1_tokens_and_no_newer_than_token_version() -> None:
+    binding = s.binding_digest("tools/call", {"name": "x"})
+    v1 = Engine([("k1", KEY)], fixed_time=NOW, token_version=1).seal(principal="a", binding=binding)
+    only_v2 = Engine([("k1", KEY)], fixed_time=NOW, token_version=2, min_token_version=2)
+    with pytest.raises(s.TokenError) as info:
+        only_v2.open(v1, principal="a", binding=binding)
+    assert info.value.reason == "version"
+    v2 = only_v2.seal(principal="a", binding=binding)
+    assert only_v2.open(v2, principal="a", binding=binding).round == 1
+    assert Engine([("k1", KEY)], fixed_time=NOW, token_version=2).open(v1, principal="a", binding=binding).round == 1
+    with pytest.raises(s.ConfigError) as info:
+        Engine([("k1", KEY)], token_version=1, min_token_version=2)
+    assert info.value.message.startswith("min_token_version: 2 is newer than token_version (1)"), info.value.message
+    with pytest.raises(s.ConfigError, match="min_token_version"):
+        Engine([("k1", KEY)], min_token_version=3)
+
+
+def test_origin_policy_loopback_lists_and_bad_entries() -> None:
+    """The edge check takes the header shapes check_http_headers takes; the
+    rules are the core's (tests/vectors/origin.json)."""
+    import email.message
+
+    assert s.LOOPBACK_HOSTS == ["localhost", "127.0.0.1", "[::1]"]
+    loopback = s.OriginPolicy()
+    assert repr(loopback) == "OriginPolicy(loopback)"
+    assert s.check_http_origin(loopback, {"Host": "127.0.0.1:8080"}) is None
+    assert s.check_http_origin(loopback, [("Host", "localhost:1"), ("Origin", "http://localhost:1")]) is None
+    refused = s.check_http_origin(loopback, {"Host": "127.0.0.1:8080", "Origin": "null"})
+    assert refused is not None and refused.http_status == 403
+    assert refused.body == {"jsonrpc": "2.0", "id": None, "error": {
+        "code": -32600, "message": "Forbidden: Origin not allowed", "data": {"reason": "origin"}}}
+    msg = email.message.Message()
+    msg["Host"] = "127.0.0.1:1"
+    msg["Host"] = "127.0.0.1:1"  # repeated: refused, whatever the values
+    rebound = s.check_http_origin(loopback, msg)
+    assert rebound is not None and rebound.http_status == 421 and rebound.body["error"]["data"] == {"reason": "host"}
+    proxy = s.OriginPolicy(["mcp.example.com"], ["https://app.example.com"])
+    assert "mcp.example.com" in repr(proxy)
+    assert s.check_http_origin(proxy, {"Host": "mcp.example.com", "Origin": "https://app.example.com"}) is None
+    assert s.check_http_origin(proxy, {"Host": "localhost"}) is not None  # loopback is not implied
+    # One list given: the other is empty (only same-origin pages).
+    hosts_only = s.OriginPolicy(hosts=["mcp.example.com:8443"])
+    assert s.check_http_origin(hosts_only, {"Host": "mcp.example.com:8443", "Origin": "https://app.example.com"}) is not None
+    assert s.check_http_origin(hosts_only, {"Host": "mcp.example.com:8443", "Origin": "https://mcp.example.com:8443"}) is None
+    origins_only = s.OriginPolicy(origins=["https://app.example.com"])
+    assert s.check_http_origin(origins_only, {"Host": "localhost"}) is not None
+    for hosts, origins in ((["a b"], None), (None, ["null"]), (None, ["http://x/path"]), (["x:port"], None),
+                           ("localhost", None), ([1], None)):
+        with pytest.raises(s.ConfigError):
+            s.OriginPolicy(hosts, origins)  # type: ignore[arg-type]
+    with pytest.raises(s.ArgumentError):
+        s.check_http_origin(loopback, "Host: localhost")

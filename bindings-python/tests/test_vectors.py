@@ -344,8 +344,11 @@ def run_legacy(doc: Dict[str, Any], test: Dict[str, Any]) -> None:
     steps, each output compared whole with the file's `expected`."""
     config = test.get("config", doc["config"])
     sess = test["session"]
-    session = s.Session(sess["protocolVersion"], sess["capabilities"], sess.get("clientInfo"), id=sess["id"])
     principal = test["principal"]
+    # Who opened the session: its own `principal`, else the test's.
+    opener = sess["principal"] if "principal" in sess else principal
+    session = s.Session(sess["protocolVersion"], sess["capabilities"], sess.get("clientInfo"),
+                        principal=opener, id=sess["id"])
     saw_error = False
     call: Any = None
     pending: Any = None
@@ -398,8 +401,10 @@ def run_legacy(doc: Dict[str, Any], test: Dict[str, Any]) -> None:
             text = step["response"]
             for i, leg in enumerate(pending.request_ids, 1):
                 text = text.replace("{{leg:%d}}" % i, leg)
+            # Who answers: the step's own `principal`, else the test's.
+            by = step["principal"] if "principal" in step else principal
             try:
-                out = feed_json(engine.feed(pending, text))
+                out = feed_json(engine.feed(pending, text, by))
             except SnodoError as err:
                 out = {"error": err.name, "message": str(err)}
         elif op == "timeout":
@@ -420,6 +425,26 @@ def run_legacy(doc: Dict[str, Any], test: Dict[str, Any]) -> None:
     assert saw_error == (test["result"] == "invalid"), test["result"]
 
 
+def run_origin(doc: Dict[str, Any], test: Dict[str, Any]) -> None:
+    """The Origin/Host edge check: the same refusal, status and body, as the
+    core's, for headers given as pairs and, where no name repeats, as a dict."""
+    assert test["op"] == "check_http_origin", f"unknown origin op {test['op']!r}"
+    spec = test["policy"]
+    policy = s.OriginPolicy() if spec is None else s.OriginPolicy(list(spec["hosts"]), list(spec["origins"]))
+    pairs = [(name, value) for name, value in test["headers"]]
+    shapes: List[Any] = [pairs, [(n.encode("latin-1"), v.encode("latin-1")) for n, v in pairs]]
+    if len({n.lower() for n, _ in pairs}) == len(pairs):
+        shapes.append(dict(pairs))
+    for headers in shapes:
+        got = s.check_http_origin(policy, headers)
+        assert (got is None) == (test["result"] == "valid"), got.to_json() if got else None
+        if test["expected"] is None:
+            assert got is None, got.to_json() if got else None
+        else:
+            assert got is not None, "headers accepted, want a refusal"
+            check_response(got, test)
+
+
 RUNNERS = {"parts": run_parts, "flows": run_flow, "tokens": run_token, "builders": run_builder, "canonical": run_canonical,
            "consistency": run_consistency, "wire": run_flow, "wire-builders": run_wire_builder,
-           "headers": run_headers, "legacy": run_legacy}
+           "headers": run_headers, "legacy": run_legacy, "origin": run_origin}

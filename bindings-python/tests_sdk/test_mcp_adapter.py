@@ -180,3 +180,26 @@ async def test_legacy_client_cancel_reaches_the_open_leg() -> None:
                 await asked.wait()
                 tg.cancel_scope.cancel()
             await leg_cancelled.wait()
+
+
+async def test_legacy_flow_of_a_user_is_fed_as_that_user() -> None:
+    """On a 2025 session the session and the answers are the requesting
+    principal's: a user's flow completes (the core refuses an answer fed as
+    anyone else), and the Call carries the user."""
+    server = MCPServer("t")
+    seen: list = []
+
+    def pick(call: mrtr.Call) -> Any:
+        seen.append(call.principal)
+        return route(call)
+
+    Snodo(mrtr.Engine([("k1", bytes(32))]), principal=lambda ctx: "alice").install(server).tool(server, name="pick")(pick)
+
+    async def answer(context: Any, params: Any) -> ElicitResult:
+        return ElicitResult(action="accept", content={"c": "teal"})
+
+    async with Client(server, mode="legacy", elicitation_callback=answer) as client:
+        with anyio.fail_after(30):
+            done = await client.call_tool("pick", {})
+        assert not done.is_error and done.content[0].text == "teal", done
+        assert seen == ["alice", "alice"]

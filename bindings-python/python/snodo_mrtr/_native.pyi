@@ -47,6 +47,9 @@ __all__ = [
     "elicit_form_without_lint",
     "elicit_url_without_lint",
     "check_http_headers",
+    "OriginPolicy",
+    "check_http_origin",
+    "LOOPBACK_HOSTS",
     "check_task_input_requests",
     "declares_tasks",
     "TASKS_EXTENSION",
@@ -95,6 +98,8 @@ TASKS_EXTENSION: str
 LEGACY_ID_PREFIX: str
 #: The 2025 revisions a default engine serves through the legacy bridge.
 DEFAULT_LEGACY_VERSIONS: List[str]
+#: ``["localhost", "127.0.0.1", "[::1]"]``: the hosts of the loopback ``OriginPolicy``.
+LOOPBACK_HOSTS: List[str]
 
 @final
 class RawJSON:
@@ -112,7 +117,11 @@ class Engine:
 
     Keyword arguments are the core's configuration table in snake_case
     (``ttl_secs``, ``max_rounds``, ...); ranges and error messages are the
-    core's and name the keyword. ``fixed_time`` freezes the clock (tests).
+    core's and name the keyword. ``min_token_version=2`` refuses v1 tokens
+    (at most ``token_version``). ``fixed_time`` (a frozen clock) and
+    ``test_random_seed`` (predictable ids and nonces) are test-only: a wheel
+    built without the cargo feature ``test-knobs`` (every installed one)
+    refuses them with a ``ConfigError``.
     """
 
     def __new__(
@@ -133,6 +142,7 @@ class Engine:
         fixed_time: Optional[int] = None,
         legacy_versions: Optional[Sequence[str]] = None,
         token_version: Optional[int] = None,
+        min_token_version: Optional[int] = None,
         test_random_seed: Optional[int] = None,
     ) -> Engine: ...
     @classmethod
@@ -180,11 +190,12 @@ class Engine:
         """Decides a legacy call: a ``Response`` for the originating request,
         a ``PendingFlow`` whose ``requests`` go to the client on the session,
         or a ``Call`` (a round with state only) to run the handler again."""
-    def feed(self, pending: PendingFlow, response: Union[_JsonText, Dict[str, Any]]) -> Feed:
+    def feed(self, pending: PendingFlow, response: Union[_JsonText, Dict[str, Any]], principal: Optional[str]) -> Feed:
         """Feeds one client response (a JSON-RPC result or error whose id
-        ``pending.awaits``). Raises ``ArgumentError``/``JsonError`` for a
-        response that is not of this flow, answered twice, late or
-        malformed; the flow is then unchanged."""
+        ``pending.awaits``) sent by ``principal`` (required; ``None`` for the
+        explicit anonymous one). Raises ``ArgumentError``/``JsonError`` for a
+        response that is not of this flow, answered twice, late, malformed
+        or from another principal than the flow's; the flow is then unchanged."""
     def timeout(self, pending: PendingFlow) -> Feed:
         """Call at ``pending.deadline``: fails the flow (kind ``"respond"``)."""
     def legacy_version_for(self, requested: str) -> Optional[str]:
@@ -325,9 +336,12 @@ class Opened:
 @final
 class Session:
     """What a 2025-era session negotiated at ``initialize``: the protocol
-    revision, the client's capabilities and info, and an id (the
-    ``Mcp-Session-Id``, or any unique string for stdio; random when
-    omitted). Immutable."""
+    revision, the client's capabilities and info, the principal that opened
+    it (required: the verified user of the ``initialize``, ``None`` for the
+    explicit anonymous one), and an id (the ``Mcp-Session-Id``, or any
+    unique string for stdio; random when omitted). Immutable. The session
+    belongs to its principal: ``begin_legacy`` refuses another one's calls,
+    and a server runs ``check_principal`` on every other message."""
 
     def __new__(
         cls,
@@ -335,12 +349,16 @@ class Session:
         capabilities: _JsonObject,
         client_info: Optional[Dict[str, Any]] = None,
         *,
+        principal: Optional[str],
         id: Optional[str] = None,
     ) -> Session: ...
     @staticmethod
-    def from_initialize(initialize: _JsonObject, negotiated: str, *, id: Optional[str] = None) -> Session:
+    def from_initialize(
+        initialize: _JsonObject, negotiated: str, *, principal: Optional[str], id: Optional[str] = None
+    ) -> Session:
         """From the client's ``initialize`` request (whole message or its
-        ``params``); ``negotiated`` is ``Engine.legacy_version_for``'s answer."""
+        ``params``), opened by ``principal``; ``negotiated`` is
+        ``Engine.legacy_version_for``'s answer."""
     def with_id(self, id: str) -> Session:
         """The same session with the transport's id (1-128 printable ASCII)."""
     @property
@@ -351,6 +369,14 @@ class Session:
     def client_capabilities(self) -> Dict[str, Any]: ...
     @property
     def client_info(self) -> Optional[Dict[str, Any]]: ...
+    @property
+    def principal(self) -> Optional[str]:
+        """Who opened the session (``None``: the anonymous principal)."""
+    def check_principal(self, principal: Optional[str]) -> Optional[Response]:
+        """``None`` when ``principal`` opened the session, else the refusal to
+        send as is: HTTP 404, ``-32001`` "Session not found", as for a session
+        that does not exist. Run it on every message routed to the session
+        (a call, an answer, a notification, GET, DELETE) before touching it."""
     @property
     def usable_capabilities(self) -> Dict[str, Any]:
         """Declared capabilities minus what the revision lacks (what a legacy call reports)."""
@@ -442,6 +468,24 @@ def check_http_headers(headers: _Headers, request: Union[_JsonText, Dict[str, An
     """``None`` when the Streamable HTTP headers match the request, else the
     ready ``-32020`` response (HTTP 400). A repeated standard header is a
     mismatch: pass every occurrence (pairs, or ``HTTPMessage.items()``)."""
+@final
+class OriginPolicy:
+    """Which ``Host`` and ``Origin`` values a server accepts. Immutable."""
+
+    def __new__(cls, hosts: Optional[Sequence[str]] = None, origins: Optional[Sequence[str]] = None) -> OriginPolicy:
+        """``hosts``: ``name`` (any port), ``name:port`` or ``*``; ``origins``:
+        ``scheme://host[:port]`` (http or https) or ``*``. Both ``None``: the
+        loopback policy (``LOOPBACK_HOSTS`` on any port, no origin but the
+        request's own); one given: the other is empty. ``ConfigError`` for a
+        bad entry."""
+
+def check_http_origin(policy: OriginPolicy, headers: _Headers) -> Optional[Response]:
+    """``None`` when ``Host`` and ``Origin`` pass ``policy``, else the ready
+    refusal: HTTP 421 (``data.reason`` "host": missing, repeated or unlisted
+    ``Host``) or 403 (``data.reason`` "origin": repeated, ``null``,
+    malformed, foreign or unlisted ``Origin``), a ``-32600`` error with id
+    ``null``. Run it on every request, before reading the body; pass every
+    occurrence of every header."""
 def check_task_input_requests(task: _JsonObject, capabilities: _JsonObject) -> Dict[str, Any]:
     """The capabilities the client must add to receive a ``tasks/get``
     result's input requests (``{}``: none); ``InputRequestError`` if malformed."""

@@ -29,6 +29,13 @@ How (public API only, no monkeypatching):
   ``decide_legacy``, and each ``PendingFlow`` request sent with
   ``ctx.session.send_request`` on the request's own stream, its answer fed to
   ``Engine.feed``. HTTP needs SSE responses (``json_response=False``) for that.
+* the adapter keeps no sessions: each 2025-era request gets a ``Session`` of
+  the request's principal, built from what the SDK negotiated, and the
+  answers to its questions are fed as that principal's. Who may post on a
+  2025 session at all (a call, an answer, a cancellation, GET, DELETE) is
+  decided before the SDK sees the message, in front of its HTTP app:
+  record the principal of each session's ``initialize`` and refuse anyone
+  else with ``Session.check_principal`` (examples/sdk_server.py does).
 
 ``mcp`` is imported lazily, so ``import snodo_mrtr`` never needs it.
 """
@@ -185,15 +192,17 @@ class Snodo:
         caps = sdk.client_capabilities
         client = sdk.client_params
         info = client.client_info.model_dump(by_alias=True, mode="json", exclude_none=True) if client else None
+        principal = self.principal(ctx)
         session = Session(
             ctx.protocol_version,
             caps.model_dump(by_alias=True, mode="json", exclude_none=True) if caps is not None else {},
             info,
+            principal=principal,
         )
         request = {"jsonrpc": "2.0", "id": ctx.request_id, "method": ctx.method}
         if raw is not None:
             request["params"] = raw
-        begun = self.engine.begin_legacy(request, session, self.principal(ctx))
+        begun = self.engine.begin_legacy(request, session, principal)
         if isinstance(begun, Response):
             raise _mcp_error(begun)  # an unsupported 2025 revision, bad _meta, ...
         call: Call = begun
@@ -209,7 +218,7 @@ class Snodo:
                 await anyio.sleep(_STATE_ROUND_PACE_SECS)
                 call = decided
                 continue
-            fed = await self._ask(ctx, decided)
+            fed = await self._ask(ctx, decided, principal)
             if fed.kind == "resume" and fed.call is not None:
                 call = fed.call
                 continue
@@ -217,12 +226,17 @@ class Snodo:
                 raise RuntimeError("snodo_mrtr.mcp: the legacy flow ended without a response")
             return _answer(fed.response)
 
-    async def _ask(self, ctx: Any, pending: Any) -> Any:
+    async def _ask(self, ctx: Any, pending: Any, principal: Optional[str]) -> Any:
         """Sends one round's requests through ``ServerSession.send_request`` (on the
         originating request's stream) and feeds every answer, result or error,
         to ``Engine.feed``; ``Engine.timeout`` at the flow's deadline. A request
         still unanswered when the flow moves on or times out is cancelled; the
-        SDK sends the client its ``notifications/cancelled``."""
+        SDK sends the client its ``notifications/cancelled``.
+
+        The answers arrive through the SDK's session, which does not say who
+        sent them: they are fed as the flow's ``principal``. Who may post on
+        the session at all is decided in front of the SDK (see the module's
+        docstring)."""
         import anyio  # type: ignore[import-not-found, unused-ignore]  # comes with the optional extra
         from mcp.shared.exceptions import MCPError  # type: ignore[import-not-found, unused-ignore]  # the optional extra
         from mcp.shared.message import ServerMessageMetadata  # type: ignore[import-not-found, unused-ignore]
@@ -250,7 +264,7 @@ class Snodo:
             except Exception as e:  # a result the SDK could not validate: the engine sees an error
                 reply["error"] = {"code": -32603, "message": f"client answer not usable: {e}"}
             try:
-                fed = engine.feed(pending, reply)
+                fed = engine.feed(pending, reply, principal)
             except Exception as e:  # not of this flow, late, twice: the flow is unchanged
                 import logging
 
