@@ -169,12 +169,14 @@ export declare class Engine {
   decideLegacy(call: Call, outcome: Outcome | string | Buffer): { kind: 'respond'; response: Response } | { kind: 'send'; pending: PendingFlow } | { kind: 'resume'; call: Call }
   /**
    * Feeds the client's JSON-RPC response (text as received, or an
-   * object) to `pending`: `{kind: 'waiting'}`, `{kind: 'resume', call}`,
-   * or `{kind: 'respond', response, cancellations}` (the flow ended).
+   * object), sent by `principal` (required; `null` for anonymous), to
+   * `pending`: `{kind: 'waiting'}`, `{kind: 'resume', call}`, or
+   * `{kind: 'respond', response, cancellations}` (the flow ended).
    * Throws (`JSON`, `ARGUMENT`) for a response that is malformed, not of
-   * this flow, already answered or late; the flow is then unchanged.
+   * this flow, already answered, late, or from another principal than
+   * the flow's; the flow is then unchanged.
    */
-  feed(pending: PendingFlow, response: string | Buffer | object): { kind: 'waiting' } | { kind: 'resume'; call: Call } | { kind: 'respond'; response: Response; cancellations: Array<Record<string, any>> }
+  feed(pending: PendingFlow, response: string | Buffer | object, principal: string | null): { kind: 'waiting' } | { kind: 'resume'; call: Call } | { kind: 'respond'; response: Response; cancellations: Array<Record<string, any>> }
   /**
    * The application's timer for `pending` fired (at `pending.deadline`):
    * the flow fails with `timeout` unless it already ended.
@@ -263,6 +265,29 @@ export declare class OnceRun {
 }
 
 /**
+ * Which `Host` and `Origin` values a server accepts (the core's
+ * `OriginPolicy`). Immutable; build it once at start-up.
+ */
+export declare class OriginPolicy {
+  /**
+   * `new OriginPolicy({ hosts?, origins? })`. Neither list (or no
+   * argument): the loopback default, as `OriginPolicy.loopback()`. Else
+   * the lists, a missing one empty: `hosts` entries are `name` (any
+   * port), `name:port` or `*` (any host: only behind a proxy that checks
+   * `Host` itself); `origins` entries are `scheme://host[:port]` (http or
+   * https) or `*` (any page). The request's own origin is always
+   * accepted; `null` never is. A bad entry or an unknown option throws
+   * `CONFIG`.
+   */
+  constructor(options?: { hosts?: string[]; origins?: string[] } | null)
+  /**
+   * The loopback default: `LOOPBACK_HOSTS` on any port, and no origin but
+   * the request's own.
+   */
+  static loopback(): OriginPolicy
+}
+
+/**
  * One legacy round in flight (the core's `PendingFlow`): the requests to
  * send on the session, and what resuming the handler needs. Owned by the
  * application; drop it on disconnect (snodo holds nothing else).
@@ -305,23 +330,40 @@ export declare class PendingFlow {
 
 /**
  * What a 2025-era session negotiated at `initialize` (the core's
- * `Session`): immutable; record one per session and pass it to every
- * `engine.beginLegacy`.
+ * `Session`), and the principal that opened it: immutable; record one per
+ * session and pass it to every `engine.beginLegacy`. A session belongs to
+ * its principal: run `checkPrincipal` on every message routed to it.
  */
 export declare class Session {
   /**
    * A session that negotiated `protocolVersion` (what the server answered
    * to `initialize`), with the client's `capabilities` and optional
-   * `clientInfo` (objects or JSON text). Its id is random: set the
+   * `clientInfo` (objects or JSON text), opened by `principal` (the
+   * verified user of the `initialize` request, or `null` for the explicit
+   * anonymous principal; required). Its id is random: set the
    * transport's own with `withId`. Throws `ARGUMENT` naming the field.
    */
-  constructor(protocolVersion: string, capabilities: Record<string, any> | string, clientInfo?: Record<string, any> | string | null)
+  constructor(protocolVersion: string, capabilities: Record<string, any> | string, clientInfo: Record<string, any> | string | null, principal: string | null)
   /**
    * A session from the client's `initialize` request (the whole message
    * or its params; object or JSON text), with `negotiated` the version
-   * the server answered (`engine.legacyVersionFor`).
+   * the server answered (`engine.legacyVersionFor`), opened by
+   * `principal` (a user name, or `null` for anonymous; required).
    */
-  static fromInitialize(initialize: Record<string, any> | string | Buffer, negotiated: string): Session
+  static fromInitialize(initialize: Record<string, any> | string | Buffer, negotiated: string, principal: string | null): Session
+  /**
+   * The principal that opened the session: its name, or `null` for
+   * anonymous.
+   */
+  get principal(): string | null
+  /**
+   * Checks that a message on this session (a call, an answer, a
+   * cancellation, a GET or DELETE) comes from `principal`, the one that
+   * opened it: `null` to go on, else the refusal to send as is (HTTP 404,
+   * `-32001` "Session not found", id null: the same as for a session
+   * that does not exist). `beginLegacy` applies it to calls itself.
+   */
+  checkPrincipal(principal: string | null): Response | null
   /**
    * The same session with the transport's id (the `Mcp-Session-Id`, or
    * any unique string for a stdio connection): a new `Session`.
@@ -346,7 +388,7 @@ export declare class Session {
    * `ARGUMENT` otherwise).
    */
   elicitationComplete(elicitationId: string): Record<string, any>
-  /** A summary without capabilities or client info (for logs). */
+  /** A summary without capabilities, client info or principal (for logs). */
   toJSON(): string
 }
 
@@ -384,6 +426,17 @@ export declare function canonicalize(value: string | Buffer | object): string
  * joins a repeated header, which the check must see twice.
  */
 export declare function checkHttpHeaders(headers: Array<[string, string]> | string[] | Headers | Map<string, string> | Record<string, string | string[] | undefined>, request: string | Buffer | object): Response | null
+
+/**
+ * Checks `Origin` and `Host` of one HTTP request against `policy`: `null`
+ * to go on, or the ready refusal to send as is, HTTP 421 (`data.reason`
+ * `host`: a missing, repeated or unlisted `Host`) or 403 (`data.reason`
+ * `origin`: a repeated, `null`, malformed, foreign or unlisted `Origin`).
+ * Run it on every request, before reading the body. `headers` as for
+ * `checkHttpHeaders`; pass `req.rawHeaders`, since `req.headers` joins a
+ * repeated header, which the check must see twice.
+ */
+export declare function checkHttpOrigin(policy: OriginPolicy, headers: Array<[string, string]> | string[] | Headers | Map<string, string> | Record<string, string | string[] | undefined>): Response | null
 
 /**
  * Checks a Redis `maxmemory-policy` (as `CONFIG GET` answers it): throws
@@ -499,7 +552,10 @@ export interface EngineConfig {
   legacyVersions?: Array<string>
   /** `io.modelcontextprotocol/serverInfo` stamped on every result's `_meta`. */
   serverInfo?: Record<string, any>
-  /** A fixed clock (Unix seconds), for tests. Absent: system time. */
+  /**
+   * Tests only: a fixed clock (Unix seconds). Refused (`CONFIG`) unless
+   * the addon was built with the cargo feature `test-knobs`.
+   */
   fixedTime?: number
   /**
    * `true`: answers sent without `requestState` are never read (the
@@ -508,9 +564,18 @@ export interface EngineConfig {
   strictAnswers?: boolean
   /** This service's name, bound into every token (1 to 256 bytes). */
   audience?: string
-  /** Token format sealed: 1 signed (default), 2 encrypted; both always open. */
+  /** Token format sealed: 1 signed (default), 2 encrypted. */
   tokenVersion?: number
-  /** Tests only: non-zero makes token ids and v2 nonces predictable. */
+  /**
+   * Oldest token format opened: 1 (default, both) or 2 (v1 tokens are
+   * refused); at most `tokenVersion`.
+   */
+  minTokenVersion?: number
+  /**
+   * Tests only: non-zero makes token ids and v2 nonces predictable.
+   * Refused (`CONFIG`) unless the addon was built with the cargo feature
+   * `test-knobs`.
+   */
   testRandomSeed?: number
 }
 
@@ -571,6 +636,12 @@ export declare function inputRequired(inputRequests: Record<string, object>, sta
  * @deprecated Roots are deprecated in MCP 2026-07-28.
  */
 export declare function listRoots(): Record<string, any>
+
+/**
+ * The hosts a loopback server answers to (`OriginPolicy.loopback()`), on
+ * any port.
+ */
+export declare const LOOPBACK_HOSTS: string[]
 
 /** `new MemoryStore(options)`: the bounds and the lease of the in-memory store. */
 export interface MemoryStoreOptions {

@@ -49,9 +49,16 @@ export declare class Snodo {
   /** beginParts → route(call) → decide; throws SnodoProtocolError for error responses. */
   run(request: { method: string; params?: Record<string, unknown>; id?: string | number }, ctx: SdkContext,
       route: (call: Call, ctx: SdkContext) => SnodoOutcome, server?: unknown): Promise<Record<string, unknown>>;
-  /** A low-level `Server` handler: `server.setRequestHandler('tools/call', snodo.handler(server, route))`. */
+  /**
+   * A low-level `Server` handler: `server.setRequestHandler('tools/call', snodo.handler(server, route))`.
+   * `server` then answers a 2026 `tools/call`, `prompts/get` or `resources/read` whose `inputResponses`
+   * or `requestState` is malformed with begin's -32602 (the SDK would hand the handler no answers).
+   */
   handler(server: unknown, route: (call: Call, ctx: SdkContext) => SnodoOutcome):
     (request: { method: string; params?: Record<string, unknown> }, ctx: SdkContext) => Promise<Record<string, unknown>>;
-  /** `McpServer`: registers `spec` and serves its MRTR methods through snodo (JSON-RPC errors stay errors). */
+  /**
+   * `McpServer`: registers `spec` and serves its MRTR methods through snodo (JSON-RPC errors stay errors;
+   * a malformed `inputResponses` or `requestState` gets begin's -32602, as on every other path).
+   */
   serve<S extends { server: unknown }>(mcpServer: S, spec: SnodoSpec): S;
 }

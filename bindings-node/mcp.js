@@ -34,18 +34,11 @@ function toError(response) {
 }
 
 /**
- * The params as the client sent them. The SDK lifts `requestState`,
- * `inputResponses` and the reserved `_meta` keys off `request.params` into
- * `ctx.mcpReq`; they go back in (canonical binding makes re-assembly safe).
- * A 2025-era session (the SDK's legacy shim re-entering the handler) has no
- * envelope: snodo then reads the request in the 2026 dialect with the
- * capabilities the session declared at `initialize`, and the shim turns the
- * resulting input_required into real server-to-client requests.
+ * `meta` as snodo reads it: as sent, or for a 2025-era session (no
+ * envelope) the 2026 dialect with the capabilities the session declared at
+ * `initialize`, marked as synthesized.
  */
-function wireParams(request, ctx, server) {
-  const m = (ctx && ctx.mcpReq) || {};
-  const params = { ...(request.params || {}) };
-  const meta = { ...(params._meta || {}), ...(m._meta || {}), ...(m.envelope || {}) };
+function withEnvelope(meta, server) {
   if (meta[META_VERSION] === undefined) {
     // Not enumerable: never part of the params snodo reads or binds.
     Object.defineProperty(meta, SYNTHESIZED, { value: true });
@@ -53,11 +46,45 @@ function wireParams(request, ctx, server) {
     const caps = server && typeof server.getClientCapabilities === 'function' ? server.getClientCapabilities() : undefined;
     meta[META_CAPABILITIES] = caps || {};
   }
-  params._meta = meta;
-  if (m.inputResponses !== undefined && m.inputResponses !== null) params.inputResponses = m.inputResponses;
+  return meta;
+}
+
+/**
+ * The params as the client sent them. The SDK lifts `requestState`,
+ * `inputResponses` and the reserved `_meta` keys off `request.params` into
+ * `ctx.mcpReq`; they go back in (canonical binding makes re-assembly safe),
+ * whatever their value: `begin` answers a malformed one. A 2025-era session
+ * (the SDK's legacy shim re-entering the handler) has no envelope: snodo
+ * then reads the request in the 2026 dialect with the capabilities the
+ * session declared at `initialize`, and the shim turns the resulting
+ * input_required into real server-to-client requests.
+ */
+function wireParams(request, ctx, server) {
+  const m = (ctx && ctx.mcpReq) || {};
+  const params = { ...(request.params || {}) };
+  params._meta = withEnvelope({ ...(params._meta || {}), ...(m._meta || {}), ...(m.envelope || {}) }, server);
+  if (m.inputResponses !== undefined) params.inputResponses = m.inputResponses;
   const state = typeof m.requestState === 'function' ? m.requestState() : undefined;
-  if (state !== undefined && state !== null) params.requestState = state;
+  if (state !== undefined) params.requestState = state;
   return params;
+}
+
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * Whether `params` has a malformed `inputResponses` or `requestState` that
+ * the SDK hides before any handler runs: it reads an `inputResponses` that
+ * is not an object as `{}`, drops an entry that is not an object, and
+ * answers a `requestState` that is not a string itself (with its own
+ * reason). `begin` refuses each of these with -32602 before it opens any
+ * token.
+ */
+function malformedRetry(params) {
+  if (!isObject(params)) return false;
+  if (Object.hasOwn(params, 'requestState') && typeof params.requestState !== 'string') return true;
+  if (!Object.hasOwn(params, 'inputResponses')) return false;
+  const answers = params.inputResponses;
+  return !isObject(answers) || Object.values(answers).some((a) => !isObject(a));
 }
 
 /**
@@ -87,6 +114,54 @@ function begin(engine, id, method, params, principal) {
     if (begun instanceof Call) return begun;
   }
   return engine.beginParts(id, method, params, principal);
+}
+
+/**
+ * What `begin` answers `message` as sent, if it is a 2026 request for one
+ * of `methods` with a malformed retry (`malformedRetry`); else null. A
+ * 2025-era request (no envelope) is left to the SDK: those keys are not
+ * part of that era, and snodo's own bridge ignores them there.
+ */
+function refusal(engine, message, methods) {
+  if (!isObject(message) || message.id === undefined || !methods.includes(message.method)) return null;
+  const params = message.params;
+  if (!isObject(params) || !isObject(params._meta) || params._meta[META_VERSION] === undefined) return null;
+  if (!malformedRetry(params)) return null;
+  // begin refuses these shapes before it opens a token, so the principal
+  // changes nothing here.
+  const begun = begin(engine, message.id, message.method, params, null);
+  return begun instanceof Call ? null : JSON.parse(begun.json);
+}
+
+/** The servers whose transports `guard` already watches (one wrapper each). */
+const GUARDED = new WeakSet();
+
+/**
+ * Makes `server` answer a request for one of `methods` with a malformed
+ * `inputResponses` or `requestState` with what `begin` answers the request
+ * as sent (-32602), as every other path does, instead of letting the
+ * handler see no answers and ask again. The SDK lifts those keys off the
+ * params before any handler (`Protocol._onrequest`), so only the transport
+ * sees them as sent: each transport `server` connects to gets its
+ * `onmessage` wrapped (the SDK's hook for owning a transport). Every other
+ * message goes on as is.
+ */
+function guard(engine, server, methods) {
+  if (!server || typeof server.connect !== 'function' || GUARDED.has(server)) return;
+  GUARDED.add(server);
+  const connect = server.connect;
+  server.connect = async (transport, ...rest) => {
+    const connected = await connect.call(server, transport, ...rest);
+    const deliver = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      const answer = refusal(engine, message, methods);
+      if (answer === null) return deliver(message, extra);
+      // Sent at once, as the SDK's own refusals before a handler are.
+      return void new Promise((sent) => { sent(transport.send(answer, { relatedRequestId: message.id })); })
+        .catch((e) => server.onerror?.(e));
+    };
+    return connected;
+  };
 }
 
 class Snodo {
@@ -123,6 +198,7 @@ class Snodo {
    * `server.setRequestHandler('tools/call', snodo.handler(server, (call, ctx) => outcome))`.
    */
   handler(server, route) {
+    guard(this.engine, server, MRTR_METHODS);
     return (request, ctx) => this.run(request, ctx, route, server);
   }
 
@@ -148,6 +224,11 @@ class Snodo {
     for (const [name, [config]] of Object.entries(prompts)) mcpServer.registerPrompt(name, config, never);
     for (const [uri, [name, config]] of Object.entries(resources)) mcpServer.registerResource(name, uri, config, never);
     const server = mcpServer.server;
+    guard(this.engine, server, [
+      ...(Object.keys(tools).length ? ['tools/call'] : []),
+      ...(Object.keys(prompts).length ? ['prompts/get'] : []),
+      ...(Object.keys(resources).length ? ['resources/read'] : []),
+    ]);
     const pick = (table, key) => (typeof key === 'string' && Object.hasOwn(table, key) ? table[key] : null);
     if (Object.keys(tools).length) {
       server.setRequestHandler('tools/call', (request, ctx) => this.run(request, ctx, (call, c) => {

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# The Node suite: builds the snodo-mrtr addon with the napi CLI pinned in
-# bindings-node/package-lock.json, checks the committed index.d.ts for drift,
-# runs `node --test` (every vector, the Node tests, the example server smoke
-# test), checks the npm pack file lists, then installs the tarball, the folder
-# and the prebuilt layout (main + platform package) into fresh projects
-# outside the repository.
+# The Node suite: builds the snodo-mrtr addon for the tests with the napi CLI
+# pinned in bindings-node/package-lock.json (cargo feature test-knobs: the
+# vectors need fixedTime and testRandomSeed), checks the committed index.d.ts
+# for drift, runs `node --test` (every vector, the Node tests, the example
+# servers' smoke and edge tests), checks the npm pack file lists, then has the
+# package's own install script build the addon users get (without the test
+# knobs) and installs the folder, the tarball and the prebuilt layout (main +
+# platform package) into fresh projects outside the repository, each showing
+# the test knobs refused.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -18,12 +21,13 @@ step "npm ci"
 # build the addon with cargo; napi builds it next, with the typings.
 (cd "$NODE_DIR" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
 
-step "build the addon"
+step "build the addon for the tests (feature test-knobs)"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 if [ -f "$NODE_DIR/index.d.ts" ]; then cp "$NODE_DIR/index.d.ts" "$WORK/index.d.ts.committed"; fi
-# Never --use-napi-cross / --cross-compile: they download toolchains.
-(cd "$NODE_DIR" && npx napi build --platform --release --no-const-enum --runtime-string-enum)
+# Never --use-napi-cross / --cross-compile: they download toolchains. The
+# feature adds no export, so the typings are those of the installed addon.
+(cd "$NODE_DIR" && npx napi build --platform --release --no-const-enum --runtime-string-enum --features test-knobs)
 
 step "index.d.ts drift check"
 if [ ! -f "$WORK/index.d.ts.committed" ]; then
@@ -78,14 +82,7 @@ step "node --test"
 redis_stop
 redis_cluster_stop
 
-step "npm pack + install into a fresh project"
-(cd "$NODE_DIR" && npm pack --silent --pack-destination "$WORK" >/dev/null)
-TARBALL=$(ls "$WORK"/snodo-mrtr-*.tgz)
-mkdir "$WORK/app"
-cd "$WORK/app"
-npm init -y >/dev/null
-npm install --no-audit --no-fund --loglevel=error "$TARBALL"
-cat > smoke.cjs <<'JS'
+cat > "$WORK/smoke.cjs" <<'JS'
 const s = require('snodo-mrtr');
 const e = new s.Engine({ keys: [{ id: 'k1', secret: Buffer.alloc(32, 1) }] });
 const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
@@ -95,13 +92,45 @@ const q = s.elicitForm('Name?', { type: 'object', properties: { n: { type: 'stri
 const r = e.decide(call, s.inputRequired({ n: q }));
 if (JSON.parse(r.json).result.resultType !== 'input_required') throw new Error(r.json);
 console.log('require: ok');
+// What users install has no test knobs: both are refused, naming the feature.
+for (const knob of ['fixedTime', 'testRandomSeed']) {
+  let err = null;
+  try { new s.Engine({ keys: [{ id: 'k1', secret: Buffer.alloc(32, 1) }], [knob]: 1 }); } catch (x) { err = x; }
+  if (!err || err.code !== 'CONFIG' || !err.message.startsWith(`${knob}: a test-only setting, absent from this build`)) {
+    throw new Error(`${knob} was not refused as test-only: ${err ? `${err.code}: ${err.message}` : 'accepted'}`);
+  }
+}
+console.log('test knobs: refused');
 JS
-cat > smoke.mjs <<'JS'
+cat > "$WORK/smoke.mjs" <<'JS'
 import { Engine, SnodoErrorCode, canonicalize, version } from 'snodo-mrtr';
 if (canonicalize('{"b":1,"a":1.0}') !== '{"a":1.0,"b":1}') throw new Error('canonicalize');
 try { new Engine({ keys: [] }); throw new Error('no throw'); } catch (e) { if (e.code !== SnodoErrorCode.Config) throw e; }
 console.log(`import: ok (snodo-mrtr ${version()})`);
 JS
+
+step "npm install ./bindings-node (a folder, as the README says): its install script builds the addon users get"
+# Without a binary in the folder, install.cjs builds it with cargo, without
+# the test knobs; the tarball and the platform package below ship that build.
+rm "$NODE_DIR/snodo.linux-x64-gnu.node"
+mkdir "$WORK/app-dir"
+cd "$WORK/app-dir"
+cp ../smoke.cjs ../smoke.mjs .
+npm init -y >/dev/null
+npm install --no-audit --no-fund --loglevel=error --foreground-scripts "$ROOT/$NODE_DIR"
+[ -f "$ROOT/$NODE_DIR/snodo.linux-x64-gnu.node" ] || { echo "install.cjs did not build the addon" >&2; exit 1; }
+node smoke.cjs
+node smoke.mjs
+
+step "npm pack + install into a fresh project"
+cd "$ROOT"
+(cd "$NODE_DIR" && npm pack --silent --pack-destination "$WORK" >/dev/null)
+TARBALL=$(ls "$WORK"/snodo-mrtr-*.tgz)
+mkdir "$WORK/app"
+cd "$WORK/app"
+cp ../smoke.cjs ../smoke.mjs .
+npm init -y >/dev/null
+npm install --no-audit --no-fund --loglevel=error "$TARBALL"
 node smoke.cjs
 node smoke.mjs
 # snodo-mrtr/mcp loads without its optional peer (@modelcontextprotocol/server is not installed here).
@@ -120,15 +149,6 @@ echo "tarball: $(stat -c %s "$TARBALL") bytes"
 # The READMEs' handlers, copied as they are, against the installed package.
 node "$ROOT/scripts/readme-examples.mjs" "$ROOT"
 
-step "npm install ./bindings-node (a folder, as the README says) into a fresh project"
-mkdir "$WORK/app-dir"
-cp smoke.cjs smoke.mjs "$WORK/app-dir/"
-cd "$WORK/app-dir"
-npm init -y >/dev/null
-npm install --no-audit --no-fund --loglevel=error "$ROOT/$NODE_DIR"
-node smoke.cjs
-node smoke.mjs
-
 step "platform package snodo-mrtr-linux-x64-gnu (napi-rs prebuilt layout)"
 cp -r "$ROOT/$NODE_DIR/npm/linux-x64-gnu" "$WORK/platform"
 cp "$ROOT/$NODE_DIR/snodo.linux-x64-gnu.node" "$WORK/platform/"
@@ -138,7 +158,7 @@ want="README.md package.json snodo.linux-x64-gnu.node"
 (cd "$WORK/platform" && npm pack --silent --pack-destination "$WORK" >/dev/null)
 mkdir "$WORK/pub"
 mkdir "$WORK/app-prebuilt"
-cp smoke.cjs smoke.mjs "$WORK/app-prebuilt/"
+cp "$WORK/smoke.cjs" "$WORK/smoke.mjs" "$WORK/app-prebuilt/"
 cd "$WORK/app-prebuilt"
 npm init -y >/dev/null
 # What a user gets once both are published: the main package lists the

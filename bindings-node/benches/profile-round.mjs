@@ -24,13 +24,16 @@ const mrtr = require(addon ?? '../index.js');
 const N = Number(count);
 
 const KEY = Buffer.from(Array.from({ length: 32 }, (_, i) => i));
-const NOW = 1_800_000_000;
+// The real clock (the addon users install has no fixed one), and the
+// longest token lifetime: the retry token sealed below is reused for the
+// whole run.
+const NOW = Math.floor(Date.now() / 1000);
 const ARGS = { query: 'flights to LIS', limit: 10 };
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
 };
-const fixed = new mrtr.Engine({ keys: [{ id: 'k1', secret: KEY }], fixedTime: NOW });
+const lasting = new mrtr.Engine({ keys: [{ id: 'k1', secret: KEY }], ttlSecs: 900 });
 const state256 = JSON.parse(readFileSync(join(here, '../../core/benches/payloads/state-256.json')));
 const Q = mrtr.elicitForm('Which seat?', {
   type: 'object', properties: { seat: { type: 'string' } }, required: ['seat'],
@@ -40,16 +43,16 @@ const req = (extra = {}) => JSON.stringify({
   params: { name: 'book_flight', arguments: ARGS, _meta: META, ...extra },
 });
 const r1 = req();
-const token = fixed.decide(fixed.begin(r1, 'alice'), mrtr.inputRequired({ seat: Q }, state256)).body.result.requestState;
+const token = lasting.decide(lasting.begin(r1, 'alice'), mrtr.inputRequired({ seat: Q }, state256)).body.result.requestState;
 const r2 = req({ inputResponses: { seat: { action: 'accept', content: { seat: '12A' } } }, requestState: token });
-if (fixed.begin(r2, 'alice').response('seat', Q).kind !== 'accepted') throw new Error('retry not accepted');
+if (lasting.begin(r2, 'alice').response('seat', Q).kind !== 'accepted') throw new Error('retry not accepted');
 const done = mrtr.complete({ content: [{ type: 'text', text: 'booked' }] });
 
-const round1 = () => fixed.decide(fixed.begin(r1, 'alice'), mrtr.inputRequired({ seat: Q }, state256));
+const round1 = () => lasting.decide(lasting.begin(r1, 'alice'), mrtr.inputRequired({ seat: Q }, state256));
 const round2 = () => {
-  const c = fixed.begin(r2, 'alice');
+  const c = lasting.begin(r2, 'alice');
   c.response('seat', Q);
-  return fixed.decide(c, done);
+  return lasting.decide(c, done);
 };
 const rounds = which === '1' ? [round1] : which === '2' ? [round2] : [round1, round2];
 const turn = () => new Promise(setImmediate);

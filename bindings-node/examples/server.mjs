@@ -22,7 +22,7 @@ import { pathToFileURL } from 'node:url';
 import {
   Engine, Call, Session, elicitForm, sampling, listRoots, filterSupported, version,
   complete, inputRequired, error, toolError,
-  checkHttpHeaders, declaresTasks, checkTaskInputRequests,
+  checkHttpHeaders, checkHttpOrigin, OriginPolicy, declaresTasks, checkTaskInputRequests,
 } from 'snodo-mrtr';
 import { MemoryStore, RedisStore, checkOnce, runOnce } from 'snodo-mrtr/once';
 
@@ -53,8 +53,7 @@ function envInt(name) {
   return Number(raw);
 }
 
-// Returns the engine to use for a request: always the same one, except under
-// the test-only clock offset below.
+// Returns the engine to use for a request (always the same one).
 function engineFromEnv() {
   const spec = process.env.SNODO_KEYS ?? '';
   if (spec === '') {
@@ -73,33 +72,17 @@ function engineFromEnv() {
     return { id: entry.slice(0, at), secret };
   });
   const ttlSecs = envInt('SNODO_TTL_SECS'); // token lifetime; unset: snodo's default (300 s)
-  const offset = envInt('SNODO_CLOCK_OFFSET_SECS'); // TEST ONLY: a host whose clock is off
-  const build = (now) => {
-    try {
-      return new Engine({
-        keys,
-        serverInfo: { name: 'snodo-node-example', version: version() },
-        ...(ttlSecs === null ? {} : { ttlSecs }),
-        ...(now === undefined ? {} : { fixedTime: now }),
-      });
-    } catch (e) {
-      return fail(e.message); // CONFIG: short secret, bad or duplicate id, too many keys, bad ttl
-    }
-  };
-  if (offset === null) {
-    const engine = build();
-    return () => engine;
+  let engine;
+  try {
+    engine = new Engine({
+      keys,
+      serverInfo: { name: 'snodo-node-example', version: version() },
+      ...(ttlSecs === null ? {} : { ttlSecs }),
+    });
+  } catch (e) {
+    fail(e.message); // CONFIG: short secret, bad or duplicate id, too many keys, bad ttl
   }
-  // TEST ONLY (SNODO_CLOCK_OFFSET_SECS): engines take a fixed clock (`fixedTime`),
-  // not a clock function, so one is built per second of the shifted clock.
-  const shifted = () => Math.floor(Date.now() / 1000) + offset;
-  let second = shifted();
-  let engine = build(second);
-  return () => {
-    const now = shifted();
-    if (now !== second) [second, engine] = [now, build(now)];
-    return engine;
-  };
+  return () => engine;
 }
 
 // --- input requests: built once, identical every round (a retry's answer
@@ -128,16 +111,23 @@ const ROOTS = listRoots();
 const text = (t) => ({ content: [{ type: 'text', text: t }] });
 const askFor = (asks, state) => (state === undefined ? inputRequired(asks) : inputRequired(asks, state));
 
-// The fixtures' helper: done(values) once every key is accepted, else ask all
-// of them again with the same state. Decline/cancel are not special here.
+// The user declined or cancelled `key`: the flow ends here, the question is
+// never asked again (a tool error on tools/call; prompts/get and
+// resources/read have no tool error).
+function ended(call, key) {
+  const why = `No answer to ${key}: the user declined or cancelled.`;
+  return call.method === 'tools/call' ? toolError(why) : error(-32602, why);
+}
+
+// The fixtures' helper: done(values) once every key is accepted; a declined
+// or cancelled key ends the flow; else ask all of them again with the same
+// state.
 function askAll(call, asks, state, done) {
-  const values = {};
-  for (const [k, request] of Object.entries(asks)) {
-    const a = call.response(k, request);
-    if (a.kind !== 'accepted') return askFor(asks, state);
-    values[k] = a.value;
-  }
-  return complete(done(values));
+  const answers = Object.entries(asks).map(([k, request]) => [k, call.response(k, request)]);
+  const final = answers.find(([, a]) => a.kind === 'declined' || a.kind === 'cancelled');
+  if (final) return ended(call, final[0]);
+  if (answers.some(([, a]) => a.kind !== 'accepted')) return askFor(asks, state);
+  return complete(done(Object.fromEntries(answers.map(([k, a]) => [k, a.value]))));
 }
 
 // --- tools
@@ -170,14 +160,17 @@ function bookTable(call) {
 
 function multiRound(call) {
   const s = call.state;
+  const final = (a) => a.kind === 'declined' || a.kind === 'cancelled';
   if (s?.step === 2) {
     const a = call.response('step2', STEP2);
     if (a.kind === 'accepted') return complete(text(`Done after 3 rounds, ${s.name} likes ${a.value.color}.`));
+    if (final(a)) return ended(call, 'step2');
     return inputRequired({ step2: STEP2 }, s);
   }
   if (s?.step === 1) {
     const a = call.response('step1', STEP1);
     if (a.kind === 'accepted') return inputRequired({ step2: STEP2 }, { step: 2, name: a.value.name });
+    if (final(a)) return ended(call, 'step1');
     return inputRequired({ step1: STEP1 }, s);
   }
   return inputRequired({ step1: STEP1 }, { step: 1 });
@@ -543,13 +536,14 @@ function handlerFailed(call, e) {
 
 // --- 2025-era sessions (docs/legacy.md): the same route(), through the bridge
 //
-// A LegacyConnection is one session: what `initialize` negotiated (a snodo
-// Session) and the flows in flight, each a PendingFlow plus where its
-// messages go (`out`: a stdio line writer, or the SSE stream of the POST
-// that carried the request). Bounded: MAX_FLOWS per session; a flow ends at
-// its deadline (engine.timeout), on the client's cancellation, or when the
-// session or its stream goes away (the flow is dropped: snodo holds nothing
-// else).
+// A LegacyConnection is one session: what `initialize` negotiated and who
+// opened it (a snodo Session), the client it counts against (`client`, for
+// the per-client session quota) and the flows in flight, each a PendingFlow
+// plus where its messages go (`out`: a stdio line writer, or the SSE stream
+// of the POST that carried the request). Bounded: MAX_FLOWS per session; a
+// flow ends at its deadline (engine.timeout), on the client's cancellation,
+// or when the session or its stream goes away (the flow is dropped: snodo
+// holds nothing else).
 
 const MAX_FLOWS = 16;
 const RESUME_PACE_MS = 250; // a state-only round: pace the re-run (the round cap bounds it)
@@ -557,9 +551,10 @@ const SERVER_CAPABILITIES = { tools: {}, resources: {}, prompts: {} };
 const jsonrpcError = (id, code, message) => JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } });
 
 class LegacyConnection {
-  constructor(engines, session) {
+  constructor(engines, session, client = null) {
     this.engines = engines;
     this.session = session;
+    this.client = client;
     this.initialized = false;
     this.flows = new Set();
     this.lastSeen = Date.now();
@@ -627,10 +622,11 @@ class LegacyConnection {
     this.flows.delete(flow);
   }
 
-  // A client response: fed to the flow that awaits its id. A response no
-  // flow awaits (unknown, duplicate, late) or that snodo refuses is dropped
-  // with a log line and changes nothing. Returns whether it was taken.
-  response(message, text) {
+  // A client response from `principal`: fed to the flow that awaits its id.
+  // A response no flow awaits (unknown, duplicate, late) or that snodo
+  // refuses (another principal's, malformed) is dropped with a log line and
+  // changes nothing. Returns whether it was taken.
+  response(message, text, principal) {
     const flow = [...this.flows].find((f) => f.pending.awaits(message.id));
     if (!flow) {
       console.error(`legacy: dropped a response no flow awaits (id ${JSON.stringify(message.id)})`);
@@ -638,7 +634,7 @@ class LegacyConnection {
     }
     let fed;
     try {
-      fed = this.engines().feed(flow.pending, text);
+      fed = this.engines().feed(flow.pending, text, principal);
     } catch (e) {
       console.error(`legacy: refused a response: ${e.code}: ${e.message}`);
       return false;
@@ -670,13 +666,15 @@ class LegacyConnection {
     }
   }
 
-  // One message of this session that is not `initialize`. `reply(text,
-  // status)` answers it directly (JSON); `out()` makes the sink for a request
-  // that may become a flow. Returns false for a message that was dropped.
+  // One message of this session that is not `initialize`, from `principal`
+  // (the transport has already refused another principal's: see
+  // Session.checkPrincipal). `reply(text, status)` answers it directly
+  // (JSON); `out()` makes the sink for a request that may become a flow.
+  // Returns false for a message that was dropped.
   message(message, text, principal, { reply, out }) {
     this.lastSeen = Date.now();
     const isRequest = typeof message.method === 'string' && message.id !== undefined;
-    if (!isRequest && message.method === undefined) return this.response(message, text);
+    if (!isRequest && message.method === undefined) return this.response(message, text, principal);
     if (!isRequest) { // a notification
       if (message.method === 'notifications/initialized' && !this.initialized) {
         this.initialized = true;
@@ -714,15 +712,16 @@ function parsed(text) {
 const isInitialize = (m) => m !== null && m.method === 'initialize' && m.id !== undefined
   && m.params?._meta?.['io.modelcontextprotocol/protocolVersion'] === undefined;
 
-// Answers `initialize`: the requested revision if snodo accepts it, else its
-// first legacy revision (the spec's counter-offer). Returns [session | null, response text].
-function initialize(engine, message, sessionId) {
+// Answers `initialize` from `principal` (who then owns the session): the
+// requested revision if snodo accepts it, else its first legacy revision (the
+// spec's counter-offer). Returns [session | null, response text].
+function initialize(engine, message, sessionId, principal) {
   const requested = typeof message.params?.protocolVersion === 'string' ? message.params.protocolVersion : '';
   const negotiated = engine.legacyVersionFor(requested);
   if (negotiated === null) return [null, jsonrpcError(message.id, -32602, 'Unsupported protocol version')];
   let session;
   try {
-    session = Session.fromInitialize(message, negotiated).withId(sessionId);
+    session = Session.fromInitialize(message, negotiated, principal).withId(sessionId);
   } catch (e) {
     return [null, jsonrpcError(message.id, -32602, `Invalid initialize: ${e.message}`)];
   }
@@ -749,7 +748,7 @@ function serveStdio(engines) {
     if (era === null) {
       const m = parsed(line);
       if (isInitialize(m)) {
-        const [session, response] = initialize(engines(), m, `stdio-${randomUUID()}`);
+        const [session, response] = initialize(engines(), m, `stdio-${randomUUID()}`, null); // stdio: anonymous
         if (session) era = new LegacyConnection(engines, session);
         write(response);
         return;
@@ -789,19 +788,143 @@ function serveStdio(engines) {
 
 const MAX_BODY = 4 << 20; // 4 MiB, also snodo's default maxRequestBytes
 
+// --- the HTTP edge (docs/operations.md). On every request, before its body
+// is read: Host and Origin against the policy (a web page that POSTs here,
+// or reaches this server through DNS rebinding, is refused with 421/403),
+// and bounds on what the process holds for its clients. A 2025-era session
+// belongs to the principal of its `initialize`: any other principal's
+// message on it is answered as if the session did not exist (404).
+// From the environment (a malformed value: a message and exit code 2):
+//
+//   SNODO_ALLOWED_HOSTS, SNODO_ALLOWED_ORIGINS  comma-separated lists; neither set: loopback
+//       only (localhost, 127.0.0.1, [::1] on any port, no origin but the request's own);
+//       one set: the other list is empty
+//   SNODO_MAX_CONNECTIONS           open connections (default 1024); past it a new one is closed
+//   SNODO_MAX_BODY_BYTES_IN_FLIGHT  request-body bytes being read across all connections
+//                                   (default 64 MiB); past it 503 at once, connection closed
+//   SNODO_MAX_SESSIONS              2025-era sessions in all (default 256); past it 503
+//   SNODO_MAX_SESSIONS_PER_CLIENT   sessions per user, or per address for anonymous clients
+//                                   (default 16); past it 429
+//   SNODO_SESSION_IDLE_SECS         a session with no flow and no message for this long is
+//                                   ended (default 120)
+
+// A comma-separated list (unset or empty: null).
+function envList(name) {
+  const raw = (process.env[name] ?? '').trim();
+  return raw === '' ? null : raw.split(',').map((e) => e.trim()).filter(Boolean);
+}
+
+// A positive integer setting, or `fallback` when unset.
+function envCount(name, fallback) {
+  const n = envInt(name);
+  if (n === null) return fallback;
+  if (n < 1) {
+    console.error(`${name}: must be at least 1`);
+    process.exit(2);
+  }
+  return n;
+}
+
+function edgeFromEnv() {
+  let policy;
+  try {
+    // Neither list: snodo's loopback default.
+    policy = new OriginPolicy({ hosts: envList('SNODO_ALLOWED_HOSTS'), origins: envList('SNODO_ALLOWED_ORIGINS') });
+  } catch (e) {
+    console.error(`SNODO_ALLOWED_HOSTS / SNODO_ALLOWED_ORIGINS: ${e.message}`);
+    process.exit(2);
+  }
+  return {
+    policy,
+    maxConnections: envCount('SNODO_MAX_CONNECTIONS', 1024),
+    bodyBudget: new BodyBudget(envCount('SNODO_MAX_BODY_BYTES_IN_FLIGHT', 64 << 20)),
+    maxSessions: envCount('SNODO_MAX_SESSIONS', 256),
+    maxSessionsPerClient: envCount('SNODO_MAX_SESSIONS_PER_CLIENT', 16),
+    sessionIdleMs: envCount('SNODO_SESSION_IDLE_SECS', 120) * 1000,
+  };
+}
+
+// DEMO ONLY: the bearer token is taken as the user name, unverified. A real
+// server verifies the token first and passes the verified user (null:
+// anonymous). Tokens are bound to the principal: a retry under another
+// bearer fails, and so does any message on another principal's session.
+const principalOf = (req) => /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? null;
+
+// Whom a session counts against: its user, or for anonymous clients their address.
+const clientOf = (req, principal) => (principal === null ? `address ${req.socket.remoteAddress}` : `user ${principal}`);
+
+// Request-body bytes being read, across all connections: what uploads can
+// hold at once, however many and however slow they are.
+class BodyBudget {
+  constructor(limit) {
+    this.limit = limit;
+    this.used = 0;
+  }
+}
+
+// Reads `req`'s body within MAX_BODY and the budget, then done(body). Else
+// it answers itself: 413 once the upload is read (closing mid-upload makes
+// clients see a reset, not the 413), or 503 at once, the connection closed
+// after it, when the budget is spent (a declared length that does not fit,
+// or a chunk that does not).
+function readBody(req, budget, send, done) {
+  const chunks = [];
+  let size = 0;
+  let held = 0; // this body's bytes in the budget
+  let busy = false;
+  const release = () => {
+    budget.used -= held;
+    held = 0;
+  };
+  const refuse = () => {
+    busy = true;
+    release();
+    chunks.length = 0;
+    send(503, { connection: 'close', 'retry-after': '1' });
+  };
+  req.on('close', release); // the client left, or the request is over
+  const declared = Number(req.headers['content-length']);
+  if (declared <= MAX_BODY && budget.used + declared > budget.limit) return refuse();
+  req.on('data', (chunk) => {
+    size += chunk.length;
+    if (busy || size > MAX_BODY) { // read on, keep nothing
+      release();
+      chunks.length = 0;
+      return;
+    }
+    if (budget.used + chunk.length > budget.limit) return refuse();
+    budget.used += chunk.length;
+    held += chunk.length;
+    chunks.push(chunk);
+  });
+  req.on('end', () => {
+    release();
+    if (busy) return;
+    if (size > MAX_BODY) send(413, { connection: 'close' });
+    else done(Buffer.concat(chunks));
+  });
+}
+
+const answer = (send, response) => send(response.httpStatus, { 'content-type': 'application/json' }, response.json);
+
 // --- Streamable HTTP 2025-11-25 (2025-era sessions): `initialize` creates a
 // session (Mcp-Session-Id); a request that needs client input is answered
 // with an SSE stream carrying our requests and finally the response; the
 // client POSTs its responses back (202).
 
-function legacyInitialize(message, send) {
-  if (sessions.size >= MAX_SESSIONS) sweepSessions();
-  if (sessions.size >= MAX_SESSIONS) return send(503, { 'retry-after': '60' });
+function legacyInitialize(message, principal, client, send) {
+  const mine = () => [...sessions.values()].filter((c) => c.client === client).length;
+  if (sessions.size >= edge.maxSessions || mine() >= edge.maxSessionsPerClient) sweepSessions();
+  if (mine() >= edge.maxSessionsPerClient) {
+    return send(429, { 'content-type': 'application/json', 'retry-after': '60' },
+      jsonrpcError(message.id, -32000, 'Too many sessions for this client: end one (DELETE) first'));
+  }
+  if (sessions.size >= edge.maxSessions) return send(503, { 'retry-after': '60' });
   const id = randomUUID();
-  const [session, response] = initialize(engineOf(), message, id);
+  const [session, response] = initialize(engineOf(), message, id, principal);
   const headers = { 'content-type': 'application/json' };
   if (session) {
-    sessions.set(id, new LegacyConnection(engineOf, session));
+    sessions.set(id, new LegacyConnection(engineOf, session, client));
     headers['mcp-session-id'] = id;
   }
   return send(session ? 200 : 400, headers, response);
@@ -874,16 +997,15 @@ function legacyPost(conn, message, body, principal, req, res, send) {
 // arrive within SNODO_HTTP_TIMEOUT_SECS (default 10), else 408; an idle
 // keep-alive connection is closed after the same time.
 
-// 2025-era HTTP sessions: bounded in number; idle ones (no flow, no
-// message for SESSION_IDLE_MS) are ended by a sweep.
-const MAX_SESSIONS = 256;
-const SESSION_IDLE_MS = 10 * 60_000;
+// 2025-era HTTP sessions: bounded in number, in all and per client; idle
+// ones (no flow, no message for edge.sessionIdleMs) are ended by a sweep.
 const sessions = new Map();
+let edge = null; // edgeFromEnv() of serveHttp
 
 function sweepSessions() {
   const now = Date.now();
   for (const [id, conn] of sessions) {
-    if (conn.flows.size === 0 && now - conn.lastSeen > SESSION_IDLE_MS) {
+    if (conn.flows.size === 0 && now - conn.lastSeen > edge.sessionIdleMs) {
       sessions.delete(id);
       conn.close();
     }
@@ -894,7 +1016,8 @@ let engineOf = null; // the engines() of serveHttp, for the 2025-era helpers
 
 function serveHttp(engines, port) {
   engineOf = engines;
-  setInterval(sweepSessions, 60_000).unref();
+  edge = edgeFromEnv();
+  setInterval(sweepSessions, Math.min(60_000, edge.sessionIdleMs / 2)).unref();
   const timeoutMs = (envInt('SNODO_HTTP_TIMEOUT_SECS') ?? 10) * 1000;
   const server = http.createServer({
     requestTimeout: timeoutMs,
@@ -906,35 +1029,31 @@ function serveHttp(engines, port) {
     req.on('error', () => {});
     res.on('error', () => {});
     const send = (status, headers = {}, body = undefined) => res.writeHead(status, headers).end(body);
+    // Host and Origin first, on every request and method: a web page's
+    // request goes no further. rawHeaders: a repeated header must be seen twice.
+    const foreign = checkHttpOrigin(edge.policy, req.rawHeaders);
+    if (foreign) return answer(send, foreign);
     if (new URL(req.url, 'http://127.0.0.1').pathname !== '/mcp') return send(404);
-    // 2025-era sessions (Mcp-Session-Id, from initialize): DELETE ends one.
+    const who = principalOf(req);
+    // 2025-era sessions (Mcp-Session-Id, from initialize). Another
+    // principal's session does not exist for this caller: refused before
+    // anything reads or touches it.
     const sessionId = req.headers['mcp-session-id'];
-    if (req.method === 'DELETE' && sessionId !== undefined) {
-      const conn = sessions.get(sessionId);
+    const conn = sessionId === undefined ? undefined : sessions.get(sessionId);
+    const notYours = conn?.session.checkPrincipal(who);
+    if (notYours) return answer(send, notYours);
+    if (req.method === 'DELETE' && sessionId !== undefined) { // DELETE ends one
       if (!conn) return send(404);
       sessions.delete(sessionId);
       conn.close();
       return send(200);
     }
     if (req.method !== 'POST') return send(405, { allow: 'POST' }); // no GET stream: nothing to listen to
-    const chunks = [];
-    let size = 0;
-    req.on('data', (chunk) => {
-      size += chunk.length;
-      if (size <= MAX_BODY) chunks.push(chunk); // past the limit: read on, keep nothing
-    });
-    req.on('end', () => {
-      // Answer once the upload is read: closing mid-upload makes clients see a reset, not the 413.
-      if (size > MAX_BODY) return send(413, { connection: 'close' });
-      const body = Buffer.concat(chunks);
-      const bearer0 = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '');
-      const who = bearer0 ? bearer0[1] : null; // DEMO ONLY, as below
+    readBody(req, edge.bodyBudget, send, (body) => {
       // Parsed only when it may be 2025-era traffic (the 2026 path reads the bytes).
       const m = sessionId !== undefined || body.includes('initialize') ? parsed(body.toString('utf8')) : null;
-      if (sessionId !== undefined && sessions.has(sessionId)) {
-        return legacyPost(sessions.get(sessionId), m, body, who, req, res, send);
-      }
-      if (sessionId === undefined && isInitialize(m)) return legacyInitialize(m, send);
+      if (conn && sessions.get(sessionId) === conn) return legacyPost(conn, m, body, who, req, res, send);
+      if (sessionId === undefined && isInitialize(m)) return legacyInitialize(m, who, clientOf(req, who), send);
       if (sessionId !== undefined && m?.params?._meta?.['io.modelcontextprotocol/protocolVersion'] === undefined) {
         return send(404); // an unknown or ended 2025-era session
       }
@@ -942,30 +1061,26 @@ function serveHttp(engines, port) {
       // before begin). rawHeaders, not req.headers: Node joins a repeated
       // header with ", ", and a standard header sent twice is a mismatch.
       const mismatch = checkHttpHeaders(req.rawHeaders, body);
-      if (mismatch) return send(mismatch.httpStatus, { 'content-type': 'application/json' }, mismatch.json);
-      // DEMO ONLY: the bearer token is taken as the user name, unverified. A
-      // real server verifies the token first and passes the verified user.
-      // Tokens are bound to the principal: a retry under another bearer fails.
-      const bearer = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '');
+      if (mismatch) return answer(send, mismatch);
       const failed = (e) => {
         console.error(`request failed: ${e.stack ?? e}`);
         send(500);
       };
-      const answer = (response) => {
-        if (!response) return send(202); // notification or response: accepted, no body
-        return send(response.httpStatus, { 'content-type': 'application/json' }, response.json);
-      };
+      const reply = (response) => (response ? answer(send, response) : send(202)); // 202: a notification or response
       let response;
       try {
-        response = handle(engines(), body, bearer ? bearer[1] : null);
+        response = handle(engines(), body, who);
       } catch (e) {
         return failed(e);
       }
       // A Promise: book_room's final round waits on the store while other requests go on.
-      if (response instanceof Promise) return response.then(answer, failed);
-      return answer(response);
+      if (response instanceof Promise) return response.then(reply, failed);
+      return reply(response);
     });
+    return undefined;
   });
+  // Past the cap Node closes a new connection at once; open ones are unaffected.
+  server.maxConnections = edge.maxConnections;
   server.on('error', (e) => {
     console.error(`cannot listen on 127.0.0.1:${port}: ${e.message}`);
     process.exit(1);
@@ -978,7 +1093,7 @@ function serveHttp(engines, port) {
 
 // sdk_server.mjs (issue 15) reuses the handlers on the official SDK; it
 // imports this file, so serve only when run directly.
-export { TOOLS, PROMPTS, readColor, engineFromEnv };
+export { TOOLS, PROMPTS, readColor, engineFromEnv, edgeFromEnv, principalOf, clientOf, readBody, MAX_BODY };
 const direct = Boolean(process.argv[1]) && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
 const args = direct ? process.argv.slice(2) : null;
 const usage = () => {

@@ -55,22 +55,55 @@ pub struct EngineConfig {
     /// `io.modelcontextprotocol/serverInfo` stamped on every result's `_meta`.
     #[napi(ts_type = "Record<string, any>")]
     pub server_info: Option<()>,
-    /// A fixed clock (Unix seconds), for tests. Absent: system time.
+    /// Tests only: a fixed clock (Unix seconds). Refused (`CONFIG`) unless
+    /// the addon was built with the cargo feature `test-knobs`.
     pub fixed_time: Option<i64>,
     /// `true`: answers sent without `requestState` are never read (the
     /// pre-issue-13 rule). Default `false`.
     pub strict_answers: Option<bool>,
     /// This service's name, bound into every token (1 to 256 bytes).
     pub audience: Option<String>,
-    /// Token format sealed: 1 signed (default), 2 encrypted; both always open.
+    /// Token format sealed: 1 signed (default), 2 encrypted.
     pub token_version: Option<i64>,
+    /// Oldest token format opened: 1 (default, both) or 2 (v1 tokens are
+    /// refused); at most `tokenVersion`.
+    pub min_token_version: Option<i64>,
     /// Tests only: non-zero makes token ids and v2 nonces predictable.
+    /// Refused (`CONFIG`) unless the addon was built with the cargo feature
+    /// `test-knobs`.
     pub test_random_seed: Option<i64>,
 }
 
 /// The config fields that are not rows of the core's `LIMITS` (camelCase).
-const OTHER_FIELDS: [&str; 7] =
-    ["keys", "supportedVersions", "legacyVersions", "serverInfo", "fixedTime", "strictAnswers", "audience"];
+const OTHER_FIELDS: [&str; 8] = [
+    "keys",
+    "supportedVersions",
+    "legacyVersions",
+    "serverInfo",
+    "fixedTime",
+    "strictAnswers",
+    "audience",
+    "testRandomSeed",
+];
+
+/// The test-only settings, applied by a build with the cargo feature
+/// `test-knobs` (the test suites'), refused by any other: an installed
+/// package never predicts its ids or stops its clock.
+#[cfg(feature = "test-knobs")]
+fn test_knob(mut c: Config, name: &str, value: u64) -> Result<Config> {
+    match name {
+        "fixedTime" => Ok(c.fixed_time(value)),
+        _ => c.set_limit(name, value).map(|()| c).map_err(core),
+    }
+}
+
+#[cfg(not(feature = "test-knobs"))]
+fn test_knob(_: Config, name: &str, _: u64) -> Result<Config> {
+    Err(config_error(format!(
+        "{name}: a test-only setting, absent from this build (the addon was built without the cargo \
+         feature test-knobs)"
+    )))
+}
 
 /// Refuses a field the engine does not know, so that a misspelt or renamed
 /// one (`now` became `fixedTime`) is an error, never silently ignored.
@@ -187,8 +220,10 @@ pub(crate) fn read(env: &Env, config: Unknown) -> Result<Config> {
     if let Some(v) = prop(&obj, name)? {
         c.server_info = Some(json::read(env, v, name).map_err(|e| config_error(e.reason.clone()))?);
     }
-    if let Some(now) = number(env, &obj, c.field_name("fixed_time"))? {
-        c = c.fixed_time(now);
+    for name in ["fixedTime", "testRandomSeed"] {
+        if let Some(value) = number(env, &obj, name)? {
+            c = test_knob(c, name, value)?;
+        }
     }
     if let Some(v) = typed(&obj, c.field_name("strict_answers"), ValueType::Boolean, "a boolean")? {
         c.strict_answers = bool::from_unknown(v).map_err(napi_failure)?;

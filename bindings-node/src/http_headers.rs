@@ -62,7 +62,7 @@ fn from_array(arr: &Array) -> Result<Vec<(String, String)>> {
 }
 
 /// `(name, value)` pairs from any of the shapes `SHAPES` lists.
-fn header_pairs(env: &Env, headers: Unknown) -> Result<Vec<(String, String)>> {
+pub(crate) fn header_pairs(env: &Env, headers: Unknown) -> Result<Vec<(String, String)>> {
     if headers.is_array().map_err(napi_failure)? {
         return from_array(&Array::from_unknown(headers).map_err(napi_failure)?);
     }

@@ -17,8 +17,9 @@ use crate::json;
 use crate::response::response_object;
 
 /// What a 2025-era session negotiated at `initialize` (the core's
-/// `Session`): immutable; record one per session and pass it to every
-/// `engine.beginLegacy`.
+/// `Session`), and the principal that opened it: immutable; record one per
+/// session and pass it to every `engine.beginLegacy`. A session belongs to
+/// its principal: run `checkPrincipal` on every message routed to it.
 #[napi]
 #[derive(Debug, Clone)]
 pub struct Session {
@@ -36,7 +37,9 @@ fn optional_object(env: &Env, v: Option<Unknown>, what: &str) -> Result<Option<V
 impl Session {
     /// A session that negotiated `protocolVersion` (what the server answered
     /// to `initialize`), with the client's `capabilities` and optional
-    /// `clientInfo` (objects or JSON text). Its id is random: set the
+    /// `clientInfo` (objects or JSON text), opened by `principal` (the
+    /// verified user of the `initialize` request, or `null` for the explicit
+    /// anonymous principal; required). Its id is random: set the
     /// transport's own with `withId`. Throws `ARGUMENT` naming the field.
     #[napi(constructor, catch_unwind)]
     pub fn new(
@@ -44,25 +47,53 @@ impl Session {
         protocol_version: String,
         #[napi(ts_arg_type = "Record<string, any> | string")] capabilities: Unknown,
         #[napi(ts_arg_type = "Record<string, any> | string | null")] client_info: Option<Unknown>,
+        #[napi(ts_arg_type = "string | null")] principal: Unknown,
     ) -> Result<Session> {
+        let principal = json::principal(principal)?;
         let capabilities = json::read(&env, capabilities, "capabilities")?;
         let client_info = optional_object(&env, client_info, "clientInfo")?;
-        let inner = snodo::Session::new(&protocol_version, capabilities, client_info).map_err(core)?;
+        let inner =
+            snodo::Session::new(&protocol_version, capabilities, client_info, &principal).map_err(core)?;
         Ok(Session { inner })
     }
 
     /// A session from the client's `initialize` request (the whole message
     /// or its params; object or JSON text), with `negotiated` the version
-    /// the server answered (`engine.legacyVersionFor`).
+    /// the server answered (`engine.legacyVersionFor`), opened by
+    /// `principal` (a user name, or `null` for anonymous; required).
     #[napi(factory, catch_unwind)]
     pub fn from_initialize(
         env: Env,
         #[napi(ts_arg_type = "Record<string, any> | string | Buffer")] initialize: Unknown,
         negotiated: String,
+        #[napi(ts_arg_type = "string | null")] principal: Unknown,
     ) -> Result<Session> {
+        let principal = json::principal(principal)?;
         let initialize = json::read(&env, initialize, "initialize")?;
-        let inner = snodo::Session::from_initialize(&initialize, &negotiated).map_err(core)?;
+        let inner = snodo::Session::from_initialize(&initialize, &negotiated, &principal).map_err(core)?;
         Ok(Session { inner })
+    }
+
+    /// The principal that opened the session: its name, or `null` for
+    /// anonymous.
+    #[napi(getter, catch_unwind)]
+    pub fn principal(&self) -> Option<String> {
+        json::principal_name(self.inner.principal())
+    }
+
+    /// Checks that a message on this session (a call, an answer, a
+    /// cancellation, a GET or DELETE) comes from `principal`, the one that
+    /// opened it: `null` to go on, else the refusal to send as is (HTTP 404,
+    /// `-32001` "Session not found", id null: the same as for a session
+    /// that does not exist). `beginLegacy` applies it to calls itself.
+    #[napi(catch_unwind, ts_return_type = "Response | null")]
+    pub fn check_principal<'e>(
+        &self,
+        env: &'e Env,
+        #[napi(ts_arg_type = "string | null")] principal: Unknown,
+    ) -> Result<Option<Unknown<'e>>> {
+        let principal = json::principal(principal)?;
+        self.inner.check_principal(&principal).map(|r| response_object(env, &r)).transpose()
     }
 
     /// The same session with the transport's id (the `Mcp-Session-Id`, or
@@ -105,7 +136,7 @@ impl Session {
     pub fn elicitation_complete<'e>(&self, env: &'e Env, elicitation_id: String) -> Result<Unknown<'e>> {
         json::to_js(env, &self.inner.elicitation_complete(&elicitation_id).map_err(core)?)
     }
-    /// A summary without capabilities or client info (for logs).
+    /// A summary without capabilities, client info or principal (for logs).
     #[napi(js_name = "toJSON", catch_unwind)]
     pub fn to_json(&self) -> String {
         format!("Session({} {})", self.inner.id(), self.inner.protocol_version())
@@ -296,10 +327,12 @@ impl Engine {
     }
 
     /// Feeds the client's JSON-RPC response (text as received, or an
-    /// object) to `pending`: `{kind: 'waiting'}`, `{kind: 'resume', call}`,
-    /// or `{kind: 'respond', response, cancellations}` (the flow ended).
+    /// object), sent by `principal` (required; `null` for anonymous), to
+    /// `pending`: `{kind: 'waiting'}`, `{kind: 'resume', call}`, or
+    /// `{kind: 'respond', response, cancellations}` (the flow ended).
     /// Throws (`JSON`, `ARGUMENT`) for a response that is malformed, not of
-    /// this flow, already answered or late; the flow is then unchanged.
+    /// this flow, already answered, late, or from another principal than
+    /// the flow's; the flow is then unchanged.
     #[napi(
         catch_unwind,
         ts_return_type = "{ kind: 'waiting' } | { kind: 'resume'; call: Call } | { kind: 'respond'; response: Response; cancellations: Array<Record<string, any>> }"
@@ -309,9 +342,11 @@ impl Engine {
         env: &'e Env,
         pending: &mut PendingFlow,
         #[napi(ts_arg_type = "string | Buffer | object")] response: Unknown,
+        #[napi(ts_arg_type = "string | null")] principal: Unknown,
     ) -> Result<Object<'e>> {
+        let principal = json::principal(principal)?;
         let bytes = json::text_of(env, response, "response")?;
-        let feed = self.inner.feed(&mut pending.inner, &bytes).map_err(core)?;
+        let feed = self.inner.feed(&mut pending.inner, &bytes, &principal).map_err(core)?;
         feed_object(env, feed)
     }
 

@@ -14,7 +14,9 @@
 //!   can receive; `tasks`: the Tasks extension helper.
 //! * `legacy`: 2025-era sessions (`Session`, `PendingFlow`, the engine's
 //!   `beginLegacy`, `decideLegacy`, `feed`, `timeout`).
-//! * `http_headers`: the Streamable HTTP header check.
+//! * `http_headers`: the Streamable HTTP header check; `http_origin`: the
+//!   `Origin`/`Host` check against web pages (`OriginPolicy`,
+//!   `checkHttpOrigin`).
 //! * `once`: at most once per flow: the core's once machine (`OnceRun`),
 //!   `MemoryStore` and the Lua scripts (`runOnce`, `checkOnce` and
 //!   `RedisStore` are JS: `once.js`).
@@ -90,6 +92,7 @@ pub mod elicitation;
 pub mod engine;
 pub mod error;
 pub mod http_headers;
+pub mod http_origin;
 pub mod inspect;
 pub mod json;
 pub mod legacy;
@@ -140,6 +143,7 @@ mod tests {
             ("engine.rs", include_str!("engine.rs")),
             ("error.rs", include_str!("error.rs")),
             ("http_headers.rs", include_str!("http_headers.rs")),
+            ("http_origin.rs", include_str!("http_origin.rs")),
             ("json.rs", include_str!("json.rs")),
             ("legacy.rs", include_str!("legacy.rs")),
             ("once.rs", include_str!("once.rs")),

@@ -17,7 +17,7 @@ test('legacyVersionFor echoes an accepted revision, counter-offers otherwise, nu
 });
 
 test('Session readers, withId returns a new session, bad input is ARGUMENT', () => {
-  const s = Session.fromInitialize(INIT, '2025-11-25');
+  const s = Session.fromInitialize(INIT, '2025-11-25', null);
   const t = s.withId('sess-1');
   assert.ok(t instanceof Session);
   assert.equal(t.id, 'sess-1');
@@ -27,16 +27,16 @@ test('Session readers, withId returns a new session, bad input is ARGUMENT', () 
   assert.deepEqual(t.usableCapabilities, { elicitation: { form: {} } });
   assert.equal(JSON.stringify(t), '"Session(sess-1 2025-11-25)"');
   assert.throws(() => t.withId('has space'), (e) => e.code === 'ARGUMENT');
-  assert.throws(() => new Session('2025-11-25', [], null), (e) => e.code === 'ARGUMENT');
-  assert.throws(() => Session.fromInitialize({ method: 'tools/list' }, '2025-11-25'), (e) => e.code === 'ARGUMENT');
+  assert.throws(() => new Session('2025-11-25', [], null, null), (e) => e.code === 'ARGUMENT');
+  assert.throws(() => Session.fromInitialize({ method: 'tools/list' }, '2025-11-25', null), (e) => e.code === 'ARGUMENT');
   assert.throws(() => t.elicitationComplete('x'), (e) => e.code === 'ARGUMENT', 'no elicitation.url');
-  const url = new Session('2025-11-25', { elicitation: { url: {} } }, null);
+  const url = new Session('2025-11-25', { elicitation: { url: {} } }, null, null);
   assert.equal(url.elicitationComplete('e1').method, 'notifications/elicitation/complete');
 });
 
 test('a round trip: send, refusals leave the flow unchanged, resume, final result without resultType', () => {
   const e = engine();
-  const session = Session.fromInitialize(INIT, '2025-11-25').withId('sess-1');
+  const session = Session.fromInitialize(INIT, '2025-11-25', 'alice').withId('sess-1');
   const call = e.beginLegacy(CALL, session, 'alice');
   assert.ok(call instanceof Call);
   assert.equal(call.isLegacy, true);
@@ -52,13 +52,17 @@ test('a round trip: send, refusals leave the flow unchanged, resume, final resul
   assert.equal(p.awaits(3), false);
   assert.equal(p.id, 3);
   assert.equal(p.method, 'tools/call');
-  assert.throws(() => e.feed(p, '{not json'), (err) => err.code === 'JSON');
-  assert.throws(() => e.feed(p, { jsonrpc: '2.0', id: 'snodo-other', result: {} }), (err) => err.code === 'ARGUMENT' && /not a request of this flow/.test(err.message));
+  assert.throws(() => e.feed(p, '{not json', 'alice'), (err) => err.code === 'JSON');
+  assert.throws(() => e.feed(p, { jsonrpc: '2.0', id: 'snodo-other', result: {} }, 'alice'), (err) => err.code === 'ARGUMENT' && /not a request of this flow/.test(err.message));
+  const answer = { jsonrpc: '2.0', id: leg, result: { action: 'accept', content: { c: 'red' } } };
+  assert.throws(() => e.feed(p, answer), (err) => err.code === 'ARGUMENT' && /principal/.test(err.message), 'the principal is required');
+  assert.throws(() => e.feed(p, answer, 'mallory'), (err) => err.code === 'ARGUMENT' && /another principal/.test(err.message));
+  assert.throws(() => e.feed(p, answer, null), (err) => err.code === 'ARGUMENT' && /another principal/.test(err.message));
   assert.deepEqual(p.outstanding, [leg], 'refusals change nothing');
-  const f = e.feed(p, { jsonrpc: '2.0', id: leg, result: { action: 'accept', content: { c: 'red' } } });
+  const f = e.feed(p, answer, 'alice');
   assert.equal(f.kind, 'resume');
   assert.equal(p.isEnded, true);
-  assert.throws(() => e.feed(p, { jsonrpc: '2.0', id: leg, result: { action: 'accept', content: { c: 'red' } } }), (err) => err.code === 'ARGUMENT');
+  assert.throws(() => e.feed(p, answer, 'alice'), (err) => err.code === 'ARGUMENT');
   assert.equal(f.call.response('color', ASK).value.c, 'red');
   const done = e.decideLegacy(f.call, complete({ content: [{ type: 'text', text: 'red' }] }));
   assert.equal(done.kind, 'respond');
@@ -68,7 +72,7 @@ test('a round trip: send, refusals leave the flow unchanged, resume, final resul
 
 test('timeout and cancel end the flow with cancellations', () => {
   const e = engine();
-  const session = new Session('2025-11-25', { elicitation: {} }, null);
+  const session = new Session('2025-11-25', { elicitation: {} }, null, null);
   const p = e.decideLegacy(e.beginLegacy(CALL, session, null), inputRequired({ a: ASK, b: ASK })).pending;
   const t = e.timeout(p);
   assert.equal(t.kind, 'respond');
@@ -82,9 +86,34 @@ test('timeout and cancel end the flow with cancellations', () => {
 
 test('an unaccepted session version is the documented -32602, HTTP 400', () => {
   const e = engine({ legacyVersions: ['2025-11-25'] });
-  const r = e.beginLegacy(CALL, new Session('2025-03-26', {}, null), null);
+  const r = e.beginLegacy(CALL, new Session('2025-03-26', {}, null, null), null);
   assert.ok(!(r instanceof Call));
   assert.equal(r.httpStatus, 400);
   assert.equal(r.body.error.code, -32602);
   assert.deepEqual(r.body.error.data.supported, ['2025-11-25']);
+});
+
+test('a session belongs to the principal that opened it', () => {
+  assert.throws(() => new Session('2025-11-25', {}, null), (e) => e.code === 'ARGUMENT' && /principal/.test(e.message), 'required');
+  assert.throws(() => Session.fromInitialize(INIT, '2025-11-25'), (e) => e.code === 'ARGUMENT' && /principal/.test(e.message));
+  assert.throws(() => new Session('2025-11-25', {}, null, 7), (e) => e.code === 'ARGUMENT');
+  const alice = Session.fromInitialize(INIT, '2025-11-25', 'alice').withId('s-a');
+  assert.equal(alice.principal, 'alice', 'withId keeps the principal');
+  assert.equal(new Session('2025-11-25', {}, null, null).principal, null);
+  assert.equal(alice.checkPrincipal('alice'), null);
+  for (const other of ['bob', null, 'Alice']) {
+    const r = alice.checkPrincipal(other);
+    assert.equal(r.httpStatus, 404, `${other}`);
+    assert.deepEqual(r.body, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } });
+  }
+  const anon = new Session('2025-11-25', {}, null, null);
+  assert.equal(anon.checkPrincipal(null), null);
+  assert.equal(anon.checkPrincipal('alice').httpStatus, 404);
+  // beginLegacy refuses another principal's call on its own, with the call's id.
+  const r = engine().beginLegacy(CALL, alice, 'bob');
+  assert.ok(!(r instanceof Call));
+  assert.equal(r.httpStatus, 404);
+  assert.equal(r.body.id, 3);
+  assert.equal(r.body.error.code, -32001);
+  assert.ok(engine().beginLegacy(CALL, alice, 'alice') instanceof Call);
 });

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { McpServer, Server, createMcpHandler } from '@modelcontextprotocol/server';
-import { Engine, elicitForm, complete, inputRequired, toolError } from '../index.js';
+import { Engine, Call, elicitForm, complete, inputRequired, toolError } from '../index.js';
 import { Snodo, wireParams } from '../mcp.mjs';
 
 const snodo = new Snodo(new Engine({ keys: [{ id: 'k1', secret: Buffer.alloc(32, 7) }] }));
@@ -19,6 +19,8 @@ const route = (call) => {
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
 const OPTIONS = { responseMode: 'json', onerror: () => {} };
 
+const message = (id, params) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'pick', arguments: {}, _meta: META, ...params } });
+
 function poster(handler) {
   let id = 0;
   return async (params) => {
@@ -26,9 +28,9 @@ function poster(handler) {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream',
         'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'pick' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: 'pick', arguments: {}, _meta: META, ...params } }),
+      body: JSON.stringify(message(++id, params)),
     }));
-    return { status: res.status, body: await res.json() };
+    return { status: res.status, body: await res.json(), id };
   };
 }
 
@@ -68,6 +70,48 @@ for (const [name, factory] of Object.entries(servers)) {
     await handler.close?.();
   });
 }
+
+// The SDK reads an inputResponses that is not an object as {}, drops an
+// entry that is not an object, and refuses a requestState that is not a
+// string with its own reason, before any handler: through snodo-mrtr/mcp
+// each is what begin answers the same request (-32602, HTTP 200), never a
+// question asked again.
+for (const [name, factory] of Object.entries(servers)) {
+  test(`${name}: malformed inputResponses or requestState get begin's -32602`, async () => {
+    const handler = createMcpHandler(factory, OPTIONS);
+    const post = poster(handler);
+    const token = (await post({})).body.result.requestState;
+    const cases = [
+      { inputResponses: null }, { inputResponses: [] }, { inputResponses: 'x' }, { inputResponses: 5 },
+      { inputResponses: { c: 'x' } }, { inputResponses: { c: null } }, { inputResponses: { c: [] } },
+      { requestState: null }, { requestState: 5 }, { requestState: {} }, { requestState: [token] },
+      { requestState: token, inputResponses: null }, { requestState: token, inputResponses: 'x' },
+      { requestState: token, inputResponses: { c: 'red' } },
+    ];
+    for (const params of cases) {
+      const got = await post(params);
+      const begun = snodo.engine.begin(JSON.stringify(message(got.id, params)), null);
+      assert.ok(!(begun instanceof Call), `begin refuses ${JSON.stringify(params)}`);
+      assert.equal(got.status, begun.httpStatus, `${JSON.stringify(params)}: HTTP status`);
+      assert.deepEqual(got.body, begun.body, `${JSON.stringify(params)}: begin's answer`);
+      assert.equal(got.body.error.code, -32602);
+    }
+    // Well-formed retries still reach the handler.
+    assert.equal((await post({ inputResponses: {}, requestState: token })).body.result.resultType, 'input_required');
+    const ok = await post({ inputResponses: { c: { action: 'accept', content: { c: 'blue' } } }, requestState: token });
+    assert.deepEqual(ok.body.result.content, [{ type: 'text', text: 'blue' }]);
+    await handler.close?.();
+  });
+}
+
+test('wireParams passes malformed retry keys on for begin to refuse', () => {
+  for (const [inputResponses, state] of [[null, null], ['x', 5], [[], undefined]]) {
+    const p = wireParams({ method: 'tools/call', params: { name: 'pick' } }, { mcpReq: { envelope: META, inputResponses, requestState: () => state } });
+    assert.equal(p.inputResponses, inputResponses);
+    assert.equal(Object.hasOwn(p, 'requestState'), state !== undefined);
+    assert.equal(p.requestState, state);
+  }
+});
 
 test('wireParams puts back what the SDK lifted into ctx.mcpReq', () => {
   const ctx = { mcpReq: { _meta: { x: 1 }, envelope: META, inputResponses: { c: { action: 'cancel' } }, requestState: () => 'tok' } };

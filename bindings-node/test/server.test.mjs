@@ -241,3 +241,47 @@ test('stdio: paint_task answers with a task when the client declares the Tasks e
   assert.equal(declined.result.content[0].text, 'No color chosen: nothing painted.');
   assert.equal((await finish(child)).code, 0);
 });
+
+test('stdio: a declined or cancelled answer ends a conformance fixture; it is never asked again', { timeout: 20_000 }, async () => {
+  const child = start(['--stdio']);
+  const lines = readline.createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const ask = async (m) => {
+    child.stdin.write(`${JSON.stringify(m)}\n`);
+    return JSON.parse((await lines.next()).value);
+  };
+  const caps = { elicitation: {}, sampling: {}, roots: {} };
+  let id = 0;
+  const ended = (key) => `No answer to ${key}: the user declined or cancelled.`;
+  for (const action of ['decline', 'cancel']) {
+    const hello = msg(id++, 'tools/call', { name: 'test_input_required_result_elicitation' }, caps);
+    const h1 = await ask(hello);
+    assert.deepEqual(Object.keys(h1.result.inputRequests), ['user_name']);
+    const h2 = await ask(retry(id++, hello, h1, { user_name: { action } }, caps));
+    assert.equal(h2.result.resultType, 'complete', `${action}: a final result, not the question again`);
+    assert.equal(h2.result.isError, true);
+    assert.equal(h2.result.content[0].text, ended('user_name'));
+    // Several questions: one declined ends the flow even when the others are answered.
+    const many = msg(id++, 'tools/call', { name: 'test_input_required_result_multiple_inputs' }, caps);
+    const m1 = await ask(many);
+    const m2 = await ask(retry(id++, many, m1, {
+      user_name: { action }, greeting: { role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' },
+      client_roots: { roots: [{ uri: 'file:///tmp' }] },
+    }, caps));
+    assert.equal(m2.result.content?.[0]?.text, ended('user_name'), `${action}: ${JSON.stringify(m2)}`);
+    // The multi-round fixture, at its first and at its second step.
+    const multi = msg(id++, 'tools/call', { name: 'test_input_required_result_multi_round' }, caps);
+    const r1 = await ask(multi);
+    const r2 = await ask(retry(id++, multi, r1, { step1: { action } }, caps));
+    assert.equal(r2.result.content?.[0]?.text, ended('step1'));
+    const r2ok = await ask(retry(id++, multi, r1, { step1: { action: 'accept', content: { name: 'Ada' } } }, caps));
+    assert.deepEqual(Object.keys(r2ok.result.inputRequests), ['step2']);
+    const r3 = await ask(retry(id++, multi, r2ok, { step2: { action } }, caps));
+    assert.equal(r3.result.content?.[0]?.text, ended('step2'));
+    // A prompt has no tool error: a -32602 error ends it.
+    const prompt = msg(id++, 'prompts/get', { name: 'test_input_required_result_prompt' }, caps);
+    const p1 = await ask(prompt);
+    const p2 = await ask(retry(id++, prompt, p1, { user_context: { action } }, caps));
+    assert.deepEqual(p2.error, { code: -32602, message: ended('user_context') });
+  }
+  assert.equal((await finish(child)).code, 0);
+});

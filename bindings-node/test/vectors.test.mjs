@@ -8,11 +8,12 @@ import path from 'node:path';
 import * as snodo from '../index.js';
 import { parseLossless } from './lossless.mjs';
 
-const { Engine, Call, Session, canonicalize, bindingDigest } = snodo;
+const { Engine, Call, Session, OriginPolicy, canonicalize, bindingDigest } = snodo;
 const DIR = process.env.SNODO_VECTORS_DIR ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'tests', 'vectors');
 
 // Vector configs are spelled in camelCase, as Node's (strictAnswers,
-// audience and every limit pass straight through).
+// audience and every limit pass straight through, and so does the vectors'
+// testRandomSeed, a setting of the test build only, as fixedTime is).
 function engine(config, fixedTime) {
   const { keys, ...rest } = config;
   return new Engine({
@@ -317,6 +318,45 @@ function runHeaders(doc, raw) {
   return n;
 }
 
+// origin.json: the Origin/Host check, with the headers in every shape
+// checkHttpOrigin accepts (as headers.json), and the loopback policy both
+// as `new OriginPolicy()` and `OriginPolicy.loopback()`.
+function runOrigin(doc, raw) {
+  for (const t of doc.tests) {
+    const ctx = `origin tc${t.tcId} (${t.comment})`;
+    assert.equal(t.op, 'check_http_origin', `${ctx}: unknown op ${t.op}`);
+    const policies = t.policy === null
+      ? [new OriginPolicy(), OriginPolicy.loopback()]
+      : [new OriginPolicy({ hosts: t.policy.hosts, origins: t.policy.origins })];
+    const shapes = [t.headers, t.headers.flat()];
+    const lower = t.headers.map(([k]) => k.toLowerCase());
+    if (new Set(lower).size === lower.length) {
+      shapes.push(new Map(t.headers), Object.fromEntries(t.headers.map(([k, v]) => [k.toLowerCase(), [v]])));
+      shapes.push(new Headers(t.headers.filter(([, v]) => /^[\x20-\x7e]*$/.test(v))));
+    }
+    for (const [pi, policy] of policies.entries()) {
+      for (const [si, headers] of shapes.entries()) {
+        // A Headers object drops what fetch would refuse to send; only compare it when it kept everything.
+        if (headers instanceof Headers && [...headers].length !== t.headers.length) continue;
+        const r = snodo.checkHttpOrigin(policy, headers);
+        const where = `${ctx} policy ${pi} shape ${si}`;
+        if (r === null || t.expected === null) {
+          assert.deepEqual(r === null ? null : { httpStatus: r.httpStatus, body: r.body }, t.expected, where);
+        } else {
+          assert.equal(r.httpStatus, t.expected.httpStatus, `${where}: httpStatus`);
+          sameJson(r.json, raw(t.expected.body), `${where}: body`);
+        }
+        for (const [ptr, want] of Object.entries(t.check ?? {})) {
+          const got = ptr.startsWith('#') ? r?.[ptr.slice(1)] : pointer(r === null ? null : r.body, ptr);
+          assert.deepEqual(got, want, `${where}: check ${ptr}`);
+        }
+        assert.equal(r === null, t.result === 'valid', `${where}: result`);
+      }
+    }
+  }
+  return doc.tests.length;
+}
+
 // Issue 15: begin on the text and beginParts on plain JS values (what the
 // SDK hands a handler, JSON.parse output) give the same response.
 function runParts(doc, raw) {
@@ -384,7 +424,10 @@ function runLegacy(doc, raw) {
     const cfg = t.config ?? doc.config;
     const ctx0 = `legacy tc${t.tcId} (${t.comment})`;
     const s = t.session;
-    const session = new Session(s.protocolVersion, raw(s.capabilities), s.clientInfo == null ? null : raw(s.clientInfo)).withId(s.id);
+    // Who opened the session: its own principal, else the test's.
+    const opener = Object.hasOwn(s, 'principal') ? s.principal : (t.principal ?? null);
+    const session = new Session(s.protocolVersion, raw(s.capabilities), s.clientInfo == null ? null : raw(s.clientInfo), opener).withId(s.id);
+    assert.equal(session.principal, opener, `${ctx0}: session principal`);
     let sawError = false;
     let call = null;
     let pending = null;
@@ -449,7 +492,9 @@ function runLegacy(doc, raw) {
         assert.ok(pending, `${ctx}: a pending flow`);
         let text = st.response;
         pending.requestIds.forEach((id, i) => { text = text.replaceAll(`{{leg:${i + 1}}}`, id); });
-        got = thrown(() => e.feed(pending, text));
+        // Who sends it: the step's own principal, else the test's.
+        const by = Object.hasOwn(st, 'principal') ? st.principal : (t.principal ?? null);
+        got = thrown(() => e.feed(pending, text, by));
       } else if (st.op === 'timeout') {
         assert.ok(pending, `${ctx}: a pending flow`);
         got = thrown(() => e.timeout(pending));
@@ -483,6 +528,7 @@ const RUNNERS = {
   wire: runFlows,
   'wire-builders': runBuilders,
   headers: runHeaders,
+  origin: runOrigin,
 };
 const files = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
 
