@@ -1,14 +1,14 @@
 # snodo: the two commands are `make demo` and `make test`.
 SHELL := /bin/bash
 
-.PHONY: demo test test-rust test-c test-python test-node test-go test-interop test-interop-sdk test-load test-fleet install bench fmt fuzz
+.PHONY: demo test test-rust test-c test-python test-node test-go test-interop test-interop-sdk test-edge test-load test-fleet install bench fmt fuzz
 
 # The official TypeScript MCP client drives an example server built on snodo
 # through the preference workflow, printing every round.
 demo:
 	bash scripts/demo.sh
 
-test: test-rust test-c test-python test-node test-go test-interop test-interop-sdk test-load test-fleet
+test: test-rust test-c test-python test-node test-go test-interop test-interop-sdk test-edge test-load test-fleet
 
 test-rust:
 	bash scripts/test-rust.sh
@@ -33,11 +33,16 @@ test-interop:
 test-interop-sdk:
 	bash scripts/test-interop-sdk.sh
 
+# A hostile page's Origin, DNS rebinding and a stolen 2025 session id against
+# all four example servers (tests/edge/run.py).
+test-edge:
+	bash scripts/test-edge.sh
+
 test-load:
 	bash scripts/test-load.sh
 
-# Four example servers (two Python, two Node) on one real Redis: book_room's
-# final round at most once across the fleet, through a Redis outage (issue 17).
+# Four example servers (two Python, two Node) on one real Redis and on a Redis
+# Cluster: book_room's effect at most once per flow, through a Redis outage.
 test-fleet:
 	bash scripts/test-fleet.sh
 
