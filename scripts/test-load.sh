@@ -19,6 +19,13 @@ if [ "${SNODO_LOAD_SKIP_SETUP:-0}" != 1 ]; then  # for a rerun on an already set
   interop_setup_python_server
 fi
 export SNODO_LOAD_PYTHON="${SNODO_INTEROP_PYTHON:-$PWD/target/interop/venv/bin/python}"
+# The clock-skew scenario runs servers whose host clock is off: Debian's
+# faketime (libfaketime) shifts it, so no server needs a clock setting.
+if ! command -v faketime >/dev/null 2>&1; then
+  echo "load: faketime missing; installing it from Debian packages" >&2
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq faketime; } >&2 ||
+    { echo "load: FAIL: apt-get could not install faketime" >&2; exit 1; }
+fi
 
 interop_log "load and fault scenarios"
 start=$SECONDS

@@ -36,7 +36,7 @@ BOOK = {"name": "book_table", "arguments": {}}
 class Server:
     """One example-server process over HTTP on 127.0.0.1."""
 
-    def __init__(self, kind: str, keys: str, port: int = 0, **env: str) -> None:
+    def __init__(self, kind: str, keys: str, port: int = 0, clock_offset: int = 0, **env: str) -> None:
         self.kind = kind
         if kind == "python":
             # SNODO_LOAD_PYTHON_SERVER: another copy of the script, for an A/B run against a change.
@@ -47,6 +47,12 @@ class Server:
         else:
             raise ValueError(f"unknown server {kind!r}: expected python or node")
         full_env = {**os.environ, "SNODO_KEYS": keys, **env}
+        if clock_offset:
+            # A host whose clock is off, as the operating system tells it: libfaketime
+            # (Debian's faketime, installed by scripts/test-load.sh) shifts every
+            # wall-clock read of the process. The server itself has no clock setting.
+            cmd = ["faketime", "-f", f"{clock_offset:+d}s"] + cmd
+            full_env["FAKETIME_DONT_FAKE_MONOTONIC"] = "1"
         self.proc = subprocess.Popen(cmd + ["--http", str(port)], cwd=ROOT, env=full_env,
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                      text=True)

@@ -296,9 +296,9 @@ def rogue(port: int, kind: int) -> None:
         if kind == 0:
             return  # connect, then close
         if kind == 1:
-            s.sendall(b"POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Le")  # half the headers
+            s.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Le")  # half the headers
             return
-        head = b"POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nMcp-Method: tools/list\r\n"
+        head = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nMcp-Method: tools/list\r\n"
         body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}).encode()
         if kind == 2:
             s.sendall(head + b"Content-Length: 1000\r\n\r\n" + body[:20])  # half the body
@@ -357,8 +357,8 @@ def scenario_skew(kind: str, rep: Report) -> None:
     tokens; beyond it they reject them. TTL 60 here, so both directions fail beyond."""
     env = {"SNODO_TTL_SECS": "60"}
     a = Server(kind, NEW, **env)
-    near = Server(kind, NEW, SNODO_CLOCK_OFFSET_SECS="30", **env)
-    far = Server(kind, NEW, SNODO_CLOCK_OFFSET_SECS="90", **env)
+    near = Server(kind, NEW, clock_offset=30, **env)
+    far = Server(kind, NEW, clock_offset=90, **env)
     try:
         def cross(src: Server, dst: Server) -> Optional[str]:
             s = round1(Client(src.port, "skew"))
@@ -471,7 +471,7 @@ def scenario_bad_input(kind: str, rep: Report) -> None:
         stats = Stats()
         runner = threading.Thread(target=lambda: load(lambda: srv.port, 4, stats=stats, stop=stop, base=11000))
         runner.start()
-        head = b"POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        head = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         big = 5 * 1024 * 1024
         cases = {
             "oversized body (5 MiB) -> 413": (413, head + f"Content-Length: {big}\r\n\r\n".encode() + b" " * big, None),
