@@ -2,8 +2,10 @@
 //! arguments, the first being the token-ish input most of the time. The
 //! inspector reads untrusted tokens and a user's arguments; it must never
 //! panic, hang or print a key byte. It does echo what it was given (an
-//! unknown command, a token that does not decode), so the key's hex counts
-//! as printed only when the input does not already hold it.
+//! unknown command, a token that does not decode), as it is or escaped as
+//! Rust's `{:?}` escapes it (a NUL before `00102030405` prints as
+//! `\000102030405`), so the key's hex counts as printed only when neither
+//! the input nor an escaped echo of it already holds it.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -19,9 +21,14 @@ fuzz_target!(|data: &[u8]| {
     let read =
         |_: &str| Ok(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"pick"}}"#.to_owned());
     for args in [vec!["inspect".to_owned(), text.to_owned()], parts] {
+        // Everything the input itself can put in the output.
+        let echoes: Vec<String> =
+            std::iter::once(text.to_owned()).chain(args.iter().map(|a| format!("{a:?}"))).collect();
         for keys in [None, Some(KEYS)] {
             let out = snodo::run_cli(&args, keys, 1_800_000_000, &read);
-            if !text.contains(KEY_HEX) && (out.stdout.contains(KEY_HEX) || out.stderr.contains(KEY_HEX)) {
+            if !echoes.iter().any(|e| e.contains(KEY_HEX))
+                && (out.stdout.contains(KEY_HEX) || out.stderr.contains(KEY_HEX))
+            {
                 std::process::abort();
             }
         }
