@@ -6,6 +6,7 @@ Usage: python3 fuzz/seeds.py OUTDIR  (creates OUTDIR/<target>/...)
 import hashlib
 import json
 import os
+import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -30,7 +31,6 @@ tokens = []
 for t in load("flows.json"):
     for s in t["steps"]:
         put("begin", s["request"])
-        put("begin_paths", s["request"])
         put("canonical", s["request"])
         body = s.get("expected", {}).get("body", {})
         state = body.get("result", {}).get("requestState") if isinstance(body, dict) else None
@@ -47,7 +47,7 @@ for t in load("tokens.json"):
 for tok in tokens:
     put("token_open", tok)
     put("inspect", tok)
-    # Issue 17: v2 tokens (and v1 ones: a v2 engine opens both).
+    # v2 tokens (and v1 ones: a v2 engine opens both).
     put("token_open_v2", tok)
 for t in load("builders.json"):
     if t["op"] == "elicit_form":
@@ -56,4 +56,14 @@ for t in load("builders.json"):
 for t in load("canonical.json"):
     if "input" in t:
         put("canonical", t["input"])
+for t in load("legacy.json"):
+    put("legacy", t["request"])
+    for s in t["steps"]:
+        if "response" in s:
+            # The flow's own request id is filled in by the target.
+            put("legacy", re.sub(r"\{\{leg:\d+\}\}", "{{leg}}", s["response"]))
+for name in ("headers.json", "origin.json"):
+    for t in load(name):
+        head = "\n".join(f"{n}: {v}" for n, v in t["headers"])
+        put("http_edge", head + "\n\n" + t.get("request", ""))
 print("seeds written to", out)

@@ -1,4 +1,4 @@
-//! Cost against size (issue 16's growth table): for application state of
+//! Cost against size (the growth table): for application state of
 //! 256 B, 1 KiB, 4 KiB and 16 KiB, `begin` of the retry (which opens the
 //! token) and `decide` (ask one question, seal the state); for `arguments` of 1, 8,
 //! 32 and 256 KiB, `begin` of the retry (256 B state). Each beside the floor

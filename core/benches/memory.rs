@@ -1,4 +1,4 @@
-//! Memory (issue 16): heap bytes and allocations per `begin` + `decide`,
+//! Memory: heap bytes and allocations per `begin` + `decide`,
 //! counted by a global allocator that forwards to the system's, for the
 //! 256 B and 4 KiB state (round 1 asks and seals, round 2 opens, reads the
 //! answer and the state, completes); then the resident set over 100 000

@@ -1,8 +1,8 @@
 //! The core's costs beside the floor (a bare HMAC-SHA256 + base64url of the
-//! same bytes): `seal`, `open`, `seal_v2`, `open_v2` (issue 17, encrypted
-//! tokens), `begin`, `decide` and a full three-round
-//! flow, for 256 B and 4 KiB of application state and for a 32 KiB
-//! `arguments` object, and (issue 16) the format floor of a retry token.
+//! same bytes): `seal`, `open`, `seal_v2`, `open_v2` (encrypted tokens),
+//! `begin`, `decide` and a full three-round flow, for 256 B and 4 KiB of
+//! application state and for a 32 KiB `arguments` object, and the format
+//! floor of a retry token.
 //! The payloads are the files in `benches/payloads/`,
 //! shared with the Python, Node and C benches so every language measures the
 //! same bytes. Run with `make bench` (scripts/bench.sh), which also prints
@@ -14,8 +14,8 @@ mod common;
 
 use common::{ARGS_SMALL, NOW, call_of, floor, parse, question, request, token_of};
 use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
-use serde_json::{Value, json};
-use snodo::{Answer, Outcome, SealInput};
+use serde_json::json;
+use snodo::{Answer, Outcome, Question, SealInput};
 use std::hint::black_box;
 
 use base64::Engine as _;
@@ -45,7 +45,7 @@ const CASES: [Case; 3] = [
 
 fn bench(c: &mut Criterion) {
     let engine = common::engine();
-    // Issue 17: the same engine sealing v2 (encrypted) tokens.
+    // The same engine sealing v2 (encrypted) tokens.
     let engine_v2 = {
         let mut config =
             snodo::Config::new(vec![snodo::Key::new("k1", vec![7; 32]).unwrap()]).fixed_time(NOW);
@@ -58,7 +58,7 @@ fn bench(c: &mut Criterion) {
     for case in &CASES {
         let state = parse(case.state);
         let id = |op: &str| BenchmarkId::new(op, case.name);
-        let ask = |q: &Value, key: &str| Outcome::InputRequired {
+        let ask = |q: &Question, key: &str| Outcome::InputRequired {
             requests: vec![(key.to_owned(), q.clone())],
             state: Some(state.clone()),
         };
@@ -77,7 +77,7 @@ fn bench(c: &mut Criterion) {
         let questions = vec![("seat".to_owned(), q1.clone())];
         let input = SealInput {
             principal: &who,
-            binding: &snodo::internal::binding_digest_map("tools/call", call1.params()),
+            binding: &snodo::internal::binding_digest_map("tools/call", call1.params()).unwrap(),
             round: 1,
             flow_start: NOW,
             questions: &questions,
@@ -89,7 +89,7 @@ fn bench(c: &mut Criterion) {
         // The retry token `begin` opens below (in r2), at the format's floor.
         assert!(format_floor(&t1, WHO).1, "the format floor must verify the bench token");
         group.bench_function(id("format_floor"), |b| b.iter(|| format_floor(black_box(&t1), WHO)));
-        // Issue 16, eighth pass: the least this format costs to seal the
+        // The least this format costs to seal the
         // payload `seal` writes here (the body of `token`, decoded), with no
         // JSON: beside `format_floor` it bounds what seal, decide and the
         // flow can reach with this token format.
@@ -106,28 +106,11 @@ fn bench(c: &mut Criterion) {
         group.bench_function(id("open"), |b| {
             b.iter(|| engine.open(black_box(&token), &who, input.binding).unwrap())
         });
-        // Issue 17: v2 seal and open of the same input (target: v2
-        // seal+open at most 1.5x v1 at 4 KiB).
+        // v2 seal and open of the same input.
         let token_v2 = engine_v2.seal(&input).unwrap();
         group.bench_function(id("seal_v2"), |b| b.iter(|| engine_v2.seal(black_box(&input)).unwrap()));
         group.bench_function(id("open_v2"), |b| {
             b.iter(|| engine_v2.open(black_box(&token_v2), &who, input.binding).unwrap())
-        });
-        // Issue 16, fourth pass: a binding that holds the state as JSON text
-        // (Node's JSON.stringify, a Python walker) either parses it into a
-        // `Value` for `seal`, or hands it over as canonical text
-        // (`StateText`, `seal_text`). Both include reading the text.
-        group.bench_function(id("seal_text_via_value"), |b| {
-            b.iter(|| {
-                let v = snodo::parse_json(black_box(case.state.as_bytes()), "state").unwrap();
-                engine.seal(&SealInput { state: Some(&v), ..input }).unwrap()
-            })
-        });
-        group.bench_function(id("seal_text"), |b| {
-            b.iter(|| {
-                let t = snodo::StateText::new(black_box(case.state)).unwrap();
-                engine.seal_text(&SealInput { state: None, ..input }, &t).unwrap()
-            })
         });
         // begin of a retry: parse, binding digest, open the token.
         group.bench_function(id("begin"), |b| {
@@ -173,7 +156,7 @@ fn bench(c: &mut Criterion) {
 /// The name of `common::who()`, whose principal tag the format floor makes.
 const WHO: &str = "alice";
 
-/// The format floor (issue 16, fifth pass): the least any implementation
+/// The format floor: the least any implementation
 /// of this token format must do to open `token` (a v1 retry token), with
 /// no JSON at all: base64url-decode the tag and the body, HMAC-SHA256 over
 /// the signed text `v1.kid.body` (the key set up per call, as in `floor`)
@@ -207,7 +190,7 @@ fn payload_of(token: &str) -> Vec<u8> {
     URL_SAFE_NO_PAD.decode(signed.rsplit_once('.').unwrap().1).unwrap()
 }
 
-/// The format floor of sealing (issue 16, eighth pass): the least any
+/// The format floor of sealing: the least any
 /// implementation of this token format must do to seal `payload` once the
 /// payload's bytes exist: draw the token and flow ids from the operating
 /// system (32 bytes, one call, as `seal` does), make the principal tag (an

@@ -6,9 +6,14 @@
 //! runs this until the interop suite drives real MCP clients.
 
 use serde_json::{Value, json};
-use snodo::{Answer, Begin, Call, Config, Engine, Key, Outcome, Principal, elicit_form};
+use snodo::{Answer, Begin, Call, Config, Engine, Key, Outcome, Principal, Question, elicit_form};
 
-fn color_question() -> Value {
+/// The questions, built once at start-up: the same values every round.
+struct Questions {
+    color: Question,
+}
+
+fn color_question() -> snodo::Result<Question> {
     let schema = json!({
         "type": "object",
         "properties": {
@@ -16,33 +21,39 @@ fn color_question() -> Value {
         },
         "required": ["color"]
     });
-    elicit_form("Which colour do you like best?", &schema).unwrap_or(Value::Null)
+    elicit_form("Which colour do you like best?", &schema)
 }
 
-fn remember_question(color: &str) -> Value {
+/// A question that names the colour chosen: built each time it is asked,
+/// the same bytes for the same colour, so its answer is pinned too.
+fn remember_question(color: &str) -> snodo::Result<Question> {
     let schema = json!({
         "type": "object",
         "properties": {"remember": {"type": "boolean", "title": format!("Remember {color}?"), "default": true}},
         "required": ["remember"]
     });
-    elicit_form("Should I remember it for next time?", &schema).unwrap_or(Value::Null)
+    elicit_form("Should I remember it for next time?", &schema)
 }
 
-/// The tool handler: deterministic code that rebuilds the same questions
-/// every round, so snodo can pin answers to the questions asked.
-fn pick_color(call: &Call) -> Outcome {
+/// The tool handler: it asks the same questions every round, so snodo can
+/// pin answers to the questions asked.
+fn pick_color(call: &Call, questions: &Questions) -> snodo::Result<Outcome> {
     // The colour may come from this round's answer or from carried state.
-    let color = match call.response("color", &color_question()) {
+    let color = match call.response("color", &questions.color) {
         Answer::Accepted(content) => content.get("color").and_then(Value::as_str).map(str::to_owned),
         Answer::Declined | Answer::Cancelled => {
-            return Outcome::ToolError("No colour chosen.".into());
+            return Ok(Outcome::ToolError("No colour chosen.".into()));
         }
         _ => call.state().and_then(|s| s.get("color")).and_then(Value::as_str).map(str::to_owned),
     };
     let Some(color) = color else {
-        return Outcome::InputRequired { requests: vec![("color".into(), color_question())], state: None };
+        return Ok(Outcome::InputRequired {
+            requests: vec![("color".into(), questions.color.clone())],
+            state: None,
+        });
     };
-    match call.response("remember", &remember_question(&color)) {
+    let remember_question = remember_question(&color)?;
+    Ok(match call.response("remember", &remember_question) {
         Answer::Accepted(content) => {
             let remember = content.get("remember").and_then(Value::as_bool).unwrap_or(false);
             let text = format!(
@@ -52,10 +63,10 @@ fn pick_color(call: &Call) -> Outcome {
             Outcome::Complete(json!({"content": [{"type": "text", "text": text}]}))
         }
         _ => Outcome::InputRequired {
-            requests: vec![("remember".into(), remember_question(&color))],
+            requests: vec![("remember".into(), remember_question)],
             state: Some(json!({"color": color})),
         },
-    }
+    })
 }
 
 fn request(id: u64, extra: Value) -> String {
@@ -81,6 +92,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Development key: fine for a single-process demo, never for production.
     let engine = Engine::new(Config::new(vec![Key::random("demo")?]))?;
     let user = Principal::user("alice@example.com")?;
+    let questions = Questions { color: color_question()? };
     let answers = [
         json!({}),
         json!({"color": {"action": "accept", "content": {"color": "green"}}}),
@@ -104,7 +116,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 return Err("the demo request was refused".into());
             }
         };
-        let resp = engine.decide(&call, pick_color(&call))?;
+        let resp = engine.decide(&call, pick_color(&call, &questions)?)?;
         println!(
             "── round {} ── server → client (HTTP {})\n{}\n",
             round + 1,

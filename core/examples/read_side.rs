@@ -1,4 +1,4 @@
-//! A driver for profiling the read side alone (issue 16, seventh pass):
+//! A driver for profiling the read side alone:
 //! `begin` of a retry request in a loop, so that callgrind or `perf` see
 //! only that operation.
 //!

@@ -1,5 +1,5 @@
-//! The core's begin+decide, sampled on demand beside a binding bench (issue
-//! 16, seventh pass). The per-round rows of `make bench` divide a binding's
+//! The core's begin+decide, sampled on demand beside a binding bench. The
+//! per-round rows of `make bench` divide a binding's
 //! round by the core's begin+decide; taken from criterion at the start of
 //! the run, that denominator is minutes older than the binding's numbers,
 //! and this shared machine's speed drifts between the two. This program
@@ -15,11 +15,8 @@
 //! batches (as `iter_batched` does).
 //!
 //! The batch is criterion's: `common::DECIDE_BATCH` (16) inputs made,
-//! then timed (issue 16, twelfth pass; until then criterion's
-//! `SmallInput`, whose batches of hundreds to thousands left the inputs
-//! cold and made `decide` slower the bigger the batch, 2.9 µs at 42 and
-//! 4.1 µs at 1266 in the 2026-12-01 03:58 run, so this sampler had to
-//! copy the row's middle batch). The first argument sets another batch.
+//! then timed (larger batches leave the inputs cold, and `decide` reads
+//! slower the bigger the batch). The first argument sets another batch.
 //!
 //! Usage: `round_sampler [BATCH]`. Protocol, one line each way: it prints `{"ready":true}` once set up;
 //! then for each `sample <ms>` on stdin it runs begin, decide and the warm
@@ -30,11 +27,11 @@
 //!
 //! `rounds_ns` is for comparison only: the mean of the bindings' own two
 //! rounds done by the core alone, warm and one call at a time (a first
-//! begin, decide asking with the state as text, the response text; a retry
+//! begin, decide asking with the state, the response text; a retry
 //! begin, the answer read, a completed decide, its text). It is the same
 //! work a binding's round does, without the batch effect above, so it is
 //! the stricter denominator; the table prints the ratio to it beside the
-//! row, which keeps the issue's begin+decide denominator.
+//! row, which keeps the begin+decide denominator.
 //! `sample <ms> <batch>` uses another batch size for that sample. `quit` or the
 //! end of stdin ends it; any other line gets `{"error":"…"}`.
 //!
@@ -50,7 +47,7 @@ mod common;
 
 use common::{ARGS_SMALL, call_of, parse, question, request, token_of};
 use serde_json::{Value, json};
-use snodo::{Answer, Engine, Outcome, Principal, StateText};
+use snodo::{Answer, Engine, Outcome, Principal, Question};
 use std::hint::black_box;
 use std::io::{BufRead, Write};
 use std::time::{Duration, Instant};
@@ -61,7 +58,7 @@ const STATE_256: &str = include_str!("../benches/payloads/state-256.json");
 struct Bench {
     engine: Engine,
     who: Principal,
-    q1: Value,
+    q1: Question,
     state: Value,
     r1: String,
     r2: String,
@@ -85,7 +82,7 @@ impl Bench {
     }
 
     /// token.rs's `ask(&q1, "seat")` for the 256 B case.
-    fn ask_of(q: &Value, state: &Value) -> Outcome {
+    fn ask_of(q: &Question, state: &Value) -> Outcome {
         Outcome::InputRequired { requests: vec![("seat".to_owned(), q.clone())], state: Some(state.clone()) }
     }
 
@@ -130,14 +127,14 @@ impl Bench {
     /// the response text; round 2 a retry `begin`, the answer read, a
     /// completed `decide` and its text. For comparison only (the table
     /// prints it beside the row; the row itself divides by begin+decide,
-    /// the issue's definition). Returns the time of the `2n` rounds.
+    /// as defined for the guard). Returns the time of the `2n` rounds.
     fn rounds_loop(&self, n: u64) -> Duration {
         let start = Instant::now();
         for _ in 0..n {
             let c1 = call_of(&self.engine, black_box(self.r1.as_bytes()), &self.who);
-            let outcome = Outcome::InputRequiredText {
+            let outcome = Outcome::InputRequired {
                 requests: vec![("seat".to_owned(), self.q1.clone())],
-                state: StateText::new(STATE_256).unwrap(),
+                state: Some(snodo::parse_json(STATE_256.as_bytes(), "state").unwrap()),
             };
             black_box(self.engine.decide(&c1, outcome).unwrap().to_json());
             let c2 = call_of(&self.engine, black_box(self.r2.as_bytes()), &self.who);

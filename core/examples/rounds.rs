@@ -1,10 +1,10 @@
 //! The two rounds of the bindings' begin+decide rows, done by the core
-//! alone (issue 16, seventh pass), so that a binding's round can be set
+//! alone, so that a binding's round can be set
 //! beside the same work in Rust measured in the same window:
 //!
 //! * round 1: `begin` of the first call, `decide` asking one question with
-//!   the 256 B state (as canonical text, as the Node and Python bindings
-//!   hand it over), `Response::to_json`;
+//!   the 256 B state (parsed from its text, as a binding hands it over),
+//!   `Response::to_json`;
 //! * round 2: `begin` of the retry, `response` for the question, `decide`
 //!   of a completed result, `Response::to_json`.
 //!
@@ -16,7 +16,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use serde_json::{Value, json};
-use snodo::{Answer, Begin, Config, Engine, Key, Outcome, Principal, StateText};
+use snodo::{Answer, Begin, Config, Engine, Key, Outcome, Principal};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -57,9 +57,9 @@ fn main() {
     );
     let r1 = format!("{head}}}}}");
     let ask = |call: &snodo::Call| {
-        let outcome = Outcome::InputRequiredText {
+        let outcome = Outcome::InputRequired {
             requests: vec![("seat".to_owned(), question.clone())],
-            state: StateText::new(STATE_256).unwrap(),
+            state: Some(snodo::parse_json(STATE_256.as_bytes(), "state").unwrap()),
         };
         engine.decide(call, outcome).unwrap()
     };

@@ -1,4 +1,4 @@
-//! A driver for profiling the write side alone (issue 16, sixth pass):
+//! A driver for profiling the write side alone:
 //! `decide` of prepared calls and outcomes, or `seal` of a prepared input,
 //! in a loop, so that callgrind or `perf stat` see only that operation
 //! (the criterion `decide` bench also runs its untimed set-up, a `begin`
@@ -63,7 +63,7 @@ fn main() {
                 Begin::Call(c) => c,
                 Begin::Respond(_) => panic!("begin refused the request"),
             };
-            let binding = snodo::internal::binding_digest_map("tools/call", call.params());
+            let binding = snodo::internal::binding_digest_map("tools/call", call.params()).unwrap();
             let input = SealInput {
                 principal: &who,
                 binding: &binding,
@@ -100,7 +100,7 @@ fn decide_batch(
     engine: &Engine,
     who: &Principal,
     request: &str,
-    question: &Value,
+    question: &snodo::Question,
     state: &Value,
     n: usize,
     wire: bool,

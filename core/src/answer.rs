@@ -5,7 +5,7 @@ use serde_json::Value;
 /// The client's answer to one input request, as read by
 /// [`Call::response`](crate::Call::response).
 ///
-/// `#[non_exhaustive]`: a new kind of answer (as `Changed` was in issue 13)
+/// `#[non_exhaustive]`: a new kind of answer (as `Changed` once was)
 /// is not a breaking change. A handler's catch-all arm asks again, which is
 /// right for any answer it does not know. ([`Begin`](crate::Begin),
 /// [`Bridge`](crate::Bridge) and [`Feed`](crate::Feed) stay exhaustive: each
@@ -35,7 +35,7 @@ pub enum Answer {
     /// An answer was sent under this key, but the previous round asked a
     /// *different* question under it (its text or schema changed since the
     /// token was sealed). The answer is not read; the handler can tell this
-    /// apart from "no answer" (issue 13), e.g. to log a non-deterministic
+    /// apart from "no answer", e.g. to log a non-deterministic
     /// question, and asks again.
     Changed,
 }

@@ -1,4 +1,4 @@
-//! The optional token audience (issue 13, item 7): a service name bound into
+//! The optional token audience: a service name bound into
 //! every token, so a token sealed by one service never opens at another that
 //! shares a key by mistake.
 //!

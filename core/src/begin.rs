@@ -14,15 +14,15 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value, json};
 
-use crate::call::{Answers, Call, LazyArgs};
+use crate::call::Call;
 use crate::error::Result;
-use crate::json::{self, Envelope, JsonError, RawAnswers, StateArg};
+use crate::json::{self, JsonError};
 use crate::policy::Policy;
 use crate::response::Response;
 use crate::token::{self, Principal, Sealer};
 
 mod shape;
-use shape::check_shape;
+use shape::{Envelope, check_shape};
 pub(crate) use shape::{Shape, read_shape};
 
 /// `_meta` key of the protocol version.
@@ -68,62 +68,9 @@ pub(crate) fn begin(
     bytes: &[u8],
     principal: &Principal,
 ) -> Result<Begin> {
-    // Issue 16, fifth pass: no whole-message tree; one strict pass keeps
-    // what `begin` reads (json/envelope.rs), `params.arguments` streamed
-    // into canonical bytes. The same errors and results as the tree path
-    // below, held to it by the property test in begin/tests.rs.
-    match json::read_envelope(bytes, policy.max_request_bytes) {
-        Ok(Some(env)) => begin_envelope(policy, sealer, now, env, principal),
-        // Arguments whose canonical bytes would not read back: the tree.
-        Ok(None) => begin_reference(policy, sealer, now, bytes, principal),
+    match Envelope::from_text(bytes, policy.max_request_bytes) {
+        Ok(env) => begin_envelope(policy, sealer, now, env, principal),
         Err(e) => Ok(text_error(e)),
-    }
-}
-
-/// [`begin`] through the whole-message tree: the reference the envelope
-/// path is held to, and the path for arguments the stream calls odd.
-pub(crate) fn begin_reference(
-    policy: &Policy,
-    sealer: &Sealer,
-    now: &dyn Fn() -> u64,
-    bytes: &[u8],
-    principal: &Principal,
-) -> Result<Begin> {
-    // Issue 16: `params.arguments` is streamed into canonical bytes (for
-    // the binding) rather than built as a tree; the same errors either way.
-    match json::parse_request(bytes, policy.max_request_bytes) {
-        Ok((value, args)) => begin_parsed(policy, sealer, now, value, args, principal),
-        Err(e) => Ok(text_error(e)),
-    }
-}
-
-fn begin_envelope(
-    policy: &Policy,
-    sealer: &Sealer,
-    now: &dyn Fn() -> u64,
-    mut env: Envelope<'_>,
-    principal: &Principal,
-) -> Result<Begin> {
-    let args = env.args.take();
-    let retry = match &mut env.params {
-        Some(Some(p)) => {
-            let answers = match p.answers_text.take() {
-                Some(raw) => Input::Text(raw),
-                None => Input::Tree(p.input_responses.take()),
-            };
-            Retry {
-                input_responses: answers,
-                request_state: p.request_state.take(),
-                known: std::mem::take(&mut p.meta_known),
-                shared: std::mem::take(&mut p.meta_shared),
-                version: p.version_known,
-            }
-        }
-        _ => Retry::from_tree(Input::Tree(None), None),
-    };
-    match check_shape(env, "a response, not a request")? {
-        Ok(shape) => begin_shape(policy, sealer, now, shape, args, retry, principal),
-        Err(respond) => Ok(respond),
     }
 }
 
@@ -133,7 +80,7 @@ pub(crate) fn parse_text(bytes: &[u8], max_bytes: usize) -> std::result::Result<
     json::parse(bytes, max_bytes).map_err(text_error)
 }
 
-/// The ready error for a request text the strict parser refused.
+/// The ready error for a request text the strict reader refused.
 fn text_error(e: JsonError) -> Begin {
     match e {
         JsonError::Syntax(_) => Begin::Respond(jsonrpc_error(Value::Null, -32700, "Parse error", None, 400)),
@@ -143,7 +90,15 @@ fn text_error(e: JsonError) -> Begin {
     }
 }
 
-/// [`begin`] for an already parsed message.
+/// The ready error for a request nested deeper than the strict reader
+/// allows.
+pub(crate) fn too_deep() -> Begin {
+    text_error(JsonError::TooDeep)
+}
+
+/// [`begin`] for an already parsed message: the same checks (a value
+/// nested deeper than the text could be is refused as the text is), the
+/// same binding.
 pub(crate) fn begin_value(
     policy: &Policy,
     sealer: &Sealer,
@@ -151,95 +106,34 @@ pub(crate) fn begin_value(
     value: Value,
     principal: &Principal,
 ) -> Result<Begin> {
-    begin_parsed(policy, sealer, now, value, None, principal)
+    if json::deeper_than(&value, json::MAX_DEPTH) {
+        return Ok(too_deep());
+    }
+    begin_envelope(policy, sealer, now, Envelope::from_tree(value), principal)
 }
 
-/// [`begin_value`], where `args` (if any) are the canonical bytes of
-/// `params.arguments`, which the message holds as a `null` placeholder.
-fn begin_parsed(
+fn begin_envelope(
     policy: &Policy,
     sealer: &Sealer,
     now: &dyn Fn() -> u64,
-    value: Value,
-    args: Option<Vec<u8>>,
+    env: Envelope,
     principal: &Principal,
 ) -> Result<Begin> {
-    let mut shape = match read_shape(value, "a response, not a request")? {
+    let shape = match check_shape(env, "a response, not a request")? {
         Ok(shape) => shape,
         Err(respond) => return Ok(respond),
     };
-    let input_responses = Input::Tree(shape.params.remove("inputResponses"));
-    let request_state = shape.params.remove("requestState").map(|v| match v {
-        Value::String(s) => StateArg::Text(s.into()),
-        _ => StateArg::Other,
-    });
-    let retry = Retry::from_tree(input_responses, request_state);
-    begin_shape(policy, sealer, now, shape, args, retry, principal)
-}
-
-/// What `begin_shape` reads besides the shape: the retry envelope, and
-/// the `_meta` members the hand reader split off (`json::META_KNOWN`;
-/// all `None` when they are still in the shape's `meta`), the capabilities
-/// and client info as shared trees when it found them as objects.
-struct Retry<'a> {
-    input_responses: Input<'a>,
-    request_state: Option<StateArg<'a>>,
-    known: [Option<Value>; 3],
-    shared: [Option<Arc<Value>>; 2],
-    /// The version, when the hand reader found one snodo knows.
-    version: Option<&'static str>,
-}
-
-impl<'a> Retry<'a> {
-    /// The envelope as the tree path reads it: the `_meta` members still
-    /// in the shape's `meta`.
-    fn from_tree(input_responses: Input<'a>, request_state: Option<StateArg<'a>>) -> Retry<'a> {
-        Retry {
-            input_responses,
-            request_state,
-            known: Default::default(),
-            shared: Default::default(),
-            version: None,
-        }
-    }
-}
-
-/// `params.inputResponses` as read: a tree (or absent), or (issue 16,
-/// seventh pass) text the hand reader checked without building.
-enum Input<'a> {
-    Tree(Option<Value>),
-    Text(RawAnswers<'a>),
-}
-
-/// What both paths share once the shape is read: the `_meta` dialect, the
-/// call, and on a retry the envelope and the token.
-fn begin_shape(
-    policy: &Policy,
-    sealer: &Sealer,
-    now: &dyn Fn() -> u64,
-    shape: Shape,
-    args: Option<Vec<u8>>,
-    retry: Retry<'_>,
-    principal: &Principal,
-) -> Result<Begin> {
-    let Shape { id, method, params, mut meta } = shape;
-    let Retry {
-        input_responses,
-        request_state,
-        known: [version, capabilities, client_info],
-        shared: [shared_capabilities, shared_client_info],
-        version: version_known,
-    } = retry;
+    let Shape { id, method, params, mut meta, input_responses, request_state } = shape;
     // The 2026-07-28 dialect: every request carries its own _meta.
-    let version = match shape::version(version_known, version, &mut meta) {
+    let version = match shape::version(&mut meta) {
         Ok(v) => v,
         Err(message) => return Ok(invalid_params(id, message, 400)),
     };
-    // Issue 13: the version is checked before anything else in _meta, so a
-    // client on an unknown version always learns which versions to use
-    // (-32022 with supported/requested), even if its other _meta fields
-    // follow a different revision's rules.
-    if !policy.versions.iter().any(|v| *v == version) {
+    // The version is checked before anything else in _meta, so a client on
+    // an unknown version always learns which versions to use (-32022 with
+    // supported/requested), even if its other _meta fields follow a
+    // different revision's rules.
+    if !policy.versions.contains(&version) {
         return Ok(Begin::Respond(jsonrpc_error(
             id,
             -32022,
@@ -248,17 +142,15 @@ fn begin_shape(
             400,
         )));
     }
-    let capabilities = match shape::capabilities(shared_capabilities, capabilities, &mut meta) {
+    let capabilities = match shape::capabilities(&mut meta) {
         Ok(c) => c,
         Err(message) => return Ok(invalid_params(id, &message, 400)),
     };
     // Informational only; a malformed optional field is ignored, not fatal.
-    let client_info = shared_client_info.or_else(|| {
-        client_info.or_else(|| meta.remove(META_CLIENT_INFO)).filter(Value::is_object).map(Arc::new)
-    });
+    let client_info = meta.remove(META_CLIENT_INFO).filter(Value::is_object);
 
-    let mrtr = version.as_ref() >= crate::MRTR_VERSION;
-    let call = Call {
+    let mrtr = version.as_str() >= crate::MRTR_VERSION;
+    let mut call = Box::new(Call {
         id,
         method,
         params,
@@ -273,18 +165,16 @@ fn begin_shape(
         binding: [0; 32],
         opened: None,
         state_cache: OnceLock::new(),
-        responses: Answers::default(),
+        responses: Map::new(),
         decided: Arc::new(AtomicBool::new(false)),
         strict_answers: policy.strict_answers,
         legacy_tag: None,
-        lazy_args: LazyArgs::new(args),
-    };
+    });
     let now = call.flow_start;
     if call.mrtr && call.method == crate::tasks::TASKS_UPDATE {
-        // Issue 13: tasks/update carries answers to a task's input requests;
-        // the envelope is read as on a retry (no token: the task's unique
-        // keys pin the questions), so Call::response reaches them.
-        let mut call = Box::new(call);
+        // tasks/update carries answers to a task's input requests; the
+        // envelope is read as on a retry (no token: the task's unique keys
+        // pin the questions), so Call::response reaches them.
         return match read_input_responses(policy, &call.id, input_responses) {
             Ok(entries) => {
                 call.responses = entries;
@@ -295,38 +185,20 @@ fn begin_shape(
     }
     if !call.mrtr_allowed() {
         // inputResponses / requestState mean nothing here: never honoured.
-        return Ok(Begin::Call(Box::new(call)));
+        return Ok(Begin::Call(call));
     }
-    let mut call = Box::new(call);
-    call.binding =
-        token::binding_digest_spliced(&call.method, &call.params, call.lazy_args.canonical.as_deref());
-    // Issue 13: the configured audience, if any, is bound into every token.
-    call.binding = crate::audience::audience_binding(&call.binding, policy.audience.as_deref());
+    // Within the depth bound: the text or the value was checked.
+    let Some(binding) = token::binding_digest_map(&call.method, &call.params) else {
+        return Ok(too_deep());
+    };
+    // The configured audience, if any, is bound into every token.
+    call.binding = crate::audience::audience_binding(&binding, policy.audience.as_deref());
     finish_retry(policy, sealer, call, input_responses, request_state, now)
 }
 
 /// The `inputResponses` envelope: absent, or an object of at most
 /// `max_input_responses` objects; anything else is the ready `-32602`.
 fn read_input_responses(
-    policy: &Policy,
-    id: &Value,
-    input: Input<'_>,
-) -> std::result::Result<Answers, Begin> {
-    let input_responses = match input {
-        // Checked text that passes: kept as text (see `call::Answers`).
-        Input::Text(raw) if raw.all_objects && raw.members <= policy.max_input_responses => {
-            return Ok(Answers::text(raw.text));
-        }
-        // Text that fails: its tree, for the error in the words and order
-        // it has always had (the tree is never wanting: see `answers_tree`).
-        Input::Text(raw) => Some(json::answers_tree(raw.text).unwrap_or(Value::Null)),
-        Input::Tree(tree) => tree,
-    };
-    read_answers_tree(policy, id, input_responses).map(Answers::from)
-}
-
-/// [`read_input_responses`] of a tree.
-fn read_answers_tree(
     policy: &Policy,
     id: &Value,
     input_responses: Option<Value>,
@@ -358,8 +230,8 @@ fn finish_retry(
     policy: &Policy,
     sealer: &Sealer,
     mut call: Box<Call>,
-    input_responses: Input<'_>,
-    request_state: Option<StateArg<'_>>,
+    input_responses: Option<Value>,
+    request_state: Option<Value>,
     now: u64,
 ) -> Result<Begin> {
     match read_input_responses(policy, &call.id, input_responses) {
@@ -368,7 +240,7 @@ fn finish_retry(
     }
     match request_state {
         None => {}
-        Some(StateArg::Text(s)) if !s.is_empty() => {
+        Some(Value::String(s)) if !s.is_empty() => {
             match sealer.open(now, &s, &call.principal, &call.binding) {
                 Ok(opened) => {
                     call.round = opened.round.saturating_add(1);

@@ -31,7 +31,7 @@ enum Need {
 }
 
 fn needs(request: &Value) -> impl Iterator<Item = Need> {
-    // A fixed array, not a `Vec` per request (issue 16: `decide` asks
+    // A fixed array, not a `Vec` per request (`decide` asks
     // this of every question): at most three needs.
     let method = request.get("method").and_then(Value::as_str).unwrap_or("");
     let params = request.get("params");
@@ -133,7 +133,7 @@ pub(crate) fn missing_of<'a>(requests: impl IntoIterator<Item = &'a Value>, caps
         let mut e = Map::new();
         // `{}` already means "form" when the client declared no elicitation.
         let bare_form_ok = !has(caps, &["elicitation"]) && !url;
-        // Issue 13: form that was only *implied* (by `{}`) stops being implied
+        // Form that was only *implied* (by `{}`) stops being implied
         // once the client declares `url`, so whenever form is needed at all
         // and something else is listed, form is listed explicitly: declaring
         // exactly what we list then admits every request.
@@ -210,7 +210,7 @@ mod tests {
         assert_eq!(miss(&[form()], json!({"elicitation":{"url":{}}})), json!({"elicitation":{"form":{}}}));
         assert_eq!(miss(&[form(), url()], json!({"elicitation":{"form":{},"url":{}}})), json!({}));
         assert_eq!(miss(&[form(), url()], json!({})), json!({"elicitation":{"form":{},"url":{}}}));
-        // Implied form made explicit once url is listed (issue 13).
+        // Implied form made explicit once url is listed.
         assert_eq!(
             miss(&[form(), url()], json!({"elicitation":{}})),
             json!({"elicitation":{"form":{},"url":{}}})

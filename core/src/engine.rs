@@ -70,43 +70,20 @@ impl Engine {
         begin::begin(&self.policy, &self.sealer, &|| self.now(), request, principal)
     }
 
-    /// [`Engine::begin`] through the whole-message tree: the reference its
-    /// hand reader is held to (not API: `snodo::internal::begin_reference`,
-    /// for the differential fuzz target).
-    pub(crate) fn begin_reference(&self, request: &[u8], principal: &Principal) -> Result<Begin> {
-        begin::begin_reference(&self.policy, &self.sealer, &|| self.now(), request, principal)
-    }
-
     /// [`Engine::begin`] at the time `now` (Unix seconds) instead of a
     /// reading of the engine's clock: `begin` reads the clock once, so
-    /// `begin_at(r, p, engine.now())` is `begin(r, p)`. With the same
-    /// request, principal and `now`, the same engine gives the same result
-    /// every time, which lets a binding free a decided call and rebuild it
-    /// ([`Engine::begin_decided_at`]). The token's expiry is checked
-    /// against `now`: pass only a reading of this engine's clock
-    /// ([`Engine::now`]), never a time from the request.
+    /// `begin_at(r, p, engine.now())` is `begin(r, p)`, and with the same
+    /// request, principal and `now` the same engine gives the same result
+    /// every time. The token's expiry is checked against `now`: pass only
+    /// a reading of this engine's clock ([`Engine::now`]), never a time
+    /// from the request.
     pub fn begin_at(&self, request: &[u8], principal: &Principal, now: u64) -> Result<Begin> {
         begin::begin(&self.policy, &self.sealer, &|| now, request, principal)
     }
 
-    /// [`Engine::begin_at`], the call (if any) marked decided: the call a
-    /// `begin_at` with these arguments gave, as it stands after its
-    /// `decide` (a further `decide` of it is
-    /// [`crate::ErrorCode::AlreadyDecided`]). For a binding that frees a
-    /// call's memory at `decide` and rebuilds it only if it is read again
-    /// (issue 16, ninth pass: the Node addon).
-    pub fn begin_decided_at(&self, request: &[u8], principal: &Principal, now: u64) -> Result<Begin> {
-        let begun = self.begin_at(request, principal, now)?;
-        if let Begin::Call(call) = &begun {
-            // A fresh call is not decided yet, so this cannot fail; a
-            // failure would only mean it already was, which is the aim.
-            let _ = decide::mark_decided(call);
-        }
-        Ok(begun)
-    }
-
     /// Like [`Engine::begin`] for an already parsed message. Numbers keep
-    /// whatever lexical form the value carries.
+    /// whatever lexical form the value carries; a value nested deeper than
+    /// [`MAX_DEPTH`](crate::MAX_DEPTH) is refused as its text would be.
     pub fn begin_value(&self, request: Value, principal: &Principal) -> Result<Begin> {
         begin::begin_value(&self.policy, &self.sealer, &|| self.now(), request, principal)
     }
@@ -134,19 +111,7 @@ impl Engine {
         if !params.is_null() {
             msg.insert("params".into(), params);
         }
-        let msg = Value::Object(msg);
-        // The bytes path refuses this depth while parsing; a parsed value
-        // gets the same answer before any recursive reader sees it.
-        if crate::json::deeper_than(&msg, crate::json::MAX_DEPTH) {
-            return Ok(Begin::Respond(Response::error(
-                Value::Null,
-                -32602,
-                "Request is nested too deeply",
-                None,
-                400,
-            )));
-        }
-        self.begin_value(msg, principal)
+        self.begin_value(Value::Object(msg), principal)
     }
 
     /// Turns the handler's outcome for `call` into the response to send.
@@ -161,7 +126,7 @@ impl Engine {
         decide::decide(&self.policy, &self.sealer, &|| self.now(), call, outcome)
     }
 
-    /// Issue 14: reads a request that arrived on a 2025-era `session` into
+    /// Reads a request that arrived on a 2025-era `session` into
     /// the same [`Call`] a 2026 request gives (see `docs/legacy.md`).
     pub fn begin_legacy(&self, request: &[u8], session: &Session, principal: &Principal) -> Result<Begin> {
         legacy::begin_legacy(&self.policy, &self.sealer, &|| self.now(), request, session, principal)
@@ -177,7 +142,7 @@ impl Engine {
         legacy::begin_legacy_value(&self.policy, &self.sealer, &|| self.now(), request, session, principal)
     }
 
-    /// Issue 14: decides a call from [`Engine::begin_legacy`]. An
+    /// Decides a call from [`Engine::begin_legacy`]. An
     /// `input_required` outcome becomes server-to-client requests and a
     /// [`PendingFlow`] instead of `-32603`; every other outcome is decided
     /// as by [`Engine::decide`]. On a 2026 call it is exactly `decide`. A
@@ -186,7 +151,7 @@ impl Engine {
         legacy::decide_legacy(&self.policy, &self.sealer, &|| self.now(), call, outcome)
     }
 
-    /// Issue 14: feeds the client's JSON-RPC response (text as received),
+    /// Feeds the client's JSON-RPC response (text as received),
     /// sent by `principal`, to one of `pending`'s requests. A response that
     /// is malformed, not for this flow, a duplicate, late (the flow ended),
     /// or from another principal than the flow's is an error (`JSON` or
@@ -205,14 +170,14 @@ impl Engine {
         legacy::feed_value(&self.policy, &self.sealer, &|| self.now(), pending, response, principal)
     }
 
-    /// Issue 14: the application's timer for `pending` fired (see
+    /// The application's timer for `pending` fired (see
     /// [`PendingFlow::deadline`]): the flow ends with a failure response and
     /// cancellations for unanswered requests.
     pub fn timeout(&self, pending: &mut PendingFlow) -> Result<Feed> {
         legacy::timeout(pending)
     }
 
-    /// Issue 14: the protocol version to answer an `initialize` that asked
+    /// The protocol version to answer an `initialize` that asked
     /// for `requested`: `requested` itself when it is an accepted legacy
     /// revision, else the first of `legacy_versions` (the spec's
     /// counter-offer); `None` when legacy sessions are disabled.
@@ -231,14 +196,6 @@ impl Engine {
     /// Low-level: seals a token with the signing key at the engine's time.
     pub fn seal(&self, input: &SealInput<'_>) -> Result<String> {
         self.sealer.seal(self.now(), input)
-    }
-
-    /// Low-level: [`Engine::seal`] with the state given as canonical text
-    /// (issue 16), written into the token as it is: the same token as the
-    /// same state given as `input.state`, without building a tree.
-    /// `input.state` must be `None`.
-    pub fn seal_text(&self, input: &SealInput<'_>, state: &crate::json::StateText) -> Result<String> {
-        self.sealer.seal_text_in_flow(self.now(), input, None, state)
     }
 
     /// Low-level: opens a token for `principal` and the request `binding`
@@ -308,9 +265,7 @@ mod tests {
         assert_eq!(from_parts["error"]["message"], "Request is nested too deeply");
     }
 
-    /// `begin_at` at the clock's reading is `begin`; `begin_decided_at` is
-    /// the same call, already decided (what the Node addon rebuilds a
-    /// freed call with).
+    /// `begin_at` at the clock's reading is `begin`.
     #[test]
     fn begin_at_is_begin_at_that_time() {
         let mut c = Config::new(vec![key()]);
@@ -327,10 +282,7 @@ mod tests {
         assert_eq!(format!("{plain:?}"), format!("{at:?}"));
         let done = || Outcome::Complete(serde_json::json!({"content": []}));
         let first = e.decide(&plain, done()).unwrap();
-        let again = e.decide(&plain, done()).unwrap_err();
-        let rebuilt = call(e.begin_decided_at(r1, &alice, e.now()).unwrap());
-        assert_eq!(format!("{plain:?}"), format!("{rebuilt:?}"));
-        assert_eq!(e.decide(&rebuilt, done()).unwrap_err(), again);
+        assert!(e.decide(&plain, done()).is_err(), "decided once");
         assert_eq!(e.decide(&at, done()).unwrap().to_json(), first.to_json());
         // Another time is another call (the flow starts then).
         let later = call(e.begin_at(r1, &alice, 1_800_000_001).unwrap());

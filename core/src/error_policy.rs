@@ -1,5 +1,5 @@
 //! Which JSON-RPC error codes a handler may send, and with what `data`
-//! (MCP 2026-07-28, basic/index "Error Codes"; issue 13).
+//! (MCP 2026-07-28, basic/index "Error Codes").
 //!
 //! A pure function over plain inputs, so it can move to any layer: `decide`
 //! calls it once on every handler error.

@@ -1,6 +1,6 @@
 //! The Streamable HTTP request-metadata header rules of 2026-07-28
 //! (`basic/transports/streamable-http`, "Request Metadata" and "Server
-//! Validation"; issue 13, item 3), in one place instead of in every server.
+//! Validation"), in one place instead of in every server.
 //!
 //! For a JSON-RPC *request* (an object with a `method` and a string or
 //! integer `id`), in this order:
@@ -52,10 +52,10 @@ pub fn check_http_headers(headers: &[(&str, &str)], request: &Value) -> Option<R
     Some(Response::error(id, -32020, &format!("Header mismatch: {what}"), None, 400))
 }
 
-/// The same, on the request's JSON text; text that is not JSON is left to
-/// `begin` (which answers `-32700`).
+/// The same, on the request's JSON text, read by the strict reader; text
+/// it refuses is left to `begin` (which answers it).
 pub fn check_http_headers_text(headers: &[(&str, &str)], request: &str) -> Option<Response> {
-    let value: Value = serde_json::from_str(request).ok()?;
+    let value = crate::json::parse(request.as_bytes(), crate::json::MAX_ARGUMENT_BYTES).ok()?;
     check_http_headers(headers, &value)
 }
 
@@ -191,6 +191,23 @@ mod tests {
         assert!(what(&twice, &r).unwrap().contains("more than once"));
         let bad = [OK[0], OK[1], ("Mcp-Name", "get_wéather")];
         assert!(what(&bad, &r).unwrap().contains("invalid characters"));
+    }
+
+    /// The text is read by the strict reader: a request `begin` refuses
+    /// (here a repeated `method`, whose last value a lax reader would
+    /// take) is left to `begin` rather than checked as another request.
+    #[test]
+    fn text_is_read_strictly() {
+        let text = |m2: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","method":"{m2}","params":{{"name":"get_weather","_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}}}}"#
+            )
+        };
+        assert!(check_http_headers_text(&OK, &text("tools/list")).is_none());
+        assert!(check_http_headers_text(&OK, &text("tools/call")).is_none());
+        let plain = call("tools/call", json!({"name":"get_weather"})).to_string();
+        let wrong = [OK[0], ("Mcp-Method", "tools/list"), OK[2]];
+        assert_eq!(check_http_headers_text(&wrong, &plain).map(|r| r.http_status()), Some(400));
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The token inspector and key generator behind the `snodo-mrtr` command
-//! (issue 18, item 7): what a server author reaches for when a retry is
-//! refused with `Invalid or expired requestState`.
+//! line: what a server author reaches for when a retry is refused with
+//! `Invalid or expired requestState`.
 //!
 //! Everything the Python console script and the Node `bin` print is made
 //! here, so both print the same bytes: [`inspect_token`] builds an
@@ -193,7 +193,7 @@ pub fn inspect_token(
     options: &InspectOptions,
 ) -> Result<InspectReport> {
     let mut fields = decode_token(token, options.max_token_bytes);
-    // Issue 17: a v2 token's fields are readable only with its key.
+    // A v2 token's fields are readable only with its key.
     if let Some(keys) = keys.filter(|_| token.len() <= options.max_token_bytes)
         && let Some(decrypted) = decode::decode_v2(token, keys)
     {

@@ -4,17 +4,20 @@
 //! Table of contents, bottom up (a module uses only the layers above it in
 //! this list; `core/tests/layers.rs` checks it):
 //!
-//! 1. `error.rs`: the one misuse error type. `json/`: `strict.rs` (parsing
-//!    attacker-controlled JSON) and `canonical.rs` (the canonical form).
+//! 1. `error.rs`: the one misuse error type. `json/`: `strict.rs` (the one
+//!    reader of attacker-controlled JSON) and `canonical.rs` (the one
+//!    writer of the canonical form).
 //! 2. Leaf rules: `answer.rs` ([`Answer`]), `schema/` (the form-schema
 //!    subset and answer validation), `audience.rs` (the token audience),
 //!    `error_policy.rs` and `result_check.rs` (the wire checks on handler
 //!    errors and final results).
-//! 3. Protocol objects: `token/` (`keys`, `principal`, `reason`, `payload`,
-//!    `binding`, `seal`: sealed `requestState` tokens), `elicitation/`
-//!    (`build`, `url`, `validate`, `read`, `sampling`, `lint`: input
-//!    requests, the object a server asks; its map key is the "key"),
-//!    `capabilities.rs` (what a client can receive, `-32021`).
+//! 3. Questions: `elicitation/` (`question`, `build`, `url`, `validate`,
+//!    `read`, `sampling`, `lint`: input requests, the object a server
+//!    asks, as [`Question`] values; its map key is the "key"). Protocol
+//!    objects on them: `token/` (`keys`, `principal`, `reason`,
+//!    `payload`, `binding`, `seal`: sealed `requestState` tokens, which
+//!    pin the questions' digests), `capabilities.rs` (what a client can
+//!    receive, `-32021`).
 //! 4. `tasks.rs`: the Tasks extension hooks.
 //! 5. `call.rs` ([`Call`]), `response.rs` ([`Outcome`], [`Response`]),
 //!    `config/` ([`Config`] and the one table of limits, [`LIMITS`]).
@@ -25,7 +28,7 @@
 //! 7. `begin.rs` and `decide.rs`: the two steps, functions of policy,
 //!    sealer and clock; `http_headers.rs` ([`check_http_headers`]) and
 //!    `http_origin.rs` ([`check_http_origin`]), the HTTP edge checks.
-//! 8. `legacy/`: issue 14, 2025-era sessions through the same handlers, a
+//! 8. `legacy/`: 2025-era sessions through the same handlers, a
 //!    sans-IO bridge on top of the two steps ([`Session`], `begin_legacy`,
 //!    `decide_legacy` → [`Bridge`], [`PendingFlow`], [`Feed`]).
 //! 9. `engine.rs`: [`Engine`], the thin front that holds them.
@@ -111,9 +114,10 @@ mod audience;
 mod error_policy;
 mod result_check;
 mod schema;
-// 3. Protocol objects: sealed tokens, input requests, client capabilities.
-mod capabilities;
+// 3. Questions: input requests as values.
 mod elicitation;
+// 3b. Protocol objects on questions: sealed tokens, client capabilities.
+mod capabilities;
 mod token;
 // 4. Rules built on those: the Tasks extension.
 mod tasks;
@@ -132,7 +136,7 @@ mod begin;
 mod decide;
 mod http_headers;
 mod http_origin;
-// 8. The legacy bridge (issue 14): 2025-era sessions on top of the two steps.
+// 8. The legacy bridge: 2025-era sessions on top of the two steps.
 mod legacy;
 // 9. The thin front.
 mod engine;
@@ -152,7 +156,8 @@ pub use config::{
 pub use decide::ALREADY_DECIDED_MESSAGE;
 #[allow(deprecated)]
 pub use elicitation::{
-    elicit_form, elicit_form_without_lint, elicit_url, elicit_url_without_lint, list_roots, sampling,
+    Question, RequestKind, elicit_form, elicit_form_without_lint, elicit_url, elicit_url_without_lint,
+    list_roots, sampling,
 };
 pub use engine::Engine;
 pub use error::{Error, ErrorCode, Result};
@@ -164,9 +169,7 @@ pub use inspect::{
     BindingCheck, CliOutput, InspectOptions, InspectReport, TokenFields, Verdict, decode_token,
     default_key_id, inspect_token, keygen, parse_keys, run_cli,
 };
-pub use json::{
-    MAX_ARGUMENT_BYTES, MAX_DEPTH, StateText, canonicalize, parse_json, to_wire, write_canonical_string,
-};
+pub use json::{MAX_ARGUMENT_BYTES, MAX_DEPTH, canonicalize, parse_json, to_wire};
 pub use legacy::{
     Bridge, Feed, LEGACY_ID_PREFIX, MAX_SESSION_ID_BYTES, PendingFlow, Session, usable_capabilities,
 };
@@ -196,48 +199,17 @@ pub use token::{
 /// benches. Bindings must not use it; it may change in any release.
 #[doc(hidden)]
 pub mod internal {
-    /// The strict parser and the canonical writer.
+    /// The strict reader and the canonical writer.
     pub mod json {
-        pub use crate::json::{parse, parse_str};
+        pub use crate::json::{JsonError, parse};
 
-        /// The canonical form of `value` (a function: the writer's module
-        /// shares its name and stays private).
-        pub fn canonical(value: &serde_json::Value) -> Vec<u8> {
+        /// The canonical form of `value`, `None` past the depth bound (a
+        /// function: the writer's module shares its name and stays private).
+        pub fn canonical(value: &serde_json::Value) -> Option<Vec<u8>> {
             crate::json::canonical(value)
         }
-
-        /// Issue 16: canonical text from a binding's own writer as a state,
-        /// not canonicalised again (`None` above the size cap). The caller
-        /// vouches that the text is exactly canonical.
-        pub fn trusted_state_text(text: String) -> Option<crate::json::StateText> {
-            crate::json::StateText::trusted(text)
-        }
-
-        /// Issue 16, eleventh pass: the state whose JSON text `text` starts
-        /// with, canonicalised, and the bytes it spans; `None` when the fast
-        /// reader gives up (then delimit it and use `StateText::new`, which
-        /// decides). `depth`: how deep the value sits in its document.
-        pub fn state_text_prefix(text: &[u8], depth: usize) -> Option<(crate::json::StateText, usize)> {
-            crate::json::StateText::prefix(text, depth)
-        }
-
-        /// Issue 16, thirteenth pass: the hand reader `parse_json` tries
-        /// first (`None` where it gives up and the strict parser reads).
-        pub fn value_tree(bytes: &[u8]) -> Option<serde_json::Value> {
-            crate::json::value_tree(bytes)
-        }
     }
-    /// Issue 16, twelfth pass: `begin` through the whole-message tree, the
-    /// reference the hand reader (and its per-thread memo of `_meta`
-    /// objects) is held to; the `begin_paths` fuzz target compares them.
-    pub fn begin_reference(
-        engine: &crate::Engine,
-        request: &[u8],
-        principal: &crate::Principal,
-    ) -> crate::Result<crate::Begin> {
-        engine.begin_reference(request, principal)
-    }
-    pub use crate::elicitation::{RequestKind, read_answer, validate_input_request};
+    pub use crate::elicitation::{read_answer, validate_input_request};
     pub use crate::schema::{validate_content, validate_form_schema};
     pub use crate::token::binding_digest_map;
 }

@@ -18,13 +18,13 @@ pub(crate) struct Policy {
     pub(crate) max_input_responses: usize,
     /// Protocol versions accepted.
     pub(crate) versions: Vec<String>,
-    /// The 2025-era revisions a legacy session may use (issue 14).
+    /// The 2025-era revisions a legacy session may use.
     pub(crate) legacy_versions: Vec<String>,
     /// `io.modelcontextprotocol/serverInfo` stamped on results, if set.
     pub(crate) server_info: Option<Value>,
-    /// Answers without a token ignored (issue 13).
+    /// Answers without a token ignored.
     pub(crate) strict_answers: bool,
-    /// The audience bound into every token (issue 13).
+    /// The audience bound into every token.
     pub(crate) audience: Option<String>,
 }
 
@@ -60,7 +60,7 @@ pub(crate) fn from_config(config: Config) -> Result<Parts> {
             format!("{versions}[{i}]: duplicate {v:?}")
         })?;
     }
-    // Issue 14: legacy revisions are dates before MRTR, no duplicates;
+    // Legacy revisions are dates before MRTR, no duplicates;
     // empty turns legacy sessions off.
     let legacy = config.field_name("legacy_versions");
     for (i, v) in config.legacy_versions.iter().enumerate() {

@@ -1,17 +1,15 @@
 //! What a handler decided ([`Outcome`]) and what goes on the wire
 //! ([`Response`], with its HTTP status).
 
-use std::sync::{Arc, OnceLock};
-
 use serde_json::{Map, Value, json};
 
+use crate::elicitation::Question;
 use crate::error::{Error, ErrorCode, Result};
 use crate::json;
 
-mod asked;
+mod questions;
 
-use asked::Asked;
-pub(crate) use asked::Question;
+use questions::Asked;
 
 /// What the handler decided.
 ///
@@ -22,35 +20,15 @@ pub(crate) use asked::Question;
 pub enum Outcome {
     /// A final result object (`resultType` is stamped `"complete"`).
     Complete(Value),
-    /// Ask the client for input. `requests` are `(key, request)` pairs, each
-    /// request built with the builders (or by hand: the same checks apply).
-    /// `state` is carried, readable and sealed, to the retry. At least one of
-    /// a non-empty `requests` or a `state` is required.
+    /// Ask the client for input. `requests` are `(key, question)` pairs,
+    /// each question built with the builders or [`Question::from_value`].
+    /// `state` is carried, readable and sealed, to the retry. At least one
+    /// of a non-empty `requests` or a `state` is required.
     InputRequired {
         /// The questions, by key.
-        requests: Vec<(String, Value)>,
+        requests: Vec<(String, Question)>,
         /// Application state for the next round.
         state: Option<Value>,
-    },
-    /// [`Outcome::InputRequired`] with the state as canonical text (issue
-    /// 16): sealed as it is, without a tree. The same token and response
-    /// as the same state given as a `Value`. A `null` state is no state.
-    InputRequiredText {
-        /// The questions, by key.
-        requests: Vec<(String, Value)>,
-        /// Application state for the next round, as canonical text.
-        state: json::StateText,
-    },
-    /// [`Outcome::InputRequiredText`] (or, with `state` `None`, no state)
-    /// with the questions shared rather than owned (issue 16, thirteenth
-    /// pass): a binding that keeps each question's tree hands `decide` a
-    /// count on it instead of a copy. The same token and response as the
-    /// same questions owned.
-    InputRequiredShared {
-        /// The questions, by key.
-        requests: Vec<(String, Arc<Value>)>,
-        /// Application state for the next round, as canonical text.
-        state: Option<json::StateText>,
     },
     /// A JSON-RPC error.
     Error {
@@ -75,7 +53,9 @@ impl Outcome {
     /// available to every binding:
     ///
     /// * `{"type":"complete","result":{…}}`
-    /// * `{"type":"input_required","inputRequests":{…},"state":…}` (both optional)
+    /// * `{"type":"input_required","inputRequests":{…},"state":…}` (both
+    ///   optional; each request is made a [`Question`] by
+    ///   [`Question::from_value`])
     /// * `{"type":"error","code":-32602,"message":"…","data":…}`
     /// * `{"type":"tool_error","message":"…"}`
     /// * `{"type":"raw","result":{…}}`
@@ -93,12 +73,12 @@ impl Outcome {
             "raw" => Ok(Outcome::Raw(o.remove("result").ok_or_else(|| bad("raw needs `result`"))?)),
             "input_required" => {
                 let requests = match o.remove("inputRequests") {
-                    None | Some(Value::Null) => Vec::new(),
-                    Some(Value::Object(m)) => m.into_iter().collect(),
+                    None | Some(Value::Null) => Map::new(),
+                    Some(Value::Object(m)) => m,
                     Some(_) => return Err(bad("`inputRequests` must be an object")),
                 };
                 let state = o.remove("state").filter(|s| !s.is_null());
-                Ok(Outcome::InputRequired { requests, state })
+                Ok(input_required(requests, state))
             }
             "error" => {
                 let code = o
@@ -129,18 +109,16 @@ pub struct Response {
     diagnostic: Option<String>,
 }
 
-/// A response's message: a tree, or (issue 16, seventh pass) the parts of
-/// an `input_required` result, kept as `decide` had them.
+/// A response's message: a tree, or the parts of an `input_required`
+/// result (its questions kept as values; see `response/questions.rs`).
 #[derive(Clone)]
 enum Body {
     Tree(Value),
-    /// Boxed: a response is moved and returned by value often, and the
-    /// parts are five words more than a tree.
     Asked(Box<Asked>),
 }
 
 impl std::fmt::Debug for Response {
-    /// As the derived form printed it when the body was always a tree.
+    /// As the message's tree, however it is held.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Response")
             .field("body", self.body())
@@ -161,28 +139,22 @@ impl PartialEq for Response {
 
 impl Response {
     pub(crate) fn result(id: Value, result: Value) -> Response {
-        // Not `json!`: it would copy `id` and `result` through
-        // `to_value` (a deep copy of every question and the token, then a
-        // deep drop of the originals) where moving them is enough.
         Response { body: Body::Tree(envelope(id, "result", result)), http_status: 200, diagnostic: None }
     }
 
-    /// `decide`'s `input_required` result, kept as its parts (see
-    /// [`Asked`]): the same message as `result(id, {"resultType":
-    /// "input_required", "inputRequests": requests (when any),
-    /// "requestState": token, "_meta": meta (when any)})`. `requests`
-    /// must have unique keys; `meta` must be an object.
-    pub(crate) fn input_required<Q: Question>(
+    /// `decide`'s `input_required` result: the message `result(id,
+    /// {"resultType":"input_required", "inputRequests": requests (when
+    /// any), "requestState": token, "_meta": meta (when any)})`, with the
+    /// questions kept as they are. `requests` must have unique keys;
+    /// `meta` must be an object.
+    pub(crate) fn input_required(
         id: Value,
-        mut requests: Vec<(String, Q)>,
+        mut requests: Vec<(String, Question)>,
         token: String,
         meta: Option<Value>,
     ) -> Response {
-        // Usually one question, or a map's keys: in order already.
-        if !requests.windows(2).all(|w| matches!(w, [a, b] if a.0 < b.0)) {
-            requests.sort_by(|a, b| a.0.cmp(&b.0));
-        }
-        let asked = Asked { id, requests: Q::kept(requests), token, meta, tree: OnceLock::new() };
+        requests.sort_by(|a, b| a.0.cmp(&b.0));
+        let asked = Asked { id, requests, token, meta, tree: std::sync::OnceLock::new() };
         Response { body: Body::Asked(Box::new(asked)), http_status: 200, diagnostic: None }
     }
 
@@ -212,8 +184,8 @@ impl Response {
         r
     }
 
-    /// Issue 14: the legacy bridge answers on a 2025 session, whose
-    /// transport carries every JSON-RPC error in a 200 body.
+    /// The legacy bridge answers on a 2025 session, whose transport
+    /// carries every JSON-RPC error in a 200 body.
     pub(crate) fn with_status(mut self, http_status: u16) -> Response {
         self.http_status = http_status;
         self
@@ -223,27 +195,21 @@ impl Response {
     pub fn body(&self) -> &Value {
         match &self.body {
             Body::Tree(v) => v,
-            Body::Asked(a) => a.tree.get_or_init(|| a.tree()),
+            Body::Asked(a) => a.tree(),
         }
     }
     /// The message as compact JSON text.
     pub fn to_json(&self) -> String {
         match &self.body {
             Body::Tree(v) => json::to_wire(v),
-            Body::Asked(a) => match a.tree.get() {
-                Some(v) => json::to_wire(v),
-                None => a.text().unwrap_or_else(|| json::to_wire(self.body())),
-            },
+            Body::Asked(a) => a.text(),
         }
     }
     /// Consumes the response into its message.
     pub fn into_body(self) -> Value {
         match self.body {
             Body::Tree(v) => v,
-            Body::Asked(mut a) => match a.tree.take() {
-                Some(v) => v,
-                None => a.into_tree(),
-            },
+            Body::Asked(mut a) => a.tree.take().unwrap_or_else(|| a.into_tree()),
         }
     }
     /// The HTTP status for Streamable HTTP: 400 for `-32700`, `-32600`,
@@ -266,8 +232,8 @@ impl Response {
     }
 }
 
-/// `{"jsonrpc":"2.0","id":…,<kind>:…}`, built without the `json!` macro's
-/// intermediate values (this is on every response's path).
+/// `{"jsonrpc":"2.0","id":…,<kind>:…}`, the values moved in (`json!`
+/// would copy them).
 fn envelope(id: Value, kind: &str, payload: Value) -> Value {
     let mut m = Map::new();
     m.insert("jsonrpc".to_owned(), Value::String("2.0".to_owned()));
@@ -284,6 +250,28 @@ pub(crate) fn status_for(code: i64) -> u16 {
     }
 }
 
-#[cfg(test)]
-#[path = "response/tests.rs"]
-mod tests;
+/// An `input_required` outcome read from JSON: its questions made with
+/// [`Question::from_value`]. A request that does not validate makes the
+/// equivalent raw result instead, which `decide` answers, as it answers
+/// any invalid result, with `-32603` naming the request (the state goes
+/// with it: the response is the error whatever the state).
+fn input_required(requests: Map<String, Value>, state: Option<Value>) -> Outcome {
+    let mut questions: Vec<(String, Question)> = Vec::with_capacity(requests.len());
+    let mut entries = requests.into_iter();
+    while let Some((key, request)) = entries.next() {
+        match Question::check(&request) {
+            Ok(kind) => questions.push((key, Question::within(request, kind))),
+            Err(_) => {
+                let mut all: Map<String, Value> =
+                    questions.into_iter().map(|(k, q)| (k, Value::from(q))).collect();
+                all.insert(key, request);
+                all.extend(entries);
+                let mut raw = Map::new();
+                raw.insert("resultType".into(), Value::from("input_required"));
+                raw.insert("inputRequests".into(), Value::Object(all));
+                return Outcome::Raw(Value::Object(raw));
+            }
+        }
+    }
+    Outcome::InputRequired { requests: questions, state }
+}

@@ -1,5 +1,4 @@
-//! Final results checked against the 2026-07-28 schema, per method
-//! (issue 13, item 1).
+//! Final results checked against the 2026-07-28 schema, per method.
 //!
 //! A pure function over the result object, so it can live in any layer;
 //! `decide` calls it once on every complete result. What is checked:

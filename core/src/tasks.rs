@@ -1,5 +1,5 @@
 //! The Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) as far as
-//! the MRTR core is concerned (issue 13, item 6). Pure functions over plain
+//! the MRTR core is concerned. Pure functions over plain
 //! values; `decide` and `begin` call them at three small hooks.
 //!
 //! * A `CreateTaskResult` (`resultType: "task"`) may answer `tools/call`, the

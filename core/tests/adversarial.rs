@@ -174,7 +174,7 @@ fn non_canonical_base64_future_version_unknown_key() {
     assert_eq!(retry_reason(&e, &text, &repadded).as_deref(), Some("malformed"));
     let future = token.replacen("v1.", "v3.", 1);
     assert_eq!(retry_reason(&e, &text, &future).as_deref(), Some("version"));
-    // Issue 17: `v2` is a known format; a v1 body under it is malformed.
+    // `v2` is a known format; a v1 body under it is malformed.
     let v2_prefix = token.replacen("v1.", "v2.", 1);
     assert_eq!(retry_reason(&e, &text, &v2_prefix).as_deref(), Some("malformed"));
     let unknown = token.replacen("v1.k1.", "v1.k9.", 1);
@@ -197,12 +197,13 @@ fn decide_refuses_hostile_outcomes_cleanly() {
     let r = e.decide(&fresh(), Outcome::InputRequired { requests: vec![], state: Some(huge_state) }).unwrap();
     assert_eq!(r.body()["error"]["code"], -32603);
     assert!(r.diagnostic().unwrap().contains("limit"));
-    let many: Vec<(String, Value)> =
-        (0..10_000).map(|i| (format!("k{i}"), json!({"method":"roots/list"}))).collect();
+    #[allow(deprecated)]
+    let roots = snodo::list_roots();
+    let many: Vec<(String, snodo::Question)> =
+        (0..10_000).map(|i| (format!("k{i}"), roots.clone())).collect();
     let r = e.decide(&fresh(), Outcome::InputRequired { requests: many, state: None }).unwrap();
     assert!(r.is_error());
     // Keys must be unique within one result (MRTR: "MUST be unique").
-    let roots = json!({"method":"roots/list"});
     let dup = vec![("k".to_owned(), roots.clone()), ("k".to_owned(), roots)];
     let r = e.decide(&fresh(), Outcome::InputRequired { requests: dup, state: None }).unwrap();
     assert_eq!(r.body()["error"]["code"], -32603);

@@ -10,7 +10,7 @@ use snodo::{Answer, Begin, Config, Engine, Key, Outcome, Principal};
 #[test]
 fn sixteen_threads_one_engine_identical_results() {
     let engine = Arc::new(
-        // Issue 17: ids are random; the tests-only seed makes them a function
+        // Ids are random; the tests-only seed makes them a function
         // of each seal's inputs, so equal inputs still give equal tokens.
         Engine::new({
             let mut c = Config::new(vec![Key::new("k1", vec![3; 32]).unwrap()]).fixed_time(1_800_000_000);

@@ -1,12 +1,11 @@
-//! Issue 16, seventh pass: `decide` keeps up to four question digests on
-//! the stack and more in a `Vec`. Either way its token is the one `seal`
-//! makes of the same input (a fixed clock and seeded ids make both
-//! deterministic), for one to seven questions, in order or not, with and
-//! without a state; and the response carries every question.
+//! `decide` seals exactly what `seal` seals of the same input (a fixed
+//! clock and seeded ids make both deterministic), for zero to seven
+//! questions, in order or not, with and without a state; and the response
+//! carries every question.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use serde_json::{Value, json};
-use snodo::{Begin, Call, Config, Engine, Key, Outcome, Principal, SealInput};
+use snodo::{Begin, Call, Config, Engine, Key, Outcome, Principal, Question, SealInput};
 
 const REQUEST: &str = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}}}"#;
 
@@ -23,9 +22,12 @@ fn call(engine: &Engine, who: &Principal) -> Call {
     }
 }
 
-fn question(i: usize) -> Value {
-    json!({"method": "elicitation/create", "params": {"message": format!("Question {i}?"),
-        "requestedSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}})
+fn question(i: usize) -> Question {
+    Question::from_value(
+        json!({"method": "elicitation/create", "params": {"message": format!("Question {i}?"),
+        "requestedSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}}),
+    )
+    .unwrap()
 }
 
 #[test]
@@ -37,13 +39,13 @@ fn decide_seals_what_seal_seals_for_any_number_of_questions() {
                 if n == 0 && state.is_none() {
                     continue;
                 }
-                let mut requests: Vec<(String, Value)> =
+                let mut requests: Vec<(String, Question)> =
                     (0..n).map(|i| (format!("q{i}"), question(i))).collect();
                 if reversed {
                     requests.reverse();
                 }
                 let c = call(&engine, &who);
-                let binding = snodo::internal::binding_digest_map("tools/call", c.params());
+                let binding = snodo::internal::binding_digest_map("tools/call", c.params()).unwrap();
                 let input = SealInput {
                     principal: &who,
                     binding: &binding,
@@ -60,7 +62,7 @@ fn decide_seals_what_seal_seals_for_any_number_of_questions() {
                 let asked = body["result"].get("inputRequests").and_then(Value::as_object);
                 assert_eq!(asked.map_or(0, |m| m.len()), n, "n {n}");
                 for (key, q) in &requests {
-                    assert_eq!(&body["result"]["inputRequests"][key], q);
+                    assert_eq!(&body["result"]["inputRequests"][key], q.value());
                 }
             }
         }

@@ -1,6 +1,6 @@
 //! The token inspector against `tests/vectors/tokens.json`: every open case
 //! decodes to the vector's fields without a key, and with the vector's keys
-//! verifies `ok` or names the vector's reason (issue 18, item 7).
+//! verifies `ok` or names the vector's reason.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::Path;
@@ -56,7 +56,7 @@ fn token_vectors() {
         let bare = inspect_token(token, None, now, &base).unwrap();
         assert_eq!(bare.verdict, Verdict::Unverified);
         let expected = &t["expected"];
-        // Issue 17: a v2 token is unreadable without its key; its fields
+        // A v2 token is unreadable without its key; its fields
         // come from the report with keys.
         let keyed = inspect_token(token, Some(&keys), now, &base).unwrap();
         let is_v2 = token.starts_with("v2.");

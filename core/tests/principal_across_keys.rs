@@ -2,10 +2,9 @@
 //! afresh by every seal. A flow must keep its principal across a key
 //! rotation (opened under the old key, sealed under the new) and when a
 //! call opened by one engine is decided by another whose key has the same
-//! id but another secret (a config reload). Issue 16's sixth pass briefly
-//! reused the tag `open` had computed, keyed by the key id; the second
-//! test caught that the id alone does not name the secret, and the reuse
-//! was removed (it saved two SHA-256 blocks per retry).
+//! id but another secret (a config reload): a key id alone does not name
+//! a secret, so nothing made under one key may be reused under another
+//! of the same id.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use serde_json::{Value, json};
@@ -41,9 +40,10 @@ fn begin(engine: &Engine, request: &str, who: &str) -> Call {
     }
 }
 
-fn question() -> Value {
-    json!({"method": "elicitation/create", "params": {"message": "Value?",
-        "requestedSchema": {"type": "object", "properties": {"v": {"type": "string"}}}}})
+fn question() -> snodo::Question {
+    snodo::Question::from_value(json!({"method": "elicitation/create", "params": {"message": "Value?",
+        "requestedSchema": {"type": "object", "properties": {"v": {"type": "string"}}}}}))
+    .unwrap()
 }
 
 /// Asks `key` on `call` and gives back the token of the response.

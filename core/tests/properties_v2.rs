@@ -1,4 +1,4 @@
-//! Issue 17: property tests for token v2 (and the ids of every token), as
+//! Property tests for token v2 (and the ids of every token), as
 //! `properties.rs` has for the request binding: round trip of any state,
 //! any single changed character refused with the right reason, and no
 //! plaintext of the state in the token.

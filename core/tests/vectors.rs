@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 use snodo::{
-    Answer, Begin, Bridge, Call, Config, Engine, Feed, Key, Outcome, PendingFlow, Principal, SealInput,
-    Session, binding_digest,
+    Answer, Begin, Bridge, Call, Config, Engine, Feed, Key, Outcome, PendingFlow, Principal, Question,
+    SealInput, Session, binding_digest,
 };
 
 fn vectors_dir() -> PathBuf {
@@ -116,7 +116,8 @@ fn run_flows(doc: &mut Value) {
                 Ok(Begin::Respond(r)) => json!({"httpStatus": r.http_status(), "body": r.body()}),
                 Ok(Begin::Call(call)) => {
                     for a in s.get("answers").and_then(Value::as_array).cloned().unwrap_or_default() {
-                        let got = answer_json(&call.response(a["key"].as_str().unwrap(), &a["request"]));
+                        let got =
+                            answer_json(&call.response(a["key"].as_str().unwrap(), &question(&a["request"])));
                         let want = &a["expected"];
                         if want["kind"] == "invalid" {
                             assert_eq!(got["kind"], "invalid", "{ctx}: answer {}", a["key"]);
@@ -174,7 +175,7 @@ fn with_states(text: &str, states: &[Option<String>]) -> String {
     text
 }
 
-/// Issue 17: what one test's call blocks said so far, to assert what no
+/// What one test's call blocks said so far, to assert what no
 /// regenerated value may contradict: one test is one flow (a single flow
 /// id), and a token id belongs to its token (steps that open the same
 /// `{{state:N}}` share it, steps that open different ones do not).
@@ -240,7 +241,7 @@ fn begin_and_decide(
         Ok(Begin::Respond(r)) => json!({"httpStatus": r.http_status(), "body": r.body()}),
         Ok(Begin::Call(call)) => {
             for a in s.get("answers").and_then(Value::as_array).cloned().unwrap_or_default() {
-                let got = answer_json(&call.response(a["key"].as_str().unwrap(), &a["request"]));
+                let got = answer_json(&call.response(a["key"].as_str().unwrap(), &question(&a["request"])));
                 assert_eq!(got, a["expected"], "{ctx}: answer {}", a["key"]);
             }
             let opened = state_ref(s["request"].as_str().unwrap());
@@ -257,7 +258,7 @@ fn begin_and_decide(
     }
 }
 
-/// Issue 15: each step runs `begin` on the request text and `begin_parts`
+/// Each step runs `begin` on the request text and `begin_parts`
 /// on the parsed parts; both must give the same response (token included).
 fn run_parts(doc: &mut Value) {
     let config = doc["config"].clone();
@@ -291,6 +292,11 @@ fn run_parts(doc: &mut Value) {
     }
 }
 
+/// A vector's question (every one the vectors ask or pin is valid).
+fn question(request: &Value) -> Question {
+    Question::from_value(request.clone()).unwrap()
+}
+
 fn edit_token(token: &str, edit: &str) -> String {
     let (op, arg) = edit.split_once(':').unwrap();
     match op {
@@ -303,7 +309,7 @@ fn edit_token(token: &str, edit: &str) -> String {
             String::from_utf8(b).unwrap()
         }
         "replace-prefix" => format!("{arg}{}", &token[token.find('.').unwrap()..]),
-        // Issue 17: the key id (second part) replaced.
+        // The key id (second part) replaced.
         "replace-kid" => {
             let mut parts: Vec<&str> = token.split('.').collect();
             parts[1] = arg;
@@ -324,12 +330,16 @@ fn run_tokens(doc: &mut Value) {
         let cfg = t.get("config").cloned().unwrap_or_else(|| file_config.clone());
         let e = engine(&cfg, t["now"].as_u64().unwrap());
         let who = principal(t.get("principal"));
-        let params = snodo::internal::json::parse_str(t["params"].as_str().unwrap(), 1 << 20).unwrap();
+        let params = snodo::internal::json::parse(t["params"].as_str().unwrap().as_bytes(), 1 << 20).unwrap();
         let binding = binding_digest(t["method"].as_str().unwrap(), &params).unwrap();
         let out = match t["op"].as_str().unwrap() {
             "seal" => {
-                let questions: Vec<(String, Value)> =
-                    t["questions"].as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+                let questions: Vec<(String, Question)> = t["questions"]
+                    .as_object()
+                    .unwrap()
+                    .iter()
+                    .map(|(k, v)| (k.clone(), question(v)))
+                    .collect();
                 let state = t.get("state").filter(|s| !s.is_null());
                 let input = SealInput {
                     principal: &who,
@@ -346,7 +356,7 @@ fn run_tokens(doc: &mut Value) {
             }
             "open" => {
                 let from = &t["tokenFrom"];
-                // Issue 17: a literal token (sealed by an earlier release) has no source.
+                // A literal token (sealed by an earlier release) has no source.
                 let src = match from.is_null() {
                     true => t["token"].as_str().unwrap().to_owned(),
                     false => sealed
@@ -415,12 +425,12 @@ fn run_builders(doc: &mut Value) {
             }
             "filter_supported" => snodo::filter_supported(&t["requests"], &t["capabilities"])
                 .map(|kept| json!({"keys": kept.as_object().map(|m| m.keys().collect::<Vec<_>>())})),
-            // Issue 13: the opt-outs of the elicitation safety heuristics.
+            // The opt-outs of the elicitation safety heuristics.
             "elicit_form_without_lint" => snodo::elicit_form_without_lint(&str_of("message"), &t["schema"])
                 .map(|r| json!({"request": r})),
             "elicit_url_without_lint" => snodo::elicit_url_without_lint(&str_of("message"), &str_of("url"))
                 .map(|r| json!({"request": r})),
-            // Issue 13: the tasks/get input-request helper.
+            // The tasks/get input-request helper.
             "task_input_requests" => {
                 Ok(match snodo::check_task_input_requests(&t["task"], &t["capabilities"]) {
                     Ok(()) => json!({"missing": {}}),
@@ -453,7 +463,7 @@ fn run_canonical(doc: &mut Value) {
             },
             "binding" => {
                 let params =
-                    snodo::internal::json::parse_str(t["params"].as_str().unwrap(), 1 << 20).unwrap();
+                    snodo::internal::json::parse(t["params"].as_str().unwrap().as_bytes(), 1 << 20).unwrap();
                 json!({"digestHex": to_hex(&binding_digest(t["method"].as_str().unwrap(), &params).unwrap())})
             }
             op => panic!("{ctx}: unknown op {op}"),
@@ -490,7 +500,7 @@ fn flows() {
     run("flows.json", run_flows);
 }
 
-// Issue 13 (wire correctness): flows and builders in their own files so they
+// Wire correctness: flows and builders in their own files so they
 // merge without renumbering the older vectors.
 #[test]
 fn wire() {
@@ -502,7 +512,7 @@ fn wire_builders() {
     run("wire-builders.json", run_builders);
 }
 
-// The request-metadata header rules (issue 13): `expected` is the -32020
+// The request-metadata header rules: `expected` is the -32020
 // response or null when the request may go on to begin.
 fn run_headers(doc: &mut Value) {
     for t in doc["tests"].as_array_mut().unwrap().iter_mut() {
@@ -666,10 +676,10 @@ fn consistency_case(t: &Value, file_config: &Value) -> Value {
                 input["params"].as_str().unwrap(),
             )
             .unwrap();
-            let questions: Vec<(String, Value)> = input
+            let questions: Vec<(String, Question)> = input
                 .get("questions")
                 .and_then(Value::as_object)
-                .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+                .map(|m| m.iter().map(|(k, v)| (k.clone(), question(v))).collect())
                 .unwrap_or_default();
             // Only the fields the vector gives; the rest are the core's defaults.
             let mut seal = e.seal_input(&who, &binding);
@@ -758,7 +768,7 @@ fn every_vector_file_is_run() {
     let _ = Map::<String, Value>::new();
 }
 
-// Issue 14: the legacy bridge (legacy.json, format in README.md).
+// The legacy bridge (legacy.json, format in README.md).
 fn legacy_call_json(c: &Call) -> Value {
     json!({"id": c.id(), "method": c.method(), "round": c.round(), "protocolVersion": c.protocol_version(),
         "capabilities": c.client_capabilities(), "mrtrAllowed": c.mrtr_allowed(), "legacy": c.is_legacy(),
@@ -829,7 +839,8 @@ fn run_legacy(doc: &mut Value) {
                 "decide" => {
                     let c = call.take().expect("a call to decide");
                     for a in st.get("answers").and_then(Value::as_array).cloned().unwrap_or_default() {
-                        let got = answer_json(&c.response(a["key"].as_str().unwrap(), &a["request"]));
+                        let got =
+                            answer_json(&c.response(a["key"].as_str().unwrap(), &question(&a["request"])));
                         if a["expected"]["kind"] == "invalid" {
                             assert_eq!(got["kind"], "invalid", "{ctx}: answer");
                         } else {

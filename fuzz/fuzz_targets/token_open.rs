@@ -11,7 +11,8 @@ fn engine() -> &'static Engine {
     E.get_or_init(|| {
         let k1 = Key::new("k1", (0u8..32).collect::<Vec<_>>()).unwrap_or_else(|_| std::process::abort());
         let k2 = Key::new("k2", (32u8..64).collect::<Vec<_>>()).unwrap_or_else(|_| std::process::abort());
-        Engine::new(Config::new(vec![k1, k2]).fixed_time(1_800_000_000)).unwrap_or_else(|_| std::process::abort())
+        Engine::new(Config::new(vec![k1, k2]).fixed_time(1_800_000_000))
+            .unwrap_or_else(|_| std::process::abort())
     })
 }
 

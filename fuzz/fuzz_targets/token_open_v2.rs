@@ -1,4 +1,4 @@
-//! Issue 17: arbitrary `requestState` strings into the opener of an engine
+//! Arbitrary `requestState` strings into the opener of an engine
 //! sealing v2 (encrypted) tokens, with the vectors' keys so that genuine v2
 //! tokens from the seeds decrypt and reach the checks after the AEAD.
 #![no_main]
@@ -21,8 +21,9 @@ fn engine() -> &'static Engine {
 
 fuzz_target!(|data: &[u8]| {
     let Ok(token) = std::str::from_utf8(data) else { return };
-    let binding = binding_digest("tools/call", &json!({"name": "pick", "arguments": {"a": 1, "b": [1.0, "x"]}}))
-        .unwrap_or_else(|_| std::process::abort());
+    let binding =
+        binding_digest("tools/call", &json!({"name": "pick", "arguments": {"a": 1, "b": [1.0, "x"]}}))
+            .unwrap_or_else(|_| std::process::abort());
     for who in [Principal::anonymous(), Principal::user("alice").unwrap_or_else(|_| std::process::abort())] {
         // Seeds include genuine v2 tokens, so success is possible; what
         // must never happen is a panic, a hang or unbounded work.

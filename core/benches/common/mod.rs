@@ -7,19 +7,18 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, KeyInit, Mac};
 use serde_json::{Value, json};
 use sha2::Sha256;
-use snodo::{Begin, Call, Config, Engine, Key, Outcome, Principal};
+use snodo::{Begin, Call, Config, Engine, Key, Outcome, Principal, Question};
 
 pub const NOW: u64 = 1_800_000_000;
 
 /// How many inputs a batched bench (`decide`, the three-round flow, the
-/// state's drop) makes before timing them (issue 16, twelfth pass).
-/// criterion's `BatchSize::SmallInput` made a tenth of a sample at once:
-/// thousands of calls and state trees, megabytes, so the timed `decide`
-/// read its outcome from memory no cache still held, and freed it into an
-/// allocator full of live blocks. A server builds the outcome right before
-/// it decides; sixteen inputs (a few KiB at 256 B, well inside L2 at
-/// 16 KiB) keep them as warm as that, and the timer still runs once per
-/// sixteen calls. The round sampler uses the same batch.
+/// state's drop) makes before timing them. criterion's
+/// `BatchSize::SmallInput` makes a tenth of a sample at once: thousands of
+/// calls and state trees, megabytes, so the timed `decide` would read its
+/// outcome from memory no cache still holds. A server builds the outcome
+/// right before it decides; sixteen inputs (a few KiB at 256 B, well
+/// inside L2 at 16 KiB) keep them as warm as that, and the timer still
+/// runs once per sixteen calls. The round sampler uses the same batch.
 pub const DECIDE_BATCH: u64 = 16;
 /// The arguments of a typical `tools/call` (the same as in the other benches).
 pub const ARGS_SMALL: &str = r#"{"query":"flights to LIS","limit":10}"#;
@@ -41,10 +40,10 @@ pub fn who() -> Principal {
 }
 
 pub fn parse(text: &str) -> Value {
-    snodo::internal::json::parse_str(text, 1 << 20).unwrap()
+    snodo::internal::json::parse(text.as_bytes(), 1 << 20).unwrap()
 }
 
-pub fn question(field: &str) -> Value {
+pub fn question(field: &str) -> Question {
     snodo::elicit_form(
         "Which seat?",
         &json!({"type": "object", "properties": {field: {"type": "string"}}, "required": [field]}),
@@ -53,7 +52,7 @@ pub fn question(field: &str) -> Value {
 }
 
 /// An outcome asking `q` under `key` and carrying `state`.
-pub fn ask(q: &Value, key: &str, state: &Value) -> Outcome {
+pub fn ask(q: &Question, key: &str, state: &Value) -> Outcome {
     Outcome::InputRequired { requests: vec![(key.to_owned(), q.clone())], state: Some(state.clone()) }
 }
 

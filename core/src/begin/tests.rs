@@ -1,9 +1,9 @@
-//! Issue 16, fifth pass: `begin` through the envelope reader against the
-//! whole-message tree path (`begin_reference`), on thousands of requests
-//! made by editing valid ones (repeated, dropped and reserved keys, wrong
-//! types, escapes, deep nesting, odd numbers, cuts, stray characters): the
-//! same `Begin`, the same response JSON, binding and opened token, or the
-//! same error, for every one.
+//! `begin` on a request's text against `begin_value` on the strict
+//! reader's tree of the same text, on thousands of requests made by editing valid
+//! ones (repeated, dropped and reserved keys, wrong types, escapes, deep
+//! nesting, odd numbers, cuts, stray characters): the same `Begin`, the
+//! same response JSON, binding and opened token, or the same error, for
+//! every one.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use proptest::prelude::*;
@@ -57,8 +57,8 @@ fn bases() -> Vec<String> {
     let retry = request("tools/call", "2026-07-28", Some(&token));
     let escaped = retry.replacen(&format!("\"{token}\""), &format!("\"\\u0076{}\"", &token[1..]), 1);
     assert_ne!(escaped, retry);
-    // Issue 16, sixth pass: the retry as other clients space it (pretty
-    // printed; Python's default `", "` and `": "`), for the hand reader.
+    // The retry as other clients space it (pretty printed; Python's
+    // default `", "` and `": "`).
     let tree: serde_json::Value = crate::json::parse(retry.as_bytes(), 1 << 20).unwrap();
     let pretty = serde_json::to_string_pretty(&tree).unwrap();
     let spaced = retry.replace("\",\"", "\", \"").replace("\":", "\": ");
@@ -82,15 +82,30 @@ fn bases() -> Vec<String> {
     ]
 }
 
+/// `begin` through the tree: the strict reader's tree of the text (or
+/// its refusal), then `begin_value`.
+fn tree(
+    policy: &Policy,
+    sealer: &Sealer,
+    now: &dyn Fn() -> u64,
+    bytes: &[u8],
+    who: &Principal,
+) -> crate::Result<Begin> {
+    match parse_text(bytes, policy.max_request_bytes) {
+        Ok(value) => begin_value(policy, sealer, now, value, who),
+        Err(respond) => Ok(respond),
+    }
+}
+
 /// Both paths' results, as text: `Call`, `Response` and `Error` all print
-/// every field (the opened token, the binding, the streamed arguments).
+/// every field (the opened token, the binding, the arguments).
 fn both(bytes: &[u8]) -> (String, String) {
     let parts = crate::policy::from_config(config()).unwrap();
     let who = Principal::user("alice").unwrap();
     let now = || NOW;
-    let fast = begin(&parts.policy, &parts.sealer, &now, bytes, &who);
-    let slow = begin_reference(&parts.policy, &parts.sealer, &now, bytes, &who);
-    (format!("{fast:?}"), format!("{slow:?}"))
+    let text = begin(&parts.policy, &parts.sealer, &now, bytes, &who);
+    let tree = tree(&parts.policy, &parts.sealer, &now, bytes, &who);
+    (format!("{text:?}"), format!("{tree:?}"))
 }
 
 const KEYS: [&str; 14] = [
@@ -189,7 +204,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(3000))]
 
     #[test]
-    fn the_envelope_path_is_the_tree_path(
+    fn the_text_path_is_the_tree_path(
         base in any::<prop::sample::Index>(),
         edits in prop::collection::vec((0u8..10, any::<usize>(), any::<usize>(), any::<usize>(), any::<usize>(), prop::sample::select(vec!['{', '}', '[', ']', '"', ',', ':', '\\', '0', 'a', ' ', 'é'])), 0..3),
     ) {
@@ -240,14 +255,8 @@ fn every_base_agrees_and_the_retry_opens() {
     }
 }
 
-/// The hand reader splits off exactly the `_meta` keys `begin` reads.
-#[test]
-fn the_split_meta_keys_are_begins() {
-    assert_eq!(crate::json::META_KNOWN, [META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO]);
-}
-
-/// Issue 16, sixth pass (late): arguments the one-read path meets, and
-/// ones it must give up on (nesting 2 + 61 arrays is its bound), each as
+/// Arguments of every kind (escapes, exponents, nesting at and past the
+/// depth bound), each as
 /// a first call and as a retry whose token was sealed for those arguments
 /// (so a retry whose edited arguments keep their canonical form opens).
 fn args_bases() -> Vec<(String, String)> {
@@ -315,11 +324,11 @@ const ARG_BITS: [&str; 18] = [
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(3000))]
 
-    /// Issue 16, sixth pass (late): `begin` with arguments edited and
+    /// `begin` with arguments edited and
     /// broken at random (escapes, exponents, nesting at and past the
     /// bound, cuts, trailing garbage, `$` keys and strings, whitespace,
     /// repeated and unsorted keys) in a first call and in a retry: the
-    /// same `Begin` (binding digest, canonical arguments, opened token),
+    /// same `Begin` (binding digest, arguments, opened token),
     /// response or error as the tree path.
     #[test]
     fn edited_arguments_take_either_path_to_the_same_result(
@@ -375,7 +384,7 @@ fn every_arguments_base_agrees_and_its_retry_opens() {
     }
 }
 
-/// Issue 16, seventh pass: what an `inputResponses` member may be, valid
+/// What an `inputResponses` member may be, valid
 /// and not (nesting near the bound, repeated and `$` keys, escapes, odd
 /// numbers, values that are not objects, broken syntax).
 const ANSWER_VALUES: [&str; 16] = [
@@ -411,14 +420,12 @@ fn with_answers(answers: &str) -> String {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(3000))]
 
-    /// Issue 16, seventh pass: `inputResponses` of random members (some
-    /// repeated, some not objects, some broken, more than the hand
-    /// checker keeps), as an object, a deep value, or any value, with the
-    /// entry limit at 3 or the default: the same `Begin` as the tree path
-    /// (the answers built, or the same error), whether the hand reader
-    /// kept them as text or built them.
+    /// `inputResponses` of random members (some repeated, some not
+    /// objects, some broken), as an object, a deep value, or any value,
+    /// with the entry limit at 3 or the default: the same `Begin` as the
+    /// tree path (the same answers, or the same error).
     #[test]
-    fn answers_kept_as_text_are_the_answers_built(
+    fn answers_read_from_text_are_the_answers_of_the_tree(
         members in prop::collection::vec((any::<prop::sample::Index>(), any::<prop::sample::Index>()), 0..20),
         shape in 0u8..4,
         low_limit in any::<bool>(),
@@ -441,7 +448,7 @@ proptest! {
         let who = Principal::user("alice").unwrap();
         let now = || NOW;
         let fast = begin(&parts.policy, &parts.sealer, &now, text.as_bytes(), &who);
-        let slow = begin_reference(&parts.policy, &parts.sealer, &now, text.as_bytes(), &who);
+        let slow = tree(&parts.policy, &parts.sealer, &now, text.as_bytes(), &who);
         prop_assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{}", text);
         // What a handler reads of them, too.
         if let (Ok(Begin::Call(f)), Ok(Begin::Call(s))) = (&fast, &slow) {
@@ -452,23 +459,17 @@ proptest! {
     }
 }
 
-/// The fixture reaches the text path: the plain retry's answers are kept
-/// as text, and read back as the tree path builds them.
+/// The fixture reaches a retry whose answers a handler reads.
 #[test]
-fn plain_answers_are_kept_as_text() {
+fn plain_answers_are_read() {
     let text = with_answers(r#"{"seat":{"action":"accept","content":{"seat":"12A"}},"meal":{}}"#);
-    let env = json::read_envelope(text.as_bytes(), 1 << 20).unwrap().unwrap();
-    let raw = env.params.unwrap().unwrap().answers_text.unwrap();
-    assert_eq!((raw.members, raw.all_objects), (2, true));
-    assert_eq!(raw.text, r#"{"seat":{"action":"accept","content":{"seat":"12A"}},"meal":{}}"#);
     let (fast, slow) = both(text.as_bytes());
     assert_eq!(fast, slow);
     assert!(fast.contains("round: 2") && fast.contains("12A"), "{fast}");
 }
 
-/// Issue 16, seventh pass: the hand reader checks UTF-8 once over the
-/// message; bytes that are not UTF-8 (in a key, a value, the token, the
-/// answers, the arguments, between members) get the tree path's result.
+/// Bytes that are not UTF-8 (in a key, a value, the token, the answers,
+/// the arguments, between members) get the tree path's result.
 #[test]
 fn bytes_that_are_not_utf8_get_the_tree_paths_result() {
     let bases = BASES.get_or_init(bases);

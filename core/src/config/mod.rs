@@ -32,10 +32,10 @@ pub const DEFAULT_MAX_INPUT_RESPONSES: usize = 64;
 /// Default allowed clock skew for tokens issued "in the future", seconds.
 pub const DEFAULT_CLOCK_SKEW_SECS: u64 = 60;
 
-/// Default token format sealed (issue 17): 1, signed and readable.
+/// Default token format sealed: 1, signed and readable.
 pub const DEFAULT_TOKEN_VERSION: u8 = 1;
 
-/// Issue 14: the 2025-era revisions accepted by default on a legacy session,
+/// The 2025-era revisions accepted by default on a legacy session,
 /// newest first (the first is the counter-offer of
 /// [`Engine::legacy_version_for`](crate::Engine::legacy_version_for)).
 pub const DEFAULT_LEGACY_VERSIONS: [&str; 3] = ["2025-11-25", "2025-06-18", "2025-03-26"];
@@ -66,7 +66,7 @@ pub struct Config {
     /// Protocol versions accepted (default `["2026-07-28"]`). MRTR is on for
     /// versions from 2026-07-28 on and off for earlier ones.
     pub supported_versions: Vec<String>,
-    /// Issue 14: the 2025-era revisions a session may have negotiated at
+    /// The 2025-era revisions a session may have negotiated at
     /// `initialize` for [`Engine::begin_legacy`](crate::Engine::begin_legacy)
     /// (default [`DEFAULT_LEGACY_VERSIONS`]); each earlier than 2026-07-28.
     /// Empty refuses every legacy call. (camelCase: `legacyVersions`.)
@@ -75,17 +75,17 @@ pub struct Config {
     pub clock_skew_secs: u64,
     /// Optional `io.modelcontextprotocol/serverInfo` stamped on every result's `_meta`.
     pub server_info: Option<Value>,
-    /// Issue 13: when `false` (the default) an answer sent *without* a
+    /// When `false` (the default) an answer sent *without* a
     /// `requestState` counts for the question the handler passes to
     /// `Call::response`, validated against it. `true` restores the strict
     /// rule: only questions pinned by a verified token count.
     /// (camelCase: `strictAnswers`.)
     pub strict_answers: bool,
-    /// Issue 13: an optional audience (this service's name) bound into every
+    /// An optional audience (this service's name) bound into every
     /// token, so tokens never open at another service sharing a key. `None`
     /// (the default) leaves every token byte as before. (camelCase: `audience`.)
     pub audience: Option<String>,
-    /// Issue 17: the token format sealed, 1 (signed, readable; the default)
+    /// The token format sealed, 1 (signed, readable; the default)
     /// or 2 (XChaCha20-Poly1305, confidential). Tokens of either version
     /// always open, so switching does not break live flows.
     /// (camelCase: `tokenVersion`.)

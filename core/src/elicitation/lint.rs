@@ -1,4 +1,4 @@
-//! Elicitation safety heuristics applied by the builders (issue 13, item 7).
+//! Elicitation safety heuristics applied by the builders.
 //!
 //! The spec leaves three duties to the server that only a heuristic can
 //! check from the request: never collect secrets by form (MUST NOT: passwords,

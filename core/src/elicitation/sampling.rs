@@ -162,7 +162,7 @@ pub(crate) fn check_messages(messages: Option<&Value>) -> Result<(), String> {
         }
         // Every tool_use must be answered by the very next message; a
         // conversation ending on an assistant tool_use has no tool_result
-        // for it, which the sampling spec forbids (issue 13).
+        // for it, which the sampling spec forbids.
         let answered: &[&str] = parsed.get(i + 1).map(|n| n.tool_results.as_slice()).unwrap_or(&[]);
         if let Some(id) = m.tool_uses.iter().find(|id| !answered.contains(id)) {
             return Err(format!(

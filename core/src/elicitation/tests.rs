@@ -8,6 +8,20 @@ use crate::answer::Answer;
 use crate::error::ErrorCode;
 use crate::schema;
 
+// The builders' questions as their trees, for comparing with `json!`.
+fn elicit_form(message: &str, schema: &Value) -> crate::Result<Value> {
+    super::elicit_form(message, schema).map(Value::from)
+}
+fn elicit_url(message: &str, url: &str) -> crate::Result<Value> {
+    super::elicit_url(message, url).map(Value::from)
+}
+fn sampling(params: &Value) -> crate::Result<Value> {
+    super::sampling(params).map(Value::from)
+}
+fn list_roots() -> Value {
+    super::list_roots().into()
+}
+
 fn code(r: crate::Result<impl std::fmt::Debug>) -> ErrorCode {
     r.unwrap_err().code()
 }
@@ -303,7 +317,7 @@ fn sampling_requests() {
         assert_eq!(code(validate_input_request(&req)), ErrorCode::Sampling, "{req}");
     }
     // Vector 92: the follow-up example with every tool_use answered is fine;
-    // a conversation that ends on the assistant's tool_use is not (issue 13:
+    // a conversation that ends on the assistant's tool_use is not (
     // every tool_use needs its tool_result).
     sampling(&tool_exchange(&["call_def456", "call_abc123"])).unwrap();
     let pending = sampling_with(json!([text("user"),
@@ -630,4 +644,49 @@ fn no_panic_on_arbitrary_input() {
     // The mutations must leave some requests valid, or the test only
     // exercises the first check of each function.
     assert!(accepted > 30, "only {accepted} valid requests");
+}
+
+/// A question is the request validated once: `from_value` refuses what
+/// `validate_input_request` refuses, with its error, and what no token
+/// could pin (past the depth bound); it carries the kind, the canonical
+/// text and its SHA-256; equal requests make equal questions whatever
+/// their members' order, and a changed number's spelling does not.
+#[test]
+fn questions_are_validated_values() {
+    use sha2::Digest as _;
+    for bad in [json!([]), json!({"method":"tools/call"}), form(json!({"type":"object"}))] {
+        assert_eq!(Question::from_value(bad.clone()).unwrap_err(), validate_input_request(&bad).unwrap_err());
+    }
+    let mut deep = json!(1);
+    for _ in 0..crate::json::MAX_DEPTH {
+        deep = json!([deep]);
+    }
+    let q = json!({"method":"roots/list","params":{"_meta":{"d":deep}}});
+    assert_eq!(validate_input_request(&q), Ok(RequestKind::Roots));
+    assert_eq!(code(Question::from_value(q)), ErrorCode::Argument);
+
+    let built = super::elicit_form(
+        "Seat?",
+        &json!({"type":"object","properties":{"n":{"type":"integer","default":1}}}),
+    )
+    .unwrap();
+    let by_hand = Question::from_value(built.value().clone()).unwrap();
+    assert_eq!(built, by_hand);
+    assert_eq!((built.kind(), built.kind().name()), (RequestKind::Form, "form"));
+    assert_eq!(built.to_json(), String::from_utf8(crate::json::canonical(built.value()).unwrap()).unwrap());
+    assert_eq!(built.digest(), &<[u8; 32]>::from(sha2::Sha256::digest(built.to_json())));
+    let one_point_oh: Value =
+        crate::json::parse(built.to_json().replace("\"default\":1", "\"default\":1.0").as_bytes(), 1 << 20)
+            .unwrap();
+    let changed = Question::from_value(one_point_oh).unwrap();
+    assert_ne!(built, changed);
+    assert_ne!(built.digest(), changed.digest());
+    assert_eq!(super::list_roots().kind(), RequestKind::Roots);
+    assert_eq!(Question::from_json(built.to_json()).unwrap(), built);
+    assert_eq!(
+        code(Question::from_json(r#"{"method":"roots/list","method":"roots/list"}"#)),
+        ErrorCode::Json
+    );
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Question>();
 }

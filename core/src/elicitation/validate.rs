@@ -24,6 +24,19 @@ pub enum RequestKind {
     Roots,
 }
 
+impl RequestKind {
+    /// The kind as a stable lowercase word, as the bindings spell it:
+    /// `form`, `url`, `sampling` or `roots`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RequestKind::Form => "form",
+            RequestKind::Url => "url",
+            RequestKind::Sampling => "sampling",
+            RequestKind::Roots => "roots",
+        }
+    }
+}
+
 pub(crate) const FORM_PARAMS: &[&str] = &["mode", "message", "requestedSchema", "_meta"];
 pub(crate) const URL_PARAMS: &[&str] = &["mode", "message", "url", "_meta"];
 

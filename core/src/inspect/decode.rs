@@ -51,7 +51,7 @@ struct Payload {
     q: BTreeMap<String, String>,
     #[serde(default)]
     s: Option<Box<RawValue>>,
-    // Issue 17: the flow and token ids (absent in v1 tokens sealed before).
+    // The flow and token ids (absent in v1 tokens of the first layout).
     #[serde(default)]
     fid: Option<String>,
     #[serde(default)]
@@ -94,7 +94,7 @@ pub fn decode_token(token: &str, max_token_bytes: usize) -> Result<TokenFields, 
     decode_payload(kid, &payload, crate::FORMAT_VERSION)
 }
 
-/// Issue 17: the fields of a v2 token, decrypted with `keys` (only the
+/// The fields of a v2 token, decrypted with `keys` (only the
 /// key that sealed it can read it). `None` when it does not decrypt.
 pub(crate) fn decode_v2(token: &str, keys: &[crate::Key]) -> Option<Result<TokenFields, TokenReason>> {
     let ring = crate::token::KeyRing::new(keys).ok()?;

@@ -20,7 +20,8 @@ fn sealed(request: &str) -> String {
     let v: Value = serde_json::from_str(request).unwrap();
     let binding = crate::binding_digest(v["method"].as_str().unwrap(), &v["params"]).unwrap();
     let alice = Principal::user("alice").unwrap();
-    let questions = vec![("color".to_owned(), json!({"method": "roots/list"}))];
+    #[allow(deprecated)]
+    let questions = vec![("color".to_owned(), crate::list_roots())];
     let state = json!({"step": 2});
     let mut input = engine.seal_input(&alice, &binding);
     input.round = 2;

@@ -3,20 +3,20 @@
 use super::*;
 
 fn p(s: &str) -> Result<Value, JsonError> {
-    parse_str(s, 1 << 20)
+    parse(s.as_bytes(), 1 << 20)
 }
 
 #[test]
 fn numbers_keep_their_lexical_form() {
     for s in ["1", "1.0", "-0", "-0.0", "1.50", "12345678901234567890", "-9223372036854775809", "1e-2"] {
         let v = p(s).unwrap();
-        assert_eq!(String::from_utf8(canonical(&v)).unwrap(), s, "number {s}");
+        assert_eq!(String::from_utf8(canonical(&v).unwrap()).unwrap(), s, "number {s}");
     }
     // The exponent marker is the one normalisation: lowercase `e` and an
     // explicit sign (docs/canonical-json.md).
     for (s, c) in [("1e2", "1e+2"), ("1E2", "1e+2"), ("1E+2", "1e+2"), ("1E-2", "1e-2"), ("1e400", "1e+400")]
     {
-        assert_eq!(String::from_utf8(canonical(&p(s).unwrap())).unwrap(), c, "number {s}");
+        assert_eq!(String::from_utf8(canonical(&p(s).unwrap()).unwrap()).unwrap(), c, "number {s}");
     }
     assert_ne!(p("1").unwrap(), p("1.0").unwrap());
 }
@@ -44,7 +44,7 @@ fn the_reserved_number_key_is_refused_in_input() {
     }
     // Only the first key is special to serde_json; later it is a key.
     assert!(p(r#"{"a":1,"$serde_json::private::Number":"1"}"#).is_ok());
-    assert_eq!(canonical(&p("[1,1.0,-0]").unwrap()), b"[1,1.0,-0]");
+    assert_eq!(canonical(&p("[1,1.0,-0]").unwrap()).unwrap(), b"[1,1.0,-0]");
 }
 
 #[test]
@@ -79,20 +79,21 @@ fn canonical_sorts_keys_and_escapes_once() {
         r#"{ "b" : [1, 2.50, "x"], "a": {"z": null, "é": true, "A": false}, "s": "q\"\\\/\u0001\u00e9\n" }"#,
     )
     .unwrap();
-    let c = String::from_utf8(canonical(&v)).unwrap();
+    let c = String::from_utf8(canonical(&v).unwrap()).unwrap();
     assert_eq!(
         c,
         "{\"a\":{\"A\":false,\"z\":null,\"é\":true},\"b\":[1,2.50,\"x\"],\"s\":\"q\\\"\\\\/\\u0001é\\n\"}"
     );
     // Canonical output re-parses to the same value and is a fixed point.
-    assert_eq!(canonical(&p(&c).unwrap()), c.as_bytes());
+    assert_eq!(canonical(&p(&c).unwrap()).unwrap(), c.as_bytes());
 }
 
 #[test]
 fn skip_only_top_level() {
     let v = p(r#"{"_meta":1,"name":"t","arguments":{"_meta":2}}"#).unwrap();
+    let Value::Object(map) = v else { unreachable!() };
     let mut out = Vec::new();
-    write_object_except(&v, &["_meta"], &mut out);
+    assert!(write_members(&map, &["_meta"], &mut out, 1, MAX_DEPTH));
     assert_eq!(out, br#"{"arguments":{"_meta":2},"name":"t"}"#);
 }
 
@@ -109,82 +110,132 @@ fn integer_by_value() {
     assert!(!number_is_integer(&n("1e400")));
 }
 
-proptest::proptest! {
-    // Issue 16: the inline-buffered sink hashes exactly the bytes it is
-    // given, however they are cut (pieces smaller than, equal to and larger
-    // than its buffer), like a plain SHA-256 over their concatenation.
-    #[test]
-    fn hash_sink_is_cut_independent(
-        data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..6000),
-        cuts in proptest::collection::vec(0usize..2500, 0..12),
-    ) {
-        use sha2::Digest as _;
-        let mut sink = super::HashSink::new(sha2::Sha256::new());
-        let mut rest: &[u8] = &data;
-        for c in cuts {
-            let (a, b) = rest.split_at(c.min(rest.len()));
-            super::Sink::put(&mut sink, a);
-            rest = b;
-        }
-        super::Sink::put(&mut sink, rest);
-        proptest::prop_assert_eq!(sink.finish().finalize(), sha2::Sha256::digest(&data));
-    }
+#[test]
+fn a_deep_value_is_refused_by_the_writer_not_overflowing() {
+    // Far past any bound: the writer stops one level past it, and
+    // `deeper_than` keeps its own stack.
+    let v = (0..200_000).fold(Value::from(1), |inner, _| Value::Array(vec![inner]));
+    assert!(deeper_than(&v, MAX_DEPTH));
+    assert!(deeper_than(&v, 3));
+    assert_eq!(canonical(&v), None);
+    // Leak it: dropping 200 000 nested arrays would itself recurse.
+    std::mem::forget(v);
+    let ok = (0..MAX_DEPTH - 1).fold(Value::Array(vec![]), |inner, _| Value::Array(vec![inner]));
+    assert!(!deeper_than(&ok, MAX_DEPTH) && deeper_than(&ok, MAX_DEPTH - 1));
+    assert!(canonical(&ok).is_some());
 }
 
-mod depth {
-    //! Issue 16: the recursive depth check against the iterative walk.
+mod properties {
+    //! The one reader and the one writer, on random trees and texts.
     use proptest::prelude::*;
-    use serde_json::{Value, json};
+    use serde_json::{Map, Value};
 
-    use super::super::strict::deeper_than_iterative;
-    use super::*;
+    use super::super::*;
 
-    fn bushy() -> impl Strategy<Value = Value> {
-        let leaf = prop_oneof![Just(Value::Null), Just(json!(1)), Just(json!("s"))];
-        leaf.prop_recursive(5, 40, 4, |inner| {
+    fn arb_string() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[a-z]{0,12}",
+            "[a-zé\u{1F600}\"\\\\\n\u{1}\u{1f}\u{7f} ]{0,16}",
+            prop::collection::vec(any::<char>(), 0..12).prop_map(|c| c.into_iter().collect()),
+        ]
+    }
+
+    fn arb_number() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            prop::sample::select(vec![
+                "1.0",
+                "-0",
+                "-0.0",
+                "1.50",
+                "1e2",
+                "1E-2",
+                "1e400",
+                "123456789012345678901234"
+            ])
+            .prop_map(|t| Value::Number(t.parse().unwrap())),
+        ]
+    }
+
+    fn arb_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            arb_number(),
+            arb_string().prop_map(Value::from),
+        ];
+        leaf.prop_recursive(6, 60, 6, |inner| {
             prop_oneof![
-                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-                prop::collection::vec(("[a-d]", inner), 0..4)
-                    .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                prop::collection::vec((arb_string(), inner), 0..6)
+                    .prop_map(|kv| Value::Object(kv.into_iter().collect::<Map<_, _>>())),
             ]
         })
     }
 
-    /// A bushy value under a spine of `wraps` arrays and objects (each
-    /// with a sibling or not), so depths on both sides of 64 are common.
-    fn deep() -> impl Strategy<Value = Value> {
-        (bushy(), prop::collection::vec((any::<bool>(), any::<bool>()), 0..75)).prop_map(|(v, wraps)| {
-            wraps.into_iter().fold(v, |inner, (object, sibling)| match (object, sibling) {
-                // Built by hand: `json!` would copy `inner` at every level.
-                (false, false) => Value::Array(vec![inner]),
-                (false, true) => Value::Array(vec![json!(1), inner, json!({})]),
-                (true, false) => Value::Object([("k".to_owned(), inner)].into_iter().collect()),
-                (true, true) => Value::Object(
-                    [("a".to_owned(), json!([])), ("k".to_owned(), inner), ("z".to_owned(), json!(2))]
-                        .into_iter()
-                        .collect(),
-                ),
-            })
-        })
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(3000))]
-
-        #[test]
-        fn recursive_depth_check_matches_the_iterative_walk(v in deep(), max in 0usize..80) {
-            prop_assert_eq!(deeper_than(&v, max), deeper_than_iterative(&v, max));
-            prop_assert_eq!(deeper_than(&v, MAX_DEPTH), deeper_than_iterative(&v, MAX_DEPTH));
+    /// JSON text of `v` with whitespace and keys in reverse order, which
+    /// the reader must take as the same value.
+    fn loose_text(v: &Value) -> String {
+        match v {
+            Value::Object(m) => {
+                let members: Vec<String> = m
+                    .iter()
+                    .rev()
+                    .map(|(k, v)| format!(" {} : {} ", to_wire(&Value::from(k.as_str())), loose_text(v)))
+                    .collect();
+                format!("{{ {} }}", members.join(","))
+            }
+            Value::Array(items) => {
+                format!("[ {} ]", items.iter().map(loose_text).collect::<Vec<_>>().join(" , "))
+            }
+            other => to_wire(other),
         }
     }
 
-    #[test]
-    fn a_very_deep_value_is_safe() {
-        // Far past any bound: the recursion stops one level past it.
-        let v = (0..200_000).fold(json!(1), |inner, _| Value::Array(vec![inner]));
-        assert!(deeper_than(&v, MAX_DEPTH));
-        assert!(deeper_than(&v, 3));
-        // Leak it: dropping 200 000 nested arrays would itself recurse.
-        std::mem::forget(v);
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// parse → canonical → parse gives the same value, and the
+        /// canonical text is a fixed point of the writer.
+        #[test]
+        fn canonical_round_trips_and_is_idempotent(v in arb_value()) {
+            let text = loose_text(&v);
+            let parsed = parse(text.as_bytes(), 1 << 20).unwrap();
+            prop_assert_eq!(&parsed, &v);
+            let c = canonical(&parsed).unwrap();
+            let again = parse(&c, 1 << 20).unwrap();
+            prop_assert_eq!(&again, &v);
+            prop_assert_eq!(canonical(&again).unwrap(), c.clone());
+            prop_assert_eq!(canonicalize(text.as_bytes()).unwrap().into_bytes(), c.clone());
+            // serde_json's compact text of a sorted tree is the canonical text.
+            prop_assert_eq!(to_wire(&v).into_bytes(), c);
+        }
+
+        /// A key repeated in any object, at any depth, is refused, naming
+        /// the key.
+        #[test]
+        fn duplicate_keys_are_refused_at_every_depth(
+            v in arb_value(),
+            key in arb_string(),
+            depth in 0usize..20,
+        ) {
+            let k = to_wire(&Value::from(key.as_str()));
+            let dup = format!("{{{k}:1,\"x\":{},{k}:2}}", loose_text(&v));
+            let text = (0..depth).fold(dup, |inner, i| {
+                if i % 2 == 0 { format!("[0,{inner}]") } else { format!("{{\"a\":{inner}}}") }
+            });
+            let want = Err(JsonError::DuplicateKey(key.clone()));
+            prop_assert_eq!(parse(text.as_bytes(), 1 << 20), want);
+        }
+
+        /// The string writer is serde_json's escaping, byte for byte.
+        #[test]
+        fn write_string_is_serdes(s in arb_string()) {
+            let mut out = b"prefix".to_vec();
+            write_string(&s, &mut out);
+            let serde = serde_json::to_string(&s).unwrap();
+            prop_assert_eq!(&out[6..], serde.as_bytes());
+        }
     }
 }

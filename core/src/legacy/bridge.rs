@@ -11,7 +11,7 @@ use super::Ctx;
 use super::pending::{Leg, Origin, PendingFlow};
 use crate::call::Call;
 use crate::decide;
-use crate::elicitation::RequestKind;
+use crate::elicitation::{Question, RequestKind};
 use crate::error::Result;
 use crate::policy::Policy;
 use crate::response::{Outcome, Response};
@@ -94,27 +94,16 @@ fn bridge(ctx: &Ctx<'_>, call: &Call, outcome: Outcome) -> Bridge {
     };
     match outcome {
         Outcome::InputRequired { requests, state } => ask(ctx, call, tag, requests, state),
-        // The pending flow keeps the state as a tree; the legacy wire is
-        // not the fast path. A text state counts as given, as `Some` does.
-        Outcome::InputRequiredText { requests, state } => {
-            let state = Some(state.to_value().unwrap_or(Value::Null));
-            ask(ctx, call, tag, requests, state)
-        }
-        // The pending flow owns its questions: shared ones are copied.
-        Outcome::InputRequiredShared { requests, state } => {
-            let requests =
-                requests.into_iter().map(|(k, q)| (k, std::sync::Arc::unwrap_or_clone(q))).collect();
-            let state = state.map(|s| s.to_value().unwrap_or(Value::Null));
-            ask(ctx, call, tag, requests, state)
-        }
         Outcome::Raw(Value::Object(mut obj))
             if obj.get("resultType").and_then(Value::as_str) == Some("input_required") =>
         {
-            let requests = match decide::raw_input_requests(&mut obj) {
-                Ok(requests) => requests,
-                Err(why) => return Bridge::Respond(Response::internal(call.id.clone(), why.into())),
-            };
-            ask(ctx, call, tag, requests, None)
+            let questions = placement(call)
+                .and_then(|()| decide::raw_input_requests(&mut obj).map_err(str::to_owned))
+                .and_then(decide::questions_of);
+            match questions {
+                Ok(requests) => ask(ctx, call, tag, requests, None),
+                Err(why) => Bridge::Respond(Response::internal(call.id.clone(), why)),
+            }
         }
         // The 2025 transport carries every JSON-RPC answer in a 200 body.
         other => {
@@ -155,22 +144,27 @@ fn leg_message(leg_id: &str, request: &Value, kind: RequestKind, revision: &str)
     Value::Object(msg)
 }
 
+/// Where a legacy `input_required` may be answered: the three MRTR
+/// methods. The `Err` is the diagnostic of the `-32603`.
+fn placement(call: &Call) -> std::result::Result<(), String> {
+    if !crate::MRTR_METHODS.contains(&call.method.as_str()) {
+        return Err(format!("input_required is not allowed on {}", call.method));
+    }
+    Ok(())
+}
+
 fn ask(
     ctx: &Ctx<'_>,
     call: &Call,
     tag: &str,
-    requests: Vec<(String, Value)>,
+    requests: Vec<(String, Question)>,
     state: Option<Value>,
 ) -> Bridge {
     let id = call.id.clone();
     let internal = |why: String| Bridge::Respond(Response::internal(id.clone(), why));
-    if !crate::MRTR_METHODS.contains(&call.method.as_ref()) {
-        return internal(format!("input_required is not allowed on {}", call.method));
+    if let Err(why) = placement(call).and_then(|()| decide::check_questions(&requests, state.is_some())) {
+        return internal(why);
     }
-    let kinds = match decide::check_questions(&id, &requests, state.is_some()) {
-        Ok(kinds) => kinds,
-        Err(response) => return Bridge::Respond(response),
-    };
     // Bounded: one round never has more pending requests than a 2026
     // retry could carry answers.
     if requests.len() > ctx.policy.max_input_responses {
@@ -215,7 +209,7 @@ fn ask(
     let origin = Origin {
         id: call.id.clone(),
         method: call.method.clone(),
-        params: call.params().clone(),
+        params: call.params.clone(),
         meta: call.meta.clone(),
         principal: call.principal.clone(),
         protocol_version: call.protocol_version.clone(),
@@ -239,9 +233,10 @@ fn ask(
             Err(response) => Bridge::Respond(response),
         };
     }
-    for (n, ((key, request), kind)) in requests.iter().zip(kinds).enumerate() {
+    for (n, (key, question)) in requests.iter().enumerate() {
+        let kind = question.kind();
         let leg_id = format!("{}{tag}-{}-{}", super::LEGACY_ID_PREFIX, call.round, n + 1);
-        let message = leg_message(&leg_id, request, kind, &call.protocol_version);
+        let message = leg_message(&leg_id, question.value(), kind, &call.protocol_version);
         let elicitation_id = (kind == RequestKind::Url).then(|| leg_id.clone());
         pending.push(Leg { key: key.clone(), id: leg_id, elicitation_id, answer: None }, message);
     }
@@ -276,10 +271,9 @@ pub(crate) fn resume(
         binding: origin.binding,
         opened: Some(opened),
         state_cache: OnceLock::new(),
-        responses: answers.into(),
+        responses: answers,
         decided: Arc::new(AtomicBool::new(false)),
         strict_answers: origin.strict_answers,
         legacy_tag: Some(origin.tag),
-        lazy_args: Default::default(),
     }))
 }

@@ -1,4 +1,4 @@
-//! Issue 14: serving 2025-era (`initialize`) sessions through the same
+//! Serving 2025-era (`initialize`) sessions through the same
 //! handlers, sans-IO (`docs/legacy.md`).
 //!
 //! * `session.rs`: [`Session`], what `initialize` negotiated.
@@ -17,7 +17,6 @@ mod bridge;
 mod pending;
 mod session;
 
-use std::borrow::Cow;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
@@ -89,12 +88,17 @@ pub(crate) fn begin_legacy_value(
     session: &Session,
     principal: &Principal,
 ) -> Result<Begin> {
-    // The request shape is `begin`'s, rule for rule.
+    // The request shape is `begin`'s, rule for rule, the depth bound too.
+    if json::deeper_than(&value, json::MAX_DEPTH) {
+        return Ok(begin::too_deep());
+    }
     let shape = match begin::read_shape(value, "a response, not a request (feed it to its PendingFlow)")? {
         Ok(shape) => shape,
         Err(respond) => return Ok(respond),
     };
-    let begin::Shape { id, method, mut params, meta } = shape;
+    // MRTR fields mean nothing on the legacy wire: split off, never
+    // honoured (as on a 2026 request to a method without MRTR).
+    let begin::Shape { id, method, params, meta, .. } = shape;
     // Another principal's session does not exist for this caller.
     if session.check_principal(principal).is_some() {
         return Ok(Begin::Respond(session::session_not_found(id)));
@@ -111,14 +115,11 @@ pub(crate) fn begin_legacy_value(
             400,
         )));
     }
-    // MRTR fields mean nothing on the legacy wire: dropped, never honoured
-    // (as on a 2026 request to a method without MRTR).
-    params.remove("inputResponses");
-    params.remove("requestState");
-    let binding = crate::audience::audience_binding(
-        &token::binding_digest_map(&method, &params),
-        policy.audience.as_deref(),
-    );
+    // Within the depth bound (checked above).
+    let Some(binding) = token::binding_digest_map(&method, &params) else {
+        return Ok(begin::too_deep());
+    };
+    let binding = crate::audience::audience_binding(&binding, policy.audience.as_deref());
     let flow_start = now();
     let tag = flow_tag(sealer, session, &id, &binding, flow_start);
     Ok(Begin::Call(Box::new(Call {
@@ -126,22 +127,20 @@ pub(crate) fn begin_legacy_value(
         method,
         params,
         principal: principal.clone(),
-        protocol_version: crate::json::interned(version)
-            .map_or_else(|| Cow::Owned(version.to_owned()), Cow::Borrowed),
+        protocol_version: version.to_owned(),
         mrtr: false,
-        capabilities: Arc::new(session.usable_capabilities()),
-        client_info: session.client_info().cloned().map(Arc::new),
+        capabilities: session.usable_capabilities(),
+        client_info: session.client_info().cloned(),
         meta,
         round: 1,
         flow_start,
         binding,
         opened: None,
         state_cache: OnceLock::new(),
-        responses: Map::new().into(),
+        responses: Map::new(),
         decided: Arc::new(AtomicBool::new(false)),
         strict_answers: policy.strict_answers,
         legacy_tag: Some(tag),
-        lazy_args: Default::default(),
     })))
 }
 

@@ -6,9 +6,7 @@
 //! or `cancel`. It is a plain value the application owns; snodo keeps no
 //! state elsewhere, so on disconnect the application simply drops it.
 
-use std::borrow::Cow;
 use std::fmt;
-use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
@@ -24,13 +22,13 @@ use crate::token::{Principal, Sealer};
 /// The originating request, kept to rebuild its [`Call`].
 pub(crate) struct Origin {
     pub id: Value,
-    pub method: Cow<'static, str>,
+    pub method: String,
     pub params: Map<String, Value>,
     pub meta: Map<String, Value>,
     pub principal: Principal,
-    pub protocol_version: Cow<'static, str>,
-    pub capabilities: Arc<Value>,
-    pub client_info: Option<Arc<Value>>,
+    pub protocol_version: String,
+    pub capabilities: Value,
+    pub client_info: Option<Value>,
     pub binding: [u8; 32],
     pub strict_answers: bool,
     pub tag: String,
@@ -135,8 +133,8 @@ impl PendingFlow {
             params: Map::new(),
             meta: Map::new(),
             principal: self.origin.principal.clone(),
-            protocol_version: Cow::Borrowed(""),
-            capabilities: Arc::new(Value::Null),
+            protocol_version: String::new(),
+            capabilities: Value::Null,
             client_info: None,
             binding: [0; 32],
             strict_answers: false,

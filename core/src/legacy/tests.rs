@@ -26,7 +26,7 @@ fn call(e: &Engine, s: &Session, text: &str) -> Box<Call> {
     }
 }
 
-fn question() -> Value {
+fn question() -> crate::Question {
     elicit_form(
         "Colour?",
         &json!({"type": "object", "properties": {"c": {"type": "string"}}, "required": ["c"]}),

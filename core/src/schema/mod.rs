@@ -86,7 +86,7 @@ enum Kind<'a> {
         options: Vec<&'a str>,
     },
     /// `unique`: the schema says `uniqueItems: true`; without it a repeated
-    /// selection is valid, as JSON Schema says (issue 13).
+    /// selection is valid, as JSON Schema says.
     MultiSelect {
         options: Vec<&'a str>,
         min_items: Option<u64>,

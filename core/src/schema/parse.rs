@@ -22,7 +22,7 @@ pub(super) const ARRAY_KEYWORDS: &[&str] =
 
 /// The one dialect snodo validates form schemas in: the spec's default,
 /// JSON Schema 2020-12. Any other `$schema` is refused at build, as the spec
-/// requires for an unsupported dialect (issue 13).
+/// requires for an unsupported dialect.
 pub const SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 pub(super) const UNTITLED_ITEMS_KEYWORDS: &[&str] = &["type", "enum"];
 pub(super) const TITLED_ITEMS_KEYWORDS: &[&str] = &["anyOf"];

@@ -1,4 +1,4 @@
-//! Issue 16, ninth pass: the base64url (no padding) engine for a token's
+//! The base64url (no padding) engine for a token's
 //! long parts, the payload and v2's sealed body.
 //!
 //! The `base64` crate's `Simd` engine (its default `simd-unsafe` feature;

@@ -1,4 +1,4 @@
-//! Issue 17: the token id and flow id every token carries, and where their
+//! The token id and flow id every token carries, and where their
 //! random bytes (and v2 nonces) come from.
 //!
 //! Production draws from the operating system (`getrandom`) on every seal:
@@ -81,7 +81,7 @@ impl Random {
 
     /// The ids of one seal: a fresh token id, and the flow id `flow` of
     /// the token opened on this request or a fresh one. From the operating
-    /// system both fresh ids come from one call (issue 16: each call is a
+    /// system both fresh ids come from one call (each call is a
     /// syscall whose set-up showed in `decide`'s profile); the seeded
     /// source draws each under its own label, as the vectors pin.
     pub(crate) fn ids(&self, draw: &Draw<'_>, flow: Option<&[u8; ID_BYTES]>) -> Result<Ids> {
@@ -113,7 +113,7 @@ impl Random {
     }
 }
 
-/// The ids of a v1 token sealed before issue 17 (it has none): derived from
+/// The ids of a v1 token of the first layout (it has none): derived from
 /// its MAC tag, so they are stable for that token and distinct between
 /// tokens. `SHA-256(label ‖ 0 ‖ tag)[..16]` with the labels
 /// `snodo/v1/legacy-token-id` and `snodo/v1/legacy-flow-id`.

@@ -1,8 +1,6 @@
 //! Keys and the key ring: the first key signs, every key verifies.
 
-use std::cell::RefCell;
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use chacha20poly1305::XChaCha20Poly1305;
 use hmac::KeyInit;
@@ -80,7 +78,7 @@ impl fmt::Debug for Key {
 }
 
 /// The HKDF-SHA256 `info` label of the token v2 encryption key. v1 keys
-/// its HMAC with the secret itself, exactly as before issue 17, so v1
+/// its HMAC with the secret itself, exactly as v1 always has, so v1
 /// bytes are unchanged; the AEAD key is derived, never the same bytes.
 pub(crate) const V2_KEY_INFO: &[u8] = b"snodo/token/v2/xchacha20poly1305";
 
@@ -90,9 +88,11 @@ pub(crate) const V2_KEY_INFO: &[u8] = b"snodo/token/v2/xchacha20poly1305";
 pub(crate) const LEGACY_TAG_INFO: &[u8] = b"snodo/legacy/request-ids";
 
 /// One key of the ring, ready to use: its id, the keyed HMAC state (v1
-/// tags, principal tags) and the derived v2 cipher. Both are computed once,
-/// when the engine is built; both wipe their key bytes on drop (hmac's and
-/// chacha20poly1305's `zeroize` features).
+/// tags, principal tags), the derived v2 cipher and the derived legacy
+/// request-id MAC state. All are computed once, when the engine is built,
+/// and are part of the ring (nothing derived from a secret is kept
+/// anywhere else); each use clones a keyed state. All wipe their key bytes
+/// on drop (hmac's and chacha20poly1305's `zeroize` features).
 #[derive(Clone)]
 pub(crate) struct RingKey {
     pub(crate) id: String,
@@ -100,25 +100,6 @@ pub(crate) struct RingKey {
     pub(crate) aead: XChaCha20Poly1305,
     /// HMAC-SHA256 keyed with the derived legacy request-id key.
     legacy: HmacSha256,
-    /// A number no other ring key made in this process has (a clone keeps
-    /// it, with the same secret): what this thread's principal tags are
-    /// remembered under (eighth pass; see [`RingKey::principal_tag`]).
-    serial: u64,
-}
-
-/// The next [`RingKey::serial`]. 64 bits: never wraps in practice.
-static NEXT_SERIAL: AtomicU64 = AtomicU64::new(1);
-
-/// Principal tags kept per thread; the oldest is replaced.
-const KEPT_TAGS: usize = 4;
-
-/// A remembered principal tag: the key's serial, the principal, the tag.
-type KeptTag = (u64, Principal, [u8; PRINCIPAL_TAG_BYTES]);
-
-thread_local! {
-    /// The last few principal tags made on this thread, and the slot the
-    /// next one replaces.
-    static TAGS: RefCell<(Vec<KeptTag>, usize)> = const { RefCell::new((Vec::new(), 0)) };
 }
 
 impl RingKey {
@@ -134,44 +115,9 @@ impl RingKey {
         mac.finalize().into_bytes().into()
     }
 
-    /// [`principal_tag`] under this key's secret, remembered per thread
-    /// (issue 16, eighth pass: two SHA-256 blocks and a copy of the keyed
-    /// state, about a twentieth of a 256 B `decide`, for a tag that is the
-    /// same on every seal for the same user). Kept under the key's
-    /// `serial`, not its id: an id does not name a secret (a reloaded
-    /// config may reuse it for another; the sixth pass's reuse of `open`'s
-    /// tag fell to that), while a serial belongs to one `RingKey`, made
-    /// once from one secret, and to its clones. Principals compare by
-    /// name; at most four names (shared, not copied) stay alive per
-    /// thread. A test holds the kept tag to a fresh one across keys that
-    /// share an id.
+    /// [`principal_tag`] under this key's secret.
     pub(crate) fn principal_tag(&self, principal: &Principal) -> [u8; PRINCIPAL_TAG_BYTES] {
-        // `try_with`: a seal from another thread-local's destructor finds
-        // this one gone, and simply makes the tag.
-        let kept = TAGS
-            .try_with(|t| {
-                let t = t.try_borrow().ok()?;
-                t.0.iter().find(|(s, p, _)| *s == self.serial && p == principal).map(|(_, _, tag)| *tag)
-            })
-            .ok()
-            .flatten();
-        if let Some(tag) = kept {
-            return tag;
-        }
-        let tag = principal_tag(&self.mac, principal);
-        let _gone = TAGS.try_with(|t| {
-            // Nothing here calls back, so never busy; skipped, not a panic.
-            let Ok(mut t) = t.try_borrow_mut() else { return };
-            let (kept, next) = &mut *t;
-            let entry = (self.serial, principal.clone(), tag);
-            if kept.len() < KEPT_TAGS {
-                kept.push(entry);
-            } else if let Some(slot) = kept.get_mut(*next) {
-                *slot = entry;
-                *next = (*next + 1) % KEPT_TAGS;
-            }
-        });
-        tag
+        principal_tag(&self.mac, principal)
     }
 }
 
@@ -210,8 +156,7 @@ impl KeyRing {
             let unusable = || Error::new(ErrorCode::Config, format!("key {:?}: unusable", k.id));
             let aead = derive_aead(&k.secret).ok_or_else(unusable)?;
             let legacy = derive_mac(&k.secret, LEGACY_TAG_INFO).ok_or_else(unusable)?;
-            let serial = NEXT_SERIAL.fetch_add(1, Ordering::Relaxed);
-            out.push(RingKey { id: k.id.clone(), mac, aead, legacy, serial });
+            out.push(RingKey { id: k.id.clone(), mac, aead, legacy });
         }
         Ok(KeyRing { keys: out })
     }
@@ -254,68 +199,4 @@ fn derive_aead(secret: &[u8]) -> Option<XChaCha20Poly1305> {
     let mut okm = Zeroizing::new([0u8; 32]);
     hk.expand(V2_KEY_INFO, okm.as_mut_slice()).ok()?;
     XChaCha20Poly1305::new_from_slice(okm.as_slice()).ok()
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod kept_tag_tests {
-    use super::*;
-
-    /// Eighth pass: the remembered principal tag is always the tag made
-    /// afresh, for rings whose keys share an id but not a secret (a config
-    /// reload), their clones, and more principals than are kept, in a
-    /// mixed order.
-    #[test]
-    fn kept_tag_is_the_fresh_tag() {
-        let ring = |secret: u8| KeyRing::new(&[Key::new("k1", vec![secret; 32]).unwrap()]).unwrap();
-        let rings = [ring(1), ring(2), ring(1).clone(), ring(3)];
-        let signers: Vec<&RingKey> = rings.iter().map(|r| r.signer().unwrap()).collect();
-        let mut principals = vec![Principal::anonymous()];
-        for name in ["alice", "bob", "carol", "dave", "erin", "alice\0", "ALICE"] {
-            principals.push(Principal::user(name).unwrap());
-        }
-        let mut seen = std::collections::HashSet::new();
-        for round in 0..5usize {
-            for (i, p) in principals.iter().enumerate() {
-                for (j, key) in signers.iter().enumerate() {
-                    let at = (i * 7 + j * 3 + round) % signers.len();
-                    let key = if round % 2 == 0 { key } else { &signers[at] };
-                    let fresh = principal_tag(&key.mac, p);
-                    assert_eq!(key.principal_tag(p), fresh, "round {round}, principal {i}, key {j}");
-                    seen.insert(fresh);
-                }
-            }
-        }
-        // Three distinct secrets, eight principals: every tag differs.
-        assert_eq!(seen.len(), 3 * principals.len());
-        // From a thread-local's destructor, when the memos' own
-        // thread-locals may be gone already: the same tag and digest, no
-        // panic.
-        struct Late(RingKey, Principal);
-        impl Drop for Late {
-            fn drop(&mut self) {
-                let q = serde_json::json!({"method": "elicitation/create", "params": {"message": "late"}});
-                let digest = question_digest_within(&q);
-                assert_eq!(crate::token::question_digest_asked(&q, &|_| true), digest);
-                assert_eq!(crate::token::question_digest_asked(&q, &|_| true), digest);
-                assert_eq!(self.0.principal_tag(&self.1), principal_tag(&self.0.mac, &self.1));
-            }
-        }
-        thread_local! {
-            static LATE: std::cell::RefCell<Option<Late>> = const { std::cell::RefCell::new(None) };
-        }
-        let (key, who) = (signers[0].clone(), principals[1].clone());
-        std::thread::spawn(move || {
-            LATE.with(|l| *l.borrow_mut() = Some(Late(key.clone(), who.clone())));
-            // The memos' thread-locals registered after LATE's.
-            assert_eq!(key.principal_tag(&who), principal_tag(&key.mac, &who));
-            let q = serde_json::json!({"method": "elicitation/create", "params": {"message": "early"}});
-            assert_eq!(crate::token::question_digest_asked(&q, &|_| true), question_digest_within(&q));
-        })
-        .join()
-        .unwrap();
-        // A clone keeps the serial, with the same secret.
-        let clone = signers[1].clone();
-        assert_eq!(clone.principal_tag(&principals[1]), principal_tag(&signers[1].mac, &principals[1]));
-    }
 }

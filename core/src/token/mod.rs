@@ -2,7 +2,7 @@
 //!
 //! `requestState` is attacker-controlled input (MCP 2026-07-28, MRTR). A v1
 //! token is HMAC-SHA256 over a compact, versioned payload: *readable*, not
-//! encrypted. A v2 token (issue 17, `v2.rs`) carries the same payload
+//! encrypted. A v2 token (`v2.rs`) carries the same payload
 //! encrypted with XChaCha20-Poly1305. The exact bytes are in
 //! `docs/token-format.md`:
 //!
@@ -19,8 +19,6 @@
 mod b64;
 mod binding;
 mod ct;
-#[cfg(test)]
-mod fast_tests;
 mod ids;
 mod keys;
 mod payload;
@@ -38,11 +36,10 @@ use sha2::Sha256;
 
 pub(crate) type HmacSha256 = Hmac<Sha256>;
 
-/// The signed token format version (the default, and the only one before
-/// issue 17). Version 2 (encrypted) is sealed when the engine's
-/// `token_version` is 2; both always open.
+/// The signed token format version (the default). Version 2 (encrypted)
+/// is sealed when the engine's `token_version` is 2; both always open.
 pub const FORMAT_VERSION: u64 = 1;
-/// Issue 17: the confidential (AEAD) token format version.
+/// The confidential (AEAD) token format version.
 pub const FORMAT_VERSION_V2: u64 = 2;
 pub(crate) const PREFIX: &str = "v1";
 

@@ -9,6 +9,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use crate::elicitation::Question;
 use crate::error::Result;
 use crate::json;
 
@@ -25,34 +26,13 @@ pub struct SealInput<'a> {
     pub round: u32,
     /// When the flow started (Unix seconds).
     pub flow_start: u64,
-    /// The questions asked this round, by key.
-    pub questions: &'a [(String, Value)],
+    /// The questions asked this round, by key: the token pins each
+    /// one's digest.
+    pub questions: &'a [(String, Question)],
     /// The application's state, carried readable (never put secrets here).
     /// `None` and JSON `null` both mean no state. Nesting is limited to
     /// 63 levels, so that the state always parses back.
     pub state: Option<&'a Value>,
-}
-
-/// [`SealInput`] as `seal` reads it, with the questions held owned
-/// (`Value`) or shared (`Arc<Value>`): issue 16, thirteenth pass, so that
-/// `decide` seals the questions a binding shares without copying them.
-/// Only a question's key and digest go into the token.
-#[derive(Debug)]
-pub(crate) struct SealParts<'a, Q> {
-    pub(crate) principal: &'a Principal,
-    pub(crate) binding: &'a [u8; 32],
-    pub(crate) round: u32,
-    pub(crate) flow_start: u64,
-    pub(crate) questions: &'a [(String, Q)],
-    pub(crate) state: Option<&'a Value>,
-}
-
-impl<'a> SealInput<'a> {
-    /// The same fields, for `seal`.
-    pub(crate) fn parts(&self) -> SealParts<'a, Value> {
-        let SealInput { principal, binding, round, flow_start, questions, state } = *self;
-        SealParts { principal, binding, round, flow_start, questions, state }
-    }
 }
 
 /// What an opened token says.
@@ -72,7 +52,7 @@ pub struct Opened {
     pub question_digests: BTreeMap<String, [u8; 32]>,
     /// The application's state as canonical JSON text, if any.
     pub(super) state_json: Option<String>,
-    /// Issue 17: this token's id and its flow's id (base64url of 16 bytes).
+    /// This token's id and its flow's id (base64url of 16 bytes).
     pub(super) token_id: IdText,
     pub(super) flow_id: IdText,
     pub(super) flow_id_bytes: [u8; ID_BYTES],
@@ -96,7 +76,7 @@ impl Opened {
     /// exposes (camelCase here, in C and in Node; Python and Rust spell the
     /// same names in snake_case): `keyId`, `issuedAt`, `expiresAt`,
     /// `flowStart`, `round`, `questionKeys`, `state` (`null` when none),
-    /// and since issue 17 `tokenId` and `flowId`.
+    /// `tokenId` and `flowId`.
     pub fn to_json(&self) -> Value {
         serde_json::json!({
             "keyId": self.key_id,
@@ -111,14 +91,14 @@ impl Opened {
         })
     }
 
-    /// Issue 17: this token's random 128-bit id, base64url without padding
-    /// (22 characters). A v1 token sealed before issue 17 has none written;
-    /// its id is derived from its MAC tag (docs/token-format.md).
+    /// This token's random 128-bit id, base64url without padding (22
+    /// characters). A v1 token of the format's first layout has none
+    /// written; its id is derived from its MAC tag (docs/token-format.md).
     pub fn token_id(&self) -> &str {
         self.token_id.as_str()
     }
 
-    /// Issue 17: the id of the flow this token belongs to, the same for every
+    /// The id of the flow this token belongs to, the same for every
     /// round of one flow; base64url without padding (22 characters).
     pub fn flow_id(&self) -> &str {
         self.flow_id.as_str()
@@ -160,8 +140,7 @@ impl Opened {
     }
 }
 
-/// The text of an id (`id_text`), held in place rather than in a `String`:
-/// `open` makes two per token (issue 16).
+/// The text of an id (`id_text`), held in place rather than in a `String`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct IdText([u8; ID_TEXT_BYTES]);
 
@@ -183,15 +162,15 @@ impl IdText {
     }
 }
 
+#[cfg(test)]
 pub(crate) fn b64(bytes: &[u8]) -> String {
     URL_SAFE_NO_PAD.encode(bytes)
 }
 
-/// The token payload as `open` reads it (docs/token-format.md). Issue 16:
-/// it borrows from the decoded payload bytes (text fields, the state's raw
-/// text) instead of allocating a `String` per field; a field spelled with
-/// escapes (only possible with a leaked key) is still read, as owned text,
-/// so the same payloads open or fail as before.
+/// The token payload as `open` reads it (docs/token-format.md), borrowing
+/// from the decoded payload bytes (text fields, the state's raw text); a
+/// field spelled with escapes (only possible with a leaked key) is read as
+/// owned text. Unknown and repeated fields are errors.
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Payload<'a> {
@@ -208,7 +187,7 @@ pub(crate) struct Payload<'a> {
     pub(super) q: BTreeMap<String, Text<'a>>,
     #[serde(default, borrow)]
     pub(super) s: Option<RawText<'a>>,
-    /// Issue 17: absent only in v1 tokens sealed before it (both or neither).
+    /// Absent only in v1 tokens of the first layout (both or neither).
     #[serde(default, borrow)]
     pub(super) fid: Option<Text<'a>>,
     #[serde(default, borrow)]
@@ -216,7 +195,7 @@ pub(crate) struct Payload<'a> {
 }
 
 /// The state's JSON text in a payload, as serde_json's raw value reader
-/// delimits it (or, for what `seal` writes, the hand reader).
+/// delimits it.
 pub(crate) struct RawText<'a>(pub(super) &'a str);
 
 impl<'a> RawText<'a> {
@@ -276,8 +255,7 @@ pub(crate) struct Ids {
 
 pub(crate) fn decode_fixed<const N: usize>(s: &str) -> Result<[u8; N], TokenError> {
     let malformed = || TokenError { reason: TokenReason::Malformed };
-    // Decoded on the stack, not into a `Vec` per digest (issue 16). Text
-    // that does not fit decodes to more than N bytes: malformed either way.
+    // Text that does not fit decodes to more than N bytes: malformed.
     let mut buf = [0u8; 64];
     let n = URL_SAFE_NO_PAD.decode_slice(s, &mut buf).map_err(|_| malformed())?;
     buf.get(..n).and_then(|b| b.try_into().ok()).ok_or_else(malformed)
@@ -288,13 +266,60 @@ pub(crate) fn is_version_word(s: &str) -> bool {
     s.strip_prefix('v').is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
 }
 
-mod asked;
-mod fields;
+/// A payload's fields as `open` checks them, its base64url fields
+/// decoded.
+pub(crate) struct Fields<'a> {
+    pub(crate) iat: u64,
+    pub(crate) exp: u64,
+    pub(crate) fs: u64,
+    pub(crate) r: u32,
+    pub(crate) b: [u8; 32],
+    pub(crate) p: [u8; PRINCIPAL_TAG_BYTES],
+    pub(crate) q: BTreeMap<String, [u8; 32]>,
+    /// The state's JSON text, borrowed from the payload.
+    pub(crate) s: Option<&'a str>,
+    /// The token's id and its flow's id, each as bytes and as text.
+    pub(crate) tid: ([u8; ID_BYTES], IdText),
+    pub(crate) fid: ([u8; ID_BYTES], IdText),
+}
+
+impl<'a> Fields<'a> {
+    /// The fields of a payload, decoded in the order `open` has always
+    /// decoded them (the binding, the principal tag, the questions by key,
+    /// the ids), each failure malformed; the ids of a v1 token of the
+    /// first layout (neither written) derived from `legacy_tag`, its MAC
+    /// tag.
+    pub(crate) fn decode(p: Payload<'a>, legacy_tag: Option<&[u8]>) -> Result<Fields<'a>, TokenError> {
+        let b = decode_fixed(p.b.as_str())?;
+        let ptag = decode_fixed(p.p.as_str())?;
+        let mut q = BTreeMap::new();
+        for (k, v) in p.q {
+            q.insert(k, decode_fixed::<32>(v.as_str())?);
+        }
+        let (token, flow) = match (&p.tid, &p.fid, legacy_tag) {
+            (Some(t), Some(f), _) => {
+                (decode_fixed::<ID_BYTES>(t.as_str())?, decode_fixed::<ID_BYTES>(f.as_str())?)
+            }
+            (None, None, Some(tag)) => legacy_ids(tag),
+            _ => return Err(TokenError { reason: TokenReason::Malformed }),
+        };
+        Ok(Fields {
+            iat: p.iat,
+            exp: p.exp,
+            fs: p.fs,
+            r: p.r,
+            b,
+            p: ptag,
+            q,
+            s: p.s.map(|raw| raw.get()),
+            tid: (token, IdText::new(&token)),
+            fid: (flow, IdText::new(&flow)),
+        })
+    }
+}
+
 mod writer;
-mod written;
-pub(crate) use asked::question_digest_asked;
 pub(crate) use writer::*;
-pub(crate) use written::{Written, read_written};
 
 #[cfg(test)]
 #[path = "payload_tests.rs"]

@@ -23,10 +23,9 @@ pub const EMPTY_PRINCIPAL_MESSAGE: &str = "principal: empty name; use the anonym
 /// never reach a token.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Principal {
-    /// `None` is the explicit anonymous principal. Shared, not copied
-    /// (issue 16, sixth pass): every `Call` keeps a clone of the
-    /// principal it was begun with, and a clone is then a count, not an
-    /// allocation per request.
+    /// `None` is the explicit anonymous principal. Shared, not copied:
+    /// every `Call` keeps a clone of the principal it was begun with, and
+    /// a clone is then a count, not an allocation per request.
     name: Option<Arc<str>>,
 }
 

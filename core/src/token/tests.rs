@@ -1,4 +1,4 @@
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, deprecated)]
 
 use serde_json::{Value, json};
 
@@ -21,16 +21,15 @@ const LIM: Limits = Limits {
 };
 const NOW: u64 = 1_800_000_000;
 
-/// The pre-issue-17 test signature: a sealer of `ring` and `limits` with
-/// the operating system's randomness, starting a new flow.
+/// A sealer of `ring` and `limits`, starting a new flow.
 fn seal(ring: &KeyRing, limits: &Limits, now: u64, input: &SealInput<'_>) -> Result<String> {
     let sealer = Sealer { ring: ring.clone(), limits: *limits, random: Random::Seeded(7) };
-    super::seal(&sealer, now, &input.parts(), None, None)
+    sealer.seal(now, input)
 }
 
 fn sealed(r: &KeyRing, state: Option<&Value>) -> (String, [u8; 32]) {
     let binding = binding_digest("tools/call", &json!({"name":"t","arguments":{"a":1}})).unwrap();
-    let questions = vec![("q".to_string(), json!({"method":"roots/list"}))];
+    let questions = vec![("q".to_string(), crate::list_roots())];
     let input = SealInput {
         principal: &Principal::user("alice").unwrap(),
         binding: &binding,
@@ -155,7 +154,7 @@ fn reasons_for_shapes() {
     assert_eq!(reason(""), TokenReason::Malformed);
     assert_eq!(reason("foo"), TokenReason::Malformed);
     assert_eq!(reason("v3.k1.e30.AAAA"), TokenReason::Version);
-    // Issue 17: `v2` is a format now; a v1-shaped body is not base64url.
+    // `v2` is a format now; a v1-shaped body is not base64url.
     assert_eq!(reason("v2.k1.e30.AAAA"), TokenReason::Malformed);
     assert_eq!(reason("v9"), TokenReason::Version);
     assert_eq!(reason("v1.nope.e30.AAAA"), TokenReason::Key);

@@ -1,6 +1,6 @@
-//! Issue 17: token v2, the ids every token carries, and v1 tokens sealed
+//! Token v2, the ids every token carries, and v1 tokens sealed
 //! before the ids.
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, deprecated)]
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -42,7 +42,7 @@ fn binding() -> [u8; 32] {
 
 fn seal_with(s: &Sealer, round: u32, state: Option<&Value>, flow: Option<&[u8; ID_BYTES]>) -> String {
     let b = binding();
-    let questions = vec![("q".to_string(), json!({"method":"roots/list"}))];
+    let questions = vec![("q".to_string(), crate::list_roots())];
     let p = alice();
     let input =
         SealInput { principal: &p, binding: &b, round, flow_start: NOW, questions: &questions, state };
@@ -181,7 +181,7 @@ fn a_seed_makes_tokens_reproducible_and_rounds_distinct() {
     }
 }
 
-/// A v1 token sealed before issue 17 (the published vector tcId 1, key
+/// A v1 token of the first layout, without ids (the published vector tcId 1, key
 /// `k1` = bytes 0..32): it has no ids, still opens, and reads ids derived
 /// from its MAC tag.
 const PRE_17: &str = "v1.k1.eyJiIjoiamlzNWJlRTVEWVQyZUI2Vi0zRF9jWXBjTnRMelNmbjljNkZRc3RmS1JIWSIsImV4cCI6MTgwMDAwMDMwMCwiZnMiOjE4MDAwMDAwMDAsImlhdCI6MTgwMDAwMDAwMCwicCI6IkR0dUd3QTFaYXRXbEstRkpLclhIblEiLCJxIjp7ImNvbG9yIjoiMWlwZHMyampXOUYxWkJmVlFxclZxajhfbDFVTVUteG5lUHpKZWhULWd6byJ9LCJyIjoxLCJzIjp7Im5vdGUiOiLDqSIsInN0ZXAiOjF9LCJ2IjoxfQ.b--qNkbSGHWC_ZGeEDbFQ3hgBmBjmjgyMNTqMjn-1lA";

@@ -1,4 +1,4 @@
-//! Issue 17: token format v2, confidential. The payload is exactly v1's
+//! Token format v2, confidential. The payload is exactly v1's
 //! (with `"v":2`), encrypted with XChaCha20-Poly1305 under a key derived
 //! from the secret by HKDF-SHA256 (`keys.rs`):
 //!

@@ -12,7 +12,7 @@ pub fn engine() -> Engine {
     Engine::new(Config::new(vec![Key::new("once-tests", vec![7u8; 32]).unwrap()])).unwrap()
 }
 
-fn question() -> Value {
+fn question() -> snodo::Question {
     snodo::elicit_form(
         "How many nights?",
         &json!({"type": "object", "properties": {"nights": {"type": "integer"}}, "required": ["nights"]}),
