@@ -1,14 +1,14 @@
 # snodo: the two commands are `make demo` and `make test`.
 SHELL := /bin/bash
 
-.PHONY: demo test test-rust test-c test-python test-node test-go test-interop test-interop-sdk test-edge test-load test-fleet install bench fmt fuzz
+.PHONY: demo test test-rust test-c test-python test-node test-go test-interop test-interop-sdk test-examples test-edge test-load test-fleet install bench fmt fuzz
 
-# The official TypeScript MCP client drives an example server built on snodo
-# through the preference workflow, printing every round.
+# The official TypeScript MCP client drives the Node example server
+# (bindings-node/examples/server.mjs) through its tools, printing every round.
 demo:
 	bash scripts/demo.sh
 
-test: test-rust test-c test-python test-node test-go test-interop test-interop-sdk test-edge test-load test-fleet
+test: test-rust test-c test-python test-node test-go test-interop test-interop-sdk test-examples test-edge test-load test-fleet
 
 test-rust:
 	bash scripts/test-rust.sh
@@ -28,20 +28,26 @@ test-go:
 test-interop:
 	bash scripts/test-interop.sh
 
-# The same clients and suites against example servers built on the official
+# The same clients and suites against contract servers built on the official
 # SDK server classes (mcp MCPServer, @modelcontextprotocol/server McpServer), snodo inside.
 test-interop-sdk:
 	bash scripts/test-interop-sdk.sh
 
+# The two examples people copy (bindings-python/examples/server.py,
+# bindings-node/examples/server.mjs): both official clients, both eras, stdio
+# and HTTP, and the HTTP edge.
+test-examples:
+	bash scripts/test-examples.sh
+
 # A hostile page's Origin, DNS rebinding and a stolen 2025 session id against
-# all four example servers (tests/edge/run.py).
+# the four contract servers (tests/edge/run.py; test-examples runs it on the examples).
 test-edge:
 	bash scripts/test-edge.sh
 
 test-load:
 	bash scripts/test-load.sh
 
-# Four example servers (two Python, two Node) on one real Redis and on a Redis
+# Four contract servers (two Python, two Node) on one real Redis and on a Redis
 # Cluster: book_room's effect at most once per flow, through a Redis outage.
 test-fleet:
 	bash scripts/test-fleet.sh

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Builds and installs what the interop suites and the demo need, from the
-# package registries only, pinned by the lockfiles and requirement files in
-# the repository. Sourced by scripts/test-interop.sh and scripts/demo.sh.
+# Builds and installs what the interop, example, edge, load and fleet suites
+# and the demo need, from the package registries only, pinned by the
+# lockfiles and requirement files in the repository. Sourced by the
+# scripts/test-*.sh that start servers, and by scripts/demo.sh.
 #
-#   interop_setup_node_server     the snodo-mrtr addon for bindings-node/examples/server.mjs
-#   interop_setup_python_server   the snodo-mrtr wheel + the official Python client in
-#                                 target/interop/venv (sets SNODO_INTEROP_PYTHON)
+#   interop_setup_node_server     the snodo-mrtr addon (bindings-node), which the Node servers import
+#   interop_setup_python_server   the snodo-mrtr wheel, the official Python client and the Python
+#                                 example's requirements in target/interop/venv (sets SNODO_INTEROP_PYTHON)
+#   interop_setup_node_servers    the Node contract servers' packages (interop/servers/node:
+#                                 snodo-mrtr linked from bindings-node, the TS SDK server, node-redis)
 #   interop_setup_npm DIR         npm ci --ignore-scripts in interop/DIR
 
 interop_log() { printf '\n== interop: %s (%ss)\n' "$1" "$SECONDS"; }
@@ -28,13 +31,20 @@ interop_setup_python_server() {
   rm -rf target/interop/wheels
   "$tools/bin/maturin" build --release --locked -m bindings-python/Cargo.toml -i "$tools/bin/python" \
     --out target/interop/wheels
-  interop_log "venv: the wheel and the official Python client (interop/python_client/requirements.txt)"
+  interop_log "venv: the wheel, the official Python client and the Python example's requirements"
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check -r interop/python_client/requirements.txt
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check -r interop/python_client/requirements.txt \
+    -r bindings-python/examples/requirements.txt
   "$venv/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps \
     target/interop/wheels/snodo_mrtr-*.whl
   export SNODO_INTEROP_PYTHON="$venv/bin/python"
   cd "$root"
+}
+
+# --ignore-scripts: the linked snodo-mrtr's own install script would build the
+# addon with cargo; interop_setup_node_server has built it already.
+interop_setup_node_servers() {
+  interop_setup_npm servers/node
 }
 
 interop_setup_npm() {

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # `make demo`: builds what it needs (the snodo Node addon, or the Python wheel
-# with `--server python`), installs the official MCP TypeScript client from
-# interop/official_client/package-lock.json, starts the example server over
-# stdio and walks the client through the preference workflow, printing every
-# round: the request, the input_required result, the answers, the final result.
+# and the example's requirements with `--server python`), installs the
+# official MCP TypeScript client from interop/official_client/package-lock.json,
+# starts the example server (bindings-node/examples/server.mjs, or
+# bindings-python/examples/server.py) over stdio and walks the client through
+# its tools, printing every round: the request, the input_required result, the
+# answers, the final result.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never

@@ -1,18 +1,29 @@
 #!/usr/bin/env bash
-# The HTTP edge on every example server (tests/edge/run.py): a hostile page's
-# Origin, the DNS-rebinding shape and a stolen 2025 session id are refused by
-# the two plain servers and the two on the official SDKs; plain loopback and
-# same-origin requests keep working. Each server runs with its defaults (the
-# loopback policy) and the same throwaway keys as the interop suites.
+# The HTTP edge (tests/edge/run.py): a hostile page's Origin, the
+# DNS-rebinding shape, a stolen 2025 session id and a user's 17th session
+# are refused; plain loopback and same-origin requests keep working. Each server runs with its
+# defaults (the loopback policy) and throwaway keys.
+#
+#   bash scripts/test-edge.sh [KIND...]
+#
+# KIND: python, python-sdk, node, node-sdk (the contract servers, the
+# default) or python-example, node-example (the examples; scripts/test-examples.sh
+# runs those). SNODO_EDGE_SKIP_SETUP=1 skips the builds (for a caller that
+# has set things up, or a rerun).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
 # shellcheck source=../interop/setup.sh
 source interop/setup.sh
 
-interop_setup_node_server
-interop_setup_python_server
-PY="$SNODO_INTEROP_PYTHON"
+KINDS=("$@")
+[ "${#KINDS[@]}" -gt 0 ] || KINDS=(python python-sdk node node-sdk)
+if [ "${SNODO_EDGE_SKIP_SETUP:-0}" != 1 ]; then
+  interop_setup_node_server
+  interop_setup_node_servers
+  interop_setup_python_server
+fi
+PY="${SNODO_INTEROP_PYTHON:-$PWD/target/interop/venv/bin/python}"
 export SNODO_KEYS="edge:$(printf '37%.0s' $(seq 1 32))"
 
 WORK=$(mktemp -d)
@@ -27,15 +38,19 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Starts one server on a free port and prints the port.
+# Starts one server on a free port and records its port. One command line
+# per kind, the same as interop/lib/servers.mjs.
 start() {
   local kind=$1 log="$WORK/$1.log" port="" i
   : >"$log"
   case "$kind" in
-    python) "$PY" bindings-python/examples/server.py --http 0 2>"$log" & ;;
-    python-sdk) "$PY" bindings-python/examples/sdk_server.py --http 0 2>"$log" & ;;
-    node) node bindings-node/examples/server.mjs --http 0 2>"$log" & ;;
-    node-sdk) node bindings-node/examples/sdk_server.mjs --http 0 2>"$log" & ;;
+    python) "$PY" interop/servers/python/server.py --http 0 2>"$log" & ;;
+    python-sdk) "$PY" interop/servers/python/sdk_server.py --http 0 2>"$log" & ;;
+    node) node interop/servers/node/server.mjs --http 0 2>"$log" & ;;
+    node-sdk) node interop/servers/node/sdk_server.mjs --http 0 2>"$log" & ;;
+    python-example) "$PY" bindings-python/examples/server.py --http 0 2>"$log" & ;;
+    node-example) node bindings-node/examples/server.mjs --http 0 2>"$log" & ;;
+    *) echo "edge: unknown server kind $kind" >&2; exit 2 ;;
   esac
   PIDS+=($!)
   for i in $(seq 1 400); do
@@ -53,8 +68,9 @@ start() {
 
 declare -A PORTS
 status=0
-for kind in python python-sdk node node-sdk; do start "$kind"; done
-for kind in python python-sdk node node-sdk; do
+: >"$WORK/summary.txt"
+for kind in "${KINDS[@]}"; do start "$kind"; done
+for kind in "${KINDS[@]}"; do
   interop_log "edge: $kind on port ${PORTS[$kind]}"
   timeout 120 "$PY" tests/edge/run.py "$kind" "${PORTS[$kind]}" | tee -a "$WORK/summary.txt" || status=1
 done
@@ -63,6 +79,6 @@ if [ "$status" -ne 0 ]; then
   echo "edge: server logs:" >&2
   tail -n 20 "$WORK"/*.log >&2
 fi
-[ "$passed" -eq 4 ] || status=1
-echo "edge: $passed of 4 servers passed"
+[ "$passed" -eq "${#KINDS[@]}" ] || status=1
+echo "edge: $passed of ${#KINDS[@]} servers passed"
 exit "$status"

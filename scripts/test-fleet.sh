@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The fleet scenarios (tests/fleet/run.py): four example servers, two Python
-# (server.py) and two Node (server.mjs), share keys and one real Redis;
+# The fleet scenarios (interop/fleet/run.py): four contract servers, two
+# Python (interop/servers/python/server.py) and two Node
+# (interop/servers/node/server.mjs), share keys and one real Redis;
 # book_room's effect goes through the once machine. Run twice: on a single
 # Redis, then on a 3-master Redis Cluster. Each run: the same final retry
 # sent to all four at once, 200 flows: exactly one ledger entry each,
@@ -22,9 +23,11 @@ if [ "${SNODO_FLEET_SKIP_SETUP:-0}" != 1 ]; then  # for a rerun on an already se
   interop_setup_node_server
   interop_setup_python_server
 fi
+# The Node servers' packages (node-redis among them; npm ci, no build): also on a rerun, when missing.
+[ -d interop/servers/node/node_modules ] || interop_setup_node_servers
 PY="${SNODO_INTEROP_PYTHON:-$PWD/target/interop/venv/bin/python}"
-interop_log "fleet: redis-py for the Python servers (tests/fleet/requirements.txt)"
-"$PY" -m pip install -q --disable-pip-version-check -r tests/fleet/requirements.txt
+interop_log "fleet: redis-py for the Python servers (interop/fleet/requirements.txt)"
+"$PY" -m pip install -q --disable-pip-version-check -r interop/fleet/requirements.txt
 redis_ensure_installed
 
 WORK=$(mktemp -d)
@@ -55,9 +58,9 @@ start_server() {
   local kind=$1 log="$WORK/$MODE-$1-${#SERVER_PIDS[@]}.log" port="" i
   : >"$log"  # exists before the background process opens it: read below at once
   if [ "$kind" = python ]; then
-    "$PY" bindings-python/examples/server.py --http 0 2>"$log" &
+    "$PY" interop/servers/python/server.py --http 0 2>"$log" &
   else
-    node bindings-node/examples/server.mjs --http 0 2>"$log" &
+    node interop/servers/node/server.mjs --http 0 2>"$log" &
   fi
   SERVER_PIDS+=($!)
   for i in $(seq 1 400); do
@@ -87,7 +90,7 @@ all_alive() {
 }
 # Each phase prints one summary line per scenario ("fleet: <scenario>: ok: ..." or FAILED).
 phase() {
-  timeout 180 "$PY" tests/fleet/run.py "$1" | sed "s/^fleet: /fleet: [$MODE] /" | tee -a "$WORK/summary.txt" ||
+  timeout 180 "$PY" interop/fleet/run.py "$1" | sed "s/^fleet: /fleet: [$MODE] /" | tee -a "$WORK/summary.txt" ||
     status=1
   all_alive
 }
@@ -127,7 +130,7 @@ fleet_run() {
 
   phase shared
   interop_log "fleet [$MODE]: stopping Redis mid-run, flows in flight"
-  timeout 120 "$PY" tests/fleet/run.py storm >"$WORK/storm.txt" &
+  timeout 120 "$PY" interop/fleet/run.py storm >"$WORK/storm.txt" &
   local storm=$!
   sleep 1
   ports=$(redis_ports)

@@ -1,16 +1,15 @@
 #!/usr/bin/env bash
-# Interop inside the official SDKs (issue 15): the example servers built on
-# the official SDK server classes with snodo doing every MRTR decision —
-# bindings-python/examples/sdk_server.py (`mcp` 2.3.0 MCPServer) and
-# bindings-node/examples/sdk_server.mjs (@modelcontextprotocol/server 2.4.0
+# Interop inside the official SDKs: the contract servers built on the
+# official SDK server classes with snodo doing every MRTR decision —
+# interop/servers/python/sdk_server.py (`mcp` 2.3.0 MCPServer) and
+# interop/servers/node/sdk_server.mjs (@modelcontextprotocol/server 2.4.0
 # McpServer) — against the official TypeScript client (pinned to 2026-07-28,
 # and with its default options: a 2025-era session), the official Python
 # client (mode 2026-07-28, and mode=legacy) and the conformance suite.
 #
 # The SDKs come from the repository's own pins: `mcp` from
 # interop/python_client/requirements.txt, @modelcontextprotocol/server from
-# bindings-node/package-lock.json (a devDependency; an optional peer of the
-# published package). Summaries: target/interop/<suite>-<python|node>-sdk-<transport>.json;
+# interop/servers/node/package-lock.json (the version bindings-node pins). Summaries: target/interop/<suite>-<python|node>-sdk-<transport>.json;
 # any missing, empty or failing summary fails, and so does any WARNING or
 # SKIPPED check in an input-required-result-* scenario.
 set -euo pipefail
@@ -24,6 +23,7 @@ mkdir -p "$OUT"
 rm -f "$OUT"/*-sdk-*.json  # only this run's SDK summaries count
 
 interop_setup_node_server
+interop_setup_node_servers
 interop_setup_python_server
 interop_setup_npm official_client
 interop_setup_npm conformance

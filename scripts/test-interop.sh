@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Interop: the official MCP TypeScript client, the official Python
-# client and the official conformance suite against both snodo example
-# servers (bindings-python/examples/server.py, bindings-node/examples/server.mjs).
+# client and the official conformance suite against both contract servers
+# (interop/servers/python/server.py, interop/servers/node/server.mjs; they
+# serve interop/CONTRACT.md).
 #
 # Every suite writes target/interop/<suite>-<server>-<transport>.json; this
 # script fails when any expected summary is missing, empty, or records a
@@ -20,6 +21,7 @@ mkdir -p "$OUT"
 rm -f "$OUT"/*.json  # only this run's summaries count
 
 interop_setup_node_server
+interop_setup_node_servers
 interop_setup_python_server
 interop_setup_npm official_client
 interop_setup_npm conformance
@@ -46,10 +48,16 @@ for server in python node; do
   run node interop/conformance/run.mjs --server "$server"
 done
 
+# The Python contract server type-checks (mypy from the tools venv that
+# interop_setup_python_server makes, the packages of the interop venv).
+interop_log "mypy --strict interop/servers/python/server.py"
+run "$PWD/.venv/bin/python" -m mypy --strict --no-incremental --cache-dir "$OUT/mypy-cache" \
+  --python-executable "$SNODO_INTEROP_PYTHON" interop/servers/python/server.py
+
 interop_log "summaries"
-# The 2026 suites, then issue 14's 2025-era runs (the official Python client
-# forced to the initialize handshake; the official TypeScript client with
-# default options). One checker for every suite: interop/check_summaries.py.
+# The 2026 suites, then the 2025-era runs (the official Python client forced
+# to the initialize handshake; the official TypeScript client with default
+# options). One checker for every suite: interop/check_summaries.py.
 names=()
 for server in python node; do
   names+=("official_client-$server-stdio.json" "official_client-$server-http.json"

@@ -1,5 +1,5 @@
-// Starting the snodo example servers for the Node-side interop suites (the
-// official TypeScript client and the conformance suite). Paths are relative
+// Starting the snodo servers for the Node-side interop suites (the official
+// TypeScript client, the conformance suite and the demo). Paths are relative
 // to the repository root, which is where scripts/test-interop.sh runs.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -16,25 +16,29 @@ export const KEYS = {
   rotated: 'k2:' + '22'.repeat(32) + ',k1:' + '11'.repeat(32),
 };
 
-/** The command that runs `server` ('python' | 'node' | 'python-sdk' | 'node-sdk') with `args`. */
+// Every server the suites start, by kind: one command line each, `--stdio`
+// or `--http PORT` appended. The contract servers (interop/servers/) serve
+// all of CONTRACT.md; the two examples (what users copy) serve
+// preferred_color and book_room with the contract's texts.
+const PYTHON = () => process.env.SNODO_INTEROP_PYTHON || 'python3'; // the interpreter with the snodo-mrtr wheel
+const NODE = () => process.env.SNODO_INTEROP_NODE || process.execPath;
+export const SERVERS = {
+  python: [PYTHON, 'interop/servers/python/server.py'],
+  node: [NODE, 'interop/servers/node/server.mjs'],
+  'python-sdk': [PYTHON, 'interop/servers/python/sdk_server.py'],
+  'node-sdk': [NODE, 'interop/servers/node/sdk_server.mjs'],
+  'python-example': [PYTHON, 'bindings-python/examples/server.py'],
+  'node-example': [NODE, 'bindings-node/examples/server.mjs'],
+};
+export const isExample = (server) => server.endsWith('-example');
+
+/** The command that runs `server` (a key of SERVERS) with `args`. */
 export function serverCommand(server, args) {
-  if (server === 'python') {
-    // The interpreter that has the snodo-mrtr wheel installed.
-    const python = process.env.SNODO_INTEROP_PYTHON || 'python3';
-    return { command: python, args: [path.join(ROOT, 'bindings-python/examples/server.py'), ...args] };
+  if (!Object.hasOwn(SERVERS, server)) {
+    throw new Error(`unknown server ${server}: expected one of ${Object.keys(SERVERS).join(', ')}`);
   }
-  if (server === 'node') {
-    return { command: process.env.SNODO_INTEROP_NODE || process.execPath, args: [path.join(ROOT, 'bindings-node/examples/server.mjs'), ...args] };
-  }
-  // Issue 15: the same surface on the official SDK server classes, snodo inside.
-  if (server === 'python-sdk') {
-    const python = process.env.SNODO_INTEROP_PYTHON || 'python3';
-    return { command: python, args: [path.join(ROOT, 'bindings-python/examples/sdk_server.py'), ...args] };
-  }
-  if (server === 'node-sdk') {
-    return { command: process.env.SNODO_INTEROP_NODE || process.execPath, args: [path.join(ROOT, 'bindings-node/examples/sdk_server.mjs'), ...args] };
-  }
-  throw new Error(`unknown server ${server}: expected python, node, python-sdk or node-sdk`);
+  const [command, script] = SERVERS[server];
+  return { command: command(), args: [path.join(ROOT, script), ...args] };
 }
 
 /** The stdio spawn parameters for the official client's StdioClientTransport. */

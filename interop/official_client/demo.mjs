@@ -1,5 +1,6 @@
-// `make demo`: the official MCP TypeScript client walks through the
-// preference workflow against a snodo example server over stdio, printing
+// `make demo`: the official MCP TypeScript client walks through the tools of
+// a snodo example server (bindings-node/examples/server.mjs, or with
+// `--server python` bindings-python/examples/server.py) over stdio, printing
 // every message on the wire so a newcomer can follow the multi round-trip
 // request (MRTR) exchange of protocol revision 2026-07-28, then the same
 // client with its DEFAULT options (the 2025 `initialize` handshake), served by
@@ -13,6 +14,11 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { stdioParams } from '../lib/servers.mjs';
 
 const { values: opts } = parseArgs({ options: { server: { type: 'string', default: 'node' } } });
+if (!['node', 'python'].includes(opts.server)) {
+  console.error('usage: demo.mjs [--server node|python]');
+  process.exit(2);
+}
+const SERVER = `${opts.server}-example`;
 const bold = (s) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
 const show = (v) => JSON.stringify(v);
 const short = (s) => (s.length > 48 ? `${s.slice(0, 24)}…${s.slice(-16)} (${s.length} chars)` : s);
@@ -57,7 +63,7 @@ async function connect() {
     console.log(`  The user sees "${req.params.message}" and answers: ${JSON.stringify(answer)}`);
     return answer;
   });
-  const transport = new StdioClientTransport(stdioParams(opts.server));
+  const transport = new StdioClientTransport(stdioParams(SERVER));
   await client.connect(transport);
   const onmessage = transport.onmessage;
   transport.onmessage = (msg, extra) => { log('in', msg); onmessage(msg, extra); };
@@ -73,25 +79,33 @@ console.log(bold('\n━━ 1. A tool that needs the user\'s preference: tools/ca
 const tool = await client.callTool({ name: 'preferred_color', arguments: {} });
 console.log(`\nThe application gets: ${JSON.stringify(tool.content[0].text)}`);
 
-console.log(bold('\n━━ 2. The same question from a resource: resources/read prefs://color'));
-round = 0;
-answer = { action: 'accept', content: { color: 'blue' } };
-const res = await client.readResource({ uri: 'prefs://color' });
-console.log(`\nThe application gets: ${JSON.stringify(res.contents[0].text)}`);
-
-console.log(bold('\n━━ 3. …and from a prompt: prompts/get preferred_color'));
-round = 0;
-answer = { action: 'accept', content: { color: 'red' } };
-const prompt = await client.getPrompt({ name: 'preferred_color' });
-console.log(`\nThe application gets: ${JSON.stringify(prompt.messages[0].content.text)}`);
-
-console.log(bold('\n━━ 4. The user declines'));
+console.log(bold('\n━━ 2. The user declines'));
 round = 0;
 answer = { action: 'decline' };
 const declined = await client.callTool({ name: 'preferred_color', arguments: {} });
 console.log(`\nThe application gets: ${JSON.stringify(declined.content[0].text)}`);
 
-console.log(bold('\n━━ 5. A tampered requestState is refused (the client retries by hand here)'));
+console.log(bold('\n━━ 3. An effect, once per flow: tools/call book_room (the client retries by hand here)'));
+round = 0;
+const book = (extra = {}) => client.request({ method: 'tools/call', params: { name: 'book_room', arguments: {}, ...extra } },
+  { allowInputRequired: true });
+const b1 = await book();
+const finalRound = (nights) => book({ inputResponses: { booking: { action: 'accept', content: { nights } } }, requestState: b1.requestState });
+const booked = await finalRound(2);
+console.log(`\nThe application gets: ${JSON.stringify(booked.content[0].text)}`);
+console.log('The response was lost, say: the client sends the same final round again.');
+const again = await finalRound(2);
+console.log(`The application gets the same booking, not a second one: ${JSON.stringify(again.content[0].text)}`);
+console.log('The same token with other answers:');
+try {
+  await finalRound(3);
+  console.log('unexpected: a second booking');
+  process.exitCode = 1;
+} catch (e) {
+  console.log(`The application gets error ${e.code}: ${e.message} ${JSON.stringify(e.data)}`);
+}
+
+console.log(bold('\n━━ 4. A tampered requestState is refused'));
 round = 0;
 const r1 = await client.request({ method: 'tools/call', params: { name: 'preferred_color', arguments: {} } }, { allowInputRequired: true });
 try {
@@ -125,7 +139,7 @@ function legacyLog(dir, msg) {
   }
 }
 
-console.log(bold('\n━━ 6. The same client with its DEFAULT options: the 2025 initialize handshake'));
+console.log(bold('\n━━ 5. The same client with its DEFAULT options: the 2025 initialize handshake'));
 console.log('   The server runs the same handler; snodo\'s legacy bridge turns its question into a real');
 console.log('   elicitation/create request on the session and feeds the answer back to the handler.');
 const legacy = new Client({ name: 'snodo-demo', version: '0.0.0' }, { capabilities: { elicitation: { form: {} } } });
@@ -134,7 +148,7 @@ legacy.setRequestHandler('elicitation/create', async (req) => {
   console.log(`  The user sees "${req.params.message}" and answers: ${JSON.stringify(answer)}`);
   return answer;
 });
-const lt = new StdioClientTransport(stdioParams(opts.server));
+const lt = new StdioClientTransport(stdioParams(SERVER));
 const ltSend = lt.send.bind(lt);
 lt.send = (msg, o) => { legacyLog('out', msg); return ltSend(msg, o); };
 const ltStart = lt.start.bind(lt);
@@ -147,4 +161,4 @@ await legacy.connect(lt);
 const legacyTool = await legacy.callTool({ name: 'preferred_color', arguments: {} });
 console.log(`\nThe application gets: ${JSON.stringify(legacyTool.content[0].text)}`);
 await legacy.close();
-console.log(bold('\nDone. Run `make test` for the full interop suites (both official clients and the conformance suite).'));
+console.log(bold('\nDone. Copy the example server and replace its tools; `make test` runs both official clients and the conformance suite.'));

@@ -1,32 +1,35 @@
 // The official MCP TypeScript client (@modelcontextprotocol/client, pinned in
-// package-lock.json) drives a snodo example server through the workflows of
-// the interop plan, each asserting the exact outcome written in interop/CONTRACT.md.
+// package-lock.json) drives a snodo server through the workflows of the
+// interop plan, each asserting the exact outcome written in interop/CONTRACT.md:
+// the contract servers (python, node, python-sdk, node-sdk) through all of
+// them, the two examples (python-example, node-example) through theirs
+// (preferred_color and book_room).
 //
-//   node interop/official_client/run.mjs --server python|node --transport stdio|http
+//   node interop/official_client/run.mjs --server KIND --transport stdio|http [--negotiation default] [--only NAME]
 //
-// Writes target/interop/official_client-<server>-<transport>.json and exits
-// non-zero if any workflow fails.
+// Writes target/interop/official_client[_default]-<server>-<transport>.json
+// and exits non-zero if any workflow fails.
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { KEYS, ROOT, startHttp, stdioParams, writeSummary } from '../lib/servers.mjs';
+import { KEYS, ROOT, SERVERS, isExample, startHttp, stdioParams, writeSummary } from '../lib/servers.mjs';
 
 const { values: opts } = parseArgs({
   options: { server: { type: 'string' }, transport: { type: 'string' }, only: { type: 'string' }, negotiation: { type: 'string' } },
 });
-// --negotiation default (issue 15): the client's own default version
-// negotiation instead of the 2026-07-28 pin, i.e. a 2025-era session, served
-// by the SDK server's legacy shim (node-sdk only); its own workflow set and
+// --negotiation default: the client's own default version negotiation
+// instead of the 2026-07-28 pin, i.e. a 2025-era session (the SDK servers'
+// legacy shims, the examples' legacy bridge); its own workflow set and
 // summary (suite official_client_default).
 const DEFAULT_NEGOTIATION = opts.negotiation === 'default';
 if (opts.negotiation !== undefined && !DEFAULT_NEGOTIATION) {
   console.error('--negotiation: only "default" (omit it for the 2026-07-28 pin)');
   process.exit(2);
 }
-if (!['python', 'node', 'python-sdk', 'node-sdk'].includes(opts.server) || !['stdio', 'http'].includes(opts.transport)) {
-  console.error('usage: run.mjs --server python|node --transport stdio|http [--only NAME]');
+if (!Object.hasOwn(SERVERS, opts.server) || !['stdio', 'http'].includes(opts.transport)) {
+  console.error(`usage: run.mjs --server ${Object.keys(SERVERS).join('|')} --transport stdio|http [--negotiation default] [--only NAME]`);
   process.exit(2);
 }
 
@@ -317,8 +320,67 @@ const legacyWorkflows = {
   },
 };
 
+// The two examples: preferred_color (accepted, declined) and book_room (the
+// effect once per flow). On 2026 the final round is also sent again by hand:
+// the same answers get the same booking; other answers, or none (a booked
+// flow never asks again), are refused as replayed; the next flow's entry
+// shows that nothing else was booked.
+const BOOKED = /^Booked: entry #(\d+)$/;
+const entryOf = (result) => {
+  const m = BOOKED.exec(textOf(result) ?? '');
+  assert.ok(m && !result.isError, `a booking, got ${JSON.stringify(result)}`);
+  return Number(m[1]);
+};
+const NIGHTS = (nights) => accept({ nights });
+const exampleWorkflows = {
+  async 'example-1-preference-accepted'() {
+    const c = await connect({ elicit: () => accept({ color: 'green' }) });
+    const result = await c.client.callTool({ name: 'preferred_color', arguments: {} });
+    assert.equal(textOf(result), 'Your preferred color is green.');
+    assert.ok(!result.isError);
+    if (!DEFAULT_NEGOTIATION) assert.deepEqual(inputRequired(c.wire).map((r) => Object.keys(r.inputRequests)), [['color']]);
+    else assert.equal(serverRequests(c.wire, 'elicitation/create').length, 1);
+    await c.close();
+  },
+  async 'example-2-preference-declined'() {
+    const c = await connect({ elicit: () => ({ action: 'decline' }) });
+    const result = await c.client.callTool({ name: 'preferred_color', arguments: {} });
+    assert.equal(textOf(result), 'You declined to choose a color.');
+    assert.ok(!result.isError);
+    await c.close();
+  },
+  async 'example-3-book-room-once'() {
+    const c = await connect({ elicit: () => NIGHTS(2) });
+    const book = () => c.client.callTool({ name: 'book_room', arguments: {} });
+    const n = entryOf(await book());
+    if (DEFAULT_NEGOTIATION) { // a 2025 session: the server drives the rounds, each flow books once
+      assert.equal(entryOf(await book()), n + 1);
+      assert.equal(serverRequests(c.wire, 'elicitation/create').length, 2);
+      await c.close();
+      return;
+    }
+    const call = (extra) => c.client.request({ method: 'tools/call', params: { name: 'book_room', arguments: {}, ...extra } },
+      { allowInputRequired: true });
+    const r1 = await call({});
+    assert.equal(r1.resultType, 'input_required');
+    assert.deepEqual(Object.keys(r1.inputRequests), ['booking']);
+    const final = (nights) => call({ inputResponses: { booking: NIGHTS(nights) }, requestState: r1.requestState });
+    assert.equal(entryOf(await final(3)), n + 1);
+    assert.equal(entryOf(await final(3)), n + 1, 'the same final round again: the same booking');
+    for (const replay of [() => final(4), () => call({ requestState: r1.requestState })]) {
+      const e = await rejectsWith(replay(), -32602);
+      assert.equal(e.message, STATE_ERROR);
+      assert.equal(e.data?.reason, 'replayed');
+    }
+    assert.equal(entryOf(await book()), n + 2, 'the next flow: nothing else was booked');
+    await c.close();
+  },
+};
+
+let selected = DEFAULT_NEGOTIATION ? legacyWorkflows : workflows;
+if (isExample(opts.server)) selected = exampleWorkflows;
 const results = {};
-for (const [name, run] of Object.entries(DEFAULT_NEGOTIATION ? legacyWorkflows : workflows)) {
+for (const [name, run] of Object.entries(selected)) {
   if (opts.only && !name.includes(opts.only)) continue;
   const t0 = Date.now();
   try {

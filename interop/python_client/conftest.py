@@ -1,8 +1,11 @@
-"""Fixtures for driving a snodo example server with the official Python client.
+"""Fixtures for driving a snodo server with the official Python client.
 
-Options: ``--server python|node`` and ``--transport stdio|http``. The Python
-example server runs on the interpreter named by ``SNODO_INTEROP_PYTHON`` (the
-one with the snodo-mrtr wheel installed); the Node one on ``node``.
+Options: ``--server`` (a kind of SERVERS below), ``--transport stdio|http`` and
+``--era 2026|legacy``. The Python servers run on the interpreter named by
+``SNODO_INTEROP_PYTHON`` (the one with the snodo-mrtr wheel installed); the
+Node ones on ``node``. The contract servers run the contract's workflows
+(test_workflows.py, test_legacy_workflows.py); the two examples run theirs
+(test_example_workflows.py, test_example_legacy.py).
 
 The session writes ``target/interop/python_client-<server>-<transport>.json``:
 every test's outcome and the counts, so a silently skipped run cannot pass.
@@ -26,20 +29,34 @@ ROOT = Path(__file__).resolve().parents[2]
 KEY_A = "k1:" + "11" * 32
 
 
+# Every server kind and its script: the same table as interop/lib/servers.mjs.
+SERVERS = {
+    "python": "interop/servers/python/server.py",
+    "node": "interop/servers/node/server.mjs",
+    "python-sdk": "interop/servers/python/sdk_server.py",
+    "node-sdk": "interop/servers/node/sdk_server.mjs",
+    "python-example": "bindings-python/examples/server.py",
+    "node-example": "bindings-node/examples/server.mjs",
+}
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--server", choices=["python", "node", "python-sdk", "node-sdk"], required=True)
+    parser.addoption("--server", choices=list(SERVERS), required=True)
     parser.addoption("--transport", choices=["stdio", "http"], required=True)
-    # Issue 14: "legacy" runs only test_legacy_workflows.py (the 2025 handshake) and writes the
-    # "-legacy" summary; "2026" (the default) runs everything else. Deselected, never skipped.
+    # "legacy" runs only the 2025-handshake modules and writes the "-legacy" summary; "2026"
+    # (the default) runs the others. Deselected, never skipped.
     parser.addoption("--era", choices=["2026", "legacy"], default="2026")
 
 
-LEGACY_MODULE = "test_legacy_workflows.py"
+LEGACY_MODULES = {"test_legacy_workflows.py", "test_example_legacy.py"}
+EXAMPLE_MODULES = {"test_example_workflows.py", "test_example_legacy.py"}
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item]) -> None:
     legacy = config.getoption("--era") == "legacy"
-    keep = [i for i in items if (i.path.name == LEGACY_MODULE) == legacy]
+    example = str(config.getoption("--server")).endswith("-example")
+    keep = [i for i in items
+            if (i.path.name in LEGACY_MODULES) == legacy and (i.path.name in EXAMPLE_MODULES) == example]
     gone = [i for i in items if i not in keep]
     if gone:
         config.hook.pytest_deselected(items=gone)
@@ -47,16 +64,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item
 
 
 def server_command(server: str, mode: List[str]) -> List[str]:
-    # "-sdk": the same surface on the official SDK server classes (issue 15).
-    script = {"python": "server.py", "python-sdk": "sdk_server.py", "node": "server.mjs", "node-sdk": "sdk_server.mjs"}[server]
+    script = str(ROOT / SERVERS[server])
     if server.startswith("python"):
-        python = os.environ.get("SNODO_INTEROP_PYTHON", sys.executable)
-        return [python, str(ROOT / "bindings-python/examples" / script), *mode]
-    return [os.environ.get("SNODO_INTEROP_NODE", "node"), str(ROOT / "bindings-node/examples" / script), *mode]
+        return [os.environ.get("SNODO_INTEROP_PYTHON", sys.executable), script, *mode]
+    return [os.environ.get("SNODO_INTEROP_NODE", "node"), script, *mode]
 
 
 class HttpServer:
-    """An example server on 127.0.0.1 with a free port."""
+    """A server on 127.0.0.1 with a free port."""
 
     def __init__(self, server: str, keys: str) -> None:
         env = dict(os.environ, SNODO_KEYS=keys)

@@ -1,12 +1,14 @@
 """The HTTP edge, tried as a hostile web page and a hostile session holder
-would, against every example server (docs/operations.md, "The HTTP edge").
+would, against every server the suites start (docs/operations.md, "The HTTP edge").
 
-scripts/test-edge.sh starts the four HTTP servers (the two plain ones and
-the two on the official SDKs) and runs this script once per server:
+scripts/test-edge.sh starts the HTTP servers (the four contract servers of
+interop/servers/ by default; scripts/test-examples.sh has it start the two
+examples, python-example and node-example) and runs this script once per
+server:
 
     run.py KIND PORT
 
-KIND is python, python-sdk, node or node-sdk. Per server:
+KIND names the server in the summary line. Per server:
 
   1. a plain loopback request, and a same-origin page's, are served;
   2. a foreign Origin, `Origin: null`, and the DNS-rebinding shape (a foreign
@@ -16,7 +18,9 @@ KIND is python, python-sdk, node or node-sdk. Per server:
      requests on it are refused (404) and alice's are served;
   4. a 2025 flow of alice's waiting on its elicitation: bob's answer to it and
      bob's cancellation of it are refused (404), then alice's answer completes
-     the flow with alice's choice.
+     the flow with alice's choice;
+  5. one user holds at most 16 sessions (every server's default): carol's 17th
+     `initialize` is refused with 429 and opens no session, dave's is served.
 
 Standard library only. One summary line per server; exit 1 on any failure.
 """
@@ -239,12 +243,22 @@ def answers_belong_to_their_user(s: Server) -> None:
             flow.close()
 
 
+def sessions_per_client_are_capped(s: Server) -> None:
+    for _ in range(16):
+        open_session(s, "carol")  # raises Failed if refused
+    status, h, _ = s.post(initialize(), bearer("carol"))
+    s.check(status == 429 and "mcp-session-id" not in h, f"carol's 17th initialize: HTTP {status}, want 429")
+    status, h, _ = s.post(initialize(), bearer("dave"))
+    s.check(status == 200 and "mcp-session-id" in h, f"dave's initialize after carol's quota: HTTP {status}")
+
+
 def main() -> int:
     if len(sys.argv) != 3:
-        print("usage: run.py python|python-sdk|node|node-sdk PORT", file=sys.stderr)
+        print("usage: run.py KIND PORT  (KIND: a label for the summary line)", file=sys.stderr)
         return 2
     s = Server(sys.argv[1], int(sys.argv[2]))
-    for scenario in (origin_and_host, sessions_belong_to_their_user, answers_belong_to_their_user):
+    for scenario in (origin_and_host, sessions_belong_to_their_user, answers_belong_to_their_user,
+                     sessions_per_client_are_capped):
         try:
             scenario(s)
         except Failed as e:

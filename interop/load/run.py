@@ -1,8 +1,11 @@
-"""The example servers under load and faults (issue 19), run by scripts/test-load.sh.
+"""The contract servers under load and faults, run by scripts/test-load.sh.
 
-    python run.py test  [--server python|node ...]   the load and fault scenarios (make test)
-    python run.py bench [--server ...] [--seconds S] [--repeat R] [--client-procs P]
-                                                      flows/s, p50/p99 and CPU at 1, 4, 8 and 64 clients
+    python interop/load/run.py test  [--server python|node ...]   the load and fault scenarios (make test)
+    python interop/load/run.py bench [--server KIND ...] [--seconds S] [--repeat R] [--client-procs P]
+                                       flows/s, p50/p99 and CPU at 1, 4, 8 and 64 clients
+
+`bench` also takes the two examples (--server python-example, node-example), on which
+the flow is preferred_color's two rounds instead of book_table's.
 
 Every check prints one line; the last line is `N passed, N failed`, and the
 exit status is 1 if anything failed.
@@ -22,7 +25,7 @@ import threading
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from fleet import NEW, OLD, Client, FlowError, Server, free_port, rejected_reason, round1, round2
+from fleet import NEW, OLD, SCRIPTS, Client, FlowError, Server, free_port, rejected_reason, round1, round2, use_flow
 
 CLIENTS = 64
 # The load generator is Python too: one process with 64 client threads is capped by its
@@ -517,6 +520,7 @@ def bench(kinds: List[str], seconds: float, out: Optional[str], procs: int, repe
     print("| server | clients | flows/s | p50 ms | p99 ms | failed | resets | server CPU | server CPU ms/flow | client CPU |\n"
           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|", flush=True)
     for kind in kinds:
+        use_flow(kind)
         srv = Server(kind, NEW)
         runs: Dict[int, List[Dict[str, Any]]] = {c: [] for c in counts}
         try:
@@ -552,7 +556,7 @@ def bench(kinds: List[str], seconds: float, out: Optional[str], procs: int, repe
                 print(f"  {kind} at {clients} clients, every run (flows/s): {[round(r['flows_per_s']) for r in runs[clients]]}")
     load_avg_end = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"\nload average {load_avg_end} at the end", flush=True)
-    # Issue 19's target, within this run: the Python server's rate does not fall as clients grow.
+    # The target, within this run: the Python server's rate does not fall as clients grow.
     # Medians of interleaved runs, so a change in the machine's load hits both counts alike.
     targets = []
     median = {(r["server"], r["clients"]): r["flows_per_s"] for r in rows}
@@ -566,7 +570,8 @@ def bench(kinds: List[str], seconds: float, out: Optional[str], procs: int, repe
             print(f"  [{'met' if t['met'] else 'MISSED'}] {t['target']}: {t['value']}", flush=True)
     if out:
         with open(out, "w") as f:
-            json.dump({"flow": "book_table, two rounds, every 4th token also replayed as another user",
+            json.dump({"flow": "two rounds (book_table; preferred_color on the examples), "
+                               "every 4th token also replayed as another user",
                        "client_processes": procs, "repeat": repeat, "seconds": seconds,
                        "load_average": [load_avg, load_avg_end], "rows": rows, "targets": targets}, f, indent=1)
     return 1 if any(r["failed"] or r["resets"] for r in rows) else 0
@@ -575,7 +580,7 @@ def bench(kinds: List[str], seconds: float, out: Optional[str], procs: int, repe
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("mode", choices=["test", "bench"])
-    parser.add_argument("--server", action="append", choices=["python", "node"])
+    parser.add_argument("--server", action="append", choices=list(SCRIPTS), help="test: python, node only")
     parser.add_argument("--only", help="run only scenarios whose name contains this")
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--out")
@@ -584,6 +589,8 @@ def main() -> None:
                         help="bench: client processes at most (1 = every client a thread of one process)")
     args = parser.parse_args()
     kinds = args.server or ["python", "node"]
+    if args.mode == "test" and any(k.endswith("-example") for k in kinds):
+        parser.error("the scenarios run the contract servers (python, node); bench takes the examples too")
     if args.mode == "bench":
         sys.exit(bench(kinds, args.seconds, args.out, max(1, args.client_procs), max(1, args.repeat)))
     rep = Report()

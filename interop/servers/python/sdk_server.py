@@ -1,8 +1,11 @@
 """The interop/CONTRACT.md surface on the official MCP Python SDK (`mcp` 2.3.0),
 with snodo making every MRTR decision (snodo_mrtr.mcp).
 
-    python sdk_server.py --stdio          # the SDK's stdio transport
-    python sdk_server.py --http 8787      # the SDK's Streamable HTTP app on 127.0.0.1:PORT/mcp (0 = any port)
+    python interop/servers/python/sdk_server.py --stdio       # the SDK's stdio transport
+    python interop/servers/python/sdk_server.py --http PORT   # the SDK's Streamable HTTP app on 127.0.0.1:PORT/mcp (0 = any port)
+
+A contract server of the interop suites (`--server python-sdk`), on the interpreter that has
+the snodo-mrtr wheel and `mcp` (target/interop/venv).
 
 The SDK serves the transport, the era handshake, server/discover and the
 lists; the tools, the resource and the prompts are server.py's handlers,

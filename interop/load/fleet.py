@@ -1,5 +1,6 @@
-"""The pieces the load and fault scenarios are built from: example-server
-processes, a keep-alive MCP client over HTTP and the two-round flow.
+"""The pieces the load and fault scenarios are built from: server processes
+(the contract servers of interop/servers/, and for `run.py bench` also the two
+examples), a keep-alive MCP client over HTTP and the two-round flow.
 
 Standard library only, so any Python 3.9+ runs it; the servers themselves run
 under the interpreter that has the snodo-mrtr wheel (SNODO_LOAD_PYTHON) and
@@ -31,21 +32,40 @@ META = {
 OLD = "old:" + "11" * 32
 NEW = "new:" + "22" * 32
 BOOK = {"name": "book_table", "arguments": {}}
+# The servers by kind (the same command lines as interop/lib/servers.mjs). The examples serve
+# only preferred_color and book_room: `run.py bench` runs the preference flow on them.
+SCRIPTS = {
+    "python": "interop/servers/python/server.py",
+    "node": "interop/servers/node/server.mjs",
+    "python-example": "bindings-python/examples/server.py",
+    "node-example": "bindings-node/examples/server.mjs",
+}
+COLOR = {"name": "preferred_color", "arguments": {}}
+COLORS = ("red", "green", "blue")
+PREFERENCE = False  # True: round1/round2 run the preference flow (set by use_flow)
+
+
+def use_flow(kind: str) -> None:
+    """The flow the next load runs against `kind` (forked client processes inherit it)."""
+    global PREFERENCE
+    PREFERENCE = kind.endswith("-example")
 
 
 class Server:
-    """One example-server process over HTTP on 127.0.0.1."""
+    """One server process over HTTP on 127.0.0.1."""
 
     def __init__(self, kind: str, keys: str, port: int = 0, clock_offset: int = 0, **env: str) -> None:
         self.kind = kind
+        if kind not in SCRIPTS:
+            raise ValueError(f"unknown server {kind!r}: expected one of {', '.join(SCRIPTS)}")
+        script = str(ROOT / SCRIPTS[kind])
         if kind == "python":
             # SNODO_LOAD_PYTHON_SERVER: another copy of the script, for an A/B run against a change.
-            cmd = [os.environ.get("SNODO_LOAD_PYTHON") or sys.executable,
-                   os.environ.get("SNODO_LOAD_PYTHON_SERVER") or str(ROOT / "bindings-python/examples/server.py")]
-        elif kind == "node":
-            cmd = [os.environ.get("SNODO_LOAD_NODE") or "node", str(ROOT / "bindings-node/examples/server.mjs")]
+            script = os.environ.get("SNODO_LOAD_PYTHON_SERVER") or script
+        if kind.startswith("python"):
+            cmd = [os.environ.get("SNODO_LOAD_PYTHON") or sys.executable, script]
         else:
-            raise ValueError(f"unknown server {kind!r}: expected python or node")
+            cmd = [os.environ.get("SNODO_LOAD_NODE") or "node", script]
         full_env = {**os.environ, "SNODO_KEYS": keys, **env}
         if clock_offset:
             # A host whose clock is off, as the operating system tells it: libfaketime
@@ -53,9 +73,11 @@ class Server:
             # wall-clock read of the process. The server itself has no clock setting.
             cmd = ["faketime", "-f", f"{clock_offset:+d}s"] + cmd
             full_env["FAKETIME_DONT_FAKE_MONOTONIC"] = "1"
+        # A process group of its own: faketime runs the server as its child, and a signal to
+        # the group reaches the server too (else a stopped faketime leaves it running).
         self.proc = subprocess.Popen(cmd + ["--http", str(port)], cwd=ROOT, env=full_env,
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                     text=True)
+                                     text=True, start_new_session=True)
         self.log: List[str] = []
         self.port = self._wait_listening()
         # Keep draining stderr so a chatty server can never block on a full pipe.
@@ -96,15 +118,21 @@ class Server:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
+    def _signal(self, sig: int) -> None:
+        """`sig` to the server's process group (the server, and faketime when it runs it)."""
+        try:
+            os.killpg(self.proc.pid, sig)
+        except ProcessLookupError:
+            pass
+
     def kill(self) -> None:
         """SIGKILL: nothing is flushed, nothing is handed over (the restart scenario's point)."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGKILL)
+        self._signal(signal.SIGKILL)
         self.proc.wait(timeout=10)
 
     def stop(self) -> None:
         if self.proc.poll() is None:
-            self.proc.terminate()
+            self._signal(signal.SIGTERM)
             try:
                 self.proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
@@ -159,15 +187,20 @@ def answers_for(n: int) -> Tuple[str, int]:
 
 
 def round1(client: Client) -> str:
-    """Round 1 of book_table: input_required asking date and guests; returns requestState."""
-    status, r = client.post(request(1, "tools/call", **BOOK))
+    """Round 1 of book_table: input_required asking date and guests (of preferred_color:
+    asking color); returns requestState."""
+    status, r = client.post(request(1, "tools/call", **(COLOR if PREFERENCE else BOOK)))
     res = r.get("result") or {}
-    if status != 200 or res.get("resultType") != "input_required" or list(res.get("inputRequests") or {}) != ["date", "guests"]:
+    asked = ["color"] if PREFERENCE else ["date", "guests"]
+    if status != 200 or res.get("resultType") != "input_required" or list(res.get("inputRequests") or {}) != asked:
         raise FlowError(f"round 1: HTTP {status} {r}")
     return str(res["requestState"])
 
 
 def retry_msg(state: str, n: int) -> Dict[str, Any]:
+    if PREFERENCE:
+        answer = {"color": {"action": "accept", "content": {"color": COLORS[n % 3]}}}
+        return request(2, "tools/call", **COLOR, inputResponses=answer, requestState=state)
     date, guests = answers_for(n)
     answers = {"date": {"action": "accept", "content": {"date": date}},
                "guests": {"action": "accept", "content": {"guests": guests}}}
@@ -178,7 +211,7 @@ def round2(client: Client, state: str, n: int) -> None:
     """The retry: must complete with flow n's own answer."""
     date, guests = answers_for(n)
     status, r = client.post(retry_msg(state, n))
-    want = f"Booked a table for {guests} on {date}."
+    want = f"Your preferred color is {COLORS[n % 3]}." if PREFERENCE else f"Booked a table for {guests} on {date}."
     got = (((r.get("result") or {}).get("content") or [{}])[0]).get("text")
     if status != 200 or got != want:
         raise FlowError(f"round 2 of flow {n}: HTTP {status} {r}")

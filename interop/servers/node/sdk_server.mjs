@@ -4,9 +4,13 @@
 // decision through snodo-mrtr/mcp. The tools, the resource and the prompts
 // are server.mjs's handlers; the SDK serves transports, eras and lists.
 //
-//   node sdk_server.mjs --stdio        serveStdio (2026 per request; 2025 sessions through the SDK's legacy shim)
-//   node sdk_server.mjs --http PORT    createMcpHandler on 127.0.0.1:PORT/mcp for 2026, and a stateful
-//                                      per-session transport for 2025-era clients (the legacy shim)
+//   node interop/servers/node/sdk_server.mjs --stdio       serveStdio (2026 per request; 2025 sessions
+//                                                          through the SDK's legacy shim)
+//   node interop/servers/node/sdk_server.mjs --http PORT   createMcpHandler on 127.0.0.1:PORT/mcp for 2026, and a
+//                                                          stateful per-session transport for 2025-era clients
+//
+// A contract server of the interop suites (`--server node-sdk`); its
+// packages come from this folder's package-lock.json (`npm ci --ignore-scripts`).
 //
 // Keys, principal and the HTTP edge as server.mjs (SNODO_KEYS; Bearer token =
 // user, demo only; SNODO_ALLOWED_HOSTS and the other edge settings).

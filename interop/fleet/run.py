@@ -1,4 +1,4 @@
-"""The fleet scenarios: four example servers (two Python, two Node) share keys
+"""The fleet scenarios: four contract servers (two Python, two Node; interop/servers/) share keys
 and one Redis (a single server, or a 3-master Redis Cluster), and book_room's
 effect happens at most once per flow.
 
