@@ -1,4 +1,4 @@
-# A throwaway Redis for the test suites (issue 17). Source it, don't run it:
+# A throwaway Redis for the test suites. Source it, don't run it:
 #
 #   source scripts/redis.sh
 #   redis_ensure_installed          # apt-get installs redis-server if missing

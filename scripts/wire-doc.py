@@ -46,7 +46,7 @@ def handle(engine: mrtr.Engine, body: str, user: str | None) -> mrtr.Response:
 
 def exchange() -> dict[str, str]:
     assert len(KEY[1]) == 32
-    engine = mrtr.Engine([KEY], fixed_time=NOW, test_random_seed=1)  # issue 17: pinned ids
+    engine = mrtr.Engine([KEY], fixed_time=NOW, test_random_seed=1)  # pinned ids
     blocks: dict[str, str] = {}
     request = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                           "params": {"name": "paint", "arguments": {}, "_meta": META}},

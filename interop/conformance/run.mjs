@@ -3,7 +3,7 @@
 // every 2026-07-28 `input-required-result-*` scenario the package lists, and
 // `server-stateless`. No expected-failures file: any FAILURE check fails the
 // scenario. In every `input-required-result-*` scenario a WARNING or SKIPPED
-// check fails it too (issue 13: the suite's own baselines count a warning as
+// check fails it too (the suite's own baselines count a warning as
 // a failure). In `server-stateless` the only SKIPPED checks allowed are
 // SKIPPED_BY_DESIGN below; they are reported as such, never as passes.
 //

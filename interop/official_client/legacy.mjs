@@ -1,4 +1,4 @@
-// Issue 14: the official MCP TypeScript client (@modelcontextprotocol/client,
+// The official MCP TypeScript client (@modelcontextprotocol/client,
 // pinned in package-lock.json) with its DEFAULT options, i.e. the 2025
 // `initialize` handshake (no versionNegotiation pin), drives a snodo example
 // server through the interop workflows. Every question reaches the client as

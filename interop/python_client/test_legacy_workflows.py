@@ -1,4 +1,4 @@
-"""Issue 14: the same workflows with the official Python client forced to the
+"""The same workflows with the official Python client forced to the
 2025 ``initialize`` handshake (``mode="legacy"``). Every question reaches the
 client as a real ``elicitation/create`` request (stdio line or SSE event);
 the server runs the same handlers through snodo's legacy bridge.

@@ -17,7 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 NOW = 1_800_000_000
 K1 = bytes(range(32)).hex()
 K2 = bytes(range(32, 64)).hex()
-# Issue 17: every token carries random ids (and v2 a random nonce); the
+# every token carries random ids (and v2 a random nonce); the
 # tests-only seed makes them a function of the seal's inputs, so tokens stay
 # byte-exact in every language (README.md, "Randomness").
 SEED = 1
@@ -30,7 +30,7 @@ def dumps(v):
 
 
 def answers_digest(responses):
-    # Issue 17 (docs/token-format.md, "Answers digest"), computed here
+    # The answers digest (docs/token-format.md, "Answers digest"), computed here
     # independently of the core: canonical JSON (docs/canonical-json.md) is
     # sorted keys by code point, no whitespace, raw UTF-8, the same escapes
     # as Python's; answers here hold no number spelling Python would change.
@@ -418,7 +418,7 @@ flow("server info stamped on results when configured", ["result"],
      [step(req(), ir({"color": COLOR}), {"/result/_meta/io.modelcontextprotocol~1serverInfo/name": "vec"})],
      config={**CONFIG, "serverInfo": {"name": "vec", "version": "1.0.0"}})
 
-# --- issue 17: the call's ids and answers digest (the flow id keys the once machine, and
+# --- the call's ids and answers digest (the flow id keys the once machine, and
 # remembered results). `flowId`/`tokenId` come from the core (seeded, so
 # exact); the Rust runner also asserts that one test is one flow (one flow
 # id) and that a token id belongs to the token (same `{{state:N}}`, same id).
@@ -619,7 +619,7 @@ op_open("rounds used up", s2, "rounds", principal=None, method="resources/read",
 op_open("flow too old", s2, "flow_age", principal=None, method="resources/read", params='{"uri":"prefs://color"}',
         now=NOW + 10, config={**CONFIG, "maxFlowAgeSecs": 900})
 
-# Issue 17: token v2 (XChaCha20-Poly1305), sealed when tokenVersion is 2.
+# token v2 (XChaCha20-Poly1305), sealed when tokenVersion is 2.
 CONFIG2 = {**CONFIG, "tokenVersion": 2}
 s3 = tk(op="seal", comment="v2: seal with state and one question", principal="alice", method="tools/call", params=P1,
         round=1, flowStart=NOW, questions={"color": COLOR}, state={"step": 1, "note": "é"}, result="valid",
@@ -659,7 +659,7 @@ op_open("v2: rounds used up", s4, "rounds", principal=None, method="resources/re
         config={**CONFIG2, "maxRounds": 3})
 op_open("v2: flow too old", s4, "flow_age", principal=None, method="resources/read", params='{"uri":"prefs://color"}',
         config={**CONFIG2, "maxFlowAgeSecs": 900})
-# A v1 token sealed before issue 17 (no ids; tcId 1 of the previous
+# A v1 token sealed before tokens carried ids (no ids; tcId 1 of the previous
 # release): it still opens, and its ids are derived from its MAC tag.
 PRE_17 = ("v1.k1.eyJiIjoiamlzNWJlRTVEWVQyZUI2Vi0zRF9jWXBjTnRMelNmbjljNkZRc3RmS1JIWSIsImV4cCI6MTgwMDAwMDMwMCwiZnMiOjE4"
           "MDAwMDAwMDAsImlhdCI6MTgwMDAwMDAwMCwicCI6IkR0dUd3QTFaYXRXbEstRkpLclhIblEiLCJxIjp7ImNvbG9yIjoiMWlwZHMyampXOUYxWkJm"
@@ -703,7 +703,7 @@ for comment, method, params in [
 
 
 # ---------------------------------------------------------------- consistency
-# Rules every binding must apply identically (issue 12): each case is one
+# Rules every binding must apply identically: each case is one
 # core call; `expected` is exact, error messages included.
 consistency = []
 
@@ -769,7 +769,7 @@ for spelling, flow, ttl, rounds in (("snake", "max_flow_age_secs", "ttl_secs", "
     cs("config", f"flow age below the token lifetime, {spelling}_case", {"spelling": spelling, "name": flow, "value": 10},
        {"error": "CONFIG", "message": f"{flow}: 10 must be at least {ttl} (300)"})
     cs("config", f"a valid limit, {spelling}_case", {"spelling": spelling, "name": rounds, "value": 3}, {"ok": True})
-# Issue 17: the token version is a row of the limits table (1 or 2).
+# the token version is a row of the limits table (1 or 2).
 for spelling, name in (("snake", "token_version"), ("camel", "tokenVersion")):
     cs("config", f"token version 2 (encrypted), {spelling}_case", {"spelling": spelling, "name": name, "value": 2},
        {"ok": True})
@@ -778,7 +778,7 @@ for spelling, name in (("snake", "token_version"), ("camel", "tokenVersion")):
 
 
 # ---------------------------------------------------------------- parts
-# Issue 15: `begin_parts(id, method, params, principal)` (a request an SDK
+# `begin_parts(id, method, params, principal)` (a request an SDK
 # already parsed) must give exactly what `begin` gives on the bytes. Each
 # step runs both; the request text spells keys in another order and with
 # other whitespace than `parts`, so only canonical binding can make the

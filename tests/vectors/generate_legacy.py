@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes legacy.json (issue 14): the sans-IO legacy bridge, data-driven.
+"""Writes legacy.json: the sans-IO legacy bridge, data-driven.
 
 Inputs only; the exact `expected` outputs are filled by the Rust runner
 (SNODO_REGEN_VECTORS=1 cargo test -p snodo --test vectors legacy) after its

@@ -144,7 +144,7 @@ mod review_tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
-    /// Fifth review pass: both ids of one `getrandom` call are distinct
+    /// Both ids of one `getrandom` call are distinct
     /// across seals, the token id is never the flow id, each of the 256
     /// bits is set about half the time (a split that dropped or repeated
     /// bytes would show), and a given flow id is kept as it is.
