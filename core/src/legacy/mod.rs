@@ -34,7 +34,7 @@ pub use bridge::Bridge;
 pub(crate) use bridge::decide_legacy;
 pub use pending::{Feed, PendingFlow};
 pub(crate) use pending::{feed, feed_value, timeout};
-pub use session::{MAX_SESSION_ID_BYTES, Session, usable_capabilities};
+pub use session::{MAX_SESSION_ID_BYTES, Session, unknown_session, usable_capabilities};
 
 /// The prefix of every request id the bridge sends: a client's own ids
 /// live in the other direction anyway, and the prefix keeps them apart in

@@ -177,6 +177,14 @@ pub(crate) fn session_not_found(id: Value) -> Response {
     Response::error(id, -32001, "Session not found", None, 404)
 }
 
+/// The answer to a message naming a session id the server does not know:
+/// HTTP 404, `-32001` "Session not found", no id. The same bytes as
+/// [`Session::check_principal`]'s refusal, so that an unknown session and
+/// another user's cannot be told apart.
+pub fn unknown_session() -> Response {
+    session_not_found(Value::Null)
+}
+
 /// `capabilities` minus what `revision` cannot carry: elicitation needs
 /// 2025-06-18 (URL mode 2025-11-25), and sampling `tools` needs 2025-11-25
 /// (legacy-era facts: the revisions' schemas). Revisions compare as dates.
@@ -226,6 +234,7 @@ mod tests {
             assert_eq!(r.http_status(), 404);
             assert_eq!(r.body()["error"]["code"], -32001);
             assert_eq!(r.body()["id"], Value::Null);
+            assert_eq!(r.to_json(), unknown_session().to_json(), "indistinguishable from an unknown session");
         }
     }
 
