@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Python packaging checks (issue 18), run by scripts/test-python.sh after the
+# Python packaging checks, run by scripts/test-python.sh after the
 # suite with the release wheel it built (argument 1; the suite itself ran on a
 # test-knobs build):
 #   - the wheel is abi3 and manylinux_2_34 (auditwheel, pinned in

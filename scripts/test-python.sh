@@ -3,9 +3,10 @@
 # venv outside the repository, and test it:
 #   - the test wheel (cargo feature test-knobs: `fixed_time=`,
 #     `test_random_seed=`, which the vectors and pinned tokens need): pytest,
-#     mypy.stubtest and the example server's smoke and edge tests;
+#     mypy.stubtest, the README handlers and docs/wire.md's bytes;
 #   - the release wheel (maturin's default, what every install path builds):
 #     scripts/test-python-package.sh, which also shows it refusing the knobs.
+# The example server (bindings-python/examples) is scripts/test-examples.sh's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -67,11 +68,6 @@ run_pytest "$ROOT/bindings-python/tests"
 
 echo "== python: mypy.stubtest"
 (cd "$WORK" && "$PY" -m mypy.stubtest --allowlist "$ROOT/bindings-python/stubtest-allowlist.txt" snodo_mrtr)
-# The stubs are usable: the example server type-checks strictly against them.
-(cd "$WORK" && "$PY" -m mypy --strict --no-incremental "$ROOT/bindings-python/examples/server.py")
-
-echo "== python: example server smoke and edge tests (stdio and HTTP on 127.0.0.1)"
-run_pytest "$ROOT/bindings-python/tests/server_smoke.py"
 
 echo "== python: README handler examples as copied, docs/wire.md bytes"
 (cd "$WORK" && "$PY" "$ROOT/scripts/readme-examples.py" && "$PY" "$ROOT/scripts/wire-doc.py")

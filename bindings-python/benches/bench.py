@@ -22,19 +22,19 @@ The peers:
 * `AESGCMRequestStateCodec.seal` / `.unseal` alone over the same bytes: the
   codec layer without the envelope (it binds nothing).
 
-Growth (issue 16), rows with a `group`: seal+open of a dict state of 256 B,
-1 KiB, 4 KiB and 16 KiB, and `begin` of a retry whose arguments are 1, 8,
+Growth, rows with a `group`: seal+open of a dict state of 256 B, 1 KiB,
+4 KiB and 16 KiB, and `begin` of a retry whose arguments are 1, 8,
 32 and 256 KiB, each beside the floor over the same bytes (Python's
 `hmac.new(k, m, sha256).digest()` over the base64url of the bytes, plus
 base64url of the tag: what core/benches/growth.rs calls the floor). The
 sizes without a shared payload file are made by `payload_of_size`, the rule
 of core/benches/common/mod.rs, byte for byte. Beside each state size, the
-host's own part (fifteenth pass): `marshal.loads(marshal.dumps(state))`,
-the least CPython itself takes to read the dict and build one back, which
-the table sets beside the 4 KiB row and the state slope.
+host's own part: `marshal.loads(marshal.dumps(state))`, the least CPython
+itself takes to read the dict and build one back, which the table sets
+beside the 4 KiB row and the state slope.
 
-In-window core samples (issue 16, seventh pass): with BENCH_CORE_SAMPLER
-set to the path of the core's round sampler (core/examples/round_sampler.rs,
+In-window core samples: with BENCH_CORE_SAMPLER set to the path of the
+core's round sampler (core/examples/round_sampler.rs,
 built by scripts/bench.sh; BENCH_CORE_BATCH is its decide batch), every
 repeat runs the two begin+decide rounds next to each other and one sample
 of the core's begin+decide right before or after them (alternating), so
@@ -42,7 +42,7 @@ the per-round row divides by a core timed in the same seconds, not by
 criterion's minutes earlier. The core samples go into the JSON as a row of
 group "core-in-window"; every row carries its per-repeat samples
 (`samples_ns`, in repeat order) so the table can pair them. Unset, the
-rounds are shuffled like every other operation, as before.
+rounds are shuffled like every other operation.
 """
 
 from __future__ import annotations
@@ -231,7 +231,7 @@ def main() -> None:
          "fixed.decide(c, mrtr.complete({'content': [{'type': 'text', 'text': 'booked'}]}))"),
     ]
 
-    # Growth (issue 16): a roomy engine, as core/benches/growth.rs (a 16 KiB
+    # Growth: a roomy engine, as core/benches/growth.rs (a 16 KiB
     # state makes a token over the default 16 KiB token limit).
     roomy = mrtr.Engine([("k1", KEY)], ttl_secs=TTL_SECS, max_token_bytes=64 << 10)
     g.update(roomy=roomy, floor=floor, marshal=marshal)
@@ -244,7 +244,7 @@ def main() -> None:
              f"roomy.open(roomy.seal(principal='alice', binding=binding, state=GS{size}), "
              f"principal='alice', binding=binding).state"),
             ("floor: HMAC-SHA256 + base64url", f"floor(GB{size})"),
-            # The host's part of that row (issue 16, fifteenth pass): the
+            # The host's part of that row: the
             # dict written out and a dict built back by marshal, CPython's
             # fastest writer and reader of these objects (no text, no key
             # order, no checks); any binding that takes and gives a dict

@@ -1,4 +1,4 @@
-"""Memory of the snodo_mrtr wheel (issue 16): peak RSS over 100 000
+"""Memory of the snodo_mrtr wheel: peak RSS over 100 000
 two-round flows in a loop, which must stay flat after warm-up.
 
 A flow is what an application does per tools/call with the 4 KiB dict

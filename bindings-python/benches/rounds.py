@@ -1,6 +1,6 @@
-"""The two begin+decide rounds of bench.py, run N times each, for profiling
-(issue 16, eighth pass): under `valgrind --tool=callgrind` with N and 2N,
-the difference is the cost of N rounds without the set-up.
+"""The two begin+decide rounds of bench.py, run N times each, for profiling:
+under `valgrind --tool=callgrind` with N and 2N, the difference is the cost
+of N rounds without the set-up.
 
 Usage: rounds.py ROUND N   (ROUND: 1, 2 or both; N rounds of each)
 

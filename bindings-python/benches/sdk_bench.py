@@ -1,5 +1,5 @@
-"""Issue 15 (make bench): the per-call cost of snodo inside the official Python
-SDK (`mcp` 2.3.0), next to the SDK's own state handling on the same tool.
+"""The per-call cost of snodo inside the official Python SDK (`mcp` 2.3.0;
+make bench), next to the SDK's own state handling on the same tool.
 
 One in-process `MCPServer` driven by the SDK's own `Client` (mode 2026-07-28,
 in-process modern path: middleware chain, boundary, handlers, serialisation;

@@ -4,7 +4,8 @@ use pyo3::prelude::*;
 use serde_json::Value;
 
 use crate::answer::Answer;
-use crate::json::{object_arg, to_py};
+use crate::json::to_py;
+use crate::question::question_arg;
 
 /// One request as the handler sees it.
 #[pyclass(frozen, module = "snodo_mrtr._native")]
@@ -51,7 +52,7 @@ impl Call {
     fn mrtr_allowed(&self) -> bool {
         self.inner.mrtr_allowed()
     }
-    /// Issue 14: the request came through `begin_legacy` (a 2025-era session).
+    /// The request came through `begin_legacy` (a 2025-era session).
     #[getter]
     fn is_legacy(&self) -> bool {
         self.inner.is_legacy()
@@ -80,25 +81,24 @@ impl Call {
     fn flow_start(&self) -> u64 {
         self.inner.flow_start()
     }
-    /// Issue 17: the flow id of the opened token (the same on every round
+    /// The flow id of the opened token (the same on every round
     /// of a flow); `None` on a first round.
     #[getter]
     fn flow_id(&self) -> Option<&str> {
         self.inner.flow_id()
     }
-    /// Issue 17: the random id of the opened token;
-    /// `None` on a first round.
+    /// The random id of the opened token; `None` on a first round.
     #[getter]
     fn token_id(&self) -> Option<&str> {
         self.inner.token_id()
     }
-    /// Issue 17: when the opened token expires (Unix seconds); `None` on a
+    /// When the opened token expires (Unix seconds); `None` on a
     /// first round.
     #[getter]
     fn token_expires_at(&self) -> Option<u64> {
         self.inner.token_expires_at()
     }
-    /// Issue 17: base64url SHA-256 of the canonical `inputResponses`
+    /// base64url SHA-256 of the canonical `inputResponses`
     /// (`{}` when absent): with `flow_id`, the key of a remembered result.
     #[getter]
     fn answers_digest(&self) -> String {
@@ -106,31 +106,18 @@ impl Call {
     }
     #[getter]
     fn state<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        // Issue 16: the token's canonical text straight into Python objects
-        // (`Call::state_text`), as `Opened.state` does; the reference (the
-        // core's `Value`, then converted) only when the fast reader defers.
-        if let Some(text) = self.inner.state_text()
-            && let Some(value) = crate::json_fast::text_to_py(py, text)?
-        {
-            return Ok(Some(value));
-        }
-        self.inner.state().map(|a| to_py(py, a)).transpose()
+        self.inner.state().map(|s| to_py(py, s)).transpose()
     }
     #[getter]
     fn asked_keys(&self) -> Vec<String> {
         self.inner.asked_keys().into_iter().map(str::to_owned).collect()
     }
 
-    /// The answer to input request `key`, which this handler asks as `request`.
-    fn response(&self, py: Python<'_>, key: &str, request: &Bound<'_, PyAny>) -> PyResult<Answer> {
-        // Issue 16: a handler asks the same question every round; the memo
-        // (`json_fast::memo`) turns a repeat into a compare.
-        let request = match crate::json_fast::dict_value(request)? {
-            Some(value) => value,
-            None => std::sync::Arc::new(object_arg(request, "request")?),
-        };
-        let inner = py.detach(|| self.inner.response(key, &request));
-        Ok(Answer { inner })
+    /// The answer to input request `key`, which this handler asks as
+    /// `question` (a `Question`, or a request dict the core makes one).
+    fn response(&self, py: Python<'_>, key: &str, question: &Bound<'_, PyAny>) -> PyResult<Answer> {
+        let question = question_arg(question)?;
+        Ok(Answer { inner: py.detach(|| self.inner.response(key, &question)) })
     }
 
     /// Every `inputResponses` entry the request carried, unvalidated

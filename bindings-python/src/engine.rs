@@ -4,13 +4,14 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyType};
-use serde_json::Value;
-use snodo::{Begin, Config, ErrorCode, Key, Outcome};
+use snodo::{Begin, Config, ErrorCode, Key};
 
 use crate::call::Call;
 use crate::error::{raise, to_py_err, token_err};
-use crate::json::{self, object_arg, text_bytes, to_value};
+use crate::json::{self, is_text, json_arg, text_bytes, to_value};
 use crate::legacy::{self, Feed, PendingFlow, Session};
+use crate::outcome::outcome_arg;
+use crate::question::question_arg;
 use crate::response::Response;
 use crate::token::{Opened, binding32};
 
@@ -165,11 +166,10 @@ impl Engine {
         request: &Bound<'_, PyAny>,
         principal: Option<String>,
     ) -> PyResult<Py<PyAny>> {
-        let who = snodo::Principal::from_option(principal.as_deref()).map_err(|e| to_py_err(py, &e))?;
-        let begun = if request.is_instance_of::<PyString>() || request.is_instance_of::<PyBytes>() {
-            let text = text_bytes(request)?;
-            let bytes: &[u8] = &text;
-            py.detach(|| self.inner.begin(bytes, &who))
+        let who = json::principal(py, principal)?;
+        let begun = if is_text(request) {
+            let bytes = text_bytes(request)?;
+            py.detach(|| self.inner.begin(&bytes, &who))
         } else if request.is_instance_of::<PyDict>() {
             let value = to_value(request)?;
             py.detach(|| self.inner.begin_value(value, &who))
@@ -181,10 +181,7 @@ impl Engine {
                 format!("request: expected str, bytes or dict, got {what}"),
             ));
         };
-        match begun.map_err(|e| to_py_err(py, &e))? {
-            Begin::Call(call) => Ok(Py::new(py, Call { inner: *call })?.into_any()),
-            Begin::Respond(r) => Ok(Py::new(py, Response { inner: r })?.into_any()),
-        }
+        begun_out(py, begun.map_err(|e| to_py_err(py, &e))?)
     }
 
     /// `begin` for a request an SDK has already parsed: the JSON-RPC `id`,
@@ -201,32 +198,25 @@ impl Engine {
         params: &Bound<'_, PyAny>,
         principal: Option<String>,
     ) -> PyResult<Py<PyAny>> {
-        let who = snodo::Principal::from_option(principal.as_deref()).map_err(|e| to_py_err(py, &e))?;
-        let id = to_value(id)?;
-        let params = if params.is_instance_of::<PyString>() || params.is_instance_of::<PyBytes>() {
-            json::parse_text(py, &text_bytes(params)?)?
-        } else {
-            to_value(params)?
-        };
-        let method = method.to_owned();
+        let who = json::principal(py, principal)?;
+        let (id, params) = (to_value(id)?, json_arg(params)?);
         let begun =
-            py.detach(|| self.inner.begin_parts(id, &method, params, &who)).map_err(|e| to_py_err(py, &e))?;
-        match begun {
-            Begin::Call(call) => Ok(Py::new(py, Call { inner: *call })?.into_any()),
-            Begin::Respond(r) => Ok(Py::new(py, Response { inner: r })?.into_any()),
-        }
+            py.detach(|| self.inner.begin_parts(id, method, params, &who)).map_err(|e| to_py_err(py, &e))?;
+        begun_out(py, begun)
     }
 
     /// Turns the handler's outcome (see `complete`, `input_required`, ...,
     /// or a dict in the JSON spelling) into the response to send.
-    fn decide(&self, call: &Bound<'_, Call>, outcome: &Bound<'_, PyAny>) -> PyResult<Response> {
-        // Issue 16: read member by member (`outcome::fast`); the reference
-        // reading for anything else, which words every error.
-        let outcome = match crate::outcome::fast(outcome) {
-            Some(o) => o,
-            None => reference_outcome(outcome)?,
-        };
-        decide_outcome(self, call, outcome)
+    fn decide(
+        &self,
+        py: Python<'_>,
+        call: &Bound<'_, Call>,
+        outcome: &Bound<'_, PyAny>,
+    ) -> PyResult<Response> {
+        let outcome = outcome_arg(outcome)?;
+        let call = &call.get().inner;
+        let inner = py.detach(|| self.inner.decide(call, outcome)).map_err(|e| to_py_err(py, &e))?;
+        Ok(Response { inner })
     }
 
     /// Low-level: seals a continuation token at the engine's time.
@@ -246,34 +236,22 @@ impl Engine {
     ) -> PyResult<String> {
         let who = json::principal(py, principal)?;
         let binding = binding32(py, binding)?;
-        let mut qs: Vec<(String, Value)> = Vec::new();
+        let mut asked = Vec::new();
         if let Some(q) = questions {
             // Members first (a value's conversion may run Python code that
             // changes the dict; PyO3's dict iterator panics on that).
             let members: Vec<_> = q.iter().collect();
             for (k, v) in members {
-                qs.push((k.extract()?, to_value(&v)?));
+                asked.push((k.extract()?, question_arg(&v)?));
             }
         }
-        // Issue 16: the state written straight to canonical text (no
-        // `Value` tree); one the writer gives up on goes the reference way,
-        // which also words every error. Both make the same token.
-        let state = state.filter(|s| !s.is_none());
-        let text = state.and_then(crate::json_fast::state_text);
-        let reference = match (&text, state) {
-            (None, Some(s)) => Some(to_value(s)?),
-            _ => None,
-        };
+        let state = state.filter(|s| !s.is_none()).map(to_value).transpose()?;
         let mut input = self.inner.seal_input(&who, &binding);
         input.round = round.unwrap_or(input.round);
         input.flow_start = flow_start.unwrap_or(input.flow_start);
-        input.questions = &qs;
-        input.state = reference.as_ref();
-        match text {
-            Some(text) => py.detach(|| self.inner.seal_text(&input, &text)),
-            None => py.detach(|| self.inner.seal(&input)),
-        }
-        .map_err(|e| to_py_err(py, &e))
+        input.questions = &asked;
+        input.state = state.as_ref();
+        py.detach(|| self.inner.seal(&input)).map_err(|e| to_py_err(py, &e))
     }
 
     /// Low-level: opens a token for `principal` and the request `binding`
@@ -294,7 +272,7 @@ impl Engine {
         }
     }
 
-    /// Issue 14: reads a request that arrived on a 2025-era `session`.
+    /// Reads a request that arrived on a 2025-era `session`.
     /// Returns the same `Call` a 2026 request gives (`mrtr_allowed` False,
     /// `is_legacy` True) or a ready `Response`.
     #[pyo3(signature = (request, session, principal))]
@@ -381,79 +359,9 @@ fn test_knobs(py: Python<'_>, c: Config, fixed_time: Option<u64>, seed: Option<u
     }
 }
 
-/// The reference reading of an outcome argument (a dict or JSON text).
-fn reference_outcome(outcome: &Bound<'_, PyAny>) -> PyResult<Outcome> {
-    Outcome::from_value(object_arg(outcome, "outcome")?).map_err(|e| to_py_err(outcome.py(), &e))
-}
-
-fn decide_outcome(engine: &Engine, call: &Bound<'_, Call>, outcome: Outcome) -> PyResult<Response> {
-    let py = call.py();
-    let call = call.get();
-    let inner = py.detach(|| engine.inner.decide(&call.inner, outcome)).map_err(|e| to_py_err(py, &e))?;
-    Ok(Response { inner })
-}
-
-/// Test hook (`tests/test_outcome.py`): `Engine.decide` with the outcome
-/// read the reference way only, for comparing responses and errors.
-#[pyfunction]
-pub fn _decide_reference(
-    engine: &Bound<'_, Engine>,
-    call: &Bound<'_, Call>,
-    outcome: &Bound<'_, PyAny>,
-) -> PyResult<Response> {
-    decide_outcome(engine.get(), call, reference_outcome(outcome)?)
-}
-
-/// Test hook (`tests/test_json_paths.py`): `Engine.seal` with the state
-/// through the text writer whatever its size (the reference path only
-/// where the writer gives up), for comparing tokens.
-#[pyfunction]
-#[pyo3(signature = (engine, *, principal, binding, state))]
-pub fn _seal_text(
-    py: Python<'_>,
-    engine: &Bound<'_, Engine>,
-    principal: Option<String>,
-    binding: &[u8],
-    state: &Bound<'_, PyAny>,
-) -> PyResult<String> {
-    seal_state(py, engine.get(), principal, binding, state, true)
-}
-
-/// Test hook (`tests/test_json_paths.py`): `Engine.seal` with the state
-/// through the reference `Value` path, for comparing tokens.
-#[pyfunction]
-#[pyo3(signature = (engine, *, principal, binding, state))]
-pub fn _seal_reference(
-    py: Python<'_>,
-    engine: &Bound<'_, Engine>,
-    principal: Option<String>,
-    binding: &[u8],
-    state: &Bound<'_, PyAny>,
-) -> PyResult<String> {
-    seal_state(py, engine.get(), principal, binding, state, false)
-}
-
-fn seal_state(
-    py: Python<'_>,
-    engine: &Engine,
-    principal: Option<String>,
-    binding: &[u8],
-    state: &Bound<'_, PyAny>,
-    as_text: bool,
-) -> PyResult<String> {
-    let who = json::principal(py, principal)?;
-    let binding = binding32(py, binding)?;
-    let state = Some(state).filter(|s| !s.is_none());
-    let text = if as_text { state.and_then(crate::json_fast::state_text) } else { None };
-    let reference = match (&text, state) {
-        (None, Some(s)) => Some(to_value(s)?),
-        _ => None,
-    };
-    let mut input = engine.inner.seal_input(&who, &binding);
-    input.state = reference.as_ref();
-    match text {
-        Some(text) => py.detach(|| engine.inner.seal_text(&input, &text)),
-        None => py.detach(|| engine.inner.seal(&input)),
-    }
-    .map_err(|e| to_py_err(py, &e))
+pub(crate) fn begun_out(py: Python<'_>, begun: Begin) -> PyResult<Py<PyAny>> {
+    Ok(match begun {
+        Begin::Call(call) => Py::new(py, Call { inner: *call })?.into_any(),
+        Begin::Respond(r) => Py::new(py, Response { inner: r })?.into_any(),
+    })
 }

@@ -6,7 +6,7 @@ use pyo3::types::{PyBytes, PyDict, PyString};
 use snodo::ErrorCode;
 
 use crate::error::raise;
-use crate::json::{text_bytes, to_value, type_name};
+use crate::json::{is_text, text_bytes, to_value, type_name};
 use crate::response::Response;
 
 /// One header name or value: `str`, or `bytes` read as Latin-1 (how WSGI
@@ -65,7 +65,7 @@ pub fn check_http_headers(
 ) -> PyResult<Option<Response>> {
     let pairs = header_pairs(headers)?;
     let borrowed: Vec<(&str, &str)> = pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
-    let checked = if request.is_instance_of::<PyString>() || request.is_instance_of::<PyBytes>() {
+    let checked = if is_text(request) {
         let bytes = text_bytes(request)?;
         // Text that is not UTF-8 is not JSON: left to begin, as the core
         // leaves any unparsable text.
@@ -74,8 +74,7 @@ pub fn check_http_headers(
             Err(_) => None,
         }
     } else {
-        let value = to_value(request)?;
-        snodo::check_http_headers(&borrowed, &value)
+        snodo::check_http_headers(&borrowed, &to_value(request)?)
     };
     Ok(checked.map(|inner| Response { inner }))
 }

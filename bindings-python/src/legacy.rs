@@ -1,5 +1,4 @@
-//! Issue 14, the legacy bridge for 2025-era (`initialize`) sessions:
-//! `Session`, `PendingFlow`, `Feed`, and the engine's `begin_legacy`,
+//! The legacy bridge for 2025-era (`initialize`) sessions: `Session`, `PendingFlow`, `Feed`, and the engine's `begin_legacy`,
 //! `decide_legacy`, `feed` and `timeout` (registered on `Engine` in
 //! `engine.rs`, implemented here). Each is argument conversion plus one core
 //! call; the rules live in `core/src/legacy` (see `docs/legacy.md`).
@@ -7,13 +6,15 @@
 use std::sync::{Mutex, MutexGuard};
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyString};
+use pyo3::types::PyDict;
 use serde_json::Value;
-use snodo::{Begin, Bridge, ErrorCode, Outcome};
+use snodo::{Bridge, ErrorCode};
 
 use crate::call::Call;
+use crate::engine::begun_out;
 use crate::error::{raise, to_py_err};
-use crate::json::{self, object_arg, text_bytes, to_py, to_value};
+use crate::json::{self, is_text, json_arg, object_arg, text_bytes, to_py, to_value};
+use crate::outcome::outcome_arg;
 use crate::response::Response;
 
 /// What a 2025-era session negotiated at `initialize`. Immutable.
@@ -52,11 +53,7 @@ impl Session {
     ) -> PyResult<Self> {
         let who = json::principal(py, principal)?;
         // Not `object_arg`: a non-object is the core's error, which names the field.
-        let caps = if capabilities.is_instance_of::<PyString>() || capabilities.is_instance_of::<PyBytes>() {
-            json::parse_text(py, &text_bytes(capabilities)?)?
-        } else {
-            to_value(capabilities)?
-        };
+        let caps = json_arg(capabilities)?;
         let info = match client_info {
             Some(i) if !i.is_none() => Some(to_value(i)?),
             _ => None,
@@ -287,6 +284,14 @@ fn feed_out(py: Python<'_>, f: snodo::Feed) -> PyResult<Feed> {
     })
 }
 
+/// The answer to a message naming a session id the server does not know:
+/// HTTP 404, `-32001`, the same bytes as `Session.check_principal`'s
+/// refusal, so that the two cannot be told apart.
+#[pyfunction]
+pub fn unknown_session() -> Response {
+    Response { inner: snodo::unknown_session() }
+}
+
 pub(crate) fn begin_legacy(
     engine: &snodo::Engine,
     py: Python<'_>,
@@ -296,10 +301,9 @@ pub(crate) fn begin_legacy(
 ) -> PyResult<Py<PyAny>> {
     let who = json::principal(py, principal)?;
     let s = &session.inner;
-    let begun = if request.is_instance_of::<PyString>() || request.is_instance_of::<PyBytes>() {
-        let text = text_bytes(request)?;
-        let bytes: &[u8] = &text;
-        py.detach(|| engine.begin_legacy(bytes, s, &who))
+    let begun = if is_text(request) {
+        let bytes = text_bytes(request)?;
+        py.detach(|| engine.begin_legacy(&bytes, s, &who))
     } else if request.is_instance_of::<PyDict>() {
         let value = to_value(request)?;
         py.detach(|| engine.begin_legacy_value(value, s, &who))
@@ -311,10 +315,7 @@ pub(crate) fn begin_legacy(
             format!("request: expected str, bytes or dict, got {what}"),
         ));
     };
-    match begun.map_err(|e| to_py_err(py, &e))? {
-        Begin::Call(call) => Ok(Py::new(py, Call { inner: *call })?.into_any()),
-        Begin::Respond(r) => Ok(Py::new(py, Response { inner: r })?.into_any()),
-    }
+    begun_out(py, begun.map_err(|e| to_py_err(py, &e))?)
 }
 
 pub(crate) fn decide_legacy(
@@ -323,7 +324,7 @@ pub(crate) fn decide_legacy(
     call: &Bound<'_, Call>,
     outcome: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let outcome = Outcome::from_value(object_arg(outcome, "outcome")?).map_err(|e| to_py_err(py, &e))?;
+    let outcome = outcome_arg(outcome)?;
     let call = call.get();
     let bridged = py.detach(|| engine.decide_legacy(&call.inner, outcome)).map_err(|e| to_py_err(py, &e))?;
     Ok(match bridged {
@@ -341,10 +342,9 @@ pub(crate) fn feed(
     principal: Option<String>,
 ) -> PyResult<Feed> {
     let who = json::principal(py, principal)?;
-    let fed = if response.is_instance_of::<PyString>() || response.is_instance_of::<PyBytes>() {
-        let text = text_bytes(response)?;
-        let bytes: &[u8] = &text;
-        py.detach(|| engine.feed(&mut pending.lock(), bytes, &who))
+    let fed = if is_text(response) {
+        let bytes = text_bytes(response)?;
+        py.detach(|| engine.feed(&mut pending.lock(), &bytes, &who))
     } else if response.is_instance_of::<PyDict>() {
         let value = to_value(response)?;
         py.detach(|| engine.feed_value(&mut pending.lock(), value, &who))

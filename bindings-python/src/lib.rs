@@ -1,18 +1,18 @@
 //! Python bindings of snodo: the native module `snodo_mrtr._native`.
 //!
-//! The pure-Python package `snodo_mrtr` (in `python/`) re-exports this
-//! module, adds the exception classes and the outcome helpers. One file per
-//! class or concept, named as in the core and the other bindings: `engine`,
-//! `call`, `answer`, `response`, `token` (Opened, binding digest),
-//! `elicitation` (builders), `capabilities`, `http_headers`,
-//! `http_origin` (the Origin/Host edge check), `tasks`,
-//! `error`, `json` (Python <-> JSON, canonical form), `outcome` (`decide`'s
-//! outcome dict read member by member) and `legacy` (issue 14:
-//! `Session`, `PendingFlow`, `Feed`) and `once` (the core's once machine
-//! `OnceRun` and its steps, `MemoryStore`, the Redis scripts).
+//! Each export converts its arguments, makes one core call and converts
+//! the result. The pure-Python package `snodo_mrtr` (in `python/`)
+//! re-exports this module and adds the exception classes, the outcome
+//! helpers and the once drivers. One file per class or concept, named as
+//! in the core: `engine`, `call`, `answer`, `response`, `question` (the
+//! `Question` class), `elicitation` (its builders), `outcome` (`decide`'s
+//! argument), `token` (`Opened`, binding digest), `capabilities`,
+//! `http_headers`, `http_origin`, `tasks`, `legacy` (2025-era sessions:
+//! `Session`, `PendingFlow`, `Feed`), `once` (the once machine and its
+//! in-memory store), `inspect` (the command line), `error` and `json`
+//! (Python values <-> JSON, `RawJSON`).
 
-// No index or slice that could panic outside tests (as in the core); a
-// site that must index says why it is in bounds beside a local allow.
+// No index or slice that could panic outside tests (as in the core).
 #![cfg_attr(not(test), deny(clippy::indexing_slicing))]
 
 use pyo3::prelude::*;
@@ -27,10 +27,10 @@ mod http_headers;
 mod http_origin;
 mod inspect;
 mod json;
-mod json_fast;
 mod legacy;
 mod once;
 mod outcome;
+mod question;
 mod response;
 mod tasks;
 mod token;
@@ -43,11 +43,13 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<call::Call>()?;
     m.add_class::<answer::Answer>()?;
     m.add_class::<response::Response>()?;
+    m.add_class::<question::Question>()?;
     m.add_class::<token::Opened>()?;
     m.add_class::<json::RawJson>()?;
     m.add_class::<legacy::Session>()?;
     m.add_class::<legacy::PendingFlow>()?;
     m.add_class::<legacy::Feed>()?;
+    m.add_function(wrap_pyfunction!(legacy::unknown_session, m)?)?;
     m.add("LEGACY_ID_PREFIX", snodo::LEGACY_ID_PREFIX)?;
     m.add("DEFAULT_LEGACY_VERSIONS", snodo::DEFAULT_LEGACY_VERSIONS.to_vec())?;
     m.add_function(wrap_pyfunction!(elicitation::elicit_form, m)?)?;
@@ -66,13 +68,6 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tasks::declares_tasks, m)?)?;
     m.add("TASKS_EXTENSION", snodo::TASKS_EXTENSION)?;
     m.add_function(wrap_pyfunction!(json::canonicalize, m)?)?;
-    m.add_function(wrap_pyfunction!(json_fast::_canonical_of, m)?)?;
-    m.add_function(wrap_pyfunction!(json_fast::_from_text, m)?)?;
-    m.add_function(wrap_pyfunction!(json_fast::_state_text_of, m)?)?;
-    m.add_function(wrap_pyfunction!(json_fast::_memo_canonical_of, m)?)?;
-    m.add_function(wrap_pyfunction!(engine::_seal_reference, m)?)?;
-    m.add_function(wrap_pyfunction!(engine::_seal_text, m)?)?;
-    m.add_function(wrap_pyfunction!(engine::_decide_reference, m)?)?;
     m.add_function(wrap_pyfunction!(inspect::run_cli, m)?)?;
     m.add_function(wrap_pyfunction!(token::binding_digest, m)?)?;
     m.add_function(wrap_pyfunction!(error::_register_errors, m)?)?;

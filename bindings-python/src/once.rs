@@ -339,9 +339,7 @@ pub fn check_once_eviction_policy(py: Python<'_>, policy: &str) -> PyResult<()> 
 /// The canonical JSON text a result is remembered as (`RawJSON` kept exact).
 #[pyfunction]
 pub fn _once_text(obj: &Bound<'_, PyAny>) -> PyResult<String> {
-    let value = to_value(obj)?;
-    String::from_utf8(snodo::internal::json::canonical(&value))
-        .map_err(|_| raise(obj.py(), ErrorCode::Json, "canonical form is not UTF-8"))
+    snodo::canonicalize(snodo::to_wire(&to_value(obj)?)).map_err(|e| to_py_err(obj.py(), &e))
 }
 
 /// A remembered result text read back into Python values.

@@ -1,12 +1,12 @@
 //! `Opened` (what `Engine.open` read from a token) and `binding_digest`.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyString};
+use pyo3::types::{PyBytes, PyDict};
 use serde_json::Value;
 use snodo::ErrorCode;
 
 use crate::error::{raise, to_py_err};
-use crate::json::{text_bytes, to_py, to_value};
+use crate::json::{is_text, text_bytes, to_py, to_value};
 
 /// What an opened token says (low-level `Engine.open`).
 #[pyclass(frozen, module = "snodo_mrtr._native")]
@@ -43,22 +43,14 @@ impl Opened {
     }
     #[getter]
     fn state<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        // Issue 16: the canonical text straight into Python objects; the
-        // reference (parse to a Value, then convert) only when the fast
-        // reader defers.
-        if let Some(text) = self.inner.state_json()
-            && let Some(value) = crate::json_fast::text_to_py(py, text)?
-        {
-            return Ok(Some(value));
-        }
-        self.inner.state().as_ref().map(|s| to_py(py, s)).transpose()
+        self.inner.state().map(|s| to_py(py, &s)).transpose()
     }
-    /// Issue 17: the token's random id (base64url, 22 characters).
+    /// The token's random id (base64url, 22 characters).
     #[getter]
     fn token_id(&self) -> &str {
         self.inner.token_id()
     }
-    /// Issue 17: the id of the token's flow, kept across its rounds.
+    /// The id of the token's flow, kept across its rounds.
     #[getter]
     fn flow_id(&self) -> &str {
         self.inner.flow_id()
@@ -106,7 +98,7 @@ pub fn binding_digest<'py>(
     method: &str,
     params: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let digest = if params.is_instance_of::<PyString>() || params.is_instance_of::<PyBytes>() {
+    let digest = if is_text(params) {
         snodo::binding_digest_text(method, text_bytes(params)?)
     } else {
         snodo::binding_digest(method, &to_value(params)?)

@@ -115,7 +115,7 @@ def request(method: str = "tools/call", id: Any = 1, **params: Any) -> Dict[str,
 
 @pytest.fixture
 def engine() -> Engine:
-    # Issue 17: token ids are random; tests pin them like the clock.
+    # Token ids are random: tests pin them like the clock.
     return Engine([("k1", KEY)], fixed_time=NOW, test_random_seed=1)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import warnings
 from typing import Any, Dict
@@ -98,7 +99,7 @@ def test_call_readers_and_two_rounds(engine: Engine) -> None:
     assert ans.to_dict() == {"kind": "accepted", "value": {"color": "red"}} and repr(ans) == 'Answer(kind="accepted")'
     assert call2.raw_response("color") == {"action": "accept", "content": {"color": "red", "extra": 1}}
     # A different question under the same key does not count: it reads as
-    # "changed" (issue 13), so the handler asks the new question.
+    # "changed", so the handler asks the new question.
     other = s.elicit_form("Another", {"type": "object", "properties": {"color": {"type": "string"}}})
     changed = call2.response("color", other)
     assert changed.kind == "changed" and not changed.is_missing and not changed.is_accepted
@@ -158,26 +159,65 @@ def test_outcome_helpers(engine: Engine) -> None:
     assert '"n":1.0' in r.to_json()
 
 
-def test_builders() -> None:
+def test_builders_return_questions() -> None:
     form = s.elicit_form("Name?", {"type": "object", "properties": {"n": {"type": "string"}}})
-    assert form["method"] == "elicitation/create" and form["params"]["mode"] == "form"
+    assert isinstance(form, s.Question) and form.kind == "form"
+    assert form.value["method"] == "elicitation/create" and form.value["params"]["mode"] == "form"
     url = s.elicit_url("Sign in", "https://example.com/login")
-    assert url["params"]["mode"] == "url"
+    assert url.kind == "url" and url.value["params"]["mode"] == "url"
     with pytest.warns(DeprecationWarning):
         samp = s.sampling({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5})
     with pytest.warns(DeprecationWarning):
         roots = s.list_roots()
-    assert roots == {"method": "roots/list"} or roots["method"] == "roots/list"
+    assert (samp.kind, roots.kind, roots.value) == ("sampling", "roots", {"method": "roots/list"})
     reqs = {"a": form, "b": url, "c": samp, "d": roots}
-    # Form is listed explicitly next to url (issue 13): declaring url alone
-    # would drop the form that `{}` implied.
+    # Form is listed explicitly next to url: declaring url alone would drop
+    # the form that `{}` implied.
     want = {"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}
     assert s.missing_capabilities(reqs, {"elicitation": {}}) == want
     assert s.missing_capabilities(reqs, '{"elicitation":{"form":{},"url":{}},"sampling":{},"roots":{}}') == {}
     # A list is not a request map, in every language.
     with pytest.raises(s.ArgumentError):
         s.missing_capabilities(list(reqs.values()), {})
-    assert list(s.filter_supported(reqs, {"sampling": {}, "roots": {}})) == ["c", "d"]
+    kept = s.filter_supported(reqs, {"sampling": {}, "roots": {}})
+    assert list(kept) == ["c", "d"] and kept["c"] is samp and kept["d"] is roots
+    assert s.filter_supported({"b": url.value, "a": form.value}, {"elicitation": {}}) == {"a": form.value}
+
+
+def test_question_is_an_immutable_value() -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "string"}}}
+    q = s.elicit_form("Name?", schema)
+    # Its canonical text (also wire JSON), digest and value; equal by canonical form.
+    assert q.to_json() == s.canonicalize(json.dumps(q.value)) and json.loads(q.to_json()) == q.value
+    assert len(q.digest) == 32 and q.digest == hashlib.sha256(q.to_json().encode()).digest()
+    again = s.elicit_form("Name?", dict(reversed(list(schema.items()))))
+    assert q == again and hash(q) == hash(again) and len({q, again}) == 1
+    assert q != s.elicit_form("Name!", schema) and q != q.value and repr(q) == f"Question({q.to_json()})"
+    # Made from a request written by hand (a dict or JSON text): the builders' checks.
+    assert s.Question(q.value) == q == s.Question(q.to_json()) == s.Question(q.to_json().encode())
+    with pytest.raises(s.InputRequestError):
+        s.Question({"method": "elicitation/create"})
+    with pytest.raises(s.JsonError):
+        s.Question('{"method":"roots/list","method":"roots/list"}')
+    # Immutable: a changed copy of its value is another request.
+    value = q.value
+    value["params"]["message"] = "Changed?"
+    assert q.value["params"]["message"] == "Name?"
+    with pytest.raises(AttributeError):
+        q.value = value  # type: ignore[misc]
+    # Accepted wherever a question is: the response to it, the outcome, the token.
+    engine = Engine([("k1", KEY)], fixed_time=NOW, test_random_seed=1)
+    twin = Engine([("k1", KEY)], fixed_time=NOW, test_random_seed=1)
+    first = begin_call(engine, request()), begin_call(twin, request())
+    asked = engine.decide(first[0], s.input_required({"n": q})), twin.decide(first[1], s.input_required({"n": q.value}))
+    assert asked[0].to_json() == asked[1].to_json() and asked[0].body["result"]["inputRequests"] == {"n": q.value}
+    token = asked[0].body["result"]["requestState"]
+    retry = begin_call(engine, request(inputResponses={"n": {"action": "accept", "content": {"n": "Ann"}}},
+                                       requestState=token))
+    for form in (q, q.value, q.to_json()):
+        assert retry.response("n", form).value == {"n": "Ann"}
+    with pytest.raises(s.InputRequestError):
+        retry.response("n", {"method": "elicitation/create"})
 
 
 def test_low_level_seal_open_and_digests(engine: Engine) -> None:
@@ -230,7 +270,7 @@ def test_version() -> None:
         s.elicit_form("ok", {"type": "object", "properties": {}})
 
 
-# --- issue 12 phase B / issue 13: the Python spellings of the core's surface ---
+# --- the Python spellings of the core's surface ---
 
 
 def test_config_keywords_use_the_core_table_and_name_the_keyword() -> None:
@@ -260,7 +300,7 @@ def test_opened_to_dict_is_the_core_shape_in_snake_case(engine: Engine) -> None:
     binding = s.binding_digest("tools/call", {"name": "x"})
     token = engine.seal(principal="alice", binding=binding, state={"n": 1})
     opened = engine.open(token, principal="alice", binding=binding)
-    assert len(opened.token_id) == len(opened.flow_id) == 22  # issue 17: base64url of 16 bytes
+    assert len(opened.token_id) == len(opened.flow_id) == 22  # base64url of 16 bytes
     assert opened.to_dict() == {"key_id": "k1", "issued_at": NOW, "expires_at": NOW + 300, "flow_start": NOW,
                                 "round": 1, "question_keys": [], "state": {"n": 1},
                                 "token_id": opened.token_id, "flow_id": opened.flow_id}

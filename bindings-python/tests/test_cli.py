@@ -1,4 +1,4 @@
-"""The ``snodo-mrtr`` console script, run as installed (issue 18 item 7).
+"""The ``snodo-mrtr`` console script, run as installed.
 
 Every case of tests/vectors/cli/cli.json is run through the real script in
 the venv, and its stdout, stderr and exit code must equal the vector byte

@@ -21,7 +21,7 @@ def test_python_classes_equal_the_core_enum() -> None:
 
 
 def test_builtin_bases() -> None:
-    # Misuse is a ValueError; a store outage (STORE, issue 17) is not a bad
+    # Misuse is a ValueError; a store outage (STORE) is not a bad
     # value but an operational failure: a RuntimeError, so `except ValueError`
     # around misuse never swallows it.
     for cls in s.ERROR_CLASSES.values():
@@ -94,7 +94,8 @@ def test_argument(engine: Engine) -> None:
     raises(s.ArgumentError, engine.decide, call, [1])
     raises(s.ArgumentError, engine.seal, principal="", binding=bytes(32), round=1, flow_start=NOW)
     raises(s.ArgumentError, engine.open, "t", principal=None, binding=b"short")
-    raises(s.ArgumentError, call.response, "k", "[]")
+    # A question that is not a request object is the core's INPUT_REQUEST.
+    raises(s.InputRequestError, call.response, "k", "[]")
 
 
 def test_errors_are_catchable_as_builtins(engine: Engine) -> None:

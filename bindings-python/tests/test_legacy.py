@@ -1,4 +1,4 @@
-"""Issue 14, the Python side of the legacy bridge: argument conversion,
+"""The Python side of the legacy bridge (2025-era sessions): argument conversion,
 misuse errors and the object shapes (the rules themselves are the core's,
 run through tests/vectors/legacy.json in test_vectors.py)."""
 
@@ -129,6 +129,14 @@ def test_a_session_belongs_to_the_principal_that_opened_it() -> None:
     assert anonymous.principal is None and anonymous.check_principal(None) is None
     assert anonymous.check_principal("alice") is not None
     assert isinstance(engine.begin_legacy(CALL, session, "alice"), Call)
+
+
+def test_an_unknown_session_and_another_users_get_the_same_bytes() -> None:
+    session = s.Session("2025-11-25", {}, principal="alice", id="sess-1")
+    refusal = session.check_principal("mallory")
+    unknown = s.unknown_session()
+    assert refusal is not None and (unknown.http_status, unknown.to_json()) == (refusal.http_status, refusal.to_json())
+    assert unknown.http_status == 404 and unknown.body["error"]["code"] == -32001
 
 
 def test_the_principal_is_required() -> None:

@@ -1,11 +1,14 @@
-"""Issue 16, eighth pass: `Engine.decide` reads an outcome dict member by
-member (`src/outcome.rs`) and hands anything unusual to the reference
-reading (the whole dict converted, then the core's `Outcome::from_value`).
-The two must give the same response bytes (tokens included) or the same
-error, for random outcomes, valid and not, and on a memo hit as on a miss."""
+"""`Engine.decide`'s outcome argument (src/outcome.rs): an `input_required`
+whose requests are all `Question`s hands them to the core as they are;
+any other outcome is read by the core's `Outcome::from_value`. The
+reference is computed here: the same outcome with every question written
+as its request dict (which the core makes a question again), and, for
+values JSON can spell, the outcome as JSON text. All must give the same
+response bytes (tokens included) or the same error."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from hypothesis import given, settings
@@ -13,81 +16,112 @@ from hypothesis import strategies as st
 
 import snodo_mrtr as s
 from conftest import KEY, NOW, request
-from snodo_mrtr import Engine, RawJSON, _native
-from test_json_paths import ODD, TEXT, VALUES, MyDict, outcome
+from snodo_mrtr import Engine, Question, RawJSON
+from test_json import TEXT, VALUES, MyDict
 
 Q = s.elicit_form("Which seat?", {"type": "object", "properties": {"seat": {"type": "string"}}, "required": ["seat"]})
+R = s.elicit_url("Sign in", "https://example.com/login")
 ABSENT = object()
 
 
-class Kind(str):
-    """A `str` subclass: equal to the kind it spells, not an exact `str`."""
+def as_requests(value: Any) -> Any:
+    """`value` with every Question written as its request dict."""
+    if isinstance(value, Question):
+        return value.value
+    if isinstance(value, dict):
+        return type(value)((k, as_requests(v)) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return type(value)(as_requests(v) for v in value)
+    return value
 
 
-KINDS = st.sampled_from(["input_required", "complete", "raw", "error", "tool_error", "other", Kind("complete"),
-                         Kind("input_required"), 1, None, "input_required ", "Complete"])
+def str_keys(value: Any) -> bool:
+    """Whether every dict key is a str (json.dumps would turn others into str)."""
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and str_keys(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return all(str_keys(v) for v in value)
+    return True
+
+
+def result(fn: Any) -> Any:
+    """The response text and diagnostic, or the exception's type and message."""
+    try:
+        response = fn()
+        return ("ok", response.to_json(), response.diagnostic)
+    except Exception as e:  # noqa: BLE001 - comparing whatever each reading raises
+        return ("err", type(e), str(e))
+
+
+def decided(outcome: Any) -> Any:
+    engine = Engine([("k1", KEY)], fixed_time=NOW, test_random_seed=11)
+    return result(lambda: engine.decide(engine.begin(request(arguments={"a": 1}), "alice"), outcome))
+
+
+def agree(outcome: Any, text_too: bool = True) -> Any:
+    got = decided(outcome)
+    assert got == decided(as_requests(outcome)), outcome
+    if text_too and str_keys(as_requests(outcome)):
+        try:
+            text = json.dumps(as_requests(outcome), allow_nan=False)
+        except (TypeError, ValueError):
+            return got
+        assert got == decided(text), outcome
+    return got
+
+
+KINDS = st.sampled_from(["input_required", "complete", "raw", "error", "tool_error", "other", 1, None, "input_required "])
+KEYS = st.sampled_from(["seat", "row", "b", "a", "", " ", "x" * 80, "é"])
 QUESTIONS = st.one_of(
-    st.just(ABSENT), st.none(), st.just({"seat": Q}), st.just({"seat": Q, "row": Q}), st.just({}),
-    st.dictionaries(TEXT, VALUES, max_size=3), st.just([Q]), st.just(MyDict(seat=Q)), st.just("text"),
-    st.just({"seat": {"mode": "form", "message": float("nan")}}), st.just({1: Q}),
+    st.just(ABSENT), st.none(), st.just({}), st.just([Q]), st.just("text"), st.just({1: Q}),
+    st.dictionaries(KEYS, st.sampled_from([Q, R]), min_size=1, max_size=3),
+    st.dictionaries(KEYS, st.one_of(st.sampled_from([Q, R]), VALUES), min_size=1, max_size=3),
+    st.dictionaries(KEYS, st.sampled_from([Q, R]), min_size=1, max_size=2).map(lambda d: MyDict(d)),
 )
-STATES = st.one_of(st.just(ABSENT), st.none(), VALUES, st.sampled_from(ODD), st.just(RawJSON("null")),
-                   st.just(RawJSON('{"b":1.0,"a":[]}')))
-RESULTS = st.one_of(st.just(ABSENT), VALUES, st.just({"content": [{"type": "text", "text": "booked"}]}),
-                    st.sampled_from(ODD))
-EXTRA = st.one_of(st.just(ABSENT), VALUES, st.sampled_from(ODD))
-
-
-def make(kind: Any, requests: Any, state: Any, result: Any, extra: Any, order: list) -> dict:
-    members = {"type": kind, "inputRequests": requests, "state": state, "result": result, "note": extra}
-    return {k: members[k] for k in order if members[k] is not ABSENT}
-
-
-def decide_both(o: Any) -> None:
-    engines = [Engine([("k1", KEY)], fixed_time=NOW, test_random_seed=11) for _ in range(2)]
-    req = request(arguments={"a": 1})
-    # Twice each: the questions' memo misses, then hits.
-    for _ in range(2):
-        fast = outcome(lambda: engines[0].decide(engines[0].begin(req, "alice"), o).to_json())
-        ref = outcome(lambda: _native._decide_reference(engines[1], engines[1].begin(req, "alice"), o).to_json())
-        assert fast == ref, o
+STATES = st.one_of(st.just(ABSENT), st.none(), VALUES, st.just(RawJSON("null")), st.just(RawJSON('{"b":1.0,"a":[]}')),
+                   st.just(float("nan")), st.just({"q": Q}))
+RESULTS = st.one_of(st.just(ABSENT), VALUES, st.just({"content": [{"type": "text", "text": "booked"}]}))
+EXTRA = st.one_of(st.just(ABSENT), VALUES, st.just(float("nan")))
 
 
 @settings(max_examples=400, deadline=None)
 @given(KINDS, QUESTIONS, STATES, RESULTS, EXTRA, st.permutations(["type", "inputRequests", "state", "result", "note"]))
-def test_outcome_read_by_members_gives_the_reference_response(
-    kind: Any, requests: Any, state: Any, result: Any, extra: Any, order: list
+def test_questions_as_values_give_the_response_of_their_requests(
+    kind: Any, requests: Any, state: Any, result_: Any, extra: Any, order: list
 ) -> None:
-    decide_both(make(kind, requests, state, result, extra, order))
+    members = {"type": kind, "inputRequests": requests, "state": state, "result": result_, "note": extra}
+    agree({k: members[k] for k in order if members[k] is not ABSENT})
 
 
-def test_the_helpers_outcomes_give_the_reference_response() -> None:
+def test_the_helpers_outcomes() -> None:
     for o in (
         s.input_required({"seat": Q}, state={"n": 1, "pad": "x" * 300}),
-        s.input_required({"seat": Q}),
-        s.input_required(state=[1.5, -0.0, None]),
+        s.input_required({"seat": Q, "login": R}),
+        s.input_required({"b": Q, "x" * 80: R, "": Q}),  # the first bad key in key order is named
         s.input_required({"seat": Q}, state=RawJSON("null")),
-        s.complete({"content": [{"type": "text", "text": "booked"}]}),
+        s.input_required({"seat": Q}, state=[1.5, -0.0, None, 10**30]),
+        s.input_required({"seat": Q, "row": Q.value}),
+        s.input_required({"seat": Q, "bad": {"method": "elicitation/create"}}),
+        s.input_required(state=[1.5, -0.0, None]),
         s.complete({"content": [], "structuredContent": {"x": 1.0, "y": 10**30}}),
-        s.complete({"content": [{"type": "text", "text": float("inf")}]}),
         s.tool_error("no"),
         s.error(-32602, "bad", {"a": 1}),
-        s.raw({"content": []}),
-        MyDict(s.complete({"content": []})),
-        {"type": "complete"},
-        {"type": "input_required", "inputRequests": {"seat": Q}, "state": {"n": 1}, "extra": float("nan")},
+        s.raw({"resultType": "input_required", "inputRequests": {"seat": Q}}),
     ):
-        decide_both(o)
+        assert agree(o)[0] == "ok", o
+    asked = json.loads(decided(s.input_required({"seat": Q}))[1])
+    assert asked["result"]["inputRequests"] == {"seat": Q.value}
 
 
-def test_a_question_changed_between_rounds_is_read_anew() -> None:
-    e = Engine([("k1", KEY)], fixed_time=NOW, test_random_seed=3)
-    r = Engine([("k1", KEY)], fixed_time=NOW, test_random_seed=3)
-    q = {"method": "elicitation/create", "params": {"mode": "form", "message": "Which seat?",
-                                                     "requestedSchema": {"type": "object", "properties": {}}}}
-    for message in ("Which seat?", "Which row?", "Which seat?"):
-        q["params"]["message"] = message
-        o = s.input_required({"seat": q}, state={"m": message})
-        got = e.decide(e.begin(request(arguments={"a": 1}), "alice"), o).to_json()
-        want = _native._decide_reference(r, r.begin(request(arguments={"a": 1}), "alice"), o).to_json()
-        assert got == want and message in got
+def test_every_member_is_read_whatever_the_questions() -> None:
+    # A member JSON cannot spell is refused, as it is beside request dicts.
+    got = agree({"type": "input_required", "inputRequests": {"seat": Q}, "state": {"n": 1}, "extra": float("nan")})
+    assert got[:2] == ("err", s.JsonError), got
+    got = agree({"type": "input_required", "inputRequests": {"seat": Q}, "note": {1: 2}})
+    assert got[:2] == ("err", s.JsonError), got
+
+
+def test_an_invalid_request_dict_beside_questions_is_the_cores_32603() -> None:
+    got = agree(s.input_required({"seat": Q, "bad": {"method": "elicitation/create"}}))
+    body = json.loads(got[1])
+    assert body["error"]["code"] == -32603, body

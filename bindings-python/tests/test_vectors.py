@@ -110,7 +110,7 @@ def check_call(call: Call, step: Dict[str, Any]) -> None:
     readers = {"askedKeys": "asked_keys", "isRetry": "is_retry", "flowStart": "flow_start",
                "protocolVersion": "protocol_version", "clientCapabilities": "client_capabilities",
                "clientInfo": "client_info", "mrtrAllowed": "mrtr_allowed",
-               # Issue 17: the call's ids and answers digest.
+               # The call's ids and answers digest.
                "flowId": "flow_id", "tokenId": "token_id", "tokenExpiresAt": "token_expires_at",
                "answersDigest": "answers_digest"}
     for field, want in step.get("call", {}).items():
@@ -171,6 +171,11 @@ def run_builder(doc: Dict[str, Any], test: Dict[str, Any]) -> None:
         got = calls[op]()
     (field, want), = exp.items()
     assert field in ("request", "missing", "keys"), field
+    if field == "request":
+        assert isinstance(got, s.Question), got
+        # Byte for byte: the canonical text of the vector's request (numbers as written).
+        assert got.to_json() == s.Question(want).to_json(), (got, want)
+        got = got.value
     assert same(got, plain(want)), (got, want)
 
 
@@ -291,7 +296,8 @@ def run_wire_builder(doc: Dict[str, Any], test: Dict[str, Any]) -> None:
         return
     (field, want), = exp.items()
     assert field == "request", field
-    assert same(lint_free[op](), plain(want))
+    got = lint_free[op]()
+    assert got == s.Question(want) and same(got.value, plain(want)), (got, want)
 
 
 def run_headers(doc: Dict[str, Any], test: Dict[str, Any]) -> None:
@@ -310,7 +316,7 @@ def run_headers(doc: Dict[str, Any], test: Dict[str, Any]) -> None:
 
 
 def run_parts(doc: Dict[str, Any], test: Dict[str, Any]) -> None:
-    """Issue 15: `begin` on the text and `begin_parts` on plain parsed values
+    """`begin` on the text and `begin_parts` on plain parsed values
     (what an SDK hands over) give the same response, token included."""
     engine = engine_for(doc["config"], test["now"])
     states: List[str] = []
@@ -340,7 +346,7 @@ def legacy_call_json(call: Call) -> Dict[str, Any]:
 
 
 def run_legacy(doc: Dict[str, Any], test: Dict[str, Any]) -> None:
-    """Issue 14: begin_legacy, then decide_legacy / feed / timeout / cancel
+    """begin_legacy, then decide_legacy / feed / timeout / cancel
     steps, each output compared whole with the file's `expected`."""
     config = test.get("config", doc["config"])
     sess = test["session"]

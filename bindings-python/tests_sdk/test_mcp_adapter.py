@@ -1,4 +1,4 @@
-"""snodo_mrtr.mcp inside the official Python SDK (issue 15), in process through
+"""snodo_mrtr.mcp inside the official Python SDK, in process through
 the SDK's own Client (mode 2026-07-28). Needs the `mcp` extra, so it is run by
 scripts/test-interop-sdk.sh with the interop venv, not by test-python.sh.
 
@@ -75,7 +75,7 @@ async def test_rounds_token_and_errors(make: Any) -> None:
         r1 = await client.session.call_tool("pick", {}, allow_input_required=True)
         token = r1.request_state
         assert isinstance(token, str) and token.startswith("v1.k1."), token  # snodo's, not the SDK's "v1." AES box
-        # A small v1 token: one question and no state; the two ids (issue 17) add
+        # A small v1 token: one question and no state; the two ids add
         # about 60 characters to the roughly 350 before them.
         assert len(token) < 480
         done = await client.call_tool("pick", {})

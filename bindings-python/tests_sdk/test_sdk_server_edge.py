@@ -1,4 +1,4 @@
-"""The HTTP edge of examples/sdk_server.py (the official SDK's Streamable HTTP app
+"""The HTTP edge of interop/servers/python/sdk_server.py (the official SDK's Streamable HTTP app
 behind snodo's `Edge`), over real HTTP on 127.0.0.1: Origin/Host refused with
 snodo's refusals before the SDK sees the request, 2025 sessions that belong to
 the user of their `initialize` (calls, answers, cancellations, GET, DELETE),
@@ -23,7 +23,7 @@ from typing import Any, Dict, Iterator, Optional, Tuple
 
 import pytest
 
-SERVER = Path(__file__).resolve().parents[1] / "examples" / "sdk_server.py"
+SERVER = Path(__file__).resolve().parents[2] / "interop" / "servers" / "python" / "sdk_server.py"
 KEYS = "k1:" + bytes(range(32)).hex()
 V2025 = "2025-11-25"
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",

@@ -4,6 +4,7 @@ Python servers, on the snodo Rust core.
 The flow of a handler::
 
     engine = Engine([("k1", secret_bytes)])
+    ask_color = elicit_form("Which colour?", schema)   # a Question: built once, asked every round
     begun = engine.begin(request_bytes, "alice")   # None: explicit anonymous
     if isinstance(begun, Response):          # a ready error: send it
         send(begun.http_status, begun.to_json())
@@ -22,7 +23,8 @@ The flow of a handler::
 JSON given as ``str``/``bytes`` is read exactly (``1.0`` stays ``1.0``).
 JSON given as Python values is spelled as :func:`json.dumps` would spell it
 (``int`` exactly, ``float`` by its shortest ``repr``); wrap text in
-:class:`RawJSON` to embed an exact spelling inside a dict.
+:class:`RawJSON` to embed an exact spelling inside a dict. A
+:class:`Question` inside a value is its request.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from ._native import (
     Opened,
     OriginPolicy,
     PendingFlow,
+    Question,
     RawJSON,
     Response,
     Session,
@@ -61,6 +64,7 @@ from ._native import (
     list_roots,
     missing_capabilities,
     sampling,
+    unknown_session,
 )
 from .errors import (
     ERROR_CLASSES,
@@ -175,6 +179,7 @@ __all__ = [
     "Opened",
     "OriginPolicy",
     "PendingFlow",
+    "Question",
     "RawJSON",
     "Response",
     "Session",
@@ -203,5 +208,6 @@ __all__ = [
     "raw",
     "sampling",
     "tool_error",
+    "unknown_session",
 ]
 

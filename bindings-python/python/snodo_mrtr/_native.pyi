@@ -6,10 +6,12 @@ from typing import Any, Dict, Iterable, List, Literal, Mapping, Optional, Sequen
 from .literals import AnswerKind
 
 _JsonText = Union[str, bytes]
-#: A JSON value as Python spells it (dict, list, str, int, float, bool, None, RawJSON).
+#: A JSON value as Python spells it (dict, list, str, int, float, bool, None, RawJSON, Question).
 _JsonValue = Any
 #: A JSON object: a dict, or JSON text of an object.
 _JsonObject = Union[Dict[str, Any], str, bytes]
+#: A question: a ``Question``, or a request (a dict or JSON text) the core makes one.
+_QuestionLike = Union["Question", Dict[str, Any], str, bytes]
 _KeyRing = Union[Sequence[Tuple[str, Union[bytes, bytearray]]], Dict[str, Union[bytes, bytearray]]]
 _HeaderText = Union[str, bytes]
 #: Request headers: (name, value) pairs, or a mapping / anything with ``items()``.
@@ -21,11 +23,13 @@ __all__ = [
     "Call",
     "Answer",
     "Response",
+    "Question",
     "Opened",
     "RawJSON",
     "Session",
     "PendingFlow",
     "Feed",
+    "unknown_session",
     "LEGACY_ID_PREFIX",
     "DEFAULT_LEGACY_VERSIONS",
     "elicit_form",
@@ -35,13 +39,6 @@ __all__ = [
     "missing_capabilities",
     "filter_supported",
     "canonicalize",
-    "_canonical_of",
-    "_from_text",
-    "_state_text_of",
-    "_memo_canonical_of",
-    "_seal_reference",
-    "_seal_text",
-    "_decide_reference",
     "run_cli",
     "binding_digest",
     "elicit_form_without_lint",
@@ -175,14 +172,14 @@ class Engine:
         binding: bytes,
         round: Optional[int] = None,
         flow_start: Optional[int] = None,
-        questions: Optional[Dict[str, Any]] = None,
+        questions: Optional[Dict[str, _QuestionLike]] = None,
         state: _JsonValue = None,
     ) -> str:
         """Low level: a continuation token (round 1, flow starting now by default)."""
     def begin_legacy(
         self, request: Union[_JsonText, Dict[str, Any]], session: Session, principal: Optional[str]
     ) -> Union[Call, Response]:
-        """Issue 14: reads a request that arrived on a 2025-era ``session``.
+        """Reads a request that arrived on a 2025-era ``session``.
         Returns the same ``Call`` a 2026 request gives (``mrtr_allowed``
         False, ``is_legacy`` True) or a ready ``Response`` (an unsupported
         session version is ``-32602``)."""
@@ -261,8 +258,8 @@ class Call:
     @property
     def input_responses(self) -> Dict[str, Any]:
         """Every ``inputResponses`` entry as sent, unvalidated (read-only copy)."""
-    def response(self, key: str, request: _JsonObject) -> Answer:
-        """The answer to input request ``key``, which this handler asks as ``request``."""
+    def response(self, key: str, question: _QuestionLike) -> Answer:
+        """The answer to input request ``key``, which this handler asks as ``question``."""
     def raw_response(self, key: str) -> Optional[Any]:
         """The raw answer for a key asked last round, unvalidated; ``None`` if none."""
 
@@ -436,31 +433,47 @@ class Feed:
     def cancellations(self) -> List[Dict[str, Any]]:
         """For ``"respond"``: ``notifications/cancelled`` to send, possibly none."""
 
-def elicit_form(message: str, schema: _JsonObject) -> Dict[str, Any]: ...
-def elicit_form_without_lint(message: str, schema: _JsonObject) -> Dict[str, Any]:
+def unknown_session() -> Response:
+    """The answer to a message naming a session id the server does not
+    know (HTTP 404, ``-32001``): the same bytes as
+    ``Session.check_principal``'s refusal, so the two cannot be told apart."""
+
+@final
+class Question:
+    """An input request as an immutable value: validated once, its
+    canonical text and digest computed once. Build it once (at start-up)
+    and pass the same one every round: to ``input_required`` to ask it and
+    to ``Call.response`` to read its answer. Equal to another question with
+    the same canonical form; hashable."""
+
+    def __new__(cls, request: Union[Dict[str, Any], _JsonText]) -> Question:
+        """A question from a request written by hand (a dict, or JSON text
+        read exactly), validated as the builders validate theirs."""
+    @property
+    def value(self) -> Dict[str, Any]:
+        """The request as a dict (a new one on every access)."""
+    @property
+    def kind(self) -> Literal["form", "url", "sampling", "roots"]: ...
+    @property
+    def digest(self) -> bytes:
+        """SHA-256 of the canonical text: what a token pins for it."""
+    def to_json(self) -> str:
+        """The canonical JSON text (also compact JSON for the wire)."""
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+def elicit_form(message: str, schema: _JsonObject) -> Question: ...
+def elicit_form_without_lint(message: str, schema: _JsonObject) -> Question:
     """``elicit_form`` without the secret-field / URL-in-message heuristics."""
-def elicit_url(message: str, url: str) -> Dict[str, Any]: ...
-def elicit_url_without_lint(message: str, url: str) -> Dict[str, Any]:
+def elicit_url(message: str, url: str) -> Question: ...
+def elicit_url_without_lint(message: str, url: str) -> Question:
     """``elicit_url`` without the credential/PII query-parameter heuristic."""
-def sampling(params: _JsonObject) -> Dict[str, Any]: ...
-def list_roots() -> Dict[str, Any]: ...
-def missing_capabilities(requests: Dict[str, Any], capabilities: _JsonObject) -> Dict[str, Any]: ...
-def filter_supported(requests: Dict[str, Any], capabilities: _JsonObject) -> Dict[str, Any]: ...
+def sampling(params: _JsonObject) -> Question: ...
+def list_roots() -> Question: ...
+def missing_capabilities(requests: Mapping[str, _QuestionLike], capabilities: _JsonObject) -> Dict[str, Any]: ...
+def filter_supported(requests: Mapping[str, _QuestionLike], capabilities: _JsonObject) -> Dict[str, Any]:
+    """The requests the client can receive, in key order: the objects given."""
 def canonicalize(text: _JsonText) -> str: ...
-def _canonical_of(obj: Any, reference: bool = False) -> str:
-    """Test hook (issue 16): canonical text of ``obj`` via the fast or the reference conversion."""
-def _from_text(text: str, reference: bool = False) -> Optional[List[Any]]:
-    """Test hook (issue 16): JSON text to objects via the fast reader (None: it defers) or the reference."""
-def _state_text_of(obj: Any) -> Optional[str]:
-    """Test hook (issue 16): canonical text of ``obj`` via the seal side's text writer (None: the reference decides)."""
-def _memo_canonical_of(obj: Any) -> Optional[str]:
-    """Test hook (issue 16): canonical text of ``obj`` via the memo of repeated dicts (None: the memo does not take it)."""
-def _seal_reference(engine: Engine, *, principal: Optional[str], binding: bytes, state: Any) -> str:
-    """Test hook (issue 16): ``engine.seal`` with the state through the reference ``Value`` path."""
-def _seal_text(engine: Engine, *, principal: Optional[str], binding: bytes, state: Any) -> str:
-    """Test hook (issue 16): ``engine.seal`` with the state through the text writer, whatever its size."""
-def _decide_reference(engine: Engine, call: Call, outcome: Any) -> Response:
-    """Test hook (issue 16): ``engine.decide`` with the outcome read the reference way (whole dict, then the core)."""
 def run_cli(args: List[str], keys: Optional[str] = None, now: Optional[int] = None) -> Tuple[str, str, int]:
     """The ``snodo-mrtr`` command line (``snodo_mrtr.cli``): ``(stdout, stderr, exit_code)``."""
 def binding_digest(method: str, params: Union[_JsonText, Dict[str, Any]]) -> bytes: ...

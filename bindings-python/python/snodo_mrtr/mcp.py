@@ -21,7 +21,9 @@ How (public API only, no monkeypatching):
   (``MCPServer``) or ``Snodo.call_tool``/``get_prompt``/``read_resource``
   (low-level ``Server``) take the snodo ``Call`` first and return an outcome
   (``snodo_mrtr.complete(...)``, ``input_required(...)``, ``tool_error(...)``,
-  ``error(...)``), exactly as in a server without the SDK.
+  ``error(...)``), exactly as in a server without the SDK: questions are
+  ``Question`` values built once (``elicit_form(...)`` at import), passed to
+  ``input_required`` to ask and to ``call.response`` to read the answer.
 
 * a request on a 2025-era session (``ctx.protocol_version`` before
   2026-07-28) goes through the core's legacy bridge instead: ``begin_legacy``
@@ -35,7 +37,8 @@ How (public API only, no monkeypatching):
   2025 session at all (a call, an answer, a cancellation, GET, DELETE) is
   decided before the SDK sees the message, in front of its HTTP app:
   record the principal of each session's ``initialize`` and refuse anyone
-  else with ``Session.check_principal`` (examples/sdk_server.py does).
+  else with ``Session.check_principal`` (interop/servers/python/sdk_server.py
+  does).
 
 ``mcp`` is imported lazily, so ``import snodo_mrtr`` never needs it.
 """

@@ -9,7 +9,9 @@ Each helper returns the outcome in its JSON spelling (a plain dict), which
 
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping, Optional
+from typing import Any, Dict, Mapping, Optional, Union
+
+from ._native import Question
 
 __all__ = ["complete", "input_required", "error", "tool_error", "raw"]
 
@@ -21,13 +23,15 @@ def complete(result: Mapping[str, Any]) -> Outcome:
     return {"type": "complete", "result": result}
 
 
-def input_required(requests: Optional[Mapping[str, Any]] = None, state: Any = None) -> Outcome:
+def input_required(requests: Optional[Mapping[str, Union[Question, Mapping[str, Any]]]] = None,
+                   state: Any = None) -> Outcome:
     """Ask the client for input.
 
-    ``requests`` maps keys to input requests (from :func:`elicit_form` and
-    friends); ``state`` (any JSON value, readable by the client: never a
-    secret) comes back as ``call.state`` on the retry. At least one of a
-    non-empty ``requests`` or a ``state`` is required.
+    ``requests`` maps keys to questions (from :func:`elicit_form` and
+    friends, built once; a request dict is made a question by the core);
+    ``state`` (any JSON value, readable by the client: never a secret)
+    comes back as ``call.state`` on the retry. At least one of a non-empty
+    ``requests`` or a ``state`` is required.
     """
     out: Outcome = {"type": "input_required", "inputRequests": dict(requests or {})}
     if state is not None:
