@@ -1,5 +1,41 @@
 /* libsnodo: the C ABI of snodo, MCP multi round-trip requests (MRTR).
- * SPDX-License-Identifier: MIT OR Apache-2.0 */
+ * SPDX-License-Identifier: MIT OR Apache-2.0
+ *
+ * Conventions of every function below (its own comment says where it
+ * differs; ffi/README.md "Conventions" is the longer guide):
+ *
+ * - Statuses. A fallible function returns a snodo_status; SNODO_STATUS_OK
+ *   (0) is success. Its outputs are trailing out-parameters, written only
+ *   on OK: on failure they keep their old values, and snodo_last_error
+ *   gives "NAME: detail" on the same thread until its next snodo call.
+ *   Besides the statuses its comment lists ("Statuses: ..."; none listed:
+ *   OK only), any function may answer NULL_ARGUMENT (a required pointer
+ *   is NULL) and PANIC (a snodo bug: the call had no effect), one with a
+ *   text argument INVALID_UTF8, and one with a JSON argument JSON (parsed
+ *   strictly: duplicate keys, nesting over 64 levels and texts over 64 MiB
+ *   are refused; numbers keep their spelling, so 1 and 1.0 differ).
+ * - Inputs. Text and JSON go in as a pointer and a length (UTF-8, no NUL
+ *   needed); the pointer is valid for that many bytes, and NULL is
+ *   NULL_ARGUMENT even with length 0, unless the comment says what NULL
+ *   means. A principal argument is the verified user a request comes
+ *   from: NULL is the explicit anonymous principal, an empty name is
+ *   ARGUMENT. snodo keeps no pointer to an input after the call returns.
+ * - Handles. Each snodo_* struct is an opaque handle made by snodo and
+ *   freed by its _free function, which accepts NULL. A handle argument is
+ *   live (made by snodo, not yet freed). Each type says whether it is
+ *   shareable across threads (used from several at once); one that is not
+ *   is used by one thread at a time (moving it to another is fine). A
+ *   function that takes no handle is thread-safe.
+ * - Outputs. An out-parameter is valid for one write. A function that
+ *   makes a handle writes a new handle owned by the caller. Text comes out
+ *   through `char **out, size_t *out_len`: on OK *out is a new
+ *   NUL-terminated UTF-8 string owned by the caller, freed with
+ *   snodo_string_free and nothing else; out_len may be NULL, else it gets
+ *   the length without the NUL. A JSON reader writes compact JSON text, an
+ *   absent value being the text null; a reader whose comment says "or
+ *   NULL" writes NULL and length 0 when there is no value.
+ * - Every export is a panic boundary: a Rust panic never unwinds into C.
+ */
 
 #ifndef SNODO_H
 #define SNODO_H
@@ -41,39 +77,38 @@
 #define SNODO_VERSION_PATCH 0
 
 // Version of the C ABI. Bumped on any incompatible change to a function
-// signature, a struct or an existing status number, and when a function
-// or constant is removed; adding functions or statuses does not bump it. Check `snodo_abi_version() ==
-// SNODO_ABI_VERSION` at start-up to detect a mismatched shared library.
+// signature, a struct or an existing status number, and when a function or
+// constant is removed; adding functions or statuses does not bump it. Check
+// `snodo_abi_version() == SNODO_ABI_VERSION` at start-up to detect a
+// mismatched shared library.
 #define SNODO_ABI_VERSION 2
-
-// The lease of `snodo_once_run_new` when `lease_ms` is 0: a claim whose
-// owner has not completed, released or extended it after this long may be
-// taken over.
-#define SNODO_ONCE_DEFAULT_LEASE_MS 30000
-
-// The wait of `snodo_once_run_new` when `wait_ms` is 0: the longest total
-// pause for another caller's live claim (the default lease plus a margin,
-// so a crashed owner's lease lapses within it).
-#define SNODO_ONCE_DEFAULT_WAIT_MS 35000
-
-// The byte budget of `snodo_once_memory_new` when `max_bytes` is 0
-// (64 MiB).
-#define SNODO_ONCE_DEFAULT_MAX_BYTES 67108864
-
-// One principal's share when `max_bytes_per_principal` is 0 (a quarter
-// of the default budget).
-#define SNODO_ONCE_DEFAULT_MAX_BYTES_PER_PRINCIPAL 16777216
 
 // Length of a binding digest, in bytes.
 #define SNODO_BINDING_LEN 32
 
+// The lease of `snodo_once_run_new` when `lease_ms` is 0: a claim whose owner
+// has not completed, released or extended it after this long may be taken
+// over.
+#define SNODO_ONCE_DEFAULT_LEASE_MS 30000
+
+// The wait of `snodo_once_run_new` when `wait_ms` is 0: the longest total
+// pause for another caller's live claim (the default lease plus a margin, so a
+// crashed owner's lease lapses within it).
+#define SNODO_ONCE_DEFAULT_WAIT_MS 35000
+
+// The byte budget of `snodo_once_memory_new` when `max_bytes` is 0 (64 MiB).
+#define SNODO_ONCE_DEFAULT_MAX_BYTES 67108864
+
+// One principal's share when `max_bytes_per_principal` is 0 (a quarter of the
+// default budget).
+#define SNODO_ONCE_DEFAULT_MAX_BYTES_PER_PRINCIPAL 16777216
+
 // The status every fallible libsnodo function returns.
 //
-// 0 is success. 1 to 99 are the core's error codes with the same numbers
-// and names (the same list as Python's exception classes and Node's
-// `err.code`). 100 and up are statuses of the C binding only. Numbers are
-// stable and never reused; new statuses may be added, so treat unknown
-// values as failures.
+// 0 is success. 1 to 99 are the core's error codes with the same numbers and
+// names (the same list as Python's exception classes and Node's `err.code`).
+// 100 and up are statuses of the C binding only. Numbers are stable and never
+// reused; new statuses may be added, so treat unknown values as failures.
 typedef enum {
   // Success: the out-params are written.
   SNODO_STATUS_OK = 0,
@@ -91,20 +126,20 @@ typedef enum {
   SNODO_STATUS_JSON = 6,
   // The state to seal would exceed the configured token size.
   SNODO_STATUS_STATE_TOO_LARGE = 7,
-  // A continuation token failed to open (`snodo_engine_open` only); the
-  // last error is `TOKEN: Invalid or expired requestState (<reason>)`.
+  // A continuation token failed to open (`snodo_engine_open` only); the last
+  // error is `TOKEN: Invalid or expired requestState (<reason>)`.
   SNODO_STATUS_TOKEN = 8,
-  // The message given to `snodo_engine_begin` is not a JSON-RPC request
-  // (a notification or a response): send nothing back.
+  // The message given to `snodo_engine_begin` is not a JSON-RPC request (a
+  // notification or a response): send nothing back.
   SNODO_STATUS_NOT_A_REQUEST = 9,
-  // Any other invalid argument (empty principal, bad outcome shape, a
-  // length above `PTRDIFF_MAX`, ...).
+  // Any other invalid argument (empty principal, bad outcome shape, a length
+  // above `PTRDIFF_MAX`, ...).
   SNODO_STATUS_ARGUMENT = 10,
-  // `snodo_engine_decide` was already called successfully on this call
-  // (the core's decided-once rule; 103 before issue 12).
+  // `snodo_engine_decide` was already called successfully on this call (the
+  // core's decided-once rule).
   SNODO_STATUS_ALREADY_DECIDED = 11,
-  // The once store failed (unreachable, full), or the flow's effect is
-  // still running elsewhere past the wait; the effect did not run here.
+  // The once store failed (unreachable, full), or the flow's effect is still
+  // running elsewhere past the wait; the effect did not run here.
   SNODO_STATUS_STORE = 12,
   // A required pointer argument was NULL.
   SNODO_STATUS_NULL_ARGUMENT = 100,
@@ -114,10 +149,21 @@ typedef enum {
   SNODO_STATUS_PANIC = 102,
 } snodo_status;
 
-// The kind of a client's answer to one input request.
+// The kind of a question (the core's `RequestKind`).
 typedef enum {
-  // No usable answer (not asked last round, asked differently, or not
-  // sent): ask again. Value: `null`.
+  // Form-mode `elicitation/create`.
+  SNODO_REQUEST_KIND_FORM = 0,
+  // URL-mode `elicitation/create`.
+  SNODO_REQUEST_KIND_URL = 1,
+  // `sampling/createMessage` (deprecated).
+  SNODO_REQUEST_KIND_SAMPLING = 2,
+  // `roots/list` (deprecated).
+  SNODO_REQUEST_KIND_ROOTS = 3,
+} snodo_request_kind;
+
+// The kind of a client's answer to one question.
+typedef enum {
+  // No usable answer (not asked last round, or not sent): ask. Value: `null`.
   SNODO_ANSWER_KIND_MISSING = 0,
   // Accepted. Value: the validated content (form), `null` (URL mode:
   // consent, not completion), the `CreateMessageResult` (sampling) or the
@@ -127,24 +173,23 @@ typedef enum {
   SNODO_ANSWER_KIND_DECLINED = 2,
   // Cancelled (elicitation only). Value: `null`.
   SNODO_ANSWER_KIND_CANCELLED = 3,
-  // An answer was sent but is invalid for the question. Value: the reason,
-  // a JSON string naming the offending field.
+  // The answer is invalid for the question. Value: the reason, a JSON string
+  // naming the offending field.
   SNODO_ANSWER_KIND_INVALID = 4,
-  // An answer was sent, but the question changed since it was asked
-  // (issue 13): ask the new question. Value: `null`.
+  // The question changed since it was asked: ask the new one. Value: `null`.
   SNODO_ANSWER_KIND_CHANGED = 5,
 } snodo_answer_kind;
 
-// What `snodo_engine_decide_legacy` produced.
+// What a legacy decide produced.
 typedef enum {
-  // `*out_response` is the final response to the originating request:
-  // send it.
+  // `*out_response` is the final response to the originating request: send
+  // it.
   SNODO_BRIDGE_KIND_RESPOND = 0,
-  // `*out_pending` is a new flow: send `snodo_pending_flow_requests` on
-  // the session, keep the flow and feed the client's responses to it.
+  // `*out_pending` is a new flow: send `snodo_pending_flow_requests` on the
+  // session, keep the flow and feed the client's responses to it.
   SNODO_BRIDGE_KIND_SEND = 1,
-  // `*out_call` is a new call (a round with state but nothing to ask):
-  // run the handler again with it (pace it; the round cap ends the loop).
+  // `*out_call` is a new call (a round with state but nothing to ask): run
+  // the handler again with it (pace it; the round cap ends the loop).
   SNODO_BRIDGE_KIND_RESUME = 2,
 } snodo_bridge_kind;
 
@@ -152,19 +197,47 @@ typedef enum {
 typedef enum {
   // Recorded; other requests of the round are still unanswered.
   SNODO_FEED_KIND_WAITING = 0,
-  // Every answer is in: `*out_call` is the call for the handler's next
-  // round (the answers as its input responses); decide it with
-  // `snodo_engine_decide_legacy`. The flow has ended.
+  // Every answer is in: `*out_call` is the call for the handler's next round
+  // (the answers as its input responses); decide it with a legacy decide
+  // function. The flow has ended.
   SNODO_FEED_KIND_RESUME = 1,
-  // The flow failed (client error, deadline, size, rounds, flow age):
-  // send `*out_response` on the originating request and the
+  // The flow failed (client error, deadline, size, rounds, flow age): send
+  // `*out_response` on the originating request and the
   // `notifications/cancelled` messages in `*out_cancellations` (a JSON
   // array, possibly empty). The flow has ended.
   SNODO_FEED_KIND_RESPOND = 2,
 } snodo_feed_kind;
 
-// Which store step a command is (the core's `OnceOp`). The numbers are
-// stable, so a server may index a table of its five script hashes by them.
+// The kind of a `snodo_once_step`: what the caller does next.
+typedef enum {
+  // Run `snodo_once_step_command` on the store and feed its reply text to
+  // `snodo_once_run_feed`. A store error: report it (STORE, "once store
+  // unavailable"); never run the effect.
+  SNODO_ONCE_STEP_KIND_COMMAND = 0,
+  // Another caller's claim is live: pause `snodo_once_step_sleep_ms`, then
+  // `snodo_once_run_resume`.
+  SNODO_ONCE_STEP_KIND_SLEEP = 1,
+  // This run holds the claim: run the effect (with `snodo_once_step_fence`,
+  // and `snodo_once_step_extend_command` to extend the lease), then
+  // `snodo_once_run_effect_done` with its result text, or
+  // `snodo_once_run_effect_failed` if it failed **before doing anything**.
+  // Anything else (the process dies, the thread is cancelled) feeds nothing:
+  // the claim stays pending until its lease lapses and is never run twice
+  // within it.
+  SNODO_ONCE_STEP_KIND_EFFECT = 2,
+  // The final result text (`snodo_once_step_text`): this run's effect's, or
+  // the one remembered for these answers. The run has ended.
+  SNODO_ONCE_STEP_KIND_DONE = 3,
+  // The effect failed before doing anything and its claim is released:
+  // report the effect's own error. The run has ended.
+  SNODO_ONCE_STEP_KIND_RELEASED = 4,
+  // (Lookup only) nothing is remembered for this flow yet: go on with the
+  // handler. The run has ended.
+  SNODO_ONCE_STEP_KIND_OPEN = 5,
+} snodo_once_step_kind;
+
+// Which store step a command is (the core's `OnceOp`). The numbers are stable,
+// so a server may index a table of its five script hashes by them.
 typedef enum {
   // Take the flow's claim (or learn that it is pending or done).
   SNODO_ONCE_OP_CLAIM = 0,
@@ -178,122 +251,92 @@ typedef enum {
   SNODO_ONCE_OP_LOOKUP = 4,
 } snodo_once_op;
 
-// The kind of a `snodo_once_step`: what the caller does next.
-typedef enum {
-  // Run `snodo_once_step_command` on the store and feed its reply text
-  // to `snodo_once_run_feed`. A store error: report it (STORE, "once
-  // store unavailable"); never run the effect.
-  SNODO_ONCE_STEP_KIND_COMMAND = 0,
-  // Another caller's claim is live: pause `snodo_once_step_sleep_ms`,
-  // then `snodo_once_run_resume`.
-  SNODO_ONCE_STEP_KIND_SLEEP = 1,
-  // This run holds the claim: run the effect (with
-  // `snodo_once_step_fence`, and `snodo_once_step_extend_command` to
-  // extend the lease), then `snodo_once_run_effect_done` with its result
-  // text, or `snodo_once_run_effect_failed` if it failed **before doing
-  // anything**. Anything else (the process dies, the thread is
-  // cancelled) feeds nothing: the claim stays pending until its lease
-  // lapses and is never run twice within it.
-  SNODO_ONCE_STEP_KIND_EFFECT = 2,
-  // The final result text (`snodo_once_step_text`): this run's effect's,
-  // or the one remembered for these answers. The run has ended.
-  SNODO_ONCE_STEP_KIND_DONE = 3,
-  // The effect failed before doing anything and its claim is released:
-  // report the effect's own error. The run has ended.
-  SNODO_ONCE_STEP_KIND_RELEASED = 4,
-  // (Lookup only) nothing is remembered for this flow yet: go on with
-  // the handler. The run has ended.
-  SNODO_ONCE_STEP_KIND_OPEN = 5,
-} snodo_once_step_kind;
-
-// One request as the handler sees it, from `snodo_engine_begin`. Free it
-// with `snodo_call_free`. Not thread-safe: use a call from one thread at a
-// time (moving it to another thread is fine).
+// One request as the handler sees it, from a begin function. Not shareable
+// across threads.
 typedef struct snodo_call snodo_call;
 
-// An engine configuration under construction. Create with
-// `snodo_config_new`, adjust with the setters, build engines with
-// `snodo_engine_new` (the config is not consumed), free with
-// `snodo_config_free`. Not thread-safe: use one config from one thread at a time.
+// An engine configuration under construction: `snodo_config_new`, the setters,
+// then `snodo_engine_new` (which does not consume it). Not shareable across
+// threads.
 typedef struct snodo_config snodo_config;
 
-// The MRTR engine: immutable once built, and thread-safe. Share one engine
-// across threads freely; free it with `snodo_engine_free` once no thread
-// uses it any more.
+// The MRTR engine: immutable once built, and shareable across threads.
 typedef struct snodo_engine snodo_engine;
 
-// One store command (the core's `OnceCommand`): its op, the flow's key,
-// the Lua script to run and the script's arguments. Never created or freed
-// by the caller: `snodo_once_step_command` and
-// `snodo_once_step_extend_command` lend it, and it lives as long as its
-// step. Immutable: its readers are thread-safe.
+// One store command (the core's `OnceCommand`): its op, the flow's key, the
+// Lua script to run and the script's arguments. Never made or freed by the
+// caller: `snodo_once_step_command` and `snodo_once_step_extend_command` lend
+// it, and it lives as long as its step. Immutable and shareable across
+// threads.
 typedef struct snodo_once_command snodo_once_command;
 
-// The core's in-memory once store, for one process: bounded in bytes with
-// a share per principal, expiring, thread-safe (share one store across
-// threads freely; free it once no thread uses it). A fleet of processes
-// needs a shared store instead: Redis, with the command's script.
+// The core's in-memory once store, for one process: bounded in bytes with a
+// share per principal, expiring, shareable across threads. A fleet of
+// processes needs a shared store instead: Redis, with the command's script.
 typedef struct snodo_once_memory snodo_once_memory;
 
-// One run of the once machine: created on a call by `snodo_once_run_new`
-// (a final round) or `snodo_once_lookup_new` (a lookup), driven with
-// `snodo_once_run_start` and the functions below, each of which hands out
-// the next `snodo_once_step`. Owned by the caller: free it with
-// `snodo_once_run_free` (it does not borrow the call: free them in any
-// order). **Not thread-safe**: drive one run from one thread at a time
-// (moving it between threads is fine).
+// One run of the once machine: made on a call by `snodo_once_run_new` (a final
+// round) or `snodo_once_lookup_new` (a lookup), driven with
+// `snodo_once_run_start` and the functions below, each of which hands out the
+// next `snodo_once_step`. It does not borrow the call (free them in any
+// order). Not shareable across threads. Free it with `snodo_once_run_free`.
 //
-// A step function that is called out of order (say, `feed` after an
-// EFFECT step) fails with ARGUMENT; any failure of the machine itself
-// (ARGUMENT, TOKEN, STORE) ends the run: free it. A NULL or non-UTF-8
-// argument is refused before the machine sees it and changes nothing.
+// A step function called out of order fails with ARGUMENT; any failure of the
+// machine (ARGUMENT, TOKEN, STORE) ends the run. A NULL or non-UTF-8 argument
+// is refused before the machine sees it and changes nothing.
 typedef struct snodo_once_run snodo_once_run;
 
-// One step of a once run, from `snodo_once_run_start`, `_feed`,
-// `_resume`, `_effect_done` or `_effect_failed`. Owned by the caller:
-// free it with `snodo_once_step_free` (the run does not need it any
-// more; the commands it lends die with it). Immutable: its readers are
-// thread-safe.
+// One step of a once run, from `snodo_once_run_start`, `_feed`, `_resume`,
+// `_effect_done` or `_effect_failed`. Immutable and shareable across threads.
+// Free it with `snodo_once_step_free` (the run does not need it any more; the
+// commands it lends die with it).
 typedef struct snodo_once_step snodo_once_step;
 
-// Which `Host` and `Origin` values a server accepts. Immutable and
-// thread-safe: build one at start-up and share it across the threads
-// serving requests. Free with `snodo_origin_policy_free`.
+// Which `Host` and `Origin` values a server accepts. Immutable and shareable
+// across threads: build one at start-up. Free it with
+// `snodo_origin_policy_free`.
 typedef struct snodo_origin_policy snodo_origin_policy;
 
-// One legacy round in flight (`snodo_engine_decide_legacy` →
-// `SNODO_BRIDGE_KIND_SEND`): the requests to send to the client and what
-// resuming the handler needs. Owned by the caller; free it with
-// `snodo_pending_flow_free` when the flow ends or the session disconnects
-// (snodo keeps nothing else). **Not thread-safe**: feed one flow from one
-// thread at a time (moving it between threads is fine). Holds no secret
-// that goes on the wire; bounded (at most `max_input_responses` requests,
-// answers totalling at most `max_request_bytes`).
+// One legacy round in flight (a legacy decide → `SNODO_BRIDGE_KIND_SEND`): the
+// requests to send and what resuming the handler needs; bounded by the
+// config. Not shareable across threads. Free it when the flow ends or the
+// session disconnects (snodo keeps nothing else about it).
 typedef struct snodo_pending_flow snodo_pending_flow;
 
-// A JSON-RPC response message ready for the wire, from
-// `snodo_engine_begin` or `snodo_engine_decide`. Free it with
-// `snodo_response_free`. Not thread-safe: use from one thread at a time.
+// An input request (what a server asks under a key of `inputRequests`),
+// validated once, with its canonical JSON and the digest a token pins computed
+// once: made by the builders below or `snodo_question_from_json`, read by
+// `snodo_call_response`, asked by `snodo_engine_decide_input_required`.
+// **Immutable and shareable across threads**: build each question once, at
+// start-up, and pass the same handle on every round, from any thread.
+typedef struct snodo_question snodo_question;
+
+// A JSON-RPC response message ready for the wire, from a begin, decide or
+// check function. Not shareable across threads. Free it with
+// `snodo_response_free`.
 typedef struct snodo_response snodo_response;
 
 // What a 2025-era session negotiated at `initialize`: protocol revision,
-// client capabilities, client info, the principal that opened it and a
-// session id. Immutable once built (but `snodo_session_with_id`) and
-// thread-safe: share one session across the threads serving it. Free with
-// `snodo_session_free`.
-//
-// A session belongs to its principal: every later message on it (a call,
-// an answer, a cancellation, a GET or DELETE of the session) goes through
-// `snodo_session_check_principal` first, so that whoever learns a session
-// id cannot use another user's session (`snodo_engine_begin_legacy` and
-// `snodo_engine_feed` apply the rule themselves).
+// client capabilities and info, the principal that opened it and an id.
+// Immutable once built (but `snodo_session_with_id`) and shareable across
+// threads. It belongs to its principal: see `snodo_session_check_principal`.
 typedef struct snodo_session snodo_session;
 
-// One HTTP request header as received (for `snodo_check_http_headers`
-// and `snodo_check_http_origin`): name and value, each a pointer + length
-// (no NUL needed): UTF-8, or else read as Latin-1. Names compare
-// case-insensitively; pass repeated headers as separate entries (a
-// standard header sent twice is a mismatch, so do not join them).
+// One entry of an `input_required` outcome's `inputRequests`: the key (UTF-8,
+// pointer + length) and the question asked under it.
+typedef struct {
+  // The key, e.g. `seat`.
+  const uint8_t *key;
+  // Length of `key` in bytes.
+  size_t key_len;
+  // The question asked under `key`.
+  const snodo_question *question;
+} snodo_input_request;
+
+// One HTTP request header as received: name and value, each a pointer + length
+// (no NUL needed); UTF-8, or else read as Latin-1. Names compare
+// case-insensitively; pass repeated headers as separate entries (a standard
+// header sent twice is a mismatch, so do not join them).
 typedef struct {
   // The header name, e.g. `Mcp-Method`.
   const uint8_t *name;
@@ -309,683 +352,165 @@ typedef struct {
 extern "C" {
 #endif // __cplusplus
 
-// The library version as a static NUL-terminated string, e.g. `"0.1.0"`
-// (equal to the `SNODO_VERSION_*` macros of the header it was built with).
-// Never free it; never NULL. Thread-safe.
+// The library version as a static NUL-terminated string, e.g. `"0.1.0"` (equal
+// to the `SNODO_VERSION_*` macros of the header it was built with). Never free
+// it; never NULL.
 const char *snodo_version(void);
 
 // The ABI version of the loaded library (compare with `SNODO_ABI_VERSION`).
-// Thread-safe.
 uint32_t snodo_abi_version(void);
 
-// Frees a call. NULL is a no-op.
-//
-// # Safety
-//
-// `call` must be NULL or a call from snodo, not yet freed.
-void snodo_call_free(snodo_call *call);
+// The static message of `status` (an `int`, so that any value is safe to
+// pass: unknown values give `"unknown status"`). Never NULL, never free it.
+// Does not touch the last error.
+const char *snodo_status_message(int status);
 
-// The method, e.g. `tools/call` (text, not JSON).
-//
-// On OK `*out` is a new NUL-terminated string owned by the caller (free
-// with `snodo_string_free`); `out_len` may be NULL, else it receives the
-// length without the NUL. Statuses: OK, NULL_ARGUMENT (`call` or `out`
-// NULL), PANIC. Not thread-safe for one call.
-//
-// # Safety
-//
-// `call` NULL or a live call; `out` NULL or valid for one pointer write;
-// `out_len` NULL or valid for one `size_t` write.
-snodo_status snodo_call_method(const snodo_call *call, char **out, size_t *out_len);
+// The stable name of `status` without the `SNODO_STATUS_` prefix, e.g.
+// `"CONFIG"`; `"UNKNOWN"` for values that are not statuses. Static, as
+// `snodo_status_message`.
+const char *snodo_status_name(int status);
 
-// The request's protocol version, e.g. `2026-07-28` (text, not JSON).
-//
-// On OK `*out` is a new NUL-terminated string owned by the caller (free
-// with `snodo_string_free`); `out_len` may be NULL, else it receives the
-// length without the NUL. Statuses: OK, NULL_ARGUMENT (`call` or `out`
-// NULL), PANIC. Not thread-safe for one call.
-//
-// # Safety
-//
-// `call` NULL or a live call; `out` NULL or valid for one pointer write;
-// `out_len` NULL or valid for one `size_t` write.
-snodo_status snodo_call_protocol_version(const snodo_call *call, char **out, size_t *out_len);
+// Copies the detail of the last failure on this thread into `*out`, as `"NAME:
+// detail"` (e.g. `"SCHEMA: properties.age: unknown keyword ..."`), or `""`
+// when the last snodo call on this thread succeeded. Every fallible function
+// clears it on entry and sets it when it fails: read it on the same thread
+// right after the failing call (reading does not clear it). Each thread has
+// its own last error.
+snodo_status snodo_last_error(char **out, size_t *out_len);
 
-// The JSON-RPC id as JSON text, exactly as received (`"a"`, `0`, ...).
-//
-// On OK `*out` is a new NUL-terminated string owned by the caller (free
-// with `snodo_string_free`); `out_len` may be NULL, else it receives the
-// length without the NUL. Statuses: OK, NULL_ARGUMENT (`call` or `out`
-// NULL), PANIC. Not thread-safe for one call.
-//
-// # Safety
-//
-// `call` NULL or a live call; `out` NULL or valid for one pointer write;
-// `out_len` NULL or valid for one `size_t` write.
-snodo_status snodo_call_id(const snodo_call *call, char **out, size_t *out_len);
+// Copies the reason of the last failure on this thread into `*out` when it was
+// a token that failed to open (TOKEN from `snodo_engine_open`): the core's
+// stable reason name, e.g. `"expired"` or `"signature"` (the same names as
+// Python's `.reason` and Node's `err.reason`); `""` otherwise. Read as
+// `snodo_last_error`.
+snodo_status snodo_last_token_reason(char **out, size_t *out_len);
 
-// The rest of the request's `_meta` as a JSON object (for example
-// `progressToken`), without the protocol version, client capabilities and
-// client info that snodo reads itself.
-//
-// On OK `*out` is a new NUL-terminated string owned by the caller (free
-// with `snodo_string_free`); `out_len` may be NULL, else it receives the
-// length without the NUL. Statuses: OK, NULL_ARGUMENT (`call` or `out`
-// NULL), PANIC. Not thread-safe for one call.
-//
-// # Safety
-//
-// `call` NULL or a live call; `out` NULL or valid for one pointer write;
-// `out_len` NULL or valid for one `size_t` write.
-snodo_status snodo_call_meta(const snodo_call *call, char **out, size_t *out_len);
+// Frees a string that snodo returned (any `char **out` of this API). NULL is a
+// no-op; any other pointer (a string not from snodo, or one already freed) is
+// undefined behaviour. A string may be freed on any thread.
+void snodo_string_free(char *s);
 
-// The salient params as a JSON object: everything but `_meta`,
-// `inputResponses` and `requestState` (exactly what the token binds).
-// `name`, `uri` and `arguments` are read from it.
-//
-// On OK `*out` is a new NUL-terminated string owned by the caller (free
-// with `snodo_string_free`); `out_len` may be NULL, else it receives the
-// length without the NUL. Statuses: OK, NULL_ARGUMENT (`call` or `out`
-// NULL), PANIC. Not thread-safe for one call.
-//
-// # Safety
-//
-// `call` NULL or a live call; `out` NULL or valid for one pointer write;
-// `out_len` NULL or valid for one `size_t` write.
-snodo_status snodo_call_params(const snodo_call *call, char **out, size_t *out_len);
-
-// The application state carried by the token, as JSON (`null` if none).
-//
-// On OK `*out` is a new NUL-terminated string owned by the caller (free
-// with `snodo_string_free`); `out_len` may be NULL, else it receives the
-// length without the NUL. Statuses: OK, NULL_ARGUMENT (`call` or `out`
-// NULL), PANIC. Not thread-safe for one call.
-//
-// # Safety
-//
-// `call` NULL or a live call; `out` NULL or valid for one pointer write;
-// `out_len` NULL or valid for one `size_t` write.
-snodo_status snodo_call_state(const snodo_call *call, char **out, size_t *out_len);
-
-// This request's client capabilities, as a JSON object.
-//
-// On OK `*out` is a new NUL-terminated string owned by the caller (free
-// with `snodo_string_free`); `out_len` may be NULL, else it receives the
-// length without the NUL. Statuses: OK, NULL_ARGUMENT (`call` or `out`
-// NULL), PANIC. Not thread-safe for one call.
-//
-// # Safety
-//
-// `call` NULL or a live call; `out` NULL or valid for one pointer write;
-// `out_len` NULL or valid for one `size_t` write.
-snodo_status snodo_call_client_capabilities(const snodo_call *call, char **out, size_t *out_len);
-
-// The self-reported client info as JSON (`null` if not sent).
-// Informational only: never use it for security decisions.
-//
-// On OK `*out` is a new NUL-terminated string owned by the caller (free
-// with `snodo_string_free`); `out_len` may be NULL, else it receives the
-// length without the NUL. Statuses: OK, NULL_ARGUMENT (`call` or `out`
-// NULL), PANIC. Not thread-safe for one call.
-//
-// # Safety
-//
-// `call` NULL or a live call; `out` NULL or valid for one pointer write;
-// `out_len` NULL or valid for one `size_t` write.
-snodo_status snodo_call_client_info(const snodo_call *call, char **out, size_t *out_len);
-
-// The principal the call was begun for: on OK `*out` is a new string
-// owned by the caller (free with `snodo_string_free`), or NULL (and
-// `*out_len` 0) for the explicit anonymous principal. `out_len` may be NULL.
-// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one call.
-//
-// # Safety
-//
-// `call` NULL or live; `out` NULL or valid for one pointer write;
-// `out_len` NULL or valid for one `size_t` write.
-snodo_status snodo_call_principal(const snodo_call *call, char **out, size_t *out_len);
-
-// The whole `inputResponses` map the request carried (a JSON object,
-// `{}` when none; on `tasks/update` too), read-only and unvalidated:
-// `snodo_call_response` is the validated reader. On OK `*out` is a new
-// string owned by the caller (free with `snodo_string_free`); `out_len`
-// may be NULL. Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one call.
-//
-// # Safety
-//
-// `call` NULL or live; `out` NULL or valid for one pointer write;
-// `out_len` NULL or valid for one `size_t` write.
-snodo_status snodo_call_input_responses(const snodo_call *call, char **out, size_t *out_len);
-
-// The keys asked in the previous round, as a JSON array of strings
-// (`[]` on round 1).
-//
-// On OK `*out` is a new NUL-terminated string owned by the caller (free
-// with `snodo_string_free`); `out_len` may be NULL, else it receives the
-// length without the NUL. Statuses: OK, NULL_ARGUMENT (`call` or `out`
-// NULL), PANIC. Not thread-safe for one call.
-//
-// # Safety
-//
-// `call` NULL or a live call; `out` NULL or valid for one pointer write;
-// `out_len` NULL or valid for one `size_t` write.
-snodo_status snodo_call_asked_keys(const snodo_call *call, char **out, size_t *out_len);
-
-// The round: 1 for a first call, n+1 for a retry of round n.
-//
-// Statuses: OK, NULL_ARGUMENT (`call` or `out` NULL), PANIC. Not
-// thread-safe for one call.
-//
-// # Safety
-//
-// `call` NULL or a live call; `out` NULL or valid for one write.
-snodo_status snodo_call_round(const snodo_call *call, uint32_t *out);
-
-// Unix seconds when the flow began (this request's time on round 1).
-//
-// Statuses: OK, NULL_ARGUMENT (`call` or `out` NULL), PANIC. Not
-// thread-safe for one call.
-//
-// # Safety
-//
-// `call` NULL or a live call; `out` NULL or valid for one write.
-snodo_status snodo_call_flow_start(const snodo_call *call, uint64_t *out);
-
-// Whether this request carried a valid token.
-//
-// Statuses: OK, NULL_ARGUMENT (`call` or `out` NULL), PANIC. Not
-// thread-safe for one call.
-//
-// # Safety
-//
-// `call` NULL or a live call; `out` NULL or valid for one write.
-snodo_status snodo_call_is_retry(const snodo_call *call, bool *out);
-
-// Whether `input_required` may be answered: one of the three MRTR
-// methods in the 2026-07-28 dialect.
-//
-// Statuses: OK, NULL_ARGUMENT (`call` or `out` NULL), PANIC. Not
-// thread-safe for one call.
-//
-// # Safety
-//
-// `call` NULL or a live call; `out` NULL or valid for one write.
-snodo_status snodo_call_mrtr_allowed(const snodo_call *call, bool *out);
-
-// The answer to input request `key`, which the handler would ask as
-// `request` (JSON text of the same input request it built last round).
-// It counts only if exactly that request was asked under `key` in the
-// previous round; otherwise the kind is MISSING. Accepted form content is
-// validated against the schema.
-//
-// On OK `*out_kind` is written and, if `out_value` is not NULL, `*out_value`
-// is a new JSON string owned by the caller (free with `snodo_string_free`;
-// see `snodo_answer_kind` for what it holds). `out_value_len` may be NULL.
-// Statuses: OK, JSON, INVALID_UTF8, NULL_ARGUMENT (`call`, `key`,
-// `request` or `out_kind` NULL), PANIC. Not thread-safe for one call.
-//
-// # Safety
-//
-// `call` a live call; `key` valid for `key_len` bytes; `request` valid for
-// `request_len` bytes; the outs NULL or valid for one write each.
-snodo_status snodo_call_response(const snodo_call *call,
-                                 const uint8_t *key,
-                                 size_t key_len,
-                                 const uint8_t *request,
-                                 size_t request_len,
-                                 snodo_answer_kind *out_kind,
-                                 char **out_value,
-                                 size_t *out_value_len);
-
-// The raw answer object the client sent for `key`, as JSON, without pinning
-// the question: only for keys asked in the previous round (else `null`).
-// The handler validates it itself.
-//
-// On OK `*out` is a new string owned by the caller (free with
-// `snodo_string_free`); `out_len` may be NULL. Statuses: OK, INVALID_UTF8,
-// NULL_ARGUMENT (`call`, `key` or `out` NULL), PANIC. Not thread-safe for
-// one call.
-//
-// # Safety
-//
-// `call` a live call; `key` valid for `key_len` bytes; outs as for the readers.
-snodo_status snodo_call_raw_response(const snodo_call *call,
-                                     const uint8_t *key,
-                                     size_t key_len,
-                                     char **out,
-                                     size_t *out_len);
-
-// Whether the call came from `snodo_engine_begin_legacy` (a 2025-era
-// session, issue 14): decide it with `snodo_engine_decide_legacy`.
-//
-// Statuses: OK, NULL_ARGUMENT (`call` or `out` NULL), PANIC. Not
-// thread-safe for one call.
-//
-// # Safety
-//
-// `call` NULL or a live call; `out` NULL or valid for one write.
-snodo_status snodo_call_is_legacy(const snodo_call *call, bool *out);
-
-// The capabilities a client declaring `capabilities` (a ClientCapabilities
-// JSON object) must add to receive every request in `requests` (a JSON
-// object of key → input request; anything else is ARGUMENT), as a
-// ClientCapabilities-shaped JSON object: `{}` when all can be sent.
-//
-// On OK `*out` is a new JSON string owned by the caller (free with
-// `snodo_string_free`); `out_len` may be NULL. Statuses: OK, ARGUMENT
-// (`requests` not an object), JSON, INVALID_UTF8, NULL_ARGUMENT,
-// PANIC. Thread-safe.
-//
-// # Safety
-//
-// `requests` and `capabilities` valid for their lengths; `out` valid for
-// one pointer write; `out_len` NULL or valid for one write.
-snodo_status snodo_missing_capabilities(const uint8_t *requests,
-                                        size_t requests_len,
-                                        const uint8_t *capabilities,
-                                        size_t capabilities_len,
-                                        char **out,
-                                        size_t *out_len);
-
-// Keeps only the requests (a JSON object of key → input request) that a
-// client declaring `capabilities` can receive, as a JSON object. Use it for
-// optional questions; for required ones let `snodo_engine_decide` answer
-// `-32021`.
-//
-// On OK `*out` is a new JSON string owned by the caller (free with
-// `snodo_string_free`); `out_len` may be NULL. Statuses: OK, ARGUMENT
-// (`requests` not an object), JSON, INVALID_UTF8, NULL_ARGUMENT, PANIC.
-// Thread-safe.
-//
-// # Safety
-//
-// As `snodo_missing_capabilities`.
-snodo_status snodo_filter_supported(const uint8_t *requests,
-                                    size_t requests_len,
-                                    const uint8_t *capabilities,
-                                    size_t capabilities_len,
-                                    char **out,
-                                    size_t *out_len);
-
-// Creates a configuration with no keys and every default (ttl 300 s, 16
-// rounds, flow age 3600 s, 16 KiB tokens, 4 MiB requests, 64 input
-// responses, versions `["2026-07-28"]`, skew 60 s, lenient answers, no
-// audience, system clock).
-//
-// On OK `*out` owns a new config: free it with `snodo_config_free`.
-// Statuses: OK, NULL_ARGUMENT (`out` NULL), PANIC. Thread-safe.
-//
-// # Safety
-//
-// `out` must be NULL or valid for one pointer write.
+// A configuration with no keys and every default (ttl 300 s, 16 rounds, flow
+// age 3600 s, 16 KiB tokens, 4 MiB requests, 64 input responses, versions
+// `["2026-07-28"]`, skew 60 s, lenient answers, no audience, system clock).
 snodo_status snodo_config_new(snodo_config **out);
 
-// Frees a configuration. NULL is a no-op. Engines built from it stay valid.
-//
-// # Safety
-//
-// `config` must be NULL or a config from `snodo_config_new`, not yet freed.
+// Frees a configuration. Engines built from it stay valid.
 void snodo_config_free(snodo_config *config);
 
 // Adds a key to the ring: `id` (1 to 32 bytes of `A-Z a-z 0-9 _ -`) and
-// `secret` (32 to 1024 random bytes). The first key added signs; all
-// verify; at most 8 keys (a ninth is CONFIG from `snodo_engine_new`). The
-// bytes are copied (and zeroized when the engine is freed).
-//
-// Statuses: OK, CONFIG (bad id or secret length), NULL_ARGUMENT,
-// INVALID_UTF8 (`id`), PANIC. Not thread-safe for one config.
-//
-// # Safety
-//
-// `config` a live config; `id` valid for `id_len` bytes; `secret` valid
-// for `secret_len` bytes.
+// `secret` (32 to 1024 random bytes, copied, zeroized when the engine is
+// freed). The first key added signs; all verify; at most 8 keys (a ninth is
+// CONFIG from `snodo_engine_new`). Statuses: OK, CONFIG.
 snodo_status snodo_config_add_key(snodo_config *config,
                                   const uint8_t *id,
                                   size_t id_len,
                                   const uint8_t *secret,
                                   size_t secret_len);
 
-// Sets the numeric limit `name` (its snake_case name in the core's
-// `LIMITS` table: `ttl_secs`, `max_rounds`, `max_flow_age_secs`,
-// `max_token_bytes`, `max_request_bytes`, `max_input_responses`,
-// `clock_skew_secs`, `token_version` (1 or 2, default 1),
-// `min_token_version` (1 or 2, default 1: 2 refuses v1 tokens, reason
-// `version`; at most `token_version`)) to `value`. The typed setters
-// below are this call. The range is checked by `snodo_engine_new`
-// (CONFIG naming the field).
-//
-// `test_random_seed` (tests only: non-zero derives token ids and v2
-// nonces from the seed) is accepted only by a libsnodo built with the
-// cargo feature `test-knobs`; any other build answers CONFIG, "a
-// test-only setting, absent from this build".
-//
-// Statuses: OK, CONFIG (unknown name, a test-only name in a build without
-// `test-knobs`, or a value too large for the field), INVALID_UTF8,
-// NULL_ARGUMENT, PANIC. Not thread-safe for one config.
-//
-// # Safety
-//
-// `config` a live config; `name` valid for `name_len` bytes.
+// Sets the limit `name` (snake_case, from the core's `LIMITS`: `ttl_secs`,
+// `max_rounds`, `max_flow_age_secs`, `max_token_bytes`, `max_request_bytes`,
+// `max_input_responses`, `clock_skew_secs`, `token_version` (1 or 2, default
+// 1), `min_token_version` (1 or 2, default 1: 2 refuses v1 tokens, reason
+// `version`)); each typed setter below is this call. `snodo_engine_new` checks
+// the range. `test_random_seed` (tests: token ids and v2 nonces from the seed)
+// is refused as `snodo_config_set_fixed_time` is. Statuses: OK, CONFIG
+// (unknown name, a test-only name, a value too large for the field).
 snodo_status snodo_config_set_limit(snodo_config *config,
                                     const uint8_t *name,
                                     size_t name_len,
                                     uint64_t value);
 
 // Sets the token lifetime in seconds (`ttl_secs`: 1 to 900, default 300).
-// Checked by `snodo_engine_new` (CONFIG when out of range).
-//
-// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one config.
-//
-// # Safety
-//
-// `config` must be NULL or a live config.
 snodo_status snodo_config_set_ttl_secs(snodo_config *config, uint64_t value);
 
 // Sets the most rounds per flow (`max_rounds`: 1 to 1000, default 16).
-// Checked by `snodo_engine_new` (CONFIG when out of range).
-//
-// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one config.
-//
-// # Safety
-//
-// `config` must be NULL or a live config.
 snodo_status snodo_config_set_max_rounds(snodo_config *config, uint32_t value);
 
-// Sets the oldest a flow may get in seconds (`max_flow_age_secs`: at
-// least the ttl, at most 604800; default 3600).
-// Checked by `snodo_engine_new` (CONFIG when out of range).
-//
-// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one config.
-//
-// # Safety
-//
-// `config` must be NULL or a live config.
+// Sets the oldest a flow may get in seconds (`max_flow_age_secs`: at least the
+// ttl, at most 604800; default 3600).
 snodo_status snodo_config_set_max_flow_age_secs(snodo_config *config, uint64_t value);
 
 // Sets the largest token issued or accepted (`max_token_bytes`: 256 to
-// 1048576 bytes, default 16384).
-// Checked by `snodo_engine_new` (CONFIG when out of range).
-//
-// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one config.
-//
-// # Safety
-//
-// `config` must be NULL or a live config.
+// 1048576, default 16384).
 snodo_status snodo_config_set_max_token_bytes(snodo_config *config, size_t value);
 
-// Sets the largest request `snodo_engine_begin` reads
-// (`max_request_bytes`: 1024 to 67108864 bytes, default 4194304).
-// Checked by `snodo_engine_new` (CONFIG when out of range).
-//
-// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one config.
-//
-// # Safety
-//
-// `config` must be NULL or a live config.
+// Sets the largest request `snodo_engine_begin` reads (`max_request_bytes`:
+// 1024 to 67108864, default 4194304).
 snodo_status snodo_config_set_max_request_bytes(snodo_config *config, size_t value);
 
-// Sets the most `inputResponses` entries accepted
-// (`max_input_responses`: 1 to 4096, default 64).
-// Checked by `snodo_engine_new` (CONFIG when out of range).
-//
-// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one config.
-//
-// # Safety
-//
-// `config` must be NULL or a live config.
+// Sets the most `inputResponses` entries accepted (`max_input_responses`: 1 to
+// 4096, default 64).
 snodo_status snodo_config_set_max_input_responses(snodo_config *config, size_t value);
 
 // Sets the tolerated clock skew for tokens issued in the future
-// (`clock_skew_secs`: 0 to 300 s, default 60).
-// Checked by `snodo_engine_new` (CONFIG when out of range).
-//
-// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one config.
-//
-// # Safety
-//
-// `config` must be NULL or a live config.
+// (`clock_skew_secs`: 0 to 300, default 60).
 snodo_status snodo_config_set_clock_skew_secs(snodo_config *config, uint64_t value);
 
-// Adds a supported protocol version (`YYYY-MM-DD`). The first call replaces
-// the default list `["2026-07-28"]`; later calls append. MRTR is on for
-// versions from 2026-07-28 on and off for earlier ones.
-//
-// Statuses: OK, NULL_ARGUMENT, INVALID_UTF8, PANIC (the format is checked
-// by `snodo_engine_new`: CONFIG). Not thread-safe for one config.
-//
-// # Safety
-//
-// `config` a live config; `version` valid for `version_len` bytes.
+// Adds a supported protocol version (`YYYY-MM-DD`, checked by
+// `snodo_engine_new`). The first call replaces the default list
+// `["2026-07-28"]`; later calls append. MRTR is on for versions from
+// 2026-07-28 on and off for earlier ones.
 snodo_status snodo_config_add_supported_version(snodo_config *config,
                                                 const uint8_t *version,
                                                 size_t version_len);
 
 // Sets `io.modelcontextprotocol/serverInfo`, a JSON object stamped on every
-// result's `_meta`. NULL removes it.
-//
-// Statuses: OK, NULL_ARGUMENT (`config` NULL), INVALID_UTF8, JSON, PANIC
-// (not an object: CONFIG from `snodo_engine_new`). Not thread-safe for one config.
-//
-// # Safety
-//
-// `config` a live config; `info` NULL or valid for `info_len` bytes.
+// result's `_meta` (not an object: CONFIG from `snodo_engine_new`). NULL
+// removes it.
 snodo_status snodo_config_set_server_info(snodo_config *config,
                                           const uint8_t *info,
                                           size_t info_len);
 
-// `strict_answers` (issue 13; default false). False: an answer sent
-// without a `requestState` counts for the question the handler passes to
-// `snodo_call_response`, validated against it. True: only questions pinned
-// by a verified token count (the behaviour before issue 13).
-//
-// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one config.
-//
-// # Safety
-//
-// `config` must be NULL or a live config.
+// `strict_answers` (default false). False: an answer sent without a
+// `requestState` counts for the question the handler passes to
+// `snodo_call_response`, validated against it. True: only questions pinned by
+// a verified token count.
 snodo_status snodo_config_set_strict_answers(snodo_config *config, bool value);
 
-// `audience` (issue 13): this service's name, bound into every token so
-// that a token never opens at another service sharing a key by mistake.
-// NULL removes it (the default: tokens as before). Checked by
-// `snodo_engine_new` (1 to 256 bytes, no control characters: CONFIG).
-//
-// Statuses: OK, NULL_ARGUMENT (`config` NULL), INVALID_UTF8, PANIC. Not
-// thread-safe for one config.
-//
-// # Safety
-//
-// `config` a live config; `audience` NULL or valid for `audience_len` bytes.
+// `audience`: this service's name, bound into every token so that a token
+// never opens at another service sharing a key by mistake; NULL (the default)
+// binds none. Checked by `snodo_engine_new` (1 to 256 bytes, no control
+// characters: CONFIG).
 snodo_status snodo_config_set_audience(snodo_config *config,
                                        const uint8_t *audience,
                                        size_t audience_len);
 
-// **Tests only**: fixes the engine clock at `now` Unix seconds (tokens
-// then never expire), for the shared vectors. Takes effect only in a
-// libsnodo built with the cargo feature `test-knobs` (the test suites');
-// any other build, `make install`'s included, answers CONFIG ("a
-// test-only setting, absent from this build") and leaves the config
-// unchanged. A server never needs it.
-//
-// Statuses: OK (`test-knobs` builds only), CONFIG, NULL_ARGUMENT, PANIC.
-// Not thread-safe for one config.
-//
-// # Safety
-//
-// `config` must be NULL or a live config.
+// **Tests only**: fixes the engine clock at `now` Unix seconds (tokens then
+// never expire), for the shared vectors. Takes effect only in a libsnodo built
+// with the cargo feature `test-knobs` (the test suites'); any other build,
+// `make install`'s included, answers CONFIG ("a test-only setting, absent from
+// this build") and leaves the config unchanged. Statuses: OK (`test-knobs`
+// builds only), CONFIG.
 snodo_status snodo_config_set_fixed_time(snodo_config *config, uint64_t now);
 
-// Issue 14: the 2025-era revisions accepted on a legacy session
-// (`legacy_versions`), as JSON text of an array of strings, e.g.
-// `["2025-11-25","2025-06-18"]`; `[]` disables legacy serving. Default:
-// the three 2025 revisions. A JSON array rather than one call per version
-// (as `snodo_config_add_supported_version`) so that the empty list is
-// expressible. Each date is checked by `snodo_engine_new` (CONFIG).
-//
-// Statuses: OK, CONFIG (not an array of strings), JSON, INVALID_UTF8,
-// NULL_ARGUMENT, PANIC. Not thread-safe for one config.
-//
-// # Safety
-//
-// `config` a live config; `versions` valid for `versions_len` bytes.
+// The 2025-era revisions accepted on a legacy session (`legacy_versions`), as
+// JSON text of an array of strings, e.g. `["2025-11-25","2025-06-18"]`; `[]`
+// disables legacy serving. Default: the three 2025 revisions. Each date is
+// checked by `snodo_engine_new`. Statuses: OK, CONFIG (not an array of
+// strings).
 snodo_status snodo_config_set_legacy_versions(snodo_config *config,
                                               const uint8_t *versions,
                                               size_t versions_len);
 
-// Builds a form-mode `elicitation/create` request from a message and a
-// `requestedSchema` (JSON text; the spec's flat subset, strict keyword
-// allowlist). The result always carries `"mode":"form"`. Fields that look
-// like secrets (passwords, API keys, tokens, card numbers) or URLs in the
-// form are SCHEMA (the core's lint, docs/policies.md): ask by URL instead,
-// or use `snodo_elicit_form_without_lint` for a false positive.
-//
-// Statuses: OK, INPUT_REQUEST (empty message), SCHEMA (the last error
-// names the offending path), JSON, INVALID_UTF8, NULL_ARGUMENT, PANIC.
-//
-// # Safety
-//
-// `message` valid for `message_len` bytes; `schema` valid for `schema_len`
-// bytes; `out` valid for one pointer write; `out_len` NULL or valid.
-snodo_status snodo_elicit_form(const uint8_t *message,
-                               size_t message_len,
-                               const uint8_t *schema,
-                               size_t schema_len,
-                               char **out,
-                               size_t *out_len);
-
-// Builds a URL-mode `elicitation/create` request. The URL must be http or
-// https with a host, and no userinfo, whitespace, control characters or
-// backslashes, and no credential- or PII-looking query or fragment
-// parameters (the core's lint; `snodo_elicit_url_without_lint` for a
-// false positive). Accepting means consent, not completion.
-//
-// Statuses: OK, INPUT_REQUEST (empty message), URL, INVALID_UTF8,
-// NULL_ARGUMENT, PANIC.
-//
-// # Safety
-//
-// `message` and `url` valid for their lengths; outs as for every builder.
-snodo_status snodo_elicit_url(const uint8_t *message,
-                              size_t message_len,
-                              const uint8_t *url,
-                              size_t url_len,
-                              char **out,
-                              size_t *out_len);
-
-// `snodo_elicit_form` without the safety lint (issue 13): for a field the
-// lint takes for a secret but that is not one (e.g. `token` meaning a word).
-// Builds a form-mode `elicitation/create` request from a message and a
-// `requestedSchema` (JSON text; the spec's flat subset, strict keyword
-// allowlist). The result always carries `"mode":"form"`.
-//
-// Statuses: OK, INPUT_REQUEST (empty message), SCHEMA (the last error
-// names the offending path), JSON, INVALID_UTF8, NULL_ARGUMENT, PANIC.
-//
-// # Safety
-//
-// `message` valid for `message_len` bytes; `schema` valid for `schema_len`
-// bytes; `out` valid for one pointer write; `out_len` NULL or valid.
-snodo_status snodo_elicit_form_without_lint(const uint8_t *message,
-                                            size_t message_len,
-                                            const uint8_t *schema,
-                                            size_t schema_len,
-                                            char **out,
-                                            size_t *out_len);
-
-// `snodo_elicit_url` without the safety lint (issue 13): for a query
-// parameter the lint takes for a credential or PII but that is not one.
-// Builds a URL-mode `elicitation/create` request. The URL must be http or
-// https with a host, and no userinfo, whitespace, control characters or
-// backslashes. Accepting means consent, not completion.
-//
-// Statuses: OK, INPUT_REQUEST (empty message), URL, INVALID_UTF8,
-// NULL_ARGUMENT, PANIC.
-//
-// # Safety
-//
-// `message` and `url` valid for their lengths; outs as for every builder.
-snodo_status snodo_elicit_url_without_lint(const uint8_t *message,
-                                           size_t message_len,
-                                           const uint8_t *url,
-                                           size_t url_len,
-                                           char **out,
-                                           size_t *out_len);
-
-// Deprecated in MCP 2026-07-28 (prefer elicitation): builds a
-// `sampling/createMessage` request from its params (JSON text).
-//
-// Statuses: OK, SAMPLING, JSON, INVALID_UTF8, NULL_ARGUMENT, PANIC.
-//
-// # Safety
-//
-// `params` valid for `params_len` bytes; outs as for every builder.
-SNODO_DEPRECATED("sampling is deprecated in MCP 2026-07-28: prefer elicitation")
-snodo_status snodo_sampling(const uint8_t *params,
-                            size_t params_len,
-                            char **out,
-                            size_t *out_len);
-
-// Deprecated in MCP 2026-07-28: builds a `roots/list` request.
-//
-// Statuses: OK, NULL_ARGUMENT (`out` NULL), PANIC.
-//
-// # Safety
-//
-// Outs as for every builder.
-SNODO_DEPRECATED("roots are deprecated in MCP 2026-07-28")
-snodo_status snodo_list_roots(char **out,
-                              size_t *out_len);
-
-// Validates `config` and builds an engine. The config is not consumed.
-//
-// On OK `*out` owns a new engine: free it with `snodo_engine_free`.
-// Statuses: OK, CONFIG (the last error names the field), NULL_ARGUMENT,
-// PANIC. Thread-safe as long as no thread modifies `config` meanwhile.
-//
-// # Safety
-//
-// `config` NULL or a live config; `out` NULL or valid for one pointer write.
+// Validates `config` (not consumed) and builds an engine. Statuses: OK, CONFIG
+// (the last error names the field).
 snodo_status snodo_engine_new(const snodo_config *config, snodo_engine **out);
 
-// Builds a development engine with one random key that lives as long as the
-// process. **Single process only**: its tokens cannot be opened by another
-// process or after a restart. Real deployments use `snodo_engine_new`.
-//
-// On OK `*out` owns a new engine (free with `snodo_engine_free`).
-// Statuses: OK, CONFIG (no OS randomness), NULL_ARGUMENT, PANIC. Thread-safe.
-//
-// # Safety
-//
-// `out` must be NULL or valid for one pointer write.
+// A development engine with one random key that lives as long as the process.
+// **Single process only**: its tokens cannot be opened by another process or
+// after a restart; real deployments use `snodo_engine_new`. Statuses: OK,
+// CONFIG (no OS randomness).
 snodo_status snodo_engine_development(snodo_engine **out);
 
-// Frees an engine. NULL is a no-op. Calls and responses it produced stay
-// valid. No other thread may be using the engine.
-//
-// # Safety
-//
-// `engine` must be NULL or an engine from snodo, not yet freed.
+// Frees an engine (calls and responses it produced stay valid).
 void snodo_engine_free(snodo_engine *engine);
 
-// Reads a JSON-RPC request message (the bytes as received) that may be an
-// MRTR retry, for the verified `principal` (NULL = explicit anonymous; an
-// empty name is ARGUMENT).
-//
-// On OK exactly one of `*out_call` (run the handler, then
-// `snodo_engine_decide`) and `*out_response` (a ready error response: send
-// it as is) is set to a new handle owned by the caller, and the other to
-// NULL. Protocol errors (parse error, bad `_meta`, bad token, ...) are
-// responses, not statuses.
-//
-// Statuses: OK, NOT_A_REQUEST (a notification or a response: send
-// nothing), ARGUMENT (empty principal, length too large), INVALID_UTF8
-// (principal), NULL_ARGUMENT, PANIC. Thread-safe (the engine is shared).
-//
-// # Safety
-//
-// `engine` a live engine; `request` valid for `request_len` bytes;
-// `principal` NULL or valid for `principal_len` bytes; both outs valid
-// for one pointer write.
+// Reads a JSON-RPC request message (the bytes as received), maybe an MRTR
+// retry. Exactly one of `*out_call` (run the handler, then decide it) and
+// `*out_response` (a protocol error, e.g. a bad token: send it as is) is a new
+// handle, the other NULL. Statuses: OK, NOT_A_REQUEST (a notification or a
+// response: send nothing), ARGUMENT.
 snodo_status snodo_engine_begin(const snodo_engine *engine,
                                 const uint8_t *request,
                                 size_t request_len,
@@ -994,22 +519,10 @@ snodo_status snodo_engine_begin(const snodo_engine *engine,
                                 snodo_call **out_call,
                                 snodo_response **out_response);
 
-// `snodo_engine_begin` for a request an SDK has already parsed into its
-// parts: `id` (JSON text of the JSON-RPC id: `7`, `"abc"`), `method`
-// (UTF-8) and `params` (JSON text of the params object as received, with
-// `_meta`, `inputResponses` and `requestState` left in; NULL = no params).
-// Same checks, binding and token as `snodo_engine_begin` on the bytes of
-// that request; outs as there.
-//
-// Statuses: OK, NOT_A_REQUEST, ARGUMENT, JSON (`id` or `params` not JSON
-// text), INVALID_UTF8, NULL_ARGUMENT, PANIC. Thread-safe (the engine is
-// shared).
-//
-// # Safety
-//
-// `engine` a live engine; `id`, `method` valid for their lengths; `params`
-// NULL or valid for `params_len` bytes; `principal` NULL or valid for
-// `principal_len` bytes; both outs valid for one pointer write.
+// `snodo_engine_begin` of a request an SDK has already parsed: `id` (JSON),
+// `method` and `params` (the JSON object as received, `_meta`,
+// `inputResponses` and `requestState` left in; NULL = none). Statuses: OK,
+// NOT_A_REQUEST, ARGUMENT.
 snodo_status snodo_engine_begin_parts(const snodo_engine *engine,
                                       const uint8_t *id,
                                       size_t id_len,
@@ -1022,1218 +535,260 @@ snodo_status snodo_engine_begin_parts(const snodo_engine *engine,
                                       snodo_call **out_call,
                                       snodo_response **out_response);
 
-// Turns the handler's outcome for `call` into the response to send.
-// `outcome` is JSON text in the spelling of the core's `Outcome::from_value`:
-// `{"type":"complete","result":{...}}`,
-// `{"type":"input_required","inputRequests":{...},"state":...}`,
+// Turns the handler's outcome for `call` into the response to send. `outcome`
+// is JSON text: `{"type":"complete","result":{...}}`,
+// `{"type":"input_required","inputRequests":{...},"state":...}` (each request
+// made a question by the core, as `snodo_question_from_json` would),
 // `{"type":"error","code":-32602,"message":"...","data":...}`,
 // `{"type":"tool_error","message":"..."}` or `{"type":"raw","result":{...}}`.
 //
-// A call is decided at most once: after a successful decide, the call's
-// readers still work but deciding it again is ALREADY_DECIDED (one request,
-// one response, one fresh token). The call is not freed: free it with
-// `snodo_call_free`. A handler bug (e.g. `input_required` on
-// `tools/list`) is not a status: it is a `-32603` response whose
-// `snodo_response_diagnostic` says why.
-//
-// On OK `*out_response` owns a new response (free with `snodo_response_free`).
-// Statuses: OK, ARGUMENT (bad outcome shape), JSON, INVALID_UTF8,
-// ALREADY_DECIDED, NULL_ARGUMENT, PANIC. Thread-safe for the engine; the
-// call must not be used by two threads at once.
-//
-// # Safety
-//
-// `engine` and `call` live handles; `outcome` valid for `outcome_len`
-// bytes; `out_response` valid for one pointer write.
+// A call is decided at most once (again: ALREADY_DECIDED); its readers keep
+// working, and it is not freed. A handler bug (`input_required` on
+// `tools/list`, an invalid question) is a `-32603` response whose
+// `snodo_response_diagnostic` says why. Statuses: OK, ARGUMENT (bad outcome
+// shape), ALREADY_DECIDED.
 snodo_status snodo_engine_decide(const snodo_engine *engine,
                                  const snodo_call *call,
                                  const uint8_t *outcome,
                                  size_t outcome_len,
                                  snodo_response **out_response);
 
-// The static, NUL-terminated message of `status`.
-//
-// Takes an `int` so that any value is safe to pass: unknown values give
-// `"unknown status"`. The result is static: never free it. Never NULL.
-// Thread-safe. Does not touch the last error.
-const char *snodo_status_message(int status);
+// `snodo_engine_decide` of an `input_required` outcome built from questions:
+// `requests_len` (key, question) pairs (NULL when 0), and `state`, the
+// application state carried to the retry as JSON (NULL = none; the client can
+// read it: no secrets). Statuses: OK, ALREADY_DECIDED.
+snodo_status snodo_engine_decide_input_required(const snodo_engine *engine,
+                                                const snodo_call *call,
+                                                const snodo_input_request *requests,
+                                                size_t requests_len,
+                                                const uint8_t *state,
+                                                size_t state_len,
+                                                snodo_response **out_response);
 
-// The stable name of `status` without the `SNODO_STATUS_` prefix, e.g.
-// `"CONFIG"`; `"UNKNOWN"` for values that are not statuses.
-//
-// Static: never free it. Never NULL. Thread-safe. Does not touch the last error.
-const char *snodo_status_name(int status);
+// The engine's clock, in Unix seconds (a test on the fixed clock passes it ×
+// 1000 as `snodo_once_memory_execute`'s `now_ms`).
+snodo_status snodo_engine_now(const snodo_engine *engine, uint64_t *out);
 
-// Copies the detail of the last failure on this thread into `*out`, as
-// `"NAME: detail"` (e.g. `"SCHEMA: properties.age: unknown keyword ..."`),
-// or `""` when the last snodo call on this thread succeeded.
-//
-// Every fallible function clears the last error on entry and sets it when it
-// fails, so read it right after the failing call. Reading it does not
-// clear it. The string is owned by the caller: free it with
-// `snodo_string_free`. `out_len` may be NULL; it receives the length
-// without the terminating NUL.
-//
-// Statuses: OK; NULL_ARGUMENT if `out` is NULL; PANIC.
-// Thread-safe (each thread has its own last error).
-//
-// # Safety
-//
-// `out` must be NULL or valid for one pointer write; `out_len` NULL or
-// valid for one `size_t` write.
-snodo_status snodo_last_error(char **out, size_t *out_len);
+// A form-mode `elicitation/create` question from a message and a
+// `requestedSchema` (JSON text; the spec's flat subset, strict keyword
+// allowlist); it always carries `"mode":"form"`. Fields that look like secrets
+// (passwords, API keys, tokens, card numbers) or URLs are SCHEMA (the core's
+// lint, docs/policies.md): ask by URL instead, or use
+// `snodo_elicit_form_without_lint` for a false positive. Statuses: OK,
+// INPUT_REQUEST (empty message), SCHEMA (the last error names the path).
+snodo_status snodo_elicit_form(const uint8_t *message,
+                               size_t message_len,
+                               const uint8_t *schema,
+                               size_t schema_len,
+                               snodo_question **out);
 
-// Copies the reason of the last failure on this thread into `*out` when it
-// was a token that failed to open (TOKEN from `snodo_engine_open`): the
-// core's stable reason name, e.g. `"expired"` or `"signature"` (the same
-// names as Python's `.reason` and Node's `err.reason`). `""` otherwise.
-//
-// The same rules as `snodo_last_error`: read it on the same thread, right
-// after the failing call; reading does not clear it. The string is owned
-// by the caller (free with `snodo_string_free`); `out_len` may be NULL.
-//
-// Statuses: OK; NULL_ARGUMENT if `out` is NULL; PANIC. Thread-safe.
-//
-// # Safety
-//
-// `out` must be NULL or valid for one pointer write; `out_len` NULL or
-// valid for one `size_t` write.
-snodo_status snodo_last_token_reason(char **out, size_t *out_len);
+// A URL-mode `elicitation/create` question. The URL must be http or https with
+// a host, and no userinfo, whitespace, control characters or backslashes, and
+// no credential- or PII-looking query or fragment parameters (the core's lint;
+// `snodo_elicit_url_without_lint` for a false positive). Accepting means
+// consent, not completion. Statuses: OK, INPUT_REQUEST (empty message), URL.
+snodo_status snodo_elicit_url(const uint8_t *message,
+                              size_t message_len,
+                              const uint8_t *url,
+                              size_t url_len,
+                              snodo_question **out);
 
-// Frees a string that snodo returned (any `char **out` of this API).
-//
-// NULL is a no-op. Passing any other pointer (a string not from snodo, or
-// one already freed) is undefined behaviour. Thread-safe: a string may be
-// freed on any thread.
-//
-// # Safety
-//
-// `s` must be NULL or a string returned by snodo and not yet freed.
-void snodo_string_free(char *s);
+// `snodo_elicit_form` without the safety lint: for a field the lint takes for
+// a secret that is not one (e.g. `token` meaning a word). Statuses: OK,
+// INPUT_REQUEST, SCHEMA.
+snodo_status snodo_elicit_form_without_lint(const uint8_t *message,
+                                            size_t message_len,
+                                            const uint8_t *schema,
+                                            size_t schema_len,
+                                            snodo_question **out);
 
-// Checks the headers of an HTTP POST against the JSON-RPC request it
-// carries (the body text as received), before `snodo_engine_begin`.
-//
-// On OK `*out_response` is NULL when the request may go on to
-// `snodo_engine_begin`, or a new response to send as is (`-32020`
-// `Header mismatch: …`, `snodo_response_http_status` 400; free it with
-// `snodo_response_free`). A body that is not UTF-8 JSON is left to
-// `snodo_engine_begin` (NULL here, `-32700` there). `headers` may be NULL
-// when `headers_len` is 0.
-//
-// Statuses: OK, NULL_ARGUMENT, ARGUMENT (a length too large), PANIC.
-// Thread-safe.
-//
-// # Safety
-//
-// `headers` NULL or valid for `headers_len` entries, each pointing to its
-// stated lengths; `request` valid for `request_len` bytes; `out_response`
-// valid for one pointer write.
-snodo_status snodo_check_http_headers(const snodo_header *headers,
-                                      size_t headers_len,
-                                      const uint8_t *request,
-                                      size_t request_len,
-                                      snodo_response **out_response);
+// `snodo_elicit_url` without the safety lint: for a query parameter the lint
+// takes for a credential or PII that is not one. Statuses: OK, INPUT_REQUEST,
+// URL.
+snodo_status snodo_elicit_url_without_lint(const uint8_t *message,
+                                           size_t message_len,
+                                           const uint8_t *url,
+                                           size_t url_len,
+                                           snodo_question **out);
 
-// The policy of a server bound to loopback (the default): the hosts
-// `localhost`, `127.0.0.1` and `[::1]` on any port, and no `Origin` but
-// the request's own (a page served by this server).
-//
-// On OK `*out` owns a new policy (free with `snodo_origin_policy_free`).
-// Statuses: OK, NULL_ARGUMENT (`out` NULL), PANIC. Thread-safe.
-//
-// # Safety
-//
-// `out` must be NULL or valid for one pointer write.
-snodo_status snodo_origin_policy_loopback(snodo_origin_policy **out);
+// Deprecated in MCP 2026-07-28 (prefer elicitation): a
+// `sampling/createMessage` question from its params (JSON text). Statuses: OK,
+// SAMPLING.
+SNODO_DEPRECATED("sampling is deprecated in MCP 2026-07-28: prefer elicitation")
+snodo_status snodo_sampling(const uint8_t *params,
+                            size_t params_len,
+                            snodo_question **out);
 
-// A policy from lists, each JSON text of an array of strings: `hosts`
-// entries are `name` (any port), `name:port`, or `*` (any host: only
-// behind a proxy that checks `Host` itself); `origins` entries are
-// `scheme://host[:port]` (`http` or `https`) or `*` (any page: never for
-// a server that acts for a user). `null` is never an allowed origin, and
-// loopback is not implied: list it too if the server also answers there.
-// Pass `[]` for an empty list (a request's own origin is always allowed).
-//
-// On OK `*out` owns a new policy (free with `snodo_origin_policy_free`).
-// Statuses: OK, CONFIG (not an array of strings, or a bad entry: the
-// last error quotes it), JSON, INVALID_UTF8, NULL_ARGUMENT, PANIC.
-// Thread-safe.
-//
-// # Safety
-//
-// `hosts` and `origins` valid for their lengths; `out` valid for one
-// pointer write.
-snodo_status snodo_origin_policy_new(const uint8_t *hosts,
-                                     size_t hosts_len,
-                                     const uint8_t *origins,
-                                     size_t origins_len,
-                                     snodo_origin_policy **out);
+// Deprecated in MCP 2026-07-28: a `roots/list` question.
+SNODO_DEPRECATED("roots are deprecated in MCP 2026-07-28")
+snodo_status snodo_list_roots(snodo_question **out);
 
-// Frees a policy. NULL is a no-op. No other thread may be using it.
-//
-// # Safety
-//
-// `policy` must be NULL or a policy from snodo, not yet freed.
-void snodo_origin_policy_free(snodo_origin_policy *policy);
+// A question from an input request written as JSON text (what the builders
+// make, or a request written by hand), with the checks the builders apply.
+// Statuses: OK, JSON (not strict UTF-8 JSON: the last error starts "JSON:
+// question:"), INPUT_REQUEST, SCHEMA, URL, SAMPLING, ARGUMENT (nested over 64
+// levels).
+snodo_status snodo_question_from_json(const uint8_t *text, size_t text_len, snodo_question **out);
 
-// Checks `Origin` and `Host` of one HTTP request (its headers as
-// received, every occurrence its own entry, as for
-// `snodo_check_http_headers`) against `policy`. Run it on every request,
-// every method, before reading the body.
-//
-// On OK `*out_response` is NULL when the request may go on, or a new
-// response to send as is (free it with `snodo_response_free`): HTTP 421
-// (`snodo_response_http_status`) with `data.reason` `"host"` for a
-// missing, repeated or unlisted `Host`, or HTTP 403 with `data.reason`
-// `"origin"` for a repeated, `null`, malformed, foreign or unlisted
-// `Origin`; the body is a JSON-RPC error `-32600` with id null. A request
-// without `Origin` (not a browser) is held to `Host` only. Header bytes
-// that are not UTF-8 never match (a refusal, not a status). `headers` may
-// be NULL when `headers_len` is 0.
-//
-// Statuses: OK, NULL_ARGUMENT, ARGUMENT (a length too large), PANIC.
-// Thread-safe (the policy is shared).
-//
-// # Safety
-//
-// `policy` a live policy; `headers` NULL or valid for `headers_len`
-// entries, each pointing to its stated lengths; `out_response` valid for
-// one pointer write.
-snodo_status snodo_check_http_origin(const snodo_origin_policy *policy,
-                                     const snodo_header *headers,
-                                     size_t headers_len,
-                                     snodo_response **out_response);
+// Frees a question. No other thread may be using it; outcomes and responses
+// made with it do not need it.
+void snodo_question_free(snodo_question *question);
 
-// The canonical form of a JSON text (docs/canonical-json.md): object keys
-// sorted, no insignificant whitespace, one string escaping, numbers by
-// their lexical text (`1` and `1.0` differ). Input is parsed strictly:
-// duplicate keys, nesting over 64 levels, texts over 64 MiB and invalid
-// UTF-8 are JSON (the core's one reader, as in every language).
-//
-// On OK `*out` is a new string owned by the caller (free with
-// `snodo_string_free`); `out_len` may be NULL. Statuses: OK, JSON,
-// NULL_ARGUMENT, PANIC. Thread-safe.
-//
-// # Safety
-//
-// `input` valid for `input_len` bytes; `out` valid for one pointer write;
-// `out_len` NULL or valid for one `size_t` write.
-snodo_status snodo_canonicalize(const uint8_t *input,
-                                size_t input_len,
-                                char **out,
-                                size_t *out_len);
+// The question as JSON text: its canonical form (object keys sorted), which is
+// also compact JSON for the wire.
+snodo_status snodo_question_to_json(const snodo_question *question, char **out, size_t *out_len);
 
-// The protocol version to answer an `initialize` that asked for
-// `requested`: `requested` itself when it is an accepted legacy revision,
-// else the first configured one (the spec's counter-offer).
-//
-// On OK `*out` is a new string, or NULL (length 0) when legacy sessions
-// are disabled (`legacy_versions` empty). Statuses: OK, INVALID_UTF8,
-// NULL_ARGUMENT, PANIC. Thread-safe.
-//
-// # Safety
-//
-// `engine` live; `requested` valid for its length; `out` valid for one
-// pointer write; `out_len` NULL or valid for one `size_t` write.
-snodo_status snodo_engine_legacy_version_for(const snodo_engine *engine,
-                                             const uint8_t *requested,
-                                             size_t requested_len,
-                                             char **out,
-                                             size_t *out_len);
+// The question's kind.
+snodo_status snodo_question_kind(const snodo_question *question, snodo_request_kind *out);
 
-// Reads a request that arrived on the 2025-era `session` (the bytes as
-// received) into the same call a 2026 request gives (`mrtr_allowed`
-// false, `snodo_call_is_legacy` true, the session's usable capabilities),
-// for the verified `principal` (NULL = explicit anonymous). A principal
-// other than the session's gets the ready `-32001` "Session not found"
-// response (HTTP 404, the request's id), as `snodo_session_check_principal`
-// would. Outs as `snodo_engine_begin`: exactly one of `*out_call` (run the
-// handler, then `snodo_engine_decide_legacy`) and `*out_response` (a ready
-// error, e.g. `-32602 Unsupported protocol version`) is set, the other
-// NULL.
-//
-// Statuses: OK, NOT_A_REQUEST (a notification or a response: a response
-// belongs to a pending flow, `snodo_engine_feed`), ARGUMENT, INVALID_UTF8,
-// NULL_ARGUMENT, PANIC. Thread-safe (engine and session are shared).
-//
-// # Safety
-//
-// `engine` and `session` live; `request` valid for `request_len` bytes;
-// `principal` NULL or valid for `principal_len` bytes; both outs valid for
-// one pointer write.
-snodo_status snodo_engine_begin_legacy(const snodo_engine *engine,
-                                       const uint8_t *request,
-                                       size_t request_len,
-                                       const snodo_session *session,
-                                       const uint8_t *principal,
-                                       size_t principal_len,
-                                       snodo_call **out_call,
-                                       snodo_response **out_response);
+// Frees a call.
+void snodo_call_free(snodo_call *call);
 
-// Decides a call from `snodo_engine_begin_legacy` (`outcome` JSON text as
-// for `snodo_engine_decide`). An `input_required` outcome becomes the
-// round's server-to-client requests and a pending flow instead of
-// `-32603`; any other outcome is decided as by `snodo_engine_decide`. On a
-// 2026 call it is exactly `snodo_engine_decide`. A call is decided once
-// (ALREADY_DECIDED).
-//
-// On OK `*out_kind` says which of the three other outs holds a new handle
-// owned by the caller (`RESPOND`: `*out_response`; `SEND`:
-// `*out_pending`; `RESUME`: `*out_call`); the other two are NULL.
-//
-// Statuses: OK, ARGUMENT (bad outcome shape), JSON, INVALID_UTF8,
-// ALREADY_DECIDED, NULL_ARGUMENT, PANIC. Thread-safe for the engine; the
-// call must not be used by two threads at once.
-//
-// # Safety
-//
-// `engine` and `call` live; `outcome` valid for `outcome_len` bytes; the
-// four outs valid for one write each.
-snodo_status snodo_engine_decide_legacy(const snodo_engine *engine,
-                                        const snodo_call *call,
-                                        const uint8_t *outcome,
-                                        size_t outcome_len,
-                                        snodo_bridge_kind *out_kind,
-                                        snodo_response **out_response,
-                                        snodo_pending_flow **out_pending,
-                                        snodo_call **out_call);
+// The method, e.g. `tools/call` (text, not JSON).
+snodo_status snodo_call_method(const snodo_call *call, char **out, size_t *out_len);
 
-// Feeds the client's JSON-RPC response (the bytes as received), sent by
-// `principal` (the verified user of the HTTP request that carried it;
-// NULL = the explicit anonymous principal), to one of `pending`'s
-// requests (route with `snodo_pending_flow_awaits`).
-//
-// On OK `*out_kind` is written (see `snodo_feed_kind`): `RESUME` sets
-// `*out_call`, `RESPOND` sets `*out_response`, the other is NULL;
-// `*out_cancellations` is always a new JSON array string (empty unless
-// `RESPOND`; free with `snodo_string_free`; `out_cancellations_len` may be
-// NULL).
-//
-// A response that is malformed (JSON), not a JSON-RPC response, for an id
-// not of this flow, a duplicate, late (the flow ended), or from another
-// principal than the one the flow's question was asked of is refused
-// (ARGUMENT; the last error says which) and **changes nothing**: the flow
-// is as before and no out is written.
-//
-// Statuses: OK, JSON, ARGUMENT, INVALID_UTF8 (principal), NULL_ARGUMENT,
-// PANIC. Thread-safe for the engine; **one flow is fed from one thread at
-// a time**.
-//
-// # Safety
-//
-// `engine` live; `pending` a live flow no other thread uses; `response`
-// valid for `response_len` bytes; `principal` NULL or valid for
-// `principal_len` bytes; the outs valid for one write each
-// (`out_cancellations_len` may be NULL).
-snodo_status snodo_engine_feed(const snodo_engine *engine,
-                               snodo_pending_flow *pending,
-                               const uint8_t *response,
-                               size_t response_len,
-                               const uint8_t *principal,
-                               size_t principal_len,
-                               snodo_feed_kind *out_kind,
-                               snodo_call **out_call,
-                               snodo_response **out_response,
-                               char **out_cancellations,
-                               size_t *out_cancellations_len);
+// The request's protocol version, e.g. `2026-07-28` (text, not JSON).
+snodo_status snodo_call_protocol_version(const snodo_call *call, char **out, size_t *out_len);
 
-// The application's timer for `pending` fired (at
-// `snodo_pending_flow_deadline`): the flow ends with a failure response
-// and cancellations for its unanswered requests. Outs as
-// `snodo_engine_feed` (the kind is always `RESPOND`).
-//
-// Statuses: OK, ARGUMENT (the flow already ended; nothing changes),
-// NULL_ARGUMENT, PANIC. One flow from one thread at a time.
-//
-// # Safety
-//
-// `engine` live; `pending` a live flow no other thread uses; the outs
-// valid for one write each (`out_cancellations_len` may be NULL).
-snodo_status snodo_engine_timeout(const snodo_engine *engine,
-                                  snodo_pending_flow *pending,
-                                  snodo_feed_kind *out_kind,
-                                  snodo_call **out_call,
-                                  snodo_response **out_response,
-                                  char **out_cancellations,
-                                  size_t *out_cancellations_len);
+// The JSON-RPC id as JSON text, exactly as received (`"a"`, `0`, ...).
+snodo_status snodo_call_id(const snodo_call *call, char **out, size_t *out_len);
 
-// The flow id of the token this retry opened: 22 characters of base64url,
-// the same for every round of one flow (the once machine keys its record
-// on it).
-//
-// On OK `*out` is a new string owned by the caller (free with
-// `snodo_string_free`), or NULL (and `*out_len` 0) on a first round, which
-// opened no token. `out_len` may be NULL. Statuses: OK, NULL_ARGUMENT
-// (`call` or `out` NULL), PANIC. Not thread-safe for one call.
-//
-// # Safety
-//
-// `call` NULL or a live call; `out` NULL or valid for one pointer write;
-// `out_len` NULL or valid for one `size_t` write.
+// The request's `_meta` as a JSON object (e.g. `progressToken`), without the
+// protocol version, client capabilities and client info snodo reads itself.
+snodo_status snodo_call_meta(const snodo_call *call, char **out, size_t *out_len);
+
+// The params as a JSON object without `_meta`, `inputResponses` and
+// `requestState` (what the token binds: `name`, `uri`, `arguments`, ...).
+snodo_status snodo_call_params(const snodo_call *call, char **out, size_t *out_len);
+
+// The application state carried by the token, as JSON (`null` if none).
+snodo_status snodo_call_state(const snodo_call *call, char **out, size_t *out_len);
+
+// This request's client capabilities, as a JSON object.
+snodo_status snodo_call_client_capabilities(const snodo_call *call, char **out, size_t *out_len);
+
+// The self-reported client info as JSON (`null` if not sent): never use it
+// for security decisions.
+snodo_status snodo_call_client_info(const snodo_call *call, char **out, size_t *out_len);
+
+// The principal the call was begun for, or NULL for the anonymous one.
+snodo_status snodo_call_principal(const snodo_call *call, char **out, size_t *out_len);
+
+// The `inputResponses` object the request carried (`{}` when none), as sent:
+// `snodo_call_response` is the validated reader.
+snodo_status snodo_call_input_responses(const snodo_call *call, char **out, size_t *out_len);
+
+// The keys asked in the previous round (a JSON array; `[]` on round 1).
+snodo_status snodo_call_asked_keys(const snodo_call *call, char **out, size_t *out_len);
+
+// The round: 1 for a first call, n+1 for a retry of round n.
+snodo_status snodo_call_round(const snodo_call *call, uint32_t *out);
+
+// Unix seconds when the flow began (this request's time on round 1).
+snodo_status snodo_call_flow_start(const snodo_call *call, uint64_t *out);
+
+// Whether this request carried a valid token.
+snodo_status snodo_call_is_retry(const snodo_call *call, bool *out);
+
+// Whether `input_required` may be answered (an MRTR method, 2026-07-28 on).
+snodo_status snodo_call_mrtr_allowed(const snodo_call *call, bool *out);
+
+// Whether the call came from `snodo_engine_begin_legacy` (decide it with a
+// legacy decide function).
+snodo_status snodo_call_is_legacy(const snodo_call *call, bool *out);
+
+// The answer under `key` to `question`, the question the handler asks under
+// that key this round (the same handle every round): it counts only if that
+// question was asked under `key` last round. Accepted form content is
+// validated against the schema. `*out_kind` is the kind; `*out_value`
+// (optional: `out_value` may be NULL) its value as JSON (`snodo_answer_kind`).
+snodo_status snodo_call_response(const snodo_call *call,
+                                 const uint8_t *key,
+                                 size_t key_len,
+                                 const snodo_question *question,
+                                 snodo_answer_kind *out_kind,
+                                 char **out_value,
+                                 size_t *out_value_len);
+
+// The raw answer object the client sent for `key` (JSON), not pinned to a
+// question and not validated; `null` unless `key` was asked last round.
+snodo_status snodo_call_raw_response(const snodo_call *call,
+                                     const uint8_t *key,
+                                     size_t key_len,
+                                     char **out,
+                                     size_t *out_len);
+
+// The flow id of the token this retry opened: 22 characters of base64url, the
+// same for every round of one flow (the once machine keys its record on it);
+// NULL on a first round, which opened no token.
 snodo_status snodo_call_flow_id(const snodo_call *call, char **out, size_t *out_len);
 
-// The random id of the token this retry opened: 22 characters of
-// base64url, new on every round.
-//
-// On OK `*out` is a new string owned by the caller (free with
-// `snodo_string_free`), or NULL (and `*out_len` 0) on a first round.
-// `out_len` may be NULL. Statuses: OK, NULL_ARGUMENT (`call` or `out`
-// NULL), PANIC. Not thread-safe for one call.
-//
-// # Safety
-//
-// `call` NULL or a live call; `out` NULL or valid for one pointer write;
-// `out_len` NULL or valid for one `size_t` write.
+// The random id of the token this retry opened, or NULL on a first round.
 snodo_status snodo_call_token_id(const snodo_call *call, char **out, size_t *out_len);
 
 // When the token this retry opened expires, in Unix seconds (the engine
-// refuses it from then on, give or take its clock skew). `*out` is 0 on a
-// first round, which opened no token (0 is never a real expiry).
-//
-// Statuses: OK, NULL_ARGUMENT (`call` or `out` NULL), PANIC. Not
-// thread-safe for one call.
-//
-// # Safety
-//
-// `call` NULL or a live call; `out` NULL or valid for one write.
+// refuses it from then on, give or take its clock skew); 0 on a first round (0
+// is never a real expiry).
 snodo_status snodo_call_token_expires_at(const snodo_call *call, uint64_t *out);
 
-// The last Unix second at which any token of this retry's flow can still
-// be accepted by an engine of this configuration: the flow start plus
-// `max_flow_age_secs` plus `clock_skew_secs`. The once machine keeps the
-// flow's record at least this long (its commands carry it). `*out` is 0
-// on a first round, which opened no token.
-//
-// Statuses: OK, NULL_ARGUMENT (`call` or `out` NULL), PANIC. Not
-// thread-safe for one call.
-//
-// # Safety
-//
-// `call` NULL or a live call; `out` NULL or valid for one write.
+// The last Unix second any token of this retry's flow can be accepted (flow
+// start + `max_flow_age_secs` + `clock_skew_secs`); 0 on a first round.
 snodo_status snodo_call_flow_expires_at(const snodo_call *call, uint64_t *out);
 
 // The answers digest: SHA-256 of the canonical JSON of this request's
-// `inputResponses` (`{}` when absent), as 43 characters of base64url. The
-// same answers give the same digest whatever their key order or spacing.
-//
-// On OK `*out` is a new NUL-terminated string owned by the caller (free
-// with `snodo_string_free`); `out_len` may be NULL. Statuses: OK,
-// NULL_ARGUMENT (`call` or `out` NULL), PANIC. Not thread-safe for one call.
-//
-// # Safety
-//
-// `call` NULL or a live call; `out` NULL or valid for one pointer write;
-// `out_len` NULL or valid for one `size_t` write.
+// `inputResponses` (`{}` when absent), as 43 characters of base64url. The same
+// answers give the same digest whatever their key order or spacing.
 snodo_status snodo_call_answers_digest(const snodo_call *call, char **out, size_t *out_len);
 
-// The engine's clock, in Unix seconds (the fixed time in tests). A test
-// whose engine runs on the fixed clock (`snodo_config_set_fixed_time`,
-// test builds only) passes this × 1000 as the `now_ms` of
-// `snodo_once_memory_execute`, so that records expire on the tokens'
-// clock.
-//
-// Statuses: OK, NULL_ARGUMENT (`engine` or `out` NULL), PANIC. Thread-safe.
-//
-// # Safety
-//
-// `engine` NULL or a live engine; `out` NULL or valid for one write.
-snodo_status snodo_engine_now(const snodo_engine *engine, uint64_t *out);
-
-// The command's op.
-//
-// Statuses: OK, NULL_ARGUMENT (`command` or `out` NULL), PANIC.
-// Thread-safe.
-//
-// # Safety
-//
-// `command` NULL or a command lent by a live step; `out` NULL or valid for
-// one write.
-snodo_status snodo_once_command_op(const snodo_once_command *command, snodo_once_op *out);
-
-// The flow's key, `KEYS[1]` of the script (`<prefix>flow:{<flow id>}`).
-//
-// On OK `*out` points at text **borrowed from the step** (valid until
-// `snodo_once_step_free`; do not free it), NUL-terminated; `*out_len`
-// (`out_len` may be NULL) is its length without the NUL. Statuses: OK,
-// NULL_ARGUMENT (`command` or `out` NULL), PANIC. Thread-safe.
-//
-// # Safety
-//
-// `command` NULL or a command lent by a live step; `out` NULL or valid for
-// one pointer write; `out_len` NULL or valid for one `size_t` write.
-snodo_status snodo_once_command_key(const snodo_once_command *command,
-                                    const char **out,
-                                    size_t *out_len);
-
-// The Lua script to run, byte for byte (one of the five
-// `snodo_once_*_script` texts).
-//
-// On OK `*out` points at a static NUL-terminated string (never free it);
-// `*out_len` (`out_len` may be NULL) is its length. Statuses: OK,
-// NULL_ARGUMENT (`command` or `out` NULL), PANIC. Thread-safe.
-//
-// # Safety
-//
-// As `snodo_once_command_key`.
-snodo_status snodo_once_command_script(const snodo_once_command *command,
-                                       const char **out,
-                                       size_t *out_len);
-
-// How many arguments (`ARGV`) the script takes: 4 (claim, complete), 3
-// (extend), 1 (release) or 0 (lookup).
-//
-// Statuses: OK, NULL_ARGUMENT (`command` or `out` NULL), PANIC.
-// Thread-safe.
-//
-// # Safety
-//
-// `command` NULL or a command lent by a live step; `out` NULL or valid for
-// one write.
-snodo_status snodo_once_command_arg_count(const snodo_once_command *command, size_t *out);
-
-// Argument `index` (0-based: `ARGV[index + 1]` of the script) as text.
-//
-// On OK `*out` points at text **borrowed from the step** (valid until
-// `snodo_once_step_free`; do not free it) followed by a NUL byte; pass
-// `*out_len` (`out_len` may be NULL) to the Redis client, since a result
-// text may itself hold a NUL. Statuses: OK, ARGUMENT (`index` not below
-// `snodo_once_command_arg_count`), NULL_ARGUMENT (`command` or `out`
-// NULL), PANIC. Thread-safe.
-//
-// # Safety
-//
-// As `snodo_once_command_key`.
-snodo_status snodo_once_command_arg(const snodo_once_command *command,
-                                    size_t index,
-                                    const char **out,
-                                    size_t *out_len);
-
-// Frees a step and the commands it lends. NULL is a no-op.
-//
-// # Safety
-//
-// `step` NULL or a step from snodo, not yet freed; no command it lent is
-// used afterwards.
-void snodo_once_step_free(snodo_once_step *step);
-
-// The step's kind (`snodo_once_step_kind`).
-//
-// Statuses: OK, NULL_ARGUMENT (`step` or `out` NULL), PANIC. Thread-safe.
-//
-// # Safety
-//
-// `step` NULL or a live step; `out` NULL or valid for one write.
-snodo_status snodo_once_step_get_kind(const snodo_once_step *step, snodo_once_step_kind *out);
-
-// The command of a COMMAND step: run it on the store, feed the reply.
-//
-// On OK `*out` is a command **borrowed from the step** (valid until
-// `snodo_once_step_free`; never free it). Statuses: OK, ARGUMENT (not a
-// COMMAND step), NULL_ARGUMENT (`step` or `out` NULL), PANIC. Thread-safe.
-//
-// # Safety
-//
-// `step` NULL or a live step; `out` NULL or valid for one pointer write.
-snodo_status snodo_once_step_command(const snodo_once_step *step, const snodo_once_command **out);
-
-// How long a SLEEP step pauses, in milliseconds (the machine's backoff:
-// 5 ms doubling to 250 ms, within the run's wait).
-//
-// Statuses: OK, ARGUMENT (not a SLEEP step), NULL_ARGUMENT (`step` or
-// `out` NULL), PANIC. Thread-safe.
-//
-// # Safety
-//
-// `step` NULL or a live step; `out` NULL or valid for one write.
-snodo_status snodo_once_step_sleep_ms(const snodo_once_step *step, uint64_t *out);
-
-// The fencing number of an EFFECT step's claim: greater than every earlier
-// claim's of this flow. A ledger that refuses a write carrying a smaller
-// number than it has seen for the flow shuts out a former owner whose
-// lease lapsed.
-//
-// Statuses: OK, ARGUMENT (not an EFFECT step), NULL_ARGUMENT (`step` or
-// `out` NULL), PANIC. Thread-safe.
-//
-// # Safety
-//
-// `step` NULL or a live step; `out` NULL or valid for one write.
-snodo_status snodo_once_step_fence(const snodo_once_step *step, uint64_t *out);
-
-// The owner-checked lease extension of an EFFECT step: run it on the
-// store from inside a long effect (as often as needed, from the thread
-// running the effect) and read its reply with `snodo_once_step_extended`.
-//
-// On OK `*out` is a command **borrowed from the step** (valid until
-// `snodo_once_step_free`; never free it). Statuses: OK, ARGUMENT (not an
-// EFFECT step), NULL_ARGUMENT (`step` or `out` NULL), PANIC. Thread-safe.
-//
-// # Safety
-//
-// `step` NULL or a live step; `out` NULL or valid for one pointer write.
-snodo_status snodo_once_step_extend_command(const snodo_once_step *step,
-                                            const snodo_once_command **out);
-
-// Reads the store's reply to an EFFECT step's extend command: `*out`
-// true (the lease runs a full lease from now) or false (the claim is no
-// longer this run's: it lapsed and was taken over; stop, and do not
-// write).
-//
-// Statuses: OK, STORE (a reply snodo does not write), ARGUMENT (not an
-// EFFECT step), INVALID_UTF8, NULL_ARGUMENT (`step`, `reply` or `out`
-// NULL), PANIC. Thread-safe.
-//
-// # Safety
-//
-// `step` NULL or a live step; `reply` NULL or valid for `reply_len`
-// bytes; `out` NULL or valid for one write.
-snodo_status snodo_once_step_extended(const snodo_once_step *step,
-                                      const uint8_t *reply,
-                                      size_t reply_len,
-                                      bool *out);
-
-// The final result text of a DONE step: this run's effect's, or the one
-// remembered for these answers (answer it, e.g. as the `result` of a
-// `complete` outcome).
-//
-// On OK `*out` is a new string owned by the caller (free with
-// `snodo_string_free`); `out_len` may be NULL. Statuses: OK, ARGUMENT (not
-// a DONE step), NULL_ARGUMENT (`step` or `out` NULL), PANIC. Thread-safe.
-//
-// # Safety
-//
-// `step` NULL or a live step; `out` NULL or valid for one pointer write;
-// `out_len` NULL or valid for one `size_t` write.
-snodo_status snodo_once_step_text(const snodo_once_step *step, char **out, size_t *out_len);
-
-// A run for the final round `call` (a retry: it opened a token), on a
-// store whose key prefix is `prefix` (NULL = `SNODO_ONCE_DEFAULT_PREFIX`;
-// every process of one fleet uses the same) with a lease of `lease_ms`
-// (0 = `SNODO_ONCE_DEFAULT_LEASE_MS`), waiting at most `wait_ms` (0 =
-// `SNODO_ONCE_DEFAULT_WAIT_MS`) for another caller's live claim before
-// STORE "still running". Its commands carry the call's flow id, answers
-// digest, principal and the flow's last possible use (the store keeps the
-// record until then), and a fresh random owner id.
-//
-// On OK `*out` owns a new run: free it with `snodo_once_run_free`.
-// Statuses: OK, ARGUMENT (the call opened no token: an effect on a first
-// round has no flow to key on), CONFIG (a prefix over 128 bytes, or not
-// printable ASCII without spaces and braces), STORE (no randomness for
-// the owner id), INVALID_UTF8 (`prefix`), NULL_ARGUMENT (`call` or `out`
-// NULL), PANIC. As every reader of a call: one call from one thread at a
-// time (the run does not keep it).
-//
-// # Safety
-//
-// `call` NULL or a live call; `prefix` NULL or valid for `prefix_len`
-// bytes; `out` NULL or valid for one pointer write.
-snodo_status snodo_once_run_new(const snodo_call *call,
-                                const uint8_t *prefix,
-                                size_t prefix_len,
-                                uint64_t lease_ms,
-                                uint64_t wait_ms,
-                                snodo_once_run **out);
-
-// A run that only looks: is a result remembered for `call`'s flow? Use it
-// on any retry of an effectful tool before asking anything. Its steps:
-// one COMMAND, then DONE (answer the remembered text), OPEN (nothing
-// remembered yet: go on), or TOKEN with `SNODO_ONCE_REPLAYED_MESSAGE`
-// from `snodo_once_run_feed` (the flow completed with other answers: send
-// JSON-RPC -32602 "Invalid or expired requestState" with reason
-// `replayed`). `prefix` as in `snodo_once_run_new`; a lookup takes no
-// lease and never waits.
-//
-// On OK `*out` owns a new run: free it with `snodo_once_run_free`.
-// Statuses: OK, ARGUMENT (the call opened no token), CONFIG (bad prefix),
-// INVALID_UTF8, NULL_ARGUMENT (`call` or `out` NULL), PANIC. One call
-// from one thread at a time.
-//
-// # Safety
-//
-// As `snodo_once_run_new`.
-snodo_status snodo_once_lookup_new(const snodo_call *call,
-                                   const uint8_t *prefix,
-                                   size_t prefix_len,
-                                   snodo_once_run **out);
-
-// Frees a run. NULL is a no-op. Freeing a run that holds a claim (after
-// an EFFECT step, before DONE) feeds nothing: the claim stays pending
-// until its lease lapses, and no other run takes it before then.
-//
-// # Safety
-//
-// `run` NULL or a run from snodo, not yet freed, used by no other thread.
-void snodo_once_run_free(snodo_once_run *run);
-
-// The first step: the claim (or the lookup) command.
-//
-// On OK `*out` owns a new step: free it with `snodo_once_step_free`.
-// Statuses: OK, ARGUMENT (already started), NULL_ARGUMENT (`run` or `out`
-// NULL), PANIC. One run from one thread at a time.
-//
-// # Safety
-//
-// `run` NULL or a live run no other thread uses; `out` NULL or valid for
-// one pointer write.
-snodo_status snodo_once_run_start(snodo_once_run *run, snodo_once_step **out);
-
-// After a COMMAND step: the store's reply text to that command, exactly
-// as the script answered it (a Redis bulk string).
-//
-// On OK `*out` owns the next step (free with `snodo_once_step_free`).
-// Statuses: OK; TOKEN with `SNODO_ONCE_REPLAYED_MESSAGE` (the flow
-// completed with other answers: send JSON-RPC -32602 "Invalid or expired
-// requestState" with reason `replayed`; the effect did not run); STORE
-// (the flow's effect is still running elsewhere after the wait, this
-// run's claim was taken over before it completed, or a reply snodo does
-// not write); ARGUMENT (not after a COMMAND step); INVALID_UTF8 and
-// NULL_ARGUMENT (`run`, `reply` or `out` NULL; the run is unchanged);
-// PANIC. A store the caller could not reach is the caller's own error:
-// report it (never run the effect) and free the run. One run from one
-// thread at a time.
-//
-// # Safety
-//
-// `run` NULL or a live run no other thread uses; `reply` NULL or valid
-// for `reply_len` bytes; `out` NULL or valid for one pointer write.
-snodo_status snodo_once_run_feed(snodo_once_run *run,
-                                 const uint8_t *reply,
-                                 size_t reply_len,
-                                 snodo_once_step **out);
-
-// After a SLEEP step (and its pause): claim again.
-//
-// On OK `*out` owns the next step (a COMMAND). Statuses: OK, ARGUMENT (not
-// after a SLEEP step), NULL_ARGUMENT, PANIC. One run from one thread at a
-// time.
-//
-// # Safety
-//
-// As `snodo_once_run_start`.
-snodo_status snodo_once_run_resume(snodo_once_run *run, snodo_once_step **out);
-
-// After an EFFECT step: the effect's result text, to remember (any UTF-8,
-// typically the final `result` object as canonical JSON). An effect that
-// did something, even half, reports here how it ended (an error result
-// included): only `snodo_once_run_effect_failed` lets the effect run
-// again.
-//
-// On OK `*out` owns the next step (the complete COMMAND). Statuses: OK,
-// ARGUMENT (not after an EFFECT step), INVALID_UTF8 and NULL_ARGUMENT
-// (the run is unchanged), PANIC. One run from one thread at a time.
-//
-// # Safety
-//
-// `run` NULL or a live run no other thread uses; `text` NULL or valid for
-// `text_len` bytes; `out` NULL or valid for one pointer write.
-snodo_status snodo_once_run_effect_done(snodo_once_run *run,
-                                        const uint8_t *text,
-                                        size_t text_len,
-                                        snodo_once_step **out);
-
-// After an EFFECT step: the effect failed **before doing anything**; its
-// claim is released so that a retry of the same final round runs it.
-//
-// On OK `*out` owns the next step (the release COMMAND; its reply leads
-// to RELEASED). Statuses: OK, ARGUMENT (not after an EFFECT step),
-// NULL_ARGUMENT, PANIC. One run from one thread at a time.
-//
-// # Safety
-//
-// As `snodo_once_run_start`.
-snodo_status snodo_once_run_effect_failed(snodo_once_run *run, snodo_once_step **out);
-
-// The fencing number this run won (0 before it won, and for a lookup).
-//
-// Statuses: OK, NULL_ARGUMENT (`run` or `out` NULL), PANIC. One run from
-// one thread at a time.
-//
-// # Safety
-//
-// `run` NULL or a live run; `out` NULL or valid for one write.
-snodo_status snodo_once_run_fence(const snodo_once_run *run, uint64_t *out);
-
-// Creates an in-memory store holding at most `max_bytes` of records (0 =
-// `SNODO_ONCE_DEFAULT_MAX_BYTES`, else at least 1024), at most
-// `max_bytes_per_principal` of them for one principal (0 =
-// `SNODO_ONCE_DEFAULT_MAX_BYTES_PER_PRINCIPAL`; 1024 to `max_bytes`). A
-// claim that would go past either fails with STORE rather than forget a
-// live record (forgetting one would allow a second effect). The lease is
-// not the store's: each command carries the one its run was created with.
-//
-// On OK `*out` owns a new store: free it with `snodo_once_memory_free`.
-// Statuses: OK, CONFIG (a bound out of range), NULL_ARGUMENT (`out` NULL),
-// PANIC. Thread-safe.
-//
-// # Safety
-//
-// `out` NULL or valid for one pointer write.
-snodo_status snodo_once_memory_new(size_t max_bytes,
-                                   size_t max_bytes_per_principal,
-                                   snodo_once_memory **out);
-
-// Frees a store. NULL is a no-op.
-//
-// # Safety
-//
-// `store` NULL or a store from `snodo_once_memory_new`, not yet freed, and
-// used by no other thread any more.
-void snodo_once_memory_free(snodo_once_memory *store);
-
-// Runs `command` (from a step) on the store, atomically, as of `now_ms`
-// (Unix milliseconds; 0 = the system clock). A test whose engine runs on
-// the fixed clock (`snodo_config_set_fixed_time`, test builds only) passes
-// that clock (`snodo_engine_now` × 1000), so that leases and records
-// expire on the tokens' clock. Feed the reply to
-// `snodo_once_run_feed` (or, for an extend command,
-// `snodo_once_step_extended`).
-//
-// On OK `*out` is the reply text, a new string owned by the caller (free
-// with `snodo_string_free`); `out_len` may be NULL. Statuses: OK, STORE
-// (the store or this principal's share is full: report it, never run the
-// effect), NULL_ARGUMENT (`store`, `command` or `out` NULL), PANIC.
-// Thread-safe: any number of threads may run commands on one store.
-//
-// # Safety
-//
-// `store` NULL or a live store; `command` NULL or a command lent by a live
-// step; `out` NULL or valid for one pointer write; `out_len` NULL or valid
-// for one `size_t` write.
-snodo_status snodo_once_memory_execute(const snodo_once_memory *store,
-                                       const snodo_once_command *command,
-                                       uint64_t now_ms,
-                                       char **out,
-                                       size_t *out_len);
-
-// The claim Lua script (`SNODO_ONCE_OP_CLAIM`): `KEYS[1]` = the flow key,
-// `ARGV` = answers digest, owner, lease ms, keep-until Unix ms. A static
-// NUL-terminated string, byte for byte the one Rust, Python and Node run:
-// never free it; never NULL. Thread-safe.
-const char *snodo_once_claim_script(void);
-
-// The complete Lua script (`SNODO_ONCE_OP_COMPLETE`): `ARGV` = owner,
-// result text, lease ms, keep-until Unix ms. Static, never NULL, never
-// free it. Thread-safe.
-const char *snodo_once_complete_script(void);
-
-// The release Lua script (`SNODO_ONCE_OP_RELEASE`): `ARGV` = owner.
-// Static, never NULL, never free it. Thread-safe.
-const char *snodo_once_release_script(void);
-
-// The lease-extension Lua script (`SNODO_ONCE_OP_EXTEND`): `ARGV` =
-// owner, lease ms, keep-until Unix ms. Static, never NULL, never free it.
-// Thread-safe.
-const char *snodo_once_extend_script(void);
-
-// The read-only lookup Lua script (`SNODO_ONCE_OP_LOOKUP`): no `ARGV`.
-// Static, never NULL, never free it. Thread-safe.
-const char *snodo_once_lookup_script(void);
-
-// Checks a Redis `maxmemory-policy` as `CONFIG GET maxmemory-policy`
-// answers it (on every master of a cluster): OK only for
-// `SNODO_ONCE_SAFE_EVICTION_POLICY` (`"noeviction"`); any other policy may
-// evict a live flow record and let its effect run twice, and gets STORE
-// with the reason in the last error. A server refuses to start on STORE,
-// or, if its operator opted in to an evicting policy, warns loudly.
-//
-// Statuses: OK, STORE, INVALID_UTF8, NULL_ARGUMENT (`policy` NULL), PANIC.
-// Thread-safe.
-//
-// # Safety
-//
-// `policy` NULL or valid for `policy_len` bytes.
-snodo_status snodo_once_check_eviction_policy(const uint8_t *policy, size_t policy_len);
-
-// Frees a pending flow. NULL is a no-op. Dropping a flow is also how a
-// disconnect is handled: snodo holds nothing else about it.
-//
-// # Safety
-//
-// `pending` NULL or a flow from snodo, not yet freed.
-void snodo_pending_flow_free(snodo_pending_flow *pending);
-
-// The JSON-RPC requests to send to the client (JSON text of an array, in
-// the outcome's key order; each id `snodo-<flow>-<round>-<n>`). On OK
-// `*out` is a new string (free with `snodo_string_free`); `out_len` may be
-// NULL. Statuses: OK, NULL_ARGUMENT, PANIC. One flow from one thread at a
-// time (as every reader below).
-//
-// # Safety
-//
-// `pending` NULL or live; `out` NULL or valid for one pointer write;
-// `out_len` NULL or valid for one `size_t` write.
-snodo_status snodo_pending_flow_requests(const snodo_pending_flow *pending,
-                                         char **out,
-                                         size_t *out_len);
-
-// The ids of this round's requests (JSON array of strings). Outs and
-// statuses as `snodo_pending_flow_requests`.
-//
-// # Safety
-//
-// As `snodo_pending_flow_requests`.
-snodo_status snodo_pending_flow_request_ids(const snodo_pending_flow *pending,
-                                            char **out,
-                                            size_t *out_len);
-
-// The ids still unanswered (JSON array of strings; `[]` once the flow
-// ended). Outs and statuses as `snodo_pending_flow_requests`.
-//
-// # Safety
-//
-// As `snodo_pending_flow_requests`.
-snodo_status snodo_pending_flow_outstanding(const snodo_pending_flow *pending,
-                                            char **out,
-                                            size_t *out_len);
-
-// The URL elicitations of this round as a JSON object of key →
-// `elicitationId` (`{}` when none), for
-// `snodo_session_elicitation_complete`. (Rust returns pairs; the keys are
-// unique, so an object carries the same.) Outs and statuses as
-// `snodo_pending_flow_requests`.
-//
-// # Safety
-//
-// As `snodo_pending_flow_requests`.
-snodo_status snodo_pending_flow_elicitation_ids(const snodo_pending_flow *pending,
-                                                char **out,
-                                                size_t *out_len);
-
-// The originating request's JSON-RPC id (JSON text; the final response
-// goes there). Outs and statuses as `snodo_pending_flow_requests`.
-//
-// # Safety
-//
-// As `snodo_pending_flow_requests`.
-snodo_status snodo_pending_flow_id(const snodo_pending_flow *pending, char **out, size_t *out_len);
-
-// The originating request's method (text). Outs and statuses as
-// `snodo_pending_flow_requests`.
-//
-// # Safety
-//
-// As `snodo_pending_flow_requests`.
-snodo_status snodo_pending_flow_method(const snodo_pending_flow *pending,
-                                       char **out,
-                                       size_t *out_len);
-
-// Whether a response with JSON-RPC id `id` (JSON text, e.g.
-// `"snodo-…-1-1"` with the quotes) would be accepted now: a request of
-// this flow, unanswered, flow not ended. Lets an application route a
-// response among its flows.
-//
-// Statuses: OK, JSON, INVALID_UTF8, NULL_ARGUMENT, PANIC.
-//
-// # Safety
-//
-// `pending` live; `id` valid for `id_len` bytes; `out` valid for one write.
-snodo_status snodo_pending_flow_awaits(const snodo_pending_flow *pending,
-                                       const uint8_t *id,
-                                       size_t id_len,
-                                       bool *out);
-
-// Unix seconds after which the round's answers are no longer accepted:
-// set a timer and call `snodo_engine_timeout` when it fires. Statuses:
-// OK, NULL_ARGUMENT, PANIC.
-//
-// # Safety
-//
-// `pending` NULL or live; `out` NULL or valid for one write.
-snodo_status snodo_pending_flow_deadline(const snodo_pending_flow *pending, uint64_t *out);
-
-// The round that asked (the resumed call has round + 1). Statuses: OK,
-// NULL_ARGUMENT, PANIC.
-//
-// # Safety
-//
-// `pending` NULL or live; `out` NULL or valid for one write.
-snodo_status snodo_pending_flow_round(const snodo_pending_flow *pending, uint32_t *out);
-
-// Unix seconds when the flow began. Statuses: OK, NULL_ARGUMENT, PANIC.
-//
-// # Safety
-//
-// `pending` NULL or live; `out` NULL or valid for one write.
-snodo_status snodo_pending_flow_flow_start(const snodo_pending_flow *pending, uint64_t *out);
-
-// Whether the flow ended (resumed, failed, timed out or cancelled); free
-// it then. Statuses: OK, NULL_ARGUMENT, PANIC.
-//
-// # Safety
-//
-// `pending` NULL or live; `out` NULL or valid for one write.
-snodo_status snodo_pending_flow_is_ended(const snodo_pending_flow *pending, bool *out);
-
-// The client cancelled the originating request (or the application
-// abandons it): ends the flow; `*out` is a new JSON array string of the
-// `notifications/cancelled` to send for the unanswered requests (`[]`
-// when the flow already ended). No response is sent for a cancelled
-// request. `reason` NULL = none.
-//
-// Statuses: OK, INVALID_UTF8, NULL_ARGUMENT, PANIC. One flow from one
-// thread at a time.
-//
-// # Safety
-//
-// `pending` a live flow no other thread uses; `reason` NULL or valid for
-// `reason_len` bytes; `out` valid for one pointer write; `out_len` NULL
-// or valid for one `size_t` write.
-snodo_status snodo_pending_flow_cancel(snodo_pending_flow *pending,
-                                       const uint8_t *reason,
-                                       size_t reason_len,
-                                       char **out,
-                                       size_t *out_len);
-
-// Frees a response. NULL is a no-op.
-//
-// # Safety
-//
-// `response` must be NULL or a response from snodo, not yet freed.
+// Frees a response.
 void snodo_response_free(snodo_response *response);
 
 // The whole JSON-RPC message as compact JSON text, to send as is.
-//
-// On OK `*out` is a new NUL-terminated string owned by the caller (free
-// with `snodo_string_free`); `out_len` may be NULL. Statuses: OK,
-// NULL_ARGUMENT (`response` or `out` NULL), PANIC. Not thread-safe for one response.
-//
-// # Safety
-//
-// `response` NULL or live; `out` NULL or valid for one pointer write;
-// `out_len` NULL or valid for one `size_t` write.
 snodo_status snodo_response_body(const snodo_response *response, char **out, size_t *out_len);
 
 // The HTTP status a Streamable HTTP server should use: 400 for `-32700`,
-// `-32600`, `-32020`, `-32021`, `-32022` and `_meta`-level `-32602`; 404
-// for `-32601`; 200 otherwise.
-//
-// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one response.
-//
-// # Safety
-//
-// `response` NULL or live; `out` NULL or valid for one write.
+// `-32600`, `-32020`, `-32021`, `-32022` and `_meta`-level `-32602`; 404 for
+// `-32601` and a session that is not the caller's; 403 and 421 for an origin
+// or host refusal; 200 otherwise.
 snodo_status snodo_response_http_status(const snodo_response *response, uint16_t *out);
 
 // Whether the response is a JSON-RPC error.
-//
-// Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one response.
-//
-// # Safety
-//
-// `response` NULL or live; `out` NULL or valid for one write.
 snodo_status snodo_response_is_error(const snodo_response *response, bool *out);
 
-// Why snodo replaced the handler's outcome with `-32603`, for the server's
-// log (never sent on the wire).
-//
-// On OK `*out` is either a new string owned by the caller (free with
-// `snodo_string_free`) or NULL (with length 0) when there is no
-// diagnostic. Statuses: OK, NULL_ARGUMENT, PANIC. Not thread-safe for one response.
-//
-// # Safety
-//
-// `response` NULL or live; `out` NULL or valid for one pointer write;
-// `out_len` NULL or valid for one `size_t` write.
+// Why snodo replaced the handler's outcome with `-32603`, for the server's log
+// (never sent on the wire), or NULL when there is none.
 snodo_status snodo_response_diagnostic(const snodo_response *response, char **out, size_t *out_len);
 
-// A session that negotiated `protocol_version` (the version the server
-// answered in its `initialize` result), with the client's `capabilities`
-// (JSON text of an object) and `client_info` (JSON text of an object, or
-// NULL), opened by `principal`: the verified user of the `initialize`
-// request (NULL = the explicit anonymous principal; an empty name is
-// ARGUMENT). Its id is random; set the transport's own with
-// `snodo_session_with_id`. Whether the version is accepted is decided by
-// the engine at `snodo_engine_begin_legacy`.
-//
-// On OK `*out` owns a new session (free with `snodo_session_free`).
-// Statuses: OK, ARGUMENT (names the field, or an empty principal), JSON,
-// INVALID_UTF8, NULL_ARGUMENT, PANIC. Thread-safe.
-//
-// # Safety
-//
-// `protocol_version` and `capabilities` valid for their lengths;
-// `client_info` NULL or valid for `client_info_len` bytes; `principal`
-// NULL or valid for `principal_len` bytes; `out` valid for one pointer
-// write.
-snodo_status snodo_session_new(const uint8_t *protocol_version,
-                               size_t protocol_version_len,
-                               const uint8_t *capabilities,
-                               size_t capabilities_len,
-                               const uint8_t *client_info,
-                               size_t client_info_len,
-                               const uint8_t *principal,
-                               size_t principal_len,
-                               snodo_session **out);
+// The capabilities a client declaring `capabilities` (a ClientCapabilities
+// JSON object) must add to receive every request in `requests` (a JSON object
+// of key → input request), as a ClientCapabilities-shaped JSON object: `{}`
+// when all can be sent. Statuses: OK, ARGUMENT (`requests` not an object).
+snodo_status snodo_missing_capabilities(const uint8_t *requests,
+                                        size_t requests_len,
+                                        const uint8_t *capabilities,
+                                        size_t capabilities_len,
+                                        char **out,
+                                        size_t *out_len);
 
-// A session from the client's `initialize` request (JSON text of the whole
-// message or of its `params`), with `negotiated` the version the server
-// answered (see `snodo_engine_legacy_version_for`), opened by `principal`
-// (the verified user of the `initialize` request; NULL = the explicit
-// anonymous principal). Random id as `snodo_session_new`.
-//
-// On OK `*out` owns a new session. Statuses: OK, ARGUMENT (not an
-// initialize request, bad field, empty principal), JSON, INVALID_UTF8,
-// NULL_ARGUMENT, PANIC. Thread-safe.
-//
-// # Safety
-//
-// `initialize` and `negotiated` valid for their lengths; `principal` NULL
-// or valid for `principal_len` bytes; `out` valid for one pointer write.
-snodo_status snodo_session_from_initialize(const uint8_t *initialize,
-                                           size_t initialize_len,
-                                           const uint8_t *negotiated,
-                                           size_t negotiated_len,
-                                           const uint8_t *principal,
-                                           size_t principal_len,
-                                           snodo_session **out);
+// Keeps only the requests (a JSON object of key → input request) that a client
+// declaring `capabilities` can receive, as a JSON object. Use it for optional
+// questions; for required ones let decide answer `-32021`. Statuses: OK,
+// ARGUMENT (`requests` not an object).
+snodo_status snodo_filter_supported(const uint8_t *requests,
+                                    size_t requests_len,
+                                    const uint8_t *capabilities,
+                                    size_t capabilities_len,
+                                    char **out,
+                                    size_t *out_len);
 
-// Sets the session's id to the transport's (the `Mcp-Session-Id` the
-// server issued, or any unique string for a stdio connection): 1 to 128
-// printable ASCII bytes. Rust's `with_id`, applied in place; on an error
-// the session is unchanged.
-//
-// Statuses: OK, ARGUMENT, INVALID_UTF8, NULL_ARGUMENT, PANIC. Not
-// thread-safe: set the id before sharing the session.
-//
-// # Safety
-//
-// `session` a live session no other thread uses; `id` valid for `id_len`
-// bytes.
-snodo_status snodo_session_with_id(snodo_session *session, const uint8_t *id, size_t id_len);
-
-// Frees a session. NULL is a no-op. Calls and flows made with it stay
-// valid (they copied what they need).
-//
-// # Safety
-//
-// `session` NULL or a session from snodo, not yet freed.
-void snodo_session_free(snodo_session *session);
-
-// The session id (text). On OK `*out` is a new string (free with
-// `snodo_string_free`); `out_len` may be NULL. Statuses: OK,
-// NULL_ARGUMENT, PANIC. Thread-safe.
-//
-// # Safety
-//
-// `session` NULL or live; `out` NULL or valid for one pointer write;
-// `out_len` NULL or valid for one `size_t` write.
-snodo_status snodo_session_id(const snodo_session *session, char **out, size_t *out_len);
-
-// The negotiated protocol revision (text). Outs and statuses as
-// `snodo_session_id`.
-//
-// # Safety
-//
-// As `snodo_session_id`.
-snodo_status snodo_session_protocol_version(const snodo_session *session,
-                                            char **out,
-                                            size_t *out_len);
-
-// The capabilities the client declared at `initialize`, as given (JSON
-// text). Outs and statuses as `snodo_session_id`.
-//
-// # Safety
-//
-// As `snodo_session_id`.
-snodo_status snodo_session_client_capabilities(const snodo_session *session,
-                                               char **out,
-                                               size_t *out_len);
-
-// The capabilities this session can use: declared minus what its
-// revision lacks (JSON text; what a legacy call reports and admission
-// checks). Outs and statuses as `snodo_session_id`.
-//
-// # Safety
-//
-// As `snodo_session_id`.
-snodo_status snodo_session_usable_capabilities(const snodo_session *session,
-                                               char **out,
-                                               size_t *out_len);
-
-// The client info from `initialize` (JSON text; `null` when absent).
-// Outs and statuses as `snodo_session_id`.
-//
-// # Safety
-//
-// As `snodo_session_id`.
-snodo_status snodo_session_client_info(const snodo_session *session, char **out, size_t *out_len);
-
-// The principal that opened the session: on OK `*out` is a new string
-// owned by the caller (free with `snodo_string_free`), or NULL (and
-// `*out_len` 0) for the explicit anonymous principal. `out_len` may be
-// NULL. Statuses: OK, NULL_ARGUMENT, PANIC. Thread-safe.
-//
-// # Safety
-//
-// `session` NULL or live; `out` NULL or valid for one pointer write;
-// `out_len` NULL or valid for one `size_t` write.
-snodo_status snodo_session_principal(const snodo_session *session, char **out, size_t *out_len);
-
-// Checks that a message on this session comes from the principal that
-// opened it (`principal`: the verified user of this HTTP request; NULL =
-// the explicit anonymous principal). Run it on every message a server
-// routes to the session (a POST of a request, a response or a
-// notification such as `notifications/cancelled`, a GET, a DELETE)
-// before touching the session or its flows.
-//
-// On OK `*out_response` is NULL when the principal is the session's (go
-// on), or a new response to send as is (free it with
-// `snodo_response_free`): HTTP 404 (`snodo_response_http_status`) with
-// JSON-RPC error `-32001` "Session not found" and id null, the answer to
-// a session that does not exist, so that a session id learned by someone
-// else neither works nor confirms that it exists.
-//
-// Statuses: OK, ARGUMENT (an empty principal), INVALID_UTF8,
-// NULL_ARGUMENT, PANIC. Thread-safe (the session is shared).
-//
-// # Safety
-//
-// `session` live; `principal` NULL or valid for `principal_len` bytes;
-// `out_response` valid for one pointer write.
-snodo_status snodo_session_check_principal(const snodo_session *session,
-                                           const uint8_t *principal,
-                                           size_t principal_len,
-                                           snodo_response **out_response);
-
-// The 2025-11-25 `notifications/elicitation/complete` message (JSON text)
-// for `elicitation_id` (from `snodo_pending_flow_elicitation_ids`), to
-// send when the out-of-band step of a URL elicitation completes.
-//
-// On OK `*out` is a new string (free with `snodo_string_free`). Statuses:
-// OK, ARGUMENT (the session cannot receive it: revision before 2025-11-25
-// or no `elicitation.url`; or an empty id), INVALID_UTF8, NULL_ARGUMENT,
-// PANIC. Thread-safe.
-//
-// # Safety
-//
-// `session` live; `elicitation_id` valid for its length; `out` valid for
-// one pointer write; `out_len` NULL or valid for one `size_t` write.
-snodo_status snodo_session_elicitation_complete(const snodo_session *session,
-                                                const uint8_t *elicitation_id,
-                                                size_t elicitation_id_len,
-                                                char **out,
-                                                size_t *out_len);
-
-// Checks the input requests a `tasks/get` result carries: `task` is the
-// Task object (JSON text), `capabilities` the ClientCapabilities the
-// `tasks/get` request declared. An `input_required` task must carry a
-// non-empty `inputRequests` object of valid input requests under valid
-// keys; any other status none.
-//
-// On OK `*out` is a new JSON string owned by the caller (free with
-// `snodo_string_free`): `{}` when the client can receive them all, else
-// the capabilities it lacks (shaped as `snodo_missing_capabilities`
-// returns them). A malformed task is INPUT_REQUEST (as in Python), the
-// last error naming the field. `out_len` may be NULL.
-//
-// Statuses: OK, INPUT_REQUEST (malformed task), JSON, INVALID_UTF8,
-// NULL_ARGUMENT, PANIC. Thread-safe.
-//
-// # Safety
-//
-// `task` and `capabilities` valid for their lengths; `out` valid for one
-// pointer write; `out_len` NULL or valid for one `size_t` write.
+// Checks the input requests a `tasks/get` result carries: `task` is the Task
+// object (JSON text), `capabilities` the ClientCapabilities the `tasks/get`
+// request declared. An `input_required` task must carry a non-empty
+// `inputRequests` object of valid input requests under valid keys; any other
+// status none. `*out` is `{}` when the client can receive them all, else the
+// capabilities it lacks (as `snodo_missing_capabilities` gives them).
+// Statuses: OK, INPUT_REQUEST (a malformed task, the last error naming the
+// field).
 snodo_status snodo_check_task_input_requests(const uint8_t *task,
                                              size_t task_len,
                                              const uint8_t *capabilities,
@@ -2241,51 +796,38 @@ snodo_status snodo_check_task_input_requests(const uint8_t *task,
                                              char **out,
                                              size_t *out_len);
 
-// Whether `capabilities` (a ClientCapabilities JSON object) declares the
-// Tasks extension (`extensions["io.modelcontextprotocol/tasks"]`, an
-// object): only then may a `tools/call` outcome be a `CreateTaskResult`.
-//
-// Statuses: OK, JSON, INVALID_UTF8, NULL_ARGUMENT, PANIC. Thread-safe.
-//
-// # Safety
-//
-// `capabilities` valid for `capabilities_len` bytes; `out` valid for one
-// `bool` write.
+// Whether `capabilities` (a ClientCapabilities JSON object) declares the Tasks
+// extension (`extensions["io.modelcontextprotocol/tasks"]`, an object): only
+// then may a `tools/call` outcome be a `CreateTaskResult`.
 snodo_status snodo_declares_tasks(const uint8_t *capabilities, size_t capabilities_len, bool *out);
 
-// Computes the request binding digest: SHA-256 over a domain label, the
-// method, and the canonical form of `params` (a JSON object; its top-level
-// `_meta`, `inputResponses` and `requestState` are left out).
-//
-// On OK writes `SNODO_BINDING_LEN` (32) bytes to `out` (caller-owned
-// memory). Statuses: OK, ARGUMENT (`params` not an object), JSON,
-// INVALID_UTF8, NULL_ARGUMENT, PANIC. Thread-safe.
-//
-// # Safety
-//
-// `method` and `params` valid for their lengths; `out` NULL or valid for
-// 32 byte writes.
+// The canonical form of a JSON text (docs/canonical-json.md): object keys
+// sorted, no insignificant whitespace, one string escaping, numbers by their
+// lexical text (`1` and `1.0` differ). Invalid UTF-8 is JSON here (the core's
+// one reader, as in every language).
+snodo_status snodo_canonicalize(const uint8_t *input,
+                                size_t input_len,
+                                char **out,
+                                size_t *out_len);
+
+// The request binding digest: SHA-256 over a domain label, the method, and the
+// canonical form of `params` (a JSON object; its top-level `_meta`,
+// `inputResponses` and `requestState` are left out). Writes
+// `SNODO_BINDING_LEN` (32) bytes to `out` (caller-owned memory). Statuses: OK,
+// ARGUMENT (`params` not an object).
 snodo_status snodo_binding_digest(const uint8_t *method,
                                   size_t method_len,
                                   const uint8_t *params,
                                   size_t params_len,
                                   uint8_t *out);
 
-// Seals a token with the engine's signing key at the engine's time.
-// `principal` NULL is the anonymous principal; `binding` is 32 bytes from
-// `snodo_binding_digest`; `questions` is a JSON object of key → input
-// request asked this round (NULL = none); `state` is the application state
-// as JSON (NULL = none; it is readable, never put secrets in it).
-//
-// On OK `*out` is the token string, owned by the caller (free with
-// `snodo_string_free`); `out_len` may be NULL. Statuses: OK,
-// STATE_TOO_LARGE, ARGUMENT (empty principal, `questions` not an object),
-// JSON, INVALID_UTF8, NULL_ARGUMENT, PANIC. Thread-safe.
-//
-// # Safety
-//
-// `engine` a live engine; every pointer NULL or valid for its length
-// (`binding` for 32 bytes); `out` valid for one pointer write.
+// Seals a token with the engine's signing key at the engine's time. `binding`
+// is 32 bytes from `snodo_binding_digest`; `questions` a JSON object of key →
+// input request asked this round (NULL = none; each read as
+// `snodo_question_from_json` reads one); `state` the application state as JSON
+// (NULL = none; it is readable, never put secrets in it). `*out` is the token.
+// Statuses: OK, STATE_TOO_LARGE, ARGUMENT (empty principal, `questions` not an
+// object), and a question's own (INPUT_REQUEST, SCHEMA, URL, SAMPLING).
 snodo_status snodo_engine_seal(const snodo_engine *engine,
                                const uint8_t *principal_ptr,
                                size_t principal_len,
@@ -2299,23 +841,14 @@ snodo_status snodo_engine_seal(const snodo_engine *engine,
                                char **out,
                                size_t *out_len);
 
-// Opens a token for `principal` (NULL = anonymous) and the request
-// `binding` (32 bytes) at the engine's time.
-//
-// On OK `*out` is a JSON object owned by the caller (free with
-// `snodo_string_free`): `{"keyId","issuedAt","expiresAt","flowStart",
-// "round","questionKeys":[...],"state":...|null}`. A token that fails any
-// check is TOKEN, and the last error is the core's one message,
-// `"TOKEN: Invalid or expired requestState (<reason>)"`, with the
-// stable reason name (`malformed`, `signature`, `expired`, `principal`,
-// `request`, `rounds`, ...). Statuses: OK, TOKEN, ARGUMENT (empty
-// principal), INVALID_UTF8, NULL_ARGUMENT, PANIC. Thread-safe.
-//
-// # Safety
-//
-// `engine` a live engine; `token` valid for `token_len` bytes; `principal`
-// NULL or valid for its length; `binding` valid for 32 bytes; `out` valid
-// for one pointer write; `out_len` NULL or valid.
+// Opens a token for `principal` and the request `binding` (32 bytes) at the
+// engine's time. `*out` is a JSON object: `{"keyId","issuedAt",
+// "expiresAt","flowStart","round","questionKeys":[...],"state":...|null,
+// "tokenId","flowId"}`. A token that fails any check is TOKEN, and the last
+// error is the core's one message, `"TOKEN: Invalid or expired requestState
+// (<reason>)"`, with the stable reason name (`malformed`, `signature`,
+// `expired`, `principal`, `request`, `rounds`, ...; also from
+// `snodo_last_token_reason`). Statuses: OK, TOKEN, ARGUMENT (empty principal).
 snodo_status snodo_engine_open(const snodo_engine *engine,
                                const uint8_t *token,
                                size_t token_len,
@@ -2324,6 +857,497 @@ snodo_status snodo_engine_open(const snodo_engine *engine,
                                const uint8_t *binding_ptr,
                                char **out,
                                size_t *out_len);
+
+// Checks the headers of an HTTP POST (NULL when `headers_len` is 0) against
+// the JSON-RPC request it carries, before `snodo_engine_begin`:
+// `*out_response` is NULL (go on) or a `-32020` `Header mismatch: …` to send
+// (HTTP 400). A body that is not UTF-8 JSON is left to `snodo_engine_begin`.
+// Statuses: OK, ARGUMENT (a length too large).
+snodo_status snodo_check_http_headers(const snodo_header *headers,
+                                      size_t headers_len,
+                                      const uint8_t *request,
+                                      size_t request_len,
+                                      snodo_response **out_response);
+
+// The policy of a server bound to loopback (the default): the hosts
+// `localhost`, `127.0.0.1` and `[::1]` on any port, and no `Origin` but the
+// request's own (a page served by this server).
+snodo_status snodo_origin_policy_loopback(snodo_origin_policy **out);
+
+// A policy from lists, each JSON text of an array of strings: `hosts` entries
+// are `name` (any port), `name:port`, or `*` (any host: only behind a proxy
+// that checks `Host` itself); `origins` entries are `scheme://host[:port]`
+// (`http` or `https`) or `*` (any page: never for a server that acts for a
+// user). `null` is never allowed; loopback is not implied; `[]` is an empty
+// list (a request's own origin is always allowed). Statuses: OK, CONFIG (not
+// an array of strings, or a bad entry: the last error quotes it).
+snodo_status snodo_origin_policy_new(const uint8_t *hosts,
+                                     size_t hosts_len,
+                                     const uint8_t *origins,
+                                     size_t origins_len,
+                                     snodo_origin_policy **out);
+
+// Frees a policy. No other thread may be using it.
+void snodo_origin_policy_free(snodo_origin_policy *policy);
+
+// Checks `Origin` and `Host` of an HTTP request (its headers as received; NULL
+// when `headers_len` is 0) against `policy`: on every request, before reading
+// the body. `*out_response` is NULL (go on) or a `-32600` to send as is: HTTP
+// 421 (`data.reason` `"host"`: a missing, repeated or unlisted `Host`) or 403
+// (`"origin"`: a repeated, `null`, malformed or unlisted `Origin`). A request
+// without `Origin` is held to `Host` only. Statuses: OK, ARGUMENT.
+snodo_status snodo_check_http_origin(const snodo_origin_policy *policy,
+                                     const snodo_header *headers,
+                                     size_t headers_len,
+                                     snodo_response **out_response);
+
+// The protocol version to answer an `initialize` that asked for `requested`:
+// `requested` itself when it is an accepted legacy revision, else the first
+// configured one (the spec's counter-offer); or NULL when legacy sessions are
+// disabled (`legacy_versions` empty).
+snodo_status snodo_engine_legacy_version_for(const snodo_engine *engine,
+                                             const uint8_t *requested,
+                                             size_t requested_len,
+                                             char **out,
+                                             size_t *out_len);
+
+// Reads a request that arrived on the 2025-era `session` into the same call
+// a 2026 request gives (`snodo_call_is_legacy` true, the session's usable
+// capabilities); another principal than the session's gets `-32001` "Session
+// not found" (HTTP 404). Outs as `snodo_engine_begin` (decide the call with a
+// legacy decide function). Statuses: OK, NOT_A_REQUEST (a response belongs to
+// a pending flow: `snodo_engine_feed`), ARGUMENT.
+snodo_status snodo_engine_begin_legacy(const snodo_engine *engine,
+                                       const uint8_t *request,
+                                       size_t request_len,
+                                       const snodo_session *session,
+                                       const uint8_t *principal,
+                                       size_t principal_len,
+                                       snodo_call **out_call,
+                                       snodo_response **out_response);
+
+// Decides a call from `snodo_engine_begin_legacy` (`outcome` JSON text as for
+// `snodo_engine_decide`). An `input_required` outcome becomes the round's
+// server-to-client requests and a pending flow instead of `-32603`; any other
+// outcome is decided as by `snodo_engine_decide`, and on a 2026 call it is
+// exactly `snodo_engine_decide`. A call is decided once. On OK `*out_kind`
+// says which of the three other outs holds a new handle (`RESPOND`:
+// `*out_response`; `SEND`: `*out_pending`; `RESUME`: `*out_call`); the other
+// two are NULL. Statuses: OK, ARGUMENT (bad outcome shape), ALREADY_DECIDED.
+snodo_status snodo_engine_decide_legacy(const snodo_engine *engine,
+                                        const snodo_call *call,
+                                        const uint8_t *outcome,
+                                        size_t outcome_len,
+                                        snodo_bridge_kind *out_kind,
+                                        snodo_response **out_response,
+                                        snodo_pending_flow **out_pending,
+                                        snodo_call **out_call);
+
+// `snodo_engine_decide_legacy` of an `input_required` outcome built from
+// questions (`requests`, `state` as for `snodo_engine_decide_input_required`).
+// Statuses: OK, ALREADY_DECIDED.
+snodo_status snodo_engine_decide_legacy_input_required(const snodo_engine *engine,
+                                                       const snodo_call *call,
+                                                       const snodo_input_request *requests,
+                                                       size_t requests_len,
+                                                       const uint8_t *state,
+                                                       size_t state_len,
+                                                       snodo_bridge_kind *out_kind,
+                                                       snodo_response **out_response,
+                                                       snodo_pending_flow **out_pending,
+                                                       snodo_call **out_call);
+
+// Feeds the client's JSON-RPC response (the bytes as received) to one of
+// `pending`'s requests (route with `snodo_pending_flow_awaits`). `*out_kind`
+// says which of `*out_call` (`RESUME`) and `*out_response` (`RESPOND`) is set,
+// the other NULL; `*out_cancellations` is a JSON array (empty unless
+// `RESPOND`). A response that is malformed, not for this flow, a duplicate,
+// late, or from another principal than the flow's is ARGUMENT (the last error
+// says which) and **changes nothing**. Statuses: OK, ARGUMENT.
+snodo_status snodo_engine_feed(const snodo_engine *engine,
+                               snodo_pending_flow *pending,
+                               const uint8_t *response,
+                               size_t response_len,
+                               const uint8_t *principal,
+                               size_t principal_len,
+                               snodo_feed_kind *out_kind,
+                               snodo_call **out_call,
+                               snodo_response **out_response,
+                               char **out_cancellations,
+                               size_t *out_cancellations_len);
+
+// The application's timer for `pending` fired (at
+// `snodo_pending_flow_deadline`): the flow ends with a failure response and
+// cancellations for its unanswered requests. Outs as `snodo_engine_feed` (the
+// kind is always `RESPOND`). Statuses: OK, ARGUMENT (the flow already ended;
+// nothing changes).
+snodo_status snodo_engine_timeout(const snodo_engine *engine,
+                                  snodo_pending_flow *pending,
+                                  snodo_feed_kind *out_kind,
+                                  snodo_call **out_call,
+                                  snodo_response **out_response,
+                                  char **out_cancellations,
+                                  size_t *out_cancellations_len);
+
+// A session that negotiated `protocol_version` (what the server answered to
+// `initialize`), with the client's `capabilities` and `client_info` (JSON
+// objects; NULL = no info), opened by `principal`, the verified user of the
+// `initialize` request; a random id (`snodo_session_with_id` sets the
+// transport's). Statuses: OK, ARGUMENT (names the field).
+snodo_status snodo_session_new(const uint8_t *protocol_version,
+                               size_t protocol_version_len,
+                               const uint8_t *capabilities,
+                               size_t capabilities_len,
+                               const uint8_t *client_info,
+                               size_t client_info_len,
+                               const uint8_t *principal,
+                               size_t principal_len,
+                               snodo_session **out);
+
+// A session from the client's `initialize` request (JSON text of the whole
+// message or of its `params`), with `negotiated` the version the server
+// answered (see `snodo_engine_legacy_version_for`), opened by `principal`.
+// Random id as `snodo_session_new`. Statuses: OK, ARGUMENT (not an initialize
+// request, bad field, empty principal).
+snodo_status snodo_session_from_initialize(const uint8_t *initialize,
+                                           size_t initialize_len,
+                                           const uint8_t *negotiated,
+                                           size_t negotiated_len,
+                                           const uint8_t *principal,
+                                           size_t principal_len,
+                                           snodo_session **out);
+
+// Sets the session's id to the transport's (the `Mcp-Session-Id` the server
+// issued, or any unique string for a stdio connection): 1 to 128 printable
+// ASCII bytes. On an error the session is unchanged. Set it before sharing the
+// session. Statuses: OK, ARGUMENT.
+snodo_status snodo_session_with_id(snodo_session *session, const uint8_t *id, size_t id_len);
+
+// Frees a session. Calls and flows made with it stay valid (they copied what
+// they need).
+void snodo_session_free(snodo_session *session);
+
+// The session id (text).
+snodo_status snodo_session_id(const snodo_session *session, char **out, size_t *out_len);
+
+// The negotiated protocol revision (text).
+snodo_status snodo_session_protocol_version(const snodo_session *session,
+                                            char **out,
+                                            size_t *out_len);
+
+// The capabilities the client declared at `initialize`, as given (JSON).
+snodo_status snodo_session_client_capabilities(const snodo_session *session,
+                                               char **out,
+                                               size_t *out_len);
+
+// The capabilities this session can use: declared minus what its revision
+// lacks (JSON; what a legacy call reports and admission checks).
+snodo_status snodo_session_usable_capabilities(const snodo_session *session,
+                                               char **out,
+                                               size_t *out_len);
+
+// The client info from `initialize` (JSON; `null` when absent).
+snodo_status snodo_session_client_info(const snodo_session *session, char **out, size_t *out_len);
+
+// The principal that opened the session, or NULL for the explicit anonymous
+// principal.
+snodo_status snodo_session_principal(const snodo_session *session, char **out, size_t *out_len);
+
+// Checks that a message on this session comes from the principal that opened
+// it: run it on every message routed to the session (a request, a response, a
+// notification, a GET, a DELETE) before touching it or its flows
+// (`snodo_engine_begin_legacy` and `snodo_engine_feed` apply it themselves).
+// `*out_response` is NULL (go on) or a new response to send as is: HTTP 404,
+// `-32001` "Session not found", id null, as for a session that does not exist,
+// so that a leaked id neither works nor confirms it exists. Statuses: OK,
+// ARGUMENT.
+snodo_status snodo_session_check_principal(const snodo_session *session,
+                                           const uint8_t *principal,
+                                           size_t principal_len,
+                                           snodo_response **out_response);
+
+// The response to a message naming a session id the server does not know:
+// HTTP 404, `-32001` "Session not found", id null. Byte for byte the refusal
+// `snodo_session_check_principal` gives another user's message, so that a
+// leaked or guessed id cannot be told from an unknown one. Statuses: OK,
+// NULL_ARGUMENT.
+snodo_status snodo_unknown_session(snodo_response **out_response);
+
+// The 2025-11-25 `notifications/elicitation/complete` message (JSON text) for
+// `elicitation_id` (from `snodo_pending_flow_elicitation_ids`), to send when
+// the out-of-band step of a URL elicitation completes. Statuses: OK, ARGUMENT
+// (the session cannot receive it: revision before 2025-11-25 or no
+// `elicitation.url`; or an empty id).
+snodo_status snodo_session_elicitation_complete(const snodo_session *session,
+                                                const uint8_t *elicitation_id,
+                                                size_t elicitation_id_len,
+                                                char **out,
+                                                size_t *out_len);
+
+// Frees a pending flow (also how a disconnect is handled).
+void snodo_pending_flow_free(snodo_pending_flow *pending);
+
+// The JSON-RPC requests to send to the client (a JSON array, in the outcome's
+// key order; each id `snodo-<flow>-<round>-<n>`).
+snodo_status snodo_pending_flow_requests(const snodo_pending_flow *pending,
+                                         char **out,
+                                         size_t *out_len);
+
+// The ids of this round's requests (a JSON array of strings).
+snodo_status snodo_pending_flow_request_ids(const snodo_pending_flow *pending,
+                                            char **out,
+                                            size_t *out_len);
+
+// The ids still unanswered (a JSON array of strings; `[]` once the flow
+// ended).
+snodo_status snodo_pending_flow_outstanding(const snodo_pending_flow *pending,
+                                            char **out,
+                                            size_t *out_len);
+
+// The URL elicitations of this round as a JSON object of key → `elicitationId`
+// (`{}` when none), for `snodo_session_elicitation_complete`.
+snodo_status snodo_pending_flow_elicitation_ids(const snodo_pending_flow *pending,
+                                                char **out,
+                                                size_t *out_len);
+
+// The originating request's JSON-RPC id (JSON; the final response goes there).
+snodo_status snodo_pending_flow_id(const snodo_pending_flow *pending, char **out, size_t *out_len);
+
+// The originating request's method (text).
+snodo_status snodo_pending_flow_method(const snodo_pending_flow *pending,
+                                       char **out,
+                                       size_t *out_len);
+
+// Whether a response with JSON-RPC id `id` (JSON text, e.g. `"snodo-…-1-1"`
+// with the quotes) would be accepted now: a request of this flow, unanswered,
+// flow not ended. Lets an application route a response among its flows.
+snodo_status snodo_pending_flow_awaits(const snodo_pending_flow *pending,
+                                       const uint8_t *id,
+                                       size_t id_len,
+                                       bool *out);
+
+// Unix seconds after which the round's answers are no longer accepted: set a
+// timer and call `snodo_engine_timeout` when it fires.
+snodo_status snodo_pending_flow_deadline(const snodo_pending_flow *pending, uint64_t *out);
+
+// The round that asked (the resumed call has round + 1).
+snodo_status snodo_pending_flow_round(const snodo_pending_flow *pending, uint32_t *out);
+
+// Unix seconds when the flow began.
+snodo_status snodo_pending_flow_flow_start(const snodo_pending_flow *pending, uint64_t *out);
+
+// Whether the flow ended (resumed, failed, timed out or cancelled); free it
+// then.
+snodo_status snodo_pending_flow_is_ended(const snodo_pending_flow *pending, bool *out);
+
+// The client cancelled the originating request (or the application abandons
+// it): ends the flow; `*out` is a JSON array of the `notifications/cancelled`
+// to send for the unanswered requests (`[]` when the flow already ended). No
+// response is sent for a cancelled request. `reason` NULL = none.
+snodo_status snodo_pending_flow_cancel(snodo_pending_flow *pending,
+                                       const uint8_t *reason,
+                                       size_t reason_len,
+                                       char **out,
+                                       size_t *out_len);
+
+// A run for the final round `call` (a retry: it opened a token), on a store
+// whose key prefix is `prefix` (NULL = `SNODO_ONCE_DEFAULT_PREFIX`; every
+// process of one fleet uses the same) with a lease of `lease_ms` (0 =
+// `SNODO_ONCE_DEFAULT_LEASE_MS`), waiting at most `wait_ms` (0 =
+// `SNODO_ONCE_DEFAULT_WAIT_MS`) for another caller's live claim before STORE
+// "still running". Statuses: OK, ARGUMENT (the call opened no token: a first
+// round has no flow to key on), CONFIG (a prefix over 128 bytes, or not
+// printable ASCII without spaces and braces), STORE (no randomness).
+snodo_status snodo_once_run_new(const snodo_call *call,
+                                const uint8_t *prefix,
+                                size_t prefix_len,
+                                uint64_t lease_ms,
+                                uint64_t wait_ms,
+                                snodo_once_run **out);
+
+// A run that only looks: is a result remembered for `call`'s flow? Use it on
+// any retry of an effectful tool before asking anything. Its steps: one
+// COMMAND, then DONE (answer the remembered text), OPEN (nothing remembered
+// yet: go on), or TOKEN with `SNODO_ONCE_REPLAYED_MESSAGE` from
+// `snodo_once_run_feed` (the flow completed with other answers: send JSON-RPC
+// -32602 "Invalid or expired requestState" with reason `replayed`). `prefix`
+// as in `snodo_once_run_new`; a lookup takes no lease and never waits.
+// Statuses: OK, ARGUMENT (the call opened no token), CONFIG (bad prefix).
+snodo_status snodo_once_lookup_new(const snodo_call *call,
+                                   const uint8_t *prefix,
+                                   size_t prefix_len,
+                                   snodo_once_run **out);
+
+// Frees a run. Freeing a run that holds a claim (after an EFFECT step, before
+// DONE) feeds nothing: the claim stays pending until its lease lapses, and no
+// other run takes it before then.
+void snodo_once_run_free(snodo_once_run *run);
+
+// The first step: the claim (or the lookup) command. Statuses: OK, ARGUMENT
+// (already started).
+snodo_status snodo_once_run_start(snodo_once_run *run, snodo_once_step **out);
+
+// After a COMMAND step: the store's reply text to that command, exactly as the
+// script answered it (a Redis bulk string). Statuses: OK; TOKEN with
+// `SNODO_ONCE_REPLAYED_MESSAGE` (the flow completed with other answers: send
+// JSON-RPC -32602 "Invalid or expired requestState" with reason `replayed`;
+// the effect did not run); STORE (the flow's effect is still running elsewhere
+// after the wait, this run's claim was taken over before it completed, or a
+// reply snodo does not write); ARGUMENT (not after a COMMAND step). A store
+// the caller could not reach: report it, never run the effect.
+snodo_status snodo_once_run_feed(snodo_once_run *run,
+                                 const uint8_t *reply,
+                                 size_t reply_len,
+                                 snodo_once_step **out);
+
+// After a SLEEP step (and its pause): claim again; the next step is a COMMAND.
+// Statuses: OK, ARGUMENT (not after a SLEEP step).
+snodo_status snodo_once_run_resume(snodo_once_run *run, snodo_once_step **out);
+
+// After an EFFECT step: the effect's result text, to remember (any UTF-8,
+// typically the final `result` object as canonical JSON); the next step is the
+// complete COMMAND. An effect that did something, even half, reports here how
+// it ended (an error result included): only `snodo_once_run_effect_failed`
+// lets the effect run again. Statuses: OK, ARGUMENT (not after an EFFECT
+// step).
+snodo_status snodo_once_run_effect_done(snodo_once_run *run,
+                                        const uint8_t *text,
+                                        size_t text_len,
+                                        snodo_once_step **out);
+
+// After an EFFECT step: the effect failed **before doing anything**; its claim
+// is released so that a retry of the same final round runs it. The next step
+// is the release COMMAND (its reply leads to RELEASED). Statuses: OK, ARGUMENT
+// (not after an EFFECT step).
+snodo_status snodo_once_run_effect_failed(snodo_once_run *run, snodo_once_step **out);
+
+// The fencing number this run won (0 before it won, and for a lookup).
+snodo_status snodo_once_run_fence(const snodo_once_run *run, uint64_t *out);
+
+// Frees a step and the commands it lends (none of them is used afterwards).
+void snodo_once_step_free(snodo_once_step *step);
+
+// The step's kind.
+snodo_status snodo_once_step_get_kind(const snodo_once_step *step, snodo_once_step_kind *out);
+
+// The command of a COMMAND step: run it on the store, feed the reply. `*out`
+// is a command **lent by the step** (valid until `snodo_once_step_free`; never
+// free it). Statuses: OK, ARGUMENT (not a COMMAND step).
+snodo_status snodo_once_step_command(const snodo_once_step *step, const snodo_once_command **out);
+
+// How long a SLEEP step pauses, in milliseconds (the machine's backoff: 5 ms
+// doubling to 250 ms, within the run's wait). Statuses: OK, ARGUMENT (not a
+// SLEEP step).
+snodo_status snodo_once_step_sleep_ms(const snodo_once_step *step, uint64_t *out);
+
+// The fencing number of an EFFECT step's claim: greater than every earlier
+// claim's of this flow. A ledger that refuses a write carrying a smaller
+// number than it has seen for the flow shuts out a former owner whose lease
+// lapsed. Statuses: OK, ARGUMENT (not an EFFECT step).
+snodo_status snodo_once_step_fence(const snodo_once_step *step, uint64_t *out);
+
+// The owner-checked lease extension of an EFFECT step: run it on the store
+// from inside a long effect (as often as needed, from the thread running the
+// effect) and read its reply with `snodo_once_step_extended`. `*out` is a
+// command **lent by the step**. Statuses: OK, ARGUMENT (not an EFFECT step).
+snodo_status snodo_once_step_extend_command(const snodo_once_step *step,
+                                            const snodo_once_command **out);
+
+// Reads the store's reply to an EFFECT step's extend command: `*out` true (the
+// lease runs a full lease from now) or false (the claim is no longer this
+// run's: it lapsed and was taken over; stop, and do not write). Statuses: OK,
+// STORE (a reply snodo does not write), ARGUMENT (not an EFFECT step).
+snodo_status snodo_once_step_extended(const snodo_once_step *step,
+                                      const uint8_t *reply,
+                                      size_t reply_len,
+                                      bool *out);
+
+// The final result text of a DONE step: this run's effect's, or the one
+// remembered for these answers (answer it, e.g. as the `result` of a
+// `complete` outcome). Statuses: OK, ARGUMENT (not a DONE step).
+snodo_status snodo_once_step_text(const snodo_once_step *step, char **out, size_t *out_len);
+
+// The command's op.
+snodo_status snodo_once_command_op(const snodo_once_command *command, snodo_once_op *out);
+
+// The flow's key, `KEYS[1]` of the script (`<prefix>flow:{<flow id>}`). `*out`
+// points at NUL-terminated text **lent by the step** (valid until
+// `snodo_once_step_free`; do not free it); `*out_len` (optional) is its length
+// without the NUL.
+snodo_status snodo_once_command_key(const snodo_once_command *command,
+                                    const char **out,
+                                    size_t *out_len);
+
+// The Lua script to run, byte for byte (one of the five `snodo_once_*_script`
+// texts): `*out` points at a static NUL-terminated string (never free it);
+// `*out_len` (optional) is its length.
+snodo_status snodo_once_command_script(const snodo_once_command *command,
+                                       const char **out,
+                                       size_t *out_len);
+
+// How many arguments (`ARGV`) the script takes: 4 (claim, complete), 3
+// (extend), 1 (release) or 0 (lookup).
+snodo_status snodo_once_command_arg_count(const snodo_once_command *command, size_t *out);
+
+// Argument `index` (0-based: `ARGV[index + 1]` of the script) as text **lent
+// by the step**, as `snodo_once_command_key`; pass `*out_len` to the Redis
+// client, since a result text may itself hold a NUL. Statuses: OK, ARGUMENT
+// (`index` not below `snodo_once_command_arg_count`).
+snodo_status snodo_once_command_arg(const snodo_once_command *command,
+                                    size_t index,
+                                    const char **out,
+                                    size_t *out_len);
+
+// An in-memory store holding at most `max_bytes` of records (0 =
+// `SNODO_ONCE_DEFAULT_MAX_BYTES`, else at least 1024), at most
+// `max_bytes_per_principal` for one principal (0 = the default; 1024 to
+// `max_bytes`): a claim past either is STORE, never a forgotten live record
+// (which would allow a second effect). Statuses: OK, CONFIG.
+snodo_status snodo_once_memory_new(size_t max_bytes,
+                                   size_t max_bytes_per_principal,
+                                   snodo_once_memory **out);
+
+// Frees a store; no other thread may be using it.
+void snodo_once_memory_free(snodo_once_memory *store);
+
+// Runs `command` on the store, atomically, as of `now_ms` (Unix milliseconds;
+// 0 = the system clock; a test on the fixed clock passes `snodo_engine_now` ×
+// 1000). `*out` is the reply for `snodo_once_run_feed` (or
+// `snodo_once_step_extended`). Statuses: OK, STORE (the store or this
+// principal's share is full: report it, never run the effect).
+snodo_status snodo_once_memory_execute(const snodo_once_memory *store,
+                                       const snodo_once_command *command,
+                                       uint64_t now_ms,
+                                       char **out,
+                                       size_t *out_len);
+
+// The claim Lua script (`SNODO_ONCE_OP_CLAIM`): `KEYS[1]` = the flow key,
+// `ARGV` = answers digest, owner, lease ms, keep-until Unix ms. A static
+// NUL-terminated string, byte for byte the one Rust, Python and Node run:
+// never free it; never NULL.
+const char *snodo_once_claim_script(void);
+
+// The complete Lua script (`SNODO_ONCE_OP_COMPLETE`): `ARGV` = owner, result
+// text, lease ms, keep-until Unix ms. Static, never NULL, never free it.
+const char *snodo_once_complete_script(void);
+
+// The release Lua script (`SNODO_ONCE_OP_RELEASE`): `ARGV` = owner. Static,
+// never NULL, never free it.
+const char *snodo_once_release_script(void);
+
+// The lease-extension Lua script (`SNODO_ONCE_OP_EXTEND`): `ARGV` = owner,
+// lease ms, keep-until Unix ms. Static, never NULL, never free it.
+const char *snodo_once_extend_script(void);
+
+// The read-only lookup Lua script (`SNODO_ONCE_OP_LOOKUP`): no `ARGV`. Static,
+// never NULL, never free it.
+const char *snodo_once_lookup_script(void);
+
+// Checks a Redis `maxmemory-policy` (`CONFIG GET maxmemory-policy`, on every
+// master): OK only for `SNODO_ONCE_SAFE_EVICTION_POLICY`; any other may evict
+// a live flow record and run its effect twice: STORE, the reason in the last
+// error (refuse to start, or warn loudly). Statuses: OK, STORE.
+snodo_status snodo_once_check_eviction_policy(const uint8_t *policy, size_t policy_len);
 
 #ifdef __cplusplus
 }  // extern "C"

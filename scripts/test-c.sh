@@ -59,7 +59,7 @@ fi
 
 # The deprecated builders warn at compile time (SNODO_DEPRECATED): a call
 # must fail under -Werror, and compile with the warning silenced.
-printf '#include "snodo.h"\nint f(char **o) { return (int)snodo_list_roots(o, 0) + (int)snodo_sampling(0, 0, o, 0); }\n' >"$out/deprecated.c"
+printf '#include "snodo.h"\nint f(snodo_question **q) { return (int)snodo_list_roots(q) + (int)snodo_sampling(0, 0, q); }\n' >"$out/deprecated.c"
 if gcc -std=c11 -Werror -Iinclude -c "$out/deprecated.c" -o "$out/deprecated.o" 2>"$out/deprecated.err"; then
   echo "FAIL: calling snodo_sampling/snodo_list_roots compiled without a deprecation warning" >&2
   exit 1
@@ -107,7 +107,7 @@ grep -q "$prefix/lib/libsnodo.so" <<<"$(ldd "$out/hello")"
 "$out/hello" >"$out/hello.out"
 diff -u examples/c/hello.expected <(mask "$out/hello.out")
 echo "example: output matches examples/c/hello.expected"
-# Issue 14: the same handler served to a 2025-era session (legacy bridge).
+# The same handler served to a 2025-era session (legacy bridge).
 # shellcheck disable=SC2086
 gcc -std=c11 -Wall -Wextra -Werror examples/c/legacy.c $pc_cflags $pc_libs -Wl,-rpath,"$prefix/lib" -o "$out/legacy"
 "$out/legacy" >"$out/legacy.out"

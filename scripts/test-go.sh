@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Go suite (issue 18 item 5): a language snodo ships no binding for uses
+# Go suite: a language snodo ships no binding for uses
 # libsnodo through cgo with nothing but include/snodo.h. Installs Debian's
 # golang-go when `go` is missing, builds the test suites' libsnodo (cargo
 # feature test-knobs: the vectors' fixed clock and seeded ids, which the

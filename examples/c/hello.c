@@ -31,38 +31,34 @@ static void check(snodo_status st, const char *what) {
     exit(1);
 }
 
+/* The tool's question: built once at start-up (validated, its canonical
+ * form and digest computed once) and asked on every round. */
+static snodo_question *who;
+
 /* The tool handler: the same code runs on every round. */
 static snodo_response *handle(const snodo_engine *engine, const snodo_call *call) {
-    char *question = NULL, *value = NULL;
+    char *value = NULL;
     snodo_answer_kind kind;
     snodo_response *response = NULL;
-    char outcome[1024];
-    static const char message[] = "Who should we greet?";
-    static const char schema[] =
-        "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"maxLength\":40}},"
-        "\"required\":[\"name\"]}";
-    check(snodo_elicit_form((const uint8_t *)message, strlen(message), (const uint8_t *)schema, strlen(schema),
-                            &question, NULL),
-          "elicit_form");
-    check(snodo_call_response(call, (const uint8_t *)"who", 3, (const uint8_t *)question, strlen(question), &kind,
-                              &value, NULL),
-          "call_response");
+    check(snodo_call_response(call, (const uint8_t *)"who", 3, who, &kind, &value, NULL), "call_response");
     if (kind == SNODO_ANSWER_KIND_ACCEPTED) {
         /* value is the validated content, e.g. {"name":"Ada"}. */
+        char outcome[1024];
         snprintf(outcome, sizeof outcome,
                  "{\"type\":\"complete\",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"Hello!\"}],"
                  "\"structuredContent\":%s}}",
                  value);
+        check(snodo_engine_decide(engine, call, (const uint8_t *)outcome, strlen(outcome), &response), "decide");
     } else if (kind == SNODO_ANSWER_KIND_DECLINED || kind == SNODO_ANSWER_KIND_CANCELLED) {
         /* The user said no: a final result, not the same question again. */
-        snprintf(outcome, sizeof outcome, "{\"type\":\"tool_error\",\"message\":\"No name given\"}");
+        static const char no[] = "{\"type\":\"tool_error\",\"message\":\"No name given\"}";
+        check(snodo_engine_decide(engine, call, (const uint8_t *)no, strlen(no), &response), "decide");
     } else {
         /* missing, invalid or changed: ask (again). */
-        snprintf(outcome, sizeof outcome, "{\"type\":\"input_required\",\"inputRequests\":{\"who\":%s}}", question);
+        const snodo_input_request ask[] = {{(const uint8_t *)"who", 3, who}};
+        check(snodo_engine_decide_input_required(engine, call, ask, 1, NULL, 0, &response), "decide");
     }
-    check(snodo_engine_decide(engine, call, (const uint8_t *)outcome, strlen(outcome), &response), "decide");
     snodo_string_free(value);
-    snodo_string_free(question);
     return response;
 }
 
@@ -113,6 +109,12 @@ int main(void) {
     check(snodo_config_add_key(config, (const uint8_t *)"k1", 2, key, sizeof key), "add_key");
     check(snodo_engine_new(config, &engine), "engine_new");
     snodo_config_free(config);
+    static const char message[] = "Who should we greet?";
+    static const char schema[] =
+        "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"maxLength\":40}},"
+        "\"required\":[\"name\"]}";
+    check(snodo_elicit_form((const uint8_t *)message, strlen(message), (const uint8_t *)schema, strlen(schema), &who),
+          "elicit_form");
     /* A server bound to loopback; behind a proxy, snodo_origin_policy_new
      * with the public host names and the web apps' origins. */
     check(snodo_origin_policy_loopback(&policy), "origin_policy");
@@ -138,6 +140,7 @@ int main(void) {
     }
     snodo_string_free(body);
     snodo_origin_policy_free(policy);
+    snodo_question_free(who);
     snodo_engine_free(engine);
     return 0;
 }

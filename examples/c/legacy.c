@@ -1,8 +1,8 @@
-/* One handler, both protocol eras (issue 14): the greet tool of hello.c
+/* One handler, both protocol eras: the greet tool of hello.c
  * served to a 2025-era client that opened with `initialize`. The handler
- * only builds an outcome; the transport decides it with
- * snodo_engine_decide_legacy, sends the resulting elicitation/create on the
- * session, and feeds the client's response back to the pending flow, which
+ * decides with the legacy decide functions (on a 2026 call they are the
+ * plain ones); the transport sends the resulting elicitation/create on the
+ * session and feeds the client's response back to the pending flow, which
  * resumes the same handler with the answer. A duplicate response is refused
  * and changes nothing.
  *
@@ -35,26 +35,32 @@ static void check(snodo_status st, const char *what) {
     exit(1);
 }
 
-/* The tool handler, era-blind: the outcome for `call` (JSON text, malloc'd). */
-static char *greet(const snodo_call *call) {
-    char *question = NULL, *value = NULL, *outcome = malloc(1024);
-    snodo_answer_kind kind;
-    check(snodo_elicit_form(TEXT("Who should we greet?"),
-                            TEXT("{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},"
-                                 "\"required\":[\"name\"]}"),
-                            &question, NULL),
-          "elicit_form");
-    check(snodo_call_response(call, TEXT("who"), TEXT(question), &kind, &value, NULL), "call_response");
-    if (kind == SNODO_ANSWER_KIND_ACCEPTED)
-        snprintf(outcome, 1024, "{\"type\":\"complete\",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"Hello!\"}],"
-                 "\"structuredContent\":%s}}", value);
-    else if (kind == SNODO_ANSWER_KIND_DECLINED || kind == SNODO_ANSWER_KIND_CANCELLED)
-        snprintf(outcome, 1024, "{\"type\":\"tool_error\",\"message\":\"No name given\"}");
-    else
-        snprintf(outcome, 1024, "{\"type\":\"input_required\",\"inputRequests\":{\"who\":%s}}", question);
+/* The tool's question, built once at start-up and asked on every round. */
+static snodo_question *who;
+
+/* The tool handler, era-blind: it decides `call` with the legacy decide
+ * functions, which on a 2026 call are exactly the plain ones. */
+static snodo_bridge_kind greet(const snodo_engine *engine, const snodo_call *call, snodo_response **response,
+                               snodo_pending_flow **pending, snodo_call **next) {
+    char *value = NULL, outcome[1024];
+    snodo_answer_kind answer;
+    snodo_bridge_kind kind;
+    check(snodo_call_response(call, TEXT("who"), who, &answer, &value, NULL), "call_response");
+    if (answer == SNODO_ANSWER_KIND_ACCEPTED || answer == SNODO_ANSWER_KIND_DECLINED ||
+        answer == SNODO_ANSWER_KIND_CANCELLED) {
+        if (answer == SNODO_ANSWER_KIND_ACCEPTED)
+            snprintf(outcome, sizeof outcome, "{\"type\":\"complete\",\"result\":{\"content\":[{\"type\":\"text\","
+                     "\"text\":\"Hello!\"}],\"structuredContent\":%s}}", value);
+        else
+            snprintf(outcome, sizeof outcome, "{\"type\":\"tool_error\",\"message\":\"No name given\"}");
+        check(snodo_engine_decide_legacy(engine, call, TEXT(outcome), &kind, response, pending, next), "decide_legacy");
+    } else {
+        const snodo_input_request ask[] = {{TEXT("who"), who}}; /* missing, invalid or changed: ask */
+        check(snodo_engine_decide_legacy_input_required(engine, call, ask, 1, NULL, 0, &kind, response, pending, next),
+              "decide_legacy");
+    }
     snodo_string_free(value);
-    snodo_string_free(question);
-    return outcome;
+    return kind;
 }
 
 static void print_response(const char *label, const snodo_response *r) {
@@ -64,18 +70,15 @@ static void print_response(const char *label, const snodo_response *r) {
     snodo_string_free(body);
 }
 
-/* Runs the handler on `call` and decides it the legacy way; returns the
- * pending flow when the handler asked something, else NULL. Consumes `call`. */
+/* Runs the handler on `call` (it decides the call the legacy way); returns
+ * the pending flow when the handler asked something, else NULL. Consumes
+ * `call`. */
 static snodo_pending_flow *run(const snodo_engine *engine, snodo_call *call) {
     while (call) {
-        char *outcome = greet(call);
-        snodo_bridge_kind kind;
         snodo_response *response = NULL;
         snodo_pending_flow *pending = NULL;
         snodo_call *next = NULL;
-        check(snodo_engine_decide_legacy(engine, call, TEXT(outcome), &kind, &response, &pending, &next),
-              "decide_legacy");
-        free(outcome);
+        snodo_bridge_kind kind = greet(engine, call, &response, &pending, &next);
         snodo_call_free(call);
         call = next; /* RESUME: a state-only round, run the handler again */
         if (kind == SNODO_BRIDGE_KIND_RESPOND) {
@@ -100,6 +103,11 @@ int main(void) {
     check(snodo_config_add_key(config, (const uint8_t *)"k1", 2, key, sizeof key), "add_key");
     check(snodo_engine_new(config, &engine), "engine_new");
     snodo_config_free(config);
+    check(snodo_elicit_form(TEXT("Who should we greet?"),
+                            TEXT("{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},"
+                                 "\"required\":[\"name\"]}"),
+                            &who),
+          "elicit_form");
 
     /* initialize: answer the version snodo picks and record the session,
      * with the verified user of the initialize request (the Bearer token's
@@ -165,6 +173,7 @@ int main(void) {
 
     snodo_pending_flow_free(pending); /* also what a disconnect does */
     snodo_session_free(session);
+    snodo_question_free(who);
     snodo_engine_free(engine);
     return 0;
 }

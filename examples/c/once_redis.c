@@ -341,11 +341,14 @@ static void refusal(char *outcome, size_t size, once_status st, const char *err)
         snprintf(outcome, size, "{\"type\":\"error\",\"code\":-32603,\"message\":\"%s\"}", err);
 }
 
+/* The tool's question, built once at start-up and asked on every round. */
+static snodo_question *question;
+
 /* begin + handler + decide for one message; prints and returns the body. */
 static char *serve(const snodo_engine *engine, redis_store *store, const char *request) {
     snodo_call *call = NULL;
     snodo_response *response = NULL;
-    char *question = NULL, *seats = NULL, *body = NULL, *result = NULL, err[512] = "", outcome[1024] = "";
+    char *seats = NULL, *body = NULL, *result = NULL, err[512] = "", outcome[1024] = "";
     bool retry = false;
     snodo_answer_kind kind;
     check(snodo_engine_begin(engine, (const uint8_t *)request, strlen(request), (const uint8_t *)"alice", 5, &call,
@@ -359,28 +362,24 @@ static char *serve(const snodo_engine *engine, redis_store *store, const char *r
         } else if (result) { /* remembered for these answers: no effect */
             snprintf(outcome, sizeof outcome, "{\"type\":\"complete\",\"result\":%s}", result);
         } else {
-            check(snodo_elicit_form((const uint8_t *)"How many seats?", 15, (const uint8_t *)SCHEMA,
-                                    strlen(SCHEMA), &question, NULL),
-                  "elicit_form");
-            check(snodo_call_response(call, (const uint8_t *)"seats", 5, (const uint8_t *)question,
-                                      strlen(question), &kind, &seats, NULL),
+            check(snodo_call_response(call, (const uint8_t *)"seats", 5, question, &kind, &seats, NULL),
                   "call_response");
-            if (kind != SNODO_ANSWER_KIND_ACCEPTED) {
-                snprintf(outcome, sizeof outcome,
-                         "{\"type\":\"input_required\",\"inputRequests\":{\"seats\":%s}}", question);
+            if (kind != SNODO_ANSWER_KIND_ACCEPTED) { /* ask (again) */
+                const snodo_input_request ask[] = {{(const uint8_t *)"seats", 5, question}};
+                check(snodo_engine_decide_input_required(engine, call, ask, 1, NULL, 0, &response), "decide");
             } else if ((st = run_once(store, call, book, seats, &result, err, sizeof err)) == ONCE_OK) {
                 snprintf(outcome, sizeof outcome, "{\"type\":\"complete\",\"result\":%s}", result);
             } else {
                 refusal(outcome, sizeof outcome, st, err);
             }
         }
-        check(snodo_engine_decide(engine, call, (const uint8_t *)outcome, strlen(outcome), &response), "decide");
+        if (!response) /* not asked: the outcome text (complete, or an error) */
+            check(snodo_engine_decide(engine, call, (const uint8_t *)outcome, strlen(outcome), &response), "decide");
     }
     check(snodo_response_body(response, &body, NULL), "body");
     printf("%s\n", body);
     free(result);
     snodo_string_free(seats);
-    snodo_string_free(question);
     snodo_response_free(response);
     snodo_call_free(call);
     return body;
@@ -482,6 +481,8 @@ int main(void) {
     check(snodo_config_add_key(config, (const uint8_t *)"k1", 2, key, sizeof key), "add_key");
     check(snodo_engine_new(config, &engine), "engine_new");
     snodo_config_free(config);
+    check(snodo_elicit_form((const uint8_t *)"How many seats?", 15, (const uint8_t *)SCHEMA, strlen(SCHEMA), &question),
+          "elicit_form");
 
     char req[4096];
     printf("-- round 1 asks; the final round books\n");
@@ -557,6 +558,7 @@ int main(void) {
     for (size_t i = 0; i < sizeof bodies / sizeof *bodies; i++) snodo_string_free(bodies[i]);
     if (store.c) redisFree(store.c);
     if (down.c) redisFree(down.c);
+    snodo_question_free(question);
     snodo_engine_free(engine);
     printf("%d effect(s), %d broken promise(s)\n", g_bookings, g_broken);
     return g_broken == 0 ? 0 : 1;

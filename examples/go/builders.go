@@ -10,11 +10,11 @@ package snodo
 // (the vectors still pin their output) and silences the warning only here.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-static snodo_status go_snodo_sampling(const uint8_t *p, size_t n, char **out, size_t *out_len) {
-	return snodo_sampling(p, n, out, out_len);
+static snodo_status go_snodo_sampling(const uint8_t *p, size_t n, snodo_question **out) {
+	return snodo_sampling(p, n, out);
 }
-static snodo_status go_snodo_list_roots(char **out, size_t *out_len) {
-	return snodo_list_roots(out, out_len);
+static snodo_status go_snodo_list_roots(snodo_question **out) {
+	return snodo_list_roots(out);
 }
 #pragma GCC diagnostic pop
 */
@@ -34,52 +34,62 @@ func two(a, b string, f func(*C.uint8_t, C.size_t, *C.uint8_t, C.size_t, **C.cha
 	})
 }
 
-// ElicitForm builds a form elicitation input request (JSON) from a message
-// and a requestedSchema (JSON text); a schema outside the spec's subset is
-// StatusSchema.
-func ElicitForm(message, schema string) (string, error) {
-	return two(message, schema, func(a *C.uint8_t, al C.size_t, b *C.uint8_t, bl C.size_t, o **C.char, n *C.size_t) C.snodo_status {
-		return C.snodo_elicit_form(a, al, b, bl, o, n)
+// twoQuestion runs a builder of two texts.
+func twoQuestion(a, b string, f func(*C.uint8_t, C.size_t, *C.uint8_t, C.size_t, **C.snodo_question) C.snodo_status) (*Question, error) {
+	ab, bb := []byte(a), []byte(b)
+	return questionOut(func(o **C.snodo_question) C.snodo_status {
+		ap, al := bytesIn(ab)
+		bp, bl := bytesIn(bb)
+		return f(ap, al, bp, bl, o)
 	})
 }
 
-// ElicitURL builds a URL elicitation input request (JSON).
-func ElicitURL(message, url string) (string, error) {
-	return two(message, url, func(a *C.uint8_t, al C.size_t, b *C.uint8_t, bl C.size_t, o **C.char, n *C.size_t) C.snodo_status {
-		return C.snodo_elicit_url(a, al, b, bl, o, n)
+// ElicitForm builds a form elicitation question from a message and a
+// requestedSchema (JSON text); a schema outside the spec's subset is
+// StatusSchema.
+func ElicitForm(message, schema string) (*Question, error) {
+	return twoQuestion(message, schema, func(a *C.uint8_t, al C.size_t, b *C.uint8_t, bl C.size_t, o **C.snodo_question) C.snodo_status {
+		return C.snodo_elicit_form(a, al, b, bl, o)
+	})
+}
+
+// ElicitURL builds a URL elicitation question.
+func ElicitURL(message, url string) (*Question, error) {
+	return twoQuestion(message, url, func(a *C.uint8_t, al C.size_t, b *C.uint8_t, bl C.size_t, o **C.snodo_question) C.snodo_status {
+		return C.snodo_elicit_url(a, al, b, bl, o)
 	})
 }
 
 // ElicitFormWithoutLint is ElicitForm without the advisory lint checks.
-func ElicitFormWithoutLint(message, schema string) (string, error) {
-	return two(message, schema, func(a *C.uint8_t, al C.size_t, b *C.uint8_t, bl C.size_t, o **C.char, n *C.size_t) C.snodo_status {
-		return C.snodo_elicit_form_without_lint(a, al, b, bl, o, n)
+func ElicitFormWithoutLint(message, schema string) (*Question, error) {
+	return twoQuestion(message, schema, func(a *C.uint8_t, al C.size_t, b *C.uint8_t, bl C.size_t, o **C.snodo_question) C.snodo_status {
+		return C.snodo_elicit_form_without_lint(a, al, b, bl, o)
 	})
 }
 
 // ElicitURLWithoutLint is ElicitURL without the advisory lint checks.
-func ElicitURLWithoutLint(message, url string) (string, error) {
-	return two(message, url, func(a *C.uint8_t, al C.size_t, b *C.uint8_t, bl C.size_t, o **C.char, n *C.size_t) C.snodo_status {
-		return C.snodo_elicit_url_without_lint(a, al, b, bl, o, n)
+func ElicitURLWithoutLint(message, url string) (*Question, error) {
+	return twoQuestion(message, url, func(a *C.uint8_t, al C.size_t, b *C.uint8_t, bl C.size_t, o **C.snodo_question) C.snodo_status {
+		return C.snodo_elicit_url_without_lint(a, al, b, bl, o)
 	})
 }
 
-// Sampling builds a sampling input request from CreateMessage params (JSON).
+// Sampling builds a sampling question from CreateMessage params (JSON).
 //
 // Deprecated: sampling input requests are deprecated in MCP 2026-07-28.
-func Sampling(params string) (string, error) {
+func Sampling(params string) (*Question, error) {
 	b := []byte(params)
-	return textOut(func(o **C.char, n *C.size_t) C.snodo_status {
+	return questionOut(func(o **C.snodo_question) C.snodo_status {
 		p, l := bytesIn(b)
-		return C.go_snodo_sampling(p, l, o, n)
+		return C.go_snodo_sampling(p, l, o)
 	})
 }
 
-// ListRoots builds a roots/list input request.
+// ListRoots builds a roots/list question.
 //
 // Deprecated: roots input requests are deprecated in MCP 2026-07-28.
-func ListRoots() (string, error) {
-	return textOut(func(o **C.char, n *C.size_t) C.snodo_status { return C.go_snodo_list_roots(o, n) })
+func ListRoots() (*Question, error) {
+	return questionOut(func(o **C.snodo_question) C.snodo_status { return C.go_snodo_list_roots(o) })
 }
 
 // MissingCapabilities is the capabilities (JSON) a client declaring

@@ -409,22 +409,23 @@ func (c *Call) Round() (uint32, error) {
 	return uint32(r), err
 }
 
-// Response is the client's answer for key, pinned to the question the
-// handler asks this round (request, JSON text): its kind and value (JSON).
-func (c *Call) Response(key, request string) (AnswerKind, string, error) {
-	if c == nil || c.p == nil {
+// Response is the client's answer for key to q, the question the handler
+// asks under key this round (the same one every round): its kind and value
+// (JSON).
+func (c *Call) Response(key string, q *Question) (AnswerKind, string, error) {
+	if c == nil || c.p == nil || q == nil || q.p == nil {
 		return AnswerMissing, "", errClosed
 	}
-	kb, rb := []byte(key), []byte(request)
+	kb := []byte(key)
 	var kind C.snodo_answer_kind
 	var p *C.char
 	var n C.size_t
 	err := call(func() C.snodo_status {
 		kp, kl := bytesIn(kb)
-		rp, rl := bytesIn(rb)
-		return C.snodo_call_response(c.p, kp, kl, rp, rl, &kind, &p, &n)
+		return C.snodo_call_response(c.p, kp, kl, q.p, &kind, &p, &n)
 	})
 	runtime.KeepAlive(c)
+	runtime.KeepAlive(q)
 	if err != nil {
 		return AnswerMissing, "", err
 	}

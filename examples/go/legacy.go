@@ -2,7 +2,7 @@
 
 package snodo
 
-// The legacy bridge (issue 14): a 2025-era session (negotiated at
+// The legacy bridge: a 2025-era session (negotiated at
 // initialize) sends plain requests; an input_required outcome becomes
 // server-to-client requests and a PendingFlow that the client's responses
 // are fed to, instead of an MRTR result.

@@ -2,7 +2,7 @@
 
 package snodo
 
-// legacy.json (issue 14): the 2025-era bridge through libsnodo, asserting
+// legacy.json: the 2025-era bridge through libsnodo, asserting
 // what the C runner (tests/c/vectors.c run_legacy) asserts: each output is
 // built in the same shape and compared by canonical JSON, the handles each
 // kind promises (and no others), and whether the case saw an error.

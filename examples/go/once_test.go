@@ -26,6 +26,7 @@ func TestOnceReaders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer form.Close()
 	// One round: begin, read the ids, ask the question again; returns the
 	// ids and the next requestState.
 	round := func(request string) (flow, token string, exp uint64, digest, state string) {
@@ -52,7 +53,7 @@ func TestOnceReaders(t *testing.T) {
 		if okX && flowExp != 1800000000+3600+60 {
 			t.Fatalf("flow expires at %d", flowExp)
 		}
-		r, err := e.Decide(call, `{"type":"input_required","inputRequests":{"name":`+form+`}}`)
+		r, err := e.DecideInputRequired(call, []Ask{{"name", form}}, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +121,14 @@ func askName(t *testing.T, e *Engine, call *Call) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := e.Decide(call, `{"type":"input_required","inputRequests":{"name":`+form+`}}`)
+	defer form.Close()
+	// The outcome as JSON text holding the question's JSON: the core makes
+	// it a question again.
+	js, err := form.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.Decide(call, `{"type":"input_required","inputRequests":{"name":`+js+`}}`)
 	if err != nil {
 		t.Fatal(err)
 	}

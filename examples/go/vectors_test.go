@@ -178,7 +178,7 @@ func engine(t *testing.T, cfg raw, now uint64) *Engine {
 	if present(vc.ClockSkewSecs) {
 		must(c.SetClockSkewSecs(u64(t, vc.ClockSkewSecs)))
 	}
-	// Issue 17: rows of the core's LIMITS, set by name.
+	// Rows of the core's LIMITS, set by name.
 	if present(vc.TokenVersion) {
 		must(c.SetLimit("token_version", u64(t, vc.TokenVersion)))
 	}
@@ -326,7 +326,7 @@ type flowStep struct {
 		Round     raw `json:"round"`
 		State     raw `json:"state"`
 		AskedKeys raw `json:"askedKeys"`
-		// Issue 17: null ids and expiry on a first round.
+		// Null ids and expiry on a first round.
 		FlowID         raw `json:"flowId"`
 		TokenID        raw `json:"tokenId"`
 		TokenExpiresAt raw `json:"tokenExpiresAt"`
@@ -513,7 +513,12 @@ func checkAnswers(t *testing.T, call *Call, answers []struct {
 }) {
 	t.Helper()
 	for _, a := range answers {
-		kind, value, err := call.Response(a.Key, string(a.Request))
+		q, err := QuestionFromJSON(string(a.Request))
+		if err != nil {
+			t.Fatalf("question %s: %v", a.Key, err)
+		}
+		kind, value, err := call.Response(a.Key, q)
+		q.Close()
 		if err != nil {
 			t.Fatalf("answer %s: %v", a.Key, err)
 		}
@@ -613,7 +618,7 @@ func editToken(t *testing.T, tok, edit string) string {
 		}
 		return tok[:n]
 	case "replace-kid":
-		// Issue 17: the second part (the key id) replaced.
+		// The second part (the key id) replaced.
 		parts := strings.Split(tok, ".")
 		if len(parts) < 3 {
 			t.Fatalf("edit %q on %q", edit, tok)
@@ -764,19 +769,21 @@ func runBuilder(t *testing.T, _ vfile, tc raw) {
 	field := "request"
 	var res string
 	var err error
+	// The builders make questions; what is compared is the question's JSON.
+	var q *Question
 	switch c.Op {
 	case "elicit_form":
-		res, err = ElicitForm(c.Message, text(c.Schema))
+		q, err = ElicitForm(c.Message, text(c.Schema))
 	case "elicit_url":
-		res, err = ElicitURL(c.Message, c.URL)
+		q, err = ElicitURL(c.Message, c.URL)
 	case "elicit_form_without_lint":
-		res, err = ElicitFormWithoutLint(c.Message, text(c.Schema))
+		q, err = ElicitFormWithoutLint(c.Message, text(c.Schema))
 	case "elicit_url_without_lint":
-		res, err = ElicitURLWithoutLint(c.Message, c.URL)
+		q, err = ElicitURLWithoutLint(c.Message, c.URL)
 	case "sampling":
-		res, err = Sampling(text(c.Params)) //nolint:staticcheck // the vectors pin the deprecated builder
+		q, err = Sampling(text(c.Params)) //nolint:staticcheck // the vectors pin the deprecated builder
 	case "list_roots":
-		res, err = ListRoots() //nolint:staticcheck // as above
+		q, err = ListRoots() //nolint:staticcheck // as above
 	case "task_input_requests":
 		field = "missing"
 		res, err = CheckTaskInputRequests(text(c.Task), text(c.Capabilities))
@@ -802,6 +809,10 @@ func runBuilder(t *testing.T, _ vfile, tc raw) {
 		}
 	default:
 		t.Fatalf("unknown op %q", c.Op)
+	}
+	if q != nil {
+		res, err = q.JSON()
+		q.Close()
 	}
 	out := ""
 	if err == nil {

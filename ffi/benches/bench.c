@@ -10,7 +10,7 @@
  * Usage: bench PAYLOAD_DIR OUT.json   (BENCH_SAMPLE_MS, BENCH_REPEATS)
  * Built and run by scripts/bench.sh (`make bench`).
  *
- * In-window core samples (issue 16, seventh pass): with BENCH_CORE_SAMPLER
+ * In-window core samples: with BENCH_CORE_SAMPLER
  * set to the path of the core's round sampler (core/examples/round_sampler.rs,
  * built by scripts/bench.sh; BENCH_CORE_BATCH is its decide batch), every
  * repeat also takes one sample of the core's begin+decide right before or

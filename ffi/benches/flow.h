@@ -1,8 +1,9 @@
 /* The two-round flow that bench.c times and rss.c repeats for memory, and
  * the engine it runs on: a fixed key on the real clock (the installed
- * libsnodo has no other), a tools/call that asks one form question
- * carrying the state from the payload file, and the retry that answers
- * it. Shared so the two benches measure the same work.
+ * libsnodo has no other), a tools/call that asks one form question (built
+ * once, as a server builds its questions at start-up) carrying the state
+ * from the payload file, and the retry that answers it. Shared so the two
+ * benches measure the same work.
  *
  * Each program defines BENCH_NAME (the prefix of its error messages)
  * before including this file, and includes it once.
@@ -31,9 +32,11 @@ static const char HEAD[] = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/cal
                            "\"arguments\":{\"query\":\"flights to LIS\",\"limit\":10},";
 
 static snodo_engine *engine;
-/* Round 1's request and the handler's outcome for it (set by setup). */
-static char *r1, *ask;
-static size_t r1_len, ask_len;
+/* The handler's question, built once (set by setup, as a server does at
+ * start-up), round 1's request and the state it carries. */
+static snodo_question *question;
+static char *r1, *r1_state;
+static size_t r1_len, r1_state_len;
 
 static void die(const char *what, snodo_status s) {
     fprintf(stderr, BENCH_NAME ": %s failed: %s\n", what, snodo_status_name(s));
@@ -61,8 +64,8 @@ static char *concat(const char *a, const char *b, const char *c, const char *d, 
     return s;
 }
 
-/* The engine, round 1's request and its outcome carrying `state`. */
-static void setup(const char *state) {
+/* The engine, the question, round 1's request and the state `st`. */
+static void setup(const char *st) {
     snodo_config *cfg = NULL;
     snodo_status s = snodo_config_new(&cfg);
     if (s != SNODO_STATUS_OK) die("config_new", s);
@@ -72,17 +75,20 @@ static void setup(const char *state) {
     if ((s = snodo_engine_new(cfg, &engine)) != SNODO_STATUS_OK) die("engine_new", s);
     snodo_config_free(cfg);
 
+    if ((s = snodo_question_from_json((const uint8_t *)QUESTION, strlen(QUESTION), &question)) != SNODO_STATUS_OK)
+        die("question", s);
     r1 = concat(HEAD, META, "}}", "", "");
     r1_len = strlen(r1);
-    ask = concat("{\"type\":\"input_required\",\"inputRequests\":{\"seat\":", QUESTION, "},\"state\":", state, "}");
-    ask_len = strlen(ask);
+    r1_state = concat(st, "", "", "", "");
+    r1_state_len = strlen(r1_state);
 }
 
 /* Frees what setup made. */
 static void teardown(void) {
+    snodo_question_free(question);
     snodo_engine_free(engine);
     free(r1);
-    free(ask);
+    free(r1_state);
 }
 
 static snodo_call *begin(const char *req, size_t len) {
@@ -102,7 +108,9 @@ static snodo_call *begin(const char *req, size_t len) {
 static snodo_response *round1(void) {
     snodo_call *c1 = begin(r1, r1_len);
     snodo_response *a1 = NULL;
-    snodo_status s = snodo_engine_decide(engine, c1, (const uint8_t *)ask, ask_len, &a1);
+    const snodo_input_request ask[] = {{(const uint8_t *)"seat", 4, question}};
+    snodo_status s =
+        snodo_engine_decide_input_required(engine, c1, ask, 1, (const uint8_t *)r1_state, r1_state_len, &a1);
     if (s != SNODO_STATUS_OK) die("decide", s);
     snodo_call_free(c1);
     return a1;
@@ -137,8 +145,7 @@ static char *retry_request(const snodo_response *a1) {
 static void round2(const char *r2, size_t r2_len) {
     snodo_call *c2 = begin(r2, r2_len);
     snodo_answer_kind kind;
-    snodo_status s = snodo_call_response(c2, (const uint8_t *)"seat", 4, (const uint8_t *)QUESTION,
-                                         strlen(QUESTION), &kind, NULL, NULL);
+    snodo_status s = snodo_call_response(c2, (const uint8_t *)"seat", 4, question, &kind, NULL, NULL);
     if (s != SNODO_STATUS_OK || kind != SNODO_ANSWER_KIND_ACCEPTED) die("response", s);
     snodo_response *a2 = NULL;
     s = snodo_engine_decide(engine, c2, (const uint8_t *)DONE, strlen(DONE), &a2);

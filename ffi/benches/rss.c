@@ -1,4 +1,4 @@
-/* Memory of libsnodo from C (issue 16): peak RSS over 100 000 two-round
+/* Memory of libsnodo from C: peak RSS over 100 000 two-round
  * flows in a loop, which must stay flat after warm-up.
  *
  * A flow is the one bench.c times, with the 4 KiB state: round 1 begins

@@ -1,13 +1,7 @@
-//! `snodo_status`, the static message of each status, and the thread-local
-//! last error that carries field-level detail.
-//!
-//! Why a thread-local last error rather than an error out-param: every
-//! function keeps only its real outputs (the rustls-ffi convention of one
-//! status return and trailing out-params), callers that only care about the
-//! status pay nothing, and the shared engine never needs a mutable error
-//! slot (a per-handle slot would race when one engine serves many threads).
-//! The price is the errno rule: read it on the same thread, right after the
-//! failing call.
+//! `snodo_status`, its static name and message, and the thread-local last
+//! error with the detail. Thread-local rather than an out-param: every
+//! function keeps only its real outputs, and a shared engine needs no mutable
+//! error slot (one per handle would race); the price is the errno rule.
 
 use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char, c_int};
@@ -17,20 +11,14 @@ use snodo::{Error, ErrorCode, TokenError, TokenReason};
 
 /// The status every fallible libsnodo function returns.
 ///
-/// 0 is success. 1 to 99 are the core's error codes with the same numbers
-/// and names (the same list as Python's exception classes and Node's
-/// `err.code`). 100 and up are statuses of the C binding only. Numbers are
-/// stable and never reused; new statuses may be added, so treat unknown
-/// values as failures.
+/// 0 is success. 1 to 99 are the core's error codes with the same numbers and
+/// names (the same list as Python's exception classes and Node's `err.code`).
+/// 100 and up are statuses of the C binding only. Numbers are stable and never
+/// reused; new statuses may be added, so treat unknown values as failures.
 //
-// Why the enum is written out here and not generated: cbindgen reads the
-// source without expanding macros, so the enum it exports must be plain
-// Rust. Everything else about a status (the list, names, messages, the
-// core-code conversion) comes from the one table in `status_table!` below;
-// its `match` has no wildcard, so a variant missing from the table, or a
-// table entry that is not a variant, does not compile, and the test
-// `statuses_are_the_core_codes` proves the core entries equal `ErrorCode::ALL`.
-#[allow(non_camel_case_types)]
+// Written out because cbindgen does not expand macros; everything else about a
+// status comes from `status_table!` below, whose `match` has no wildcard (the
+// two cannot drift), and `statuses_are_the_core_codes` holds it to the core.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum snodo_status {
@@ -50,20 +38,20 @@ pub enum snodo_status {
     Json = 6,
     /// The state to seal would exceed the configured token size.
     StateTooLarge = 7,
-    /// A continuation token failed to open (`snodo_engine_open` only); the
-    /// last error is `TOKEN: Invalid or expired requestState (<reason>)`.
+    /// A continuation token failed to open (`snodo_engine_open` only); the last
+    /// error is `TOKEN: Invalid or expired requestState (<reason>)`.
     Token = 8,
-    /// The message given to `snodo_engine_begin` is not a JSON-RPC request
-    /// (a notification or a response): send nothing back.
+    /// The message given to `snodo_engine_begin` is not a JSON-RPC request (a
+    /// notification or a response): send nothing back.
     NotARequest = 9,
-    /// Any other invalid argument (empty principal, bad outcome shape, a
-    /// length above `PTRDIFF_MAX`, ...).
+    /// Any other invalid argument (empty principal, bad outcome shape, a length
+    /// above `PTRDIFF_MAX`, ...).
     Argument = 10,
-    /// `snodo_engine_decide` was already called successfully on this call
-    /// (the core's decided-once rule; 103 before issue 12).
+    /// `snodo_engine_decide` was already called successfully on this call (the
+    /// core's decided-once rule).
     AlreadyDecided = 11,
-    /// The once store failed (unreachable, full), or the flow's effect is
-    /// still running elsewhere past the wait; the effect did not run here.
+    /// The once store failed (unreachable, full), or the flow's effect is still
+    /// running elsewhere past the wait; the effect did not run here.
     Store = 12,
     /// A required pointer argument was NULL.
     NullArgument = 100,
@@ -73,12 +61,12 @@ pub enum snodo_status {
     Panic = 102,
 }
 
-/// Where a status's message comes from: the core's code (name and
-/// description are the core's), or this binding.
+/// Where a status's name and message come from: the core's code, or this
+/// binding (the name is the header's constant without `SNODO_STATUS_`).
 #[derive(Debug, Clone, Copy)]
 enum Source {
     Core(ErrorCode),
-    Binding(&'static str),
+    Binding(&'static str, &'static str),
 }
 
 /// The one status table. Generates `ALL_STATUSES` and `snodo_status::source`
@@ -96,19 +84,12 @@ macro_rules! status_table {
                     $(snodo_status::$variant => $source,)*
                 }
             }
-
-            /// The variant's identifier, e.g. `NotARequest`.
-            fn ident(self) -> &'static str {
-                match self {
-                    $(snodo_status::$variant => stringify!($variant),)*
-                }
-            }
         }
     };
 }
 
 status_table! {
-    Ok => Source::Binding("success"),
+    Ok => Source::Binding("OK", "success"),
     Config => Source::Core(ErrorCode::Config),
     Schema => Source::Core(ErrorCode::Schema),
     Url => Source::Core(ErrorCode::Url),
@@ -121,39 +102,25 @@ status_table! {
     Argument => Source::Core(ErrorCode::Argument),
     AlreadyDecided => Source::Core(ErrorCode::AlreadyDecided),
     Store => Source::Core(ErrorCode::Store),
-    NullArgument => Source::Binding("a required pointer argument is NULL"),
-    InvalidUtf8 => Source::Binding("a text argument is not valid UTF-8"),
-    Panic => Source::Binding("internal panic (a snodo bug); the call had no effect"),
+    NullArgument => Source::Binding("NULL_ARGUMENT", "a required pointer argument is NULL"),
+    InvalidUtf8 => Source::Binding("INVALID_UTF8", "a text argument is not valid UTF-8"),
+    Panic => Source::Binding("PANIC", "internal panic (a snodo bug); the call had no effect"),
 }
 
-/// `NotARequest` → `NOT_A_REQUEST`: the same rule cbindgen applies
-/// (`rename_variants = "ScreamingSnakeCase"`), so the name is always the
-/// header's constant without `SNODO_STATUS_`.
-fn screaming_snake(ident: &str) -> String {
-    let mut out = String::with_capacity(ident.len() + 4);
-    for (i, ch) in ident.chars().enumerate() {
-        if ch.is_ascii_uppercase() && i > 0 {
-            out.push('_');
-        }
-        out.push(ch.to_ascii_uppercase());
-    }
-    out
-}
-
-/// NUL-terminated name and message of every status, built once from the
-/// table (C callers get `const char *` that live forever).
+/// NUL-terminated name and message of every status, built once from the table
+/// (C callers get `const char *` that live forever).
 static TEXTS: LazyLock<Vec<(snodo_status, CString, CString)>> = LazyLock::new(|| {
     ALL_STATUSES
         .iter()
         .map(|&s| {
-            let message = match s.source() {
-                Source::Core(code) => code.description(),
-                Source::Binding(text) => text,
+            let (name, message) = match s.source() {
+                Source::Core(code) => (code.name(), code.description()),
+                Source::Binding(name, text) => (name, text),
             };
             // Names and messages are fixed ASCII text without NUL bytes;
             // a NUL would only shorten the text, never fail.
             let c = |t: &str| CString::new(t.replace('\0', "")).unwrap_or_default();
-            (s, c(&screaming_snake(s.ident())), c(message))
+            (s, c(name), c(message))
         })
         .collect()
 });
@@ -189,8 +156,8 @@ impl snodo_status {
     }
 }
 
-/// A failure on its way to the C caller: a status, a detail message, and
-/// for a token that failed to open, the core's reason.
+/// A failure on its way to the C caller: a status, a detail message, and for a
+/// token that failed to open, the core's reason.
 #[derive(Debug)]
 pub(crate) struct Fail {
     pub status: snodo_status,
@@ -204,10 +171,8 @@ impl Fail {
     }
 
     /// A kind of a `#[non_exhaustive]` core enum (`Answer`) this libsnodo has
-    /// no C value for. It can only happen when the core adds a kind before
-    /// the C API does: PANIC (a snodo bug), never a guess that could make a
-    /// handler act on the wrong answer. (Python and Node pass the core's
-    /// kind word through, so they need no such arm.)
+    /// no C value for (the core added one first): PANIC, a snodo bug, never a
+    /// guess that could make a handler act on the wrong answer.
     pub(crate) fn unknown_kind(what: &str) -> Fail {
         Fail::new(
             snodo_status::Panic,
@@ -238,103 +203,58 @@ thread_local! {
 
 pub(crate) fn set_last_error(fail: Option<Fail>) {
     // try_with: a call during thread teardown simply records nothing.
-    let _ = LAST_ERROR.try_with(|slot| {
-        if let Ok(mut slot) = slot.try_borrow_mut() {
-            *slot = fail;
-        }
-    });
+    let _ = LAST_ERROR.try_with(|slot| slot.try_borrow_mut().map(|mut slot| *slot = fail));
 }
 
-fn last_token_reason() -> Option<&'static str> {
-    LAST_ERROR
-        .try_with(|slot| {
-            slot.try_borrow().ok().and_then(|f| f.as_ref().and_then(|f| f.reason)).map(TokenReason::name)
-        })
-        .ok()
-        .flatten()
+/// What `f` reads of this thread's last failure, if any.
+fn last<T>(f: impl FnOnce(&Fail) -> Option<T>) -> Option<T> {
+    LAST_ERROR.try_with(|slot| slot.try_borrow().ok()?.as_ref().and_then(f)).ok().flatten()
 }
 
 pub(crate) fn last_error_detail() -> String {
-    LAST_ERROR
-        .try_with(|slot| {
-            slot.try_borrow().ok().and_then(|f| {
-                f.as_ref().map(|f| format!("{}: {}", f.status.name().to_string_lossy(), f.detail))
-            })
-        })
-        .ok()
-        .flatten()
-        .unwrap_or_default()
+    last(|f| Some(format!("{}: {}", f.status.name().to_string_lossy(), f.detail))).unwrap_or_default()
 }
 
-/// The static, NUL-terminated message of `status`.
-///
-/// Takes an `int` so that any value is safe to pass: unknown values give
-/// `"unknown status"`. The result is static: never free it. Never NULL.
-/// Thread-safe. Does not touch the last error.
+/// The static message of `status` (an `int`, so that any value is safe to
+/// pass: unknown values give `"unknown status"`). Never NULL, never free it.
+/// Does not touch the last error.
 #[unsafe(no_mangle)]
 pub extern "C" fn snodo_status_message(status: c_int) -> *const c_char {
     snodo_status::from_int(status).map_or(c"unknown status", snodo_status::message).as_ptr()
 }
 
 /// The stable name of `status` without the `SNODO_STATUS_` prefix, e.g.
-/// `"CONFIG"`; `"UNKNOWN"` for values that are not statuses.
-///
-/// Static: never free it. Never NULL. Thread-safe. Does not touch the last error.
+/// `"CONFIG"`; `"UNKNOWN"` for values that are not statuses. Static, as
+/// `snodo_status_message`.
 #[unsafe(no_mangle)]
 pub extern "C" fn snodo_status_name(status: c_int) -> *const c_char {
     snodo_status::from_int(status).map_or(c"UNKNOWN", snodo_status::name).as_ptr()
 }
 
-/// Copies the detail of the last failure on this thread into `*out`, as
-/// `"NAME: detail"` (e.g. `"SCHEMA: properties.age: unknown keyword ..."`),
-/// or `""` when the last snodo call on this thread succeeded.
-///
-/// Every fallible function clears the last error on entry and sets it when it
-/// fails, so read it right after the failing call. Reading it does not
-/// clear it. The string is owned by the caller: free it with
-/// `snodo_string_free`. `out_len` may be NULL; it receives the length
-/// without the terminating NUL.
-///
-/// Statuses: OK; NULL_ARGUMENT if `out` is NULL; PANIC.
-/// Thread-safe (each thread has its own last error).
-///
-/// # Safety
-///
-/// `out` must be NULL or valid for one pointer write; `out_len` NULL or
-/// valid for one `size_t` write.
+/// Copies the detail of the last failure on this thread into `*out`, as `"NAME:
+/// detail"` (e.g. `"SCHEMA: properties.age: unknown keyword ..."`), or `""`
+/// when the last snodo call on this thread succeeded. Every fallible function
+/// clears it on entry and sets it when it fails: read it on the same thread
+/// right after the failing call (reading does not clear it). Each thread has
+/// its own last error.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_last_error(out: *mut *mut c_char, out_len: *mut usize) -> snodo_status {
     crate::ffi::guard_keep_error(|| {
-        let out = crate::ffi::OutStr::new(out, out_len)?;
-        let detail = last_error_detail();
-        // SAFETY: the caller passed valid out-pointers (see # Safety).
-        unsafe { out.write(detail.as_bytes()) };
+        unsafe { crate::ffi::OutStr::new(out, out_len) }?.write(last_error_detail().as_bytes());
         Ok(())
     })
 }
 
-/// Copies the reason of the last failure on this thread into `*out` when it
-/// was a token that failed to open (TOKEN from `snodo_engine_open`): the
-/// core's stable reason name, e.g. `"expired"` or `"signature"` (the same
-/// names as Python's `.reason` and Node's `err.reason`). `""` otherwise.
-///
-/// The same rules as `snodo_last_error`: read it on the same thread, right
-/// after the failing call; reading does not clear it. The string is owned
-/// by the caller (free with `snodo_string_free`); `out_len` may be NULL.
-///
-/// Statuses: OK; NULL_ARGUMENT if `out` is NULL; PANIC. Thread-safe.
-///
-/// # Safety
-///
-/// `out` must be NULL or valid for one pointer write; `out_len` NULL or
-/// valid for one `size_t` write.
+/// Copies the reason of the last failure on this thread into `*out` when it was
+/// a token that failed to open (TOKEN from `snodo_engine_open`): the core's
+/// stable reason name, e.g. `"expired"` or `"signature"` (the same names as
+/// Python's `.reason` and Node's `err.reason`); `""` otherwise. Read as
+/// `snodo_last_error`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_last_token_reason(out: *mut *mut c_char, out_len: *mut usize) -> snodo_status {
     crate::ffi::guard_keep_error(|| {
-        let out = crate::ffi::OutStr::new(out, out_len)?;
-        let reason = last_token_reason().unwrap_or("");
-        // SAFETY: the caller passed valid out-pointers (see # Safety).
-        unsafe { out.write(reason.as_bytes()) };
+        let reason = last(|f| f.reason.map(TokenReason::name)).unwrap_or("");
+        unsafe { crate::ffi::OutStr::new(out, out_len) }?.write(reason.as_bytes());
         Ok(())
     })
 }
@@ -352,7 +272,7 @@ mod tests {
             .iter()
             .filter_map(|s| match s.source() {
                 Source::Core(c) => Some(c),
-                Source::Binding(_) => None,
+                Source::Binding(..) => None,
             })
             .collect();
         assert_eq!(core, ErrorCode::ALL.to_vec());
@@ -368,7 +288,7 @@ mod tests {
             let n = s as u32;
             match s.source() {
                 Source::Core(_) => assert!((1..100).contains(&n), "{s:?}"),
-                Source::Binding(_) => assert!(n == 0 || n >= 100, "{s:?}"),
+                Source::Binding(..) => assert!(n == 0 || n >= 100, "{s:?}"),
             }
         }
         assert!(ALL_STATUSES.windows(2).all(|w| (w[0] as u32) < (w[1] as u32)));

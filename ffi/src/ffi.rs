@@ -1,5 +1,9 @@
 //! The plumbing every export shares: the panic boundary, reading pointer +
-//! length arguments, writing out-params, and snodo-allocated strings.
+//! length arguments, out-params, and snodo-allocated strings.
+//!
+//! Each `unsafe fn` here asks the header's pointer contract of its pointers
+//! (NULL, or valid for what the argument says, for the call's duration);
+//! NULL is checked here, the rest is the caller's promise.
 
 use std::any::Any;
 use std::ffi::c_char;
@@ -43,137 +47,128 @@ pub(crate) fn guard_keep_error(f: impl FnOnce() -> Result<(), Fail>) -> snodo_st
     }
 }
 
-/// The panic boundary of `void` exports (the `_free` functions).
-pub(crate) fn guard_void(f: impl FnOnce()) {
-    let _ = catch_unwind(AssertUnwindSafe(f));
+/// Moves a value into a new handle for the C caller.
+pub(crate) fn into_handle<T>(value: T) -> *mut T {
+    Box::into_raw(Box::new(value))
 }
 
-/// Borrows `len` bytes at `ptr`. NULL is always NULL_ARGUMENT, even with
-/// `len == 0`: an empty input is any non-NULL pointer with length 0.
+/// Frees a handle made by [`into_handle`] (NULL is a no-op), inside the panic
+/// boundary of the `void` exports.
 ///
 /// # Safety
 ///
-/// `ptr` must be NULL or valid for reads of `len` bytes for `'a`.
+/// `ptr` is NULL or a handle from [`into_handle`] not yet freed.
+pub(crate) unsafe fn free_handle<T: ?Sized>(ptr: *mut T) {
+    if !ptr.is_null() {
+        // SAFETY: made by Box::into_raw and not yet freed, per the contract.
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(unsafe { Box::from_raw(ptr) })));
+    }
+}
+
+/// Borrows an array of `len` values at `ptr`; NULL is an empty array when `len`
+/// is 0, else NULL_ARGUMENT.
+pub(crate) unsafe fn slice<'a, T>(ptr: *const T, len: usize, what: &str) -> Result<&'a [T], Fail> {
+    if ptr.is_null() {
+        return if len == 0 { Ok(&[]) } else { Err(Fail::null(what)) };
+    }
+    // slice::from_raw_parts requires len * size <= isize::MAX; refuse before UB.
+    if len > isize::MAX as usize / size_of::<T>().max(1) {
+        return Err(Fail::new(snodo_status::Argument, format!("{what}: length {len} is too large")));
+    }
+    // SAFETY: non-NULL and valid for `len` values, per the contract.
+    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+}
+
+/// Borrows `len` bytes at `ptr`. NULL is NULL_ARGUMENT even with `len` 0: an
+/// empty input is any non-NULL pointer with length 0.
 pub(crate) unsafe fn bytes<'a>(ptr: *const u8, len: usize, what: &str) -> Result<&'a [u8], Fail> {
     if ptr.is_null() {
         return Err(Fail::null(what));
     }
-    // slice::from_raw_parts requires len <= isize::MAX; refuse before UB.
-    if len > isize::MAX as usize {
-        return Err(Fail::new(snodo_status::Argument, format!("{what}: length {len} is too large")));
-    }
-    // SAFETY: non-NULL and valid for `len` bytes per this function's contract.
-    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+    unsafe { slice(ptr, len, what) }
 }
 
 /// Borrows UTF-8 text at `ptr` (see [`bytes`]).
-///
-/// # Safety
-///
-/// As [`bytes`].
 pub(crate) unsafe fn text<'a>(ptr: *const u8, len: usize, what: &str) -> Result<&'a str, Fail> {
-    // SAFETY: forwarded contract.
-    let b = unsafe { bytes(ptr, len, what) }?;
-    std::str::from_utf8(b).map_err(|e| {
+    std::str::from_utf8(unsafe { bytes(ptr, len, what) }?).map_err(|e| {
         Fail::new(snodo_status::InvalidUtf8, format!("{what}: invalid UTF-8 at byte {}", e.valid_up_to()))
     })
 }
 
-/// Parses a JSON argument strictly with the core's one reader (duplicate
-/// keys, depth and `snodo::MAX_ARGUMENT_BYTES` refused).
-///
-/// # Safety
-///
-/// As [`bytes`].
+/// [`text`], NULL meaning absent.
+pub(crate) unsafe fn text_opt<'a>(ptr: *const u8, len: usize, what: &str) -> Result<Option<&'a str>, Fail> {
+    if ptr.is_null() { Ok(None) } else { unsafe { text(ptr, len, what) }.map(Some) }
+}
+
+/// Parses a JSON argument strictly with the core's one reader.
 pub(crate) unsafe fn json(ptr: *const u8, len: usize, what: &str) -> Result<Value, Fail> {
-    // SAFETY: forwarded contract.
-    let t = unsafe { text(ptr, len, what) }?;
-    Ok(snodo::parse_json(t.as_bytes(), what)?)
+    Ok(snodo::parse_json(unsafe { text(ptr, len, what) }?.as_bytes(), what)?)
 }
 
-/// Like [`json`], but a NULL pointer means "absent".
-///
-/// # Safety
-///
-/// As [`bytes`].
+/// [`json`], NULL meaning absent.
 pub(crate) unsafe fn json_opt(ptr: *const u8, len: usize, what: &str) -> Result<Option<Value>, Fail> {
-    if ptr.is_null() {
-        return Ok(None);
-    }
-    // SAFETY: forwarded contract.
-    unsafe { json(ptr, len, what) }.map(Some)
+    if ptr.is_null() { Ok(None) } else { unsafe { json(ptr, len, what) }.map(Some) }
 }
 
-/// The body of the helpers that read two JSON arguments and write one JSON
-/// result (`snodo_missing_capabilities`, `snodo_filter_supported`,
-/// `snodo_check_task_input_requests`): argument conversion only, `f` is the
-/// core call.
-///
-/// # Safety
-///
-/// `a` and `b` valid for their lengths; `out` valid for one pointer write;
-/// `out_len` NULL or valid for one `size_t` write.
-pub(crate) unsafe fn json_pair_to_json(
-    (a, a_len, a_what): (*const u8, usize, &str),
-    (b, b_len, b_what): (*const u8, usize, &str),
-    out: *mut *mut c_char,
-    out_len: *mut usize,
-    f: impl FnOnce(&Value, &Value) -> Result<Value, Fail>,
-) -> snodo_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let a = unsafe { json(a, a_len, a_what) }?;
-        // SAFETY: caller contract.
-        let b = unsafe { json(b, b_len, b_what) }?;
-        let out = OutStr::new(out, out_len)?;
-        let result = f(&a, &b)?;
-        // SAFETY: caller contract.
-        unsafe { out.write_json(&result) };
-        Ok(())
-    })
+/// A JSON array of strings; anything else is CONFIG.
+pub(crate) unsafe fn string_list(ptr: *const u8, len: usize, what: &str) -> Result<Vec<String>, Fail> {
+    let list = unsafe { json(ptr, len, what) }?;
+    let items = list.as_array().and_then(|a| a.iter().map(|v| v.as_str().map(str::to_owned)).collect());
+    items.ok_or_else(|| Fail::new(snodo_status::Config, format!("{what}: must be a JSON array of strings")))
 }
 
-/// Borrows the object behind a handle pointer.
-///
-/// # Safety
-///
-/// `ptr` must be NULL or a live handle of type `T` created by snodo.
+/// Borrows the object behind a handle (NULL or a live `T` made by snodo).
 pub(crate) unsafe fn handle<'a, T>(ptr: *const T, what: &str) -> Result<&'a T, Fail> {
     // SAFETY: per the contract, non-NULL means a live, properly aligned T.
     unsafe { ptr.as_ref() }.ok_or_else(|| Fail::null(what))
 }
 
-/// Shared body of every handle's text readers (call, session, pending
-/// flow): checks the handle and the out-params, then writes what `f`
-/// returns as a new string. One body so the NULL and panic rules cannot
-/// differ between handles.
-///
-/// # Safety
-///
-/// `ptr` NULL or a live handle; `out`/`out_len` as in [`OutStr::write`].
+/// [`handle`] for a call that changes the handle (no other thread uses it).
+pub(crate) unsafe fn handle_mut<'a, T>(ptr: *mut T, what: &str) -> Result<&'a mut T, Fail> {
+    // SAFETY: per the contract, non-NULL means a live T used by this thread only.
+    unsafe { ptr.as_mut() }.ok_or_else(|| Fail::null(what))
+}
+
+/// The body of every handle's text readers: checks the handle and the outs,
+/// then writes what `f` returns (`None`: NULL and length 0), so that the NULL
+/// and panic rules cannot differ between handles.
 pub(crate) unsafe fn read_text<H>(
     ptr: *const H,
     what: &str,
     out: *mut *mut c_char,
     out_len: *mut usize,
-    f: impl FnOnce(&H) -> Vec<u8>,
+    f: impl FnOnce(&H) -> Option<String>,
 ) -> snodo_status {
     guard(|| {
-        // SAFETY: caller contract.
         let h = unsafe { handle(ptr, what) }?;
-        let out = OutStr::new(out, out_len)?;
-        let bytes = f(h);
-        // SAFETY: caller contract.
-        unsafe { out.write(&bytes) };
+        unsafe { OutStr::new(out, out_len) }?.write_opt(f(h).as_deref().map(str::as_bytes));
         Ok(())
     })
 }
 
-/// Shared body of every handle's scalar readers.
-///
-/// # Safety
-///
-/// `ptr` NULL or a live handle; `out` NULL or valid for one write.
+/// [`read_text`] of a JSON value (`None`: the text `null`).
+pub(crate) unsafe fn read_json<H>(
+    ptr: *const H,
+    what: &str,
+    out: *mut *mut c_char,
+    out_len: *mut usize,
+    f: impl FnOnce(&H) -> Option<Value>,
+) -> snodo_status {
+    unsafe { read_text(ptr, what, out, out_len, |h| Some(snodo::to_wire(&f(h).unwrap_or(Value::Null)))) }
+}
+
+/// The body of the exports that make a handle: `f` reads the arguments and
+/// makes the value inside the panic boundary, and the new handle goes to
+/// `*out`.
+pub(crate) unsafe fn make<T>(out: *mut *mut T, f: impl FnOnce() -> Result<T, Fail>) -> snodo_status {
+    guard(|| {
+        let out = unsafe { Out::new(out, "out") }?;
+        out.write(into_handle(f()?));
+        Ok(())
+    })
+}
+
+/// The body of every handle's scalar readers.
 pub(crate) unsafe fn read_scalar<H, T>(
     ptr: *const H,
     what: &str,
@@ -181,104 +176,55 @@ pub(crate) unsafe fn read_scalar<H, T>(
     f: impl FnOnce(&H) -> T,
 ) -> snodo_status {
     guard(|| {
-        // SAFETY: caller contract.
         let h = unsafe { handle(ptr, what) }?;
-        let out = Out::new(out, "out")?;
-        let value = f(h);
-        // SAFETY: caller contract.
-        unsafe { out.write(value) };
+        unsafe { Out::new(out, "out") }?.write(f(h));
         Ok(())
     })
 }
 
-/// Checks a pointer out-param up front, writes it only on success.
-pub(crate) struct Out<T> {
-    ptr: *mut T,
-}
+/// An out-param, checked non-NULL when made and written only on success.
+pub(crate) struct Out<T>(*mut T);
 
 impl<T> Out<T> {
-    pub(crate) fn new(ptr: *mut T, what: &str) -> Result<Out<T>, Fail> {
-        if ptr.is_null() { Err(Fail::null(what)) } else { Ok(Out { ptr }) }
-    }
-
     /// # Safety
     ///
-    /// The pointer given to [`Out::new`] must be valid for one write of `T`.
-    pub(crate) unsafe fn write(self, value: T) {
-        // SAFETY: non-NULL (checked in new) and valid per the contract.
-        unsafe { self.ptr.write(value) }
+    /// `ptr` is NULL or valid for one write of `T` until [`Out::write`].
+    pub(crate) unsafe fn new(ptr: *mut T, what: &str) -> Result<Out<T>, Fail> {
+        if ptr.is_null() { Err(Fail::null(what)) } else { Ok(Out(ptr)) }
+    }
+
+    pub(crate) fn write(self, value: T) {
+        // SAFETY: non-NULL, and valid for one write as `new`'s caller promised.
+        unsafe { self.0.write(value) }
     }
 }
 
-/// Moves a value into a new handle for the C caller.
-pub(crate) fn into_handle<T>(value: T) -> *mut T {
-    Box::into_raw(Box::new(value))
-}
-
-/// Frees a handle made by [`into_handle`]; NULL is a no-op.
-///
-/// # Safety
-///
-/// `ptr` must be NULL or a handle from [`into_handle`] not yet freed.
-pub(crate) unsafe fn free_handle<T>(ptr: *mut T) {
-    if !ptr.is_null() {
-        // SAFETY: made by Box::into_raw and not yet freed, per the contract.
-        drop(unsafe { Box::from_raw(ptr) });
-    }
-}
-
-/// A string out-param pair: `char **out` (required) and `size_t *out_len`
-/// (optional).
-pub(crate) struct OutStr {
-    out: *mut *mut c_char,
-    out_len: *mut usize,
-}
+/// A text out-param pair: `char **out` (required) and `size_t *out_len`
+/// (optional, NULL or valid for one write).
+pub(crate) struct OutStr(Out<*mut c_char>, *mut usize);
 
 impl OutStr {
-    pub(crate) fn new(out: *mut *mut c_char, out_len: *mut usize) -> Result<OutStr, Fail> {
-        if out.is_null() { Err(Fail::null("out")) } else { Ok(OutStr { out, out_len }) }
+    pub(crate) unsafe fn new(out: *mut *mut c_char, out_len: *mut usize) -> Result<OutStr, Fail> {
+        Ok(OutStr(unsafe { Out::new(out, "out") }?, out_len))
     }
 
-    /// Writes a snodo-allocated copy of `bytes` (NUL-terminated).
-    ///
-    /// # Safety
-    ///
-    /// `out` valid for one pointer write; `out_len` NULL or valid for one write.
-    pub(crate) unsafe fn write(self, bytes: &[u8]) {
-        let s = alloc_string(bytes);
-        // SAFETY: per the contract.
-        unsafe {
-            self.out.write(s);
-            if !self.out_len.is_null() {
-                self.out_len.write(bytes.len());
-            }
+    /// Writes a snodo-allocated, NUL-terminated copy of `bytes`, or NULL and
+    /// length 0 for `None`.
+    pub(crate) fn write_opt(self, bytes: Option<&[u8]>) {
+        self.0.write(bytes.map_or(std::ptr::null_mut(), alloc_string));
+        if !self.1.is_null() {
+            // SAFETY: non-NULL, and valid for one write as `new`'s caller promised.
+            unsafe { self.1.write(bytes.map_or(0, <[u8]>::len)) }
         }
     }
 
-    /// Writes NULL and length 0 (an absent optional string).
-    ///
-    /// # Safety
-    ///
-    /// As [`OutStr::write`].
-    pub(crate) unsafe fn write_null(self) {
-        // SAFETY: per the contract.
-        unsafe {
-            self.out.write(std::ptr::null_mut());
-            if !self.out_len.is_null() {
-                self.out_len.write(0);
-            }
-        }
+    pub(crate) fn write(self, bytes: &[u8]) {
+        self.write_opt(Some(bytes));
     }
 
     /// Writes `value` as compact JSON text.
-    ///
-    /// # Safety
-    ///
-    /// As [`OutStr::write`].
-    pub(crate) unsafe fn write_json(self, value: &Value) {
-        let text = snodo::to_wire(value);
-        // SAFETY: per the contract.
-        unsafe { self.write(text.as_bytes()) }
+    pub(crate) fn write_json(self, value: &Value) {
+        self.write(snodo::to_wire(value).as_bytes());
     }
 }
 
@@ -296,28 +242,19 @@ fn alloc_string(bytes: &[u8]) -> *mut c_char {
     unsafe { raw.add(HEADER) }.cast::<c_char>()
 }
 
-/// Frees a string that snodo returned (any `char **out` of this API).
-///
-/// NULL is a no-op. Passing any other pointer (a string not from snodo, or
-/// one already freed) is undefined behaviour. Thread-safe: a string may be
-/// freed on any thread.
-///
-/// # Safety
-///
-/// `s` must be NULL or a string returned by snodo and not yet freed.
+/// Frees a string that snodo returned (any `char **out` of this API). NULL is a
+/// no-op; any other pointer (a string not from snodo, or one already freed) is
+/// undefined behaviour. A string may be freed on any thread.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_string_free(s: *mut c_char) {
     if s.is_null() {
         return;
     }
-    guard_void(|| {
-        // SAFETY: `s` came from alloc_string, HEADER bytes past the start of
-        // a boxed slice whose first HEADER bytes hold the text length.
-        unsafe {
-            let start = s.cast::<u8>().sub(HEADER);
-            let len = start.cast::<usize>().read_unaligned();
-            let slice = std::ptr::slice_from_raw_parts_mut(start, HEADER + len + 1);
-            drop(Box::from_raw(slice));
-        }
-    });
+    // SAFETY: `s` came from alloc_string, HEADER bytes past the start of a
+    // boxed slice whose first HEADER bytes hold the text length.
+    unsafe {
+        let start = s.cast::<u8>().sub(HEADER);
+        let len = start.cast::<usize>().read_unaligned();
+        free_handle(std::ptr::slice_from_raw_parts_mut(start, HEADER + len + 1));
+    }
 }

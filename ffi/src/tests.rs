@@ -7,7 +7,7 @@ use crate::call::*;
 use crate::config::*;
 use crate::engine::*;
 use crate::error::*;
-use crate::ffi::guard;
+use crate::ffi::{guard, snodo_string_free};
 use crate::*;
 
 #[test]
@@ -28,7 +28,7 @@ fn last_error() -> String {
     unsafe {
         assert_eq!(snodo_last_error(&mut s, null_mut()), snodo_status::Ok);
         let out = CStr::from_ptr(s).to_str().unwrap().to_owned();
-        crate::ffi::snodo_string_free(s);
+        snodo_string_free(s);
         out
     }
 }
@@ -54,7 +54,7 @@ fn nulls_are_statuses_and_outs_stay_untouched() {
         snodo_engine_free(null_mut());
         snodo_config_free(null_mut());
         snodo_call_free(null_mut());
-        crate::ffi::snodo_string_free(null_mut());
+        snodo_string_free(null_mut());
     }
     assert_eq!(last_error(), "NULL_ARGUMENT: out: NULL");
 }
@@ -89,12 +89,12 @@ fn begin_and_decide_round_trip() {
         );
         assert!(again.is_null());
         let (mut body, mut len) = (null_mut(), 0usize);
-        assert_eq!(crate::response::snodo_response_body(r, &mut body, &mut len), snodo_status::Ok);
+        assert_eq!(crate::call::snodo_response_body(r, &mut body, &mut len), snodo_status::Ok);
         let text = CStr::from_ptr(body).to_str().unwrap().to_owned();
         assert_eq!(text.len(), len);
         assert!(text.contains(r#""resultType":"complete""#), "{text}");
-        crate::ffi::snodo_string_free(body);
-        crate::response::snodo_response_free(r);
+        snodo_string_free(body);
+        crate::call::snodo_response_free(r);
         snodo_call_free(call);
         snodo_engine_free(engine);
     }
@@ -138,5 +138,72 @@ fn test_knobs_only_with_the_feature() {
         assert_eq!(snodo_config_set_limit(config, min.as_ptr(), min.len(), 2), snodo_status::Ok);
         assert_eq!((*config).inner.limit("min_token_version"), Some(2));
         snodo_config_free(config);
+    }
+}
+
+/// The response body of `decide` on a first round of an engine with pinned
+/// time and randomness.
+fn pinned_first_round(
+    decide: impl FnOnce(*const snodo_engine, *const snodo_call, *mut *mut snodo_response) -> snodo_status,
+) -> String {
+    let mut config =
+        snodo::Config::new(vec![snodo::Key::new("k1", vec![7; 32]).unwrap()]).fixed_time(1_800_000_000);
+    config.set_limit("test_random_seed", 5).unwrap();
+    let engine = snodo_engine { inner: snodo::Engine::new(config).unwrap() };
+    let req = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}"#;
+    let snodo::Begin::Call(call) = engine.inner.begin(req, &snodo::Principal::anonymous()).unwrap() else {
+        panic!("not a call")
+    };
+    let call = snodo_call { inner: *call };
+    let mut r = null_mut();
+    assert_eq!(decide(&engine, &call, &mut r), snodo_status::Ok, "{}", last_error());
+    // SAFETY: a response from the export, freed here.
+    unsafe {
+        let body = (*r).inner.to_json();
+        snodo_response_free(r);
+        body
+    }
+}
+
+/// A builder's question, its JSON text and the question read back from it
+/// are one question; asking it with `snodo_engine_decide_input_required`
+/// and with the outcome as JSON text gives the same bytes.
+#[test]
+fn questions_through_the_exports() {
+    let (message, schema) = ("Seat?", br#"{"type":"object","properties":{"seat":{"type":"string"}}}"#);
+    let mut q = null_mut();
+    // SAFETY: every pointer is valid for its length; handles are freed.
+    unsafe {
+        let st =
+            crate::question::snodo_elicit_form(message.as_ptr(), 5, schema.as_ptr(), schema.len(), &mut q);
+        assert_eq!(st, snodo_status::Ok);
+        let (mut text, mut len) = (null_mut(), 0usize);
+        assert_eq!(crate::question::snodo_question_to_json(q, &mut text, &mut len), snodo_status::Ok);
+        let json = CStr::from_ptr(text).to_str().unwrap().to_owned();
+        snodo_string_free(text);
+        assert_eq!(json, (*q).inner.to_json());
+        assert_eq!(len, json.len());
+        let mut back = null_mut();
+        assert_eq!(
+            crate::question::snodo_question_from_json(json.as_ptr(), json.len(), &mut back),
+            snodo_status::Ok
+        );
+        assert_eq!((*back).inner, (*q).inner);
+        crate::question::snodo_question_free(back);
+
+        let state = br#"{"b":[1,1.0],"a":null}"#;
+        let asks = [crate::question::snodo_input_request { key: b"seat".as_ptr(), key_len: 4, question: q }];
+        let by_questions = pinned_first_round(|e, c, r| {
+            snodo_engine_decide_input_required(e, c, asks.as_ptr(), 1, state.as_ptr(), state.len(), r)
+        });
+        let outcome = format!(
+            r#"{{"type":"input_required","inputRequests":{{"seat":{json}}},"state":{}}}"#,
+            std::str::from_utf8(state).unwrap()
+        );
+        let by_text =
+            pinned_first_round(|e, c, r| snodo_engine_decide(e, c, outcome.as_ptr(), outcome.len(), r));
+        assert_eq!(by_questions, by_text);
+        assert!(by_text.contains(r#""requestState":""#), "{by_text}");
+        crate::question::snodo_question_free(q);
     }
 }

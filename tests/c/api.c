@@ -24,7 +24,7 @@ snodo_engine *test_engine(uint64_t now) {
     CHECK_OK(snodo_config_new(&c));
     CHECK_OK(snodo_config_add_key(c, S("k1"), KEY, sizeof KEY));
     CHECK_OK(snodo_config_set_fixed_time(c, now));
-    /* Issue 17: token ids are random; tests pin them like the clock. */
+    /* Token ids are random; tests pin them like the clock. */
     CHECK_OK(snodo_config_set_limit(c, S("test_random_seed"), 1));
     CHECK_OK(snodo_engine_new(c, &e));
     snodo_config_free(c);
@@ -75,18 +75,22 @@ static void test_statuses(void) {
     case_end("status numbers, names and messages");
 }
 
-/* Round 1 asks a form question, round 2 reads it and asks a URL question,
- * round 3 reads both and completes. */
+/* Round 1 asks a form question (an outcome built from questions), round 2
+ * reads it and asks a URL question (the outcome as JSON text holding the
+ * question's JSON), round 3 reads both and completes. The questions are
+ * built once and used on every round. */
 static void test_three_rounds(void) {
     case_begin();
     snodo_engine *e = test_engine(1800000000);
-    char *form = NULL, *url = NULL, *body = NULL;
+    snodo_question *form = NULL, *url = NULL;
+    char *body = NULL, *url_json = NULL;
     CHECK_OK(snodo_elicit_form(S("Your name?"),
                                S("{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},"
                                  "\"required\":[\"name\"]}"),
-                               &form, NULL));
-    CHECK_OK(snodo_elicit_url(S("Pay here"), S("https://pay.example.com/x"), &url, NULL));
+                               &form));
+    CHECK_OK(snodo_elicit_url(S("Pay here"), S("https://pay.example.com/x"), &url));
     if (!form || !url) goto done;
+    CHECK_OK(snodo_question_to_json(url, &url_json, NULL));
 
     /* Round 1. */
     snodo_call *call = NULL;
@@ -103,12 +107,8 @@ static void test_three_rounds(void) {
     CHECK_OK(snodo_call_meta(call, &meta, NULL));
     CHECK(meta && strcmp(meta, "{}") == 0, "meta %s", meta ? meta : "(null)");
     snodo_string_free(meta);
-    sbuf o = {0};
-    sb_str(&o, "{\"type\":\"input_required\",\"inputRequests\":{\"name\":");
-    sb_str(&o, form);
-    sb_str(&o, "},\"state\":{\"step\":1}}");
-    CHECK_OK(snodo_engine_decide(e, call, (const uint8_t *)o.p, o.n, &resp));
-    sb_free(&o);
+    snodo_input_request ask_name[] = {{S("name"), form}};
+    CHECK_OK(snodo_engine_decide_input_required(e, call, ask_name, 1, S("{\"step\":1}"), &resp));
     CHECK_OK(snodo_response_body(resp, &body, NULL));
     char *state1 = body ? string_at(body, "result", "requestState") : NULL;
     CHECK(state1 != NULL, "round 1 body %s", body ? body : "(none)");
@@ -133,16 +133,28 @@ static void test_three_rounds(void) {
         char *value = NULL, *state = NULL;
         CHECK_OK(snodo_call_round(call, &round));
         CHECK(round == 2, "round %u", round);
-        CHECK_OK(snodo_call_response(call, S("name"), SZ(form), &kind, &value, NULL));
+        CHECK_OK(snodo_call_response(call, S("name"), form, &kind, &value, NULL));
         CHECK(kind == SNODO_ANSWER_KIND_ACCEPTED && value && same_json(value, strlen(value), "{\"name\":\"Ada\"}", 14),
               "kind %d", (int)kind);
+        /* The same question rebuilt from its JSON is the same question. */
+        char *form_json = NULL;
+        snodo_question *again = NULL;
+        CHECK_OK(snodo_question_to_json(form, &form_json, NULL));
+        CHECK_OK(snodo_question_from_json(SZ(form_json ? form_json : ""), &again));
+        CHECK_OK(snodo_call_response(call, S("name"), again, &kind, NULL, NULL));
+        CHECK(kind == SNODO_ANSWER_KIND_ACCEPTED, "rebuilt question: kind %d", (int)kind);
+        /* A question that differs from the one asked is CHANGED. */
+        CHECK_OK(snodo_call_response(call, S("name"), url, &kind, NULL, NULL));
+        CHECK(kind == SNODO_ANSWER_KIND_CHANGED, "another question: kind %d", (int)kind);
+        snodo_question_free(again);
+        snodo_string_free(form_json);
         CHECK_OK(snodo_call_state(call, &state, NULL));
         CHECK(state && strcmp(state, "{\"step\":1}") == 0, "state %s", state ? state : "(none)");
         snodo_string_free(value);
         snodo_string_free(state);
         sbuf o2 = {0};
         sb_str(&o2, "{\"type\":\"input_required\",\"inputRequests\":{\"pay\":");
-        sb_str(&o2, url);
+        sb_str(&o2, url_json);
         sb_str(&o2, "},\"state\":{\"step\":2,\"name\":\"Ada\"}}");
         CHECK_OK(snodo_engine_decide(e, call, (const uint8_t *)o2.p, o2.n, &resp));
         sb_free(&o2);
@@ -172,9 +184,9 @@ static void test_three_rounds(void) {
         char *asked = NULL;
         CHECK_OK(snodo_call_round(call, &round));
         CHECK(round == 3, "round %u", round);
-        CHECK_OK(snodo_call_response(call, S("pay"), SZ(url), &kind, NULL, NULL));
+        CHECK_OK(snodo_call_response(call, S("pay"), url, &kind, NULL, NULL));
         CHECK(kind == SNODO_ANSWER_KIND_ACCEPTED, "kind %d", (int)kind);
-        CHECK_OK(snodo_call_response(call, S("name"), SZ(form), &kind, NULL, NULL));
+        CHECK_OK(snodo_call_response(call, S("name"), form, &kind, NULL, NULL));
         CHECK(kind == SNODO_ANSWER_KIND_MISSING, "round-1 key is not asked in round 2: %d", (int)kind);
         CHECK_OK(snodo_call_asked_keys(call, &asked, NULL));
         CHECK(asked && strcmp(asked, "[\"pay\"]") == 0, "asked %s", asked ? asked : "");
@@ -195,15 +207,134 @@ static void test_three_rounds(void) {
     free(state1);
     free(state2);
 done:
-    snodo_string_free(form);
-    snodo_string_free(url);
+    snodo_string_free(url_json);
+    snodo_question_free(form);
+    snodo_question_free(url);
     snodo_engine_free(e);
     case_end("three-round flow through begin/decide");
 }
 
-/* Issue 12/13 additions beyond the vectors: limits by name, the issue 13
- * config options, input_responses, header-check argument handling. */
-static void test_issue_13_api(void) {
+/* The response to `outcome` (JSON text) or, with `outcome` NULL, to the
+ * questions `asks` and `state`, on a fresh first round of a pinned engine. */
+static char *first_round_body(const char *outcome, const snodo_input_request *asks, size_t n, const char *state) {
+    snodo_engine *e = test_engine(1800000000);
+    snodo_call *call = NULL;
+    snodo_response *resp = NULL;
+    char *body = NULL;
+    CHECK_OK(snodo_engine_begin(e, S(TOOL_CALL("7")), S("alice"), &call, &resp));
+    if (outcome) CHECK_OK(snodo_engine_decide(e, call, SZ(outcome), &resp));
+    else CHECK_OK(snodo_engine_decide_input_required(e, call, asks, n, (const uint8_t *)state, state ? strlen(state) : 0, &resp));
+    if (resp) CHECK_OK(snodo_response_body(resp, &body, NULL));
+    snodo_response_free(resp);
+    snodo_call_free(call);
+    snodo_engine_free(e);
+    return body;
+}
+
+/* Questions as values: readers, kinds, JSON round trip, refusals, and the
+ * two ways of asking (questions, or the outcome as JSON text) giving the
+ * same bytes. */
+static void test_questions(void) {
+    case_begin();
+    snodo_question *form = NULL, *url = NULL, *hand = NULL, *bad = (snodo_question *)0x5a5a;
+    snodo_request_kind kind = SNODO_REQUEST_KIND_ROOTS;
+    char *text = NULL;
+    CHECK_OK(snodo_elicit_form(S("Seat?"), S("{\"properties\":{\"seat\":{\"type\":\"string\"}},\"type\":\"object\"}"),
+                               &form));
+    CHECK_OK(snodo_elicit_url(S("Pay"), S("https://pay.example.com/x"), &url));
+    CHECK_OK(snodo_question_kind(form, &kind));
+    CHECK(kind == SNODO_REQUEST_KIND_FORM, "form kind %d", (int)kind);
+    CHECK_OK(snodo_question_kind(url, &kind));
+    CHECK(kind == SNODO_REQUEST_KIND_URL, "url kind %d", (int)kind);
+    /* The JSON text is canonical: keys sorted, "mode" stamped. */
+    size_t len = 0;
+    CHECK_OK(snodo_question_to_json(form, &text, &len));
+    static const char want[] = "{\"method\":\"elicitation/create\",\"params\":{\"message\":\"Seat?\",\"mode\":\"form\","
+                               "\"requestedSchema\":{\"properties\":{\"seat\":{\"type\":\"string\"}},\"type\":\"object\"}}}";
+    CHECK(text && strcmp(text, want) == 0 && len == strlen(want), "form JSON %s", text ? text : "NULL");
+    snodo_string_free(text);
+    /* A request written by hand in another key order is the same question. */
+    CHECK_OK(snodo_question_from_json(
+        S("{\"params\":{\"requestedSchema\":{\"type\":\"object\",\"properties\":{\"seat\":{\"type\":\"string\"}}},"
+          "\"mode\":\"form\",\"message\":\"Seat?\"},\"method\":\"elicitation/create\"}"),
+        &hand));
+    text = NULL;
+    if (hand) CHECK_OK(snodo_question_to_json(hand, &text, NULL));
+    CHECK(text && strcmp(text, want) == 0, "hand-written %s", text ? text : "NULL");
+    snodo_string_free(text);
+    /* Refusals leave the out alone and name the problem. */
+    CHECK(snodo_question_from_json(S("{\"method\":"), &bad) == SNODO_STATUS_JSON, "bad JSON");
+    CHECK(strncmp(last_error_text(), "JSON: question:", 15) == 0, "%s", last_error_text());
+    CHECK(snodo_question_from_json(S("{\"method\":\"a\",\"method\":\"b\"}"), &bad) == SNODO_STATUS_JSON, "dup key");
+    CHECK(snodo_question_from_json(S("\"\xff\""), &bad) == SNODO_STATUS_JSON, "bad UTF-8");
+    CHECK(snodo_question_from_json(S("{\"method\":\"tools/list\"}"), &bad) == SNODO_STATUS_INPUT_REQUEST,
+          "not an input request: %s", last_error_text());
+    CHECK(snodo_question_from_json(
+              S("{\"method\":\"elicitation/create\",\"params\":{\"mode\":\"url\",\"message\":\"m\",\"url\":\"javascript:x\"}}"),
+              &bad) == SNODO_STATUS_URL,
+          "bad URL: %s", last_error_text());
+    CHECK(bad == (snodo_question *)0x5a5a, "out written on error");
+    CHECK(snodo_question_to_json(NULL, &text, NULL) == SNODO_STATUS_NULL_ARGUMENT, "NULL question");
+    CHECK(snodo_question_kind(form, NULL) == SNODO_STATUS_NULL_ARGUMENT, "NULL out");
+
+    /* Asking with questions and asking with the same JSON text: one response. */
+    snodo_input_request asks[] = {{S("seat"), form}, {S("pay"), url}};
+    char *form_json = NULL, *url_json = NULL;
+    CHECK_OK(snodo_question_to_json(form, &form_json, NULL));
+    CHECK_OK(snodo_question_to_json(url, &url_json, NULL));
+    sbuf o = {0};
+    sb_str(&o, "{\"type\":\"input_required\",\"inputRequests\":{\"seat\":");
+    sb_str(&o, form_json ? form_json : "null");
+    sb_str(&o, ",\"pay\":");
+    sb_str(&o, url_json ? url_json : "null");
+    sb_str(&o, "},\"state\":{\"n\":[1,1.0]}}");
+    char *by_text = first_round_body(o.p, NULL, 0, NULL);
+    char *by_questions = first_round_body(NULL, asks, 2, "{\"n\":[1,1.0]}");
+    CHECK(by_text && by_questions && strcmp(by_text, by_questions) == 0 && strstr(by_text, "\"requestState\""),
+          "text %s\n  questions %s", by_text ? by_text : "NULL", by_questions ? by_questions : "NULL");
+    snodo_string_free(by_text);
+    snodo_string_free(by_questions);
+    sb_free(&o);
+    /* No question and no state: a handler bug, a -32603 response. */
+    char *neither = first_round_body(NULL, NULL, 0, NULL);
+    CHECK(neither && strstr(neither, "-32603"), "empty input_required: %s", neither ? neither : "NULL");
+    snodo_string_free(neither);
+    /* An invalid question inside outcome text is a -32603 too, not a status. */
+    char *invalid = first_round_body("{\"type\":\"input_required\",\"inputRequests\":{\"k\":{\"method\":\"tools/list\"}}}",
+                                     NULL, 0, NULL);
+    CHECK(invalid && strstr(invalid, "-32603"), "invalid question in text: %s", invalid ? invalid : "NULL");
+    snodo_string_free(invalid);
+    /* A NULL question in the array, or a NULL array with a count, is
+     * NULL_ARGUMENT and decides nothing. */
+    snodo_engine *e = test_engine(1800000000);
+    snodo_call *call = NULL;
+    snodo_response *resp = NULL;
+    CHECK_OK(snodo_engine_begin(e, S(TOOL_CALL("8")), S("alice"), &call, &resp));
+    snodo_input_request null_q[] = {{S("seat"), NULL}};
+    CHECK(snodo_engine_decide_input_required(e, call, null_q, 1, NULL, 0, &resp) == SNODO_STATUS_NULL_ARGUMENT,
+          "NULL question");
+    CHECK(snodo_engine_decide_input_required(e, call, NULL, 1, NULL, 0, &resp) == SNODO_STATUS_NULL_ARGUMENT,
+          "NULL array");
+    CHECK(snodo_engine_decide_input_required(e, call, asks, 1, S("{"), &resp) == SNODO_STATUS_JSON, "bad state");
+    CHECK_OK(snodo_engine_decide_input_required(e, call, asks, 1, NULL, 0, &resp));
+    snodo_response_free(resp);
+    resp = NULL;
+    CHECK(snodo_engine_decide_input_required(e, call, asks, 1, NULL, 0, &resp) == SNODO_STATUS_ALREADY_DECIDED,
+          "decided once");
+    snodo_call_free(call);
+    snodo_engine_free(e);
+    snodo_string_free(form_json);
+    snodo_string_free(url_json);
+    snodo_question_free(form);
+    snodo_question_free(url);
+    snodo_question_free(hand);
+    snodo_question_free(NULL);
+    case_end("questions: handles, JSON, kinds, refusals, and asking them two ways");
+}
+
+/* Beyond the vectors: limits by name, the answer and audience options,
+ * input_responses, header-check argument handling, Tasks. */
+static void test_config_and_helpers(void) {
     case_begin();
     snodo_config *c = NULL;
     snodo_engine *e = NULL;
@@ -289,7 +420,7 @@ static void test_issue_13_api(void) {
     CHECK(declared, "tasks declared");
     CHECK_OK(snodo_declares_tasks(S("{\"extensions\":{\"io.modelcontextprotocol/tasks\":true}}"), &declared));
     CHECK(!declared, "tasks: true is not a declaration");
-    case_end("issue 13 C API: limits by name, audience, strict answers, input_responses, headers, tasks");
+    case_end("C API: limits by name, audience, strict answers, input_responses, headers, tasks");
 }
 
 /* An engine with the fixed test key and clock sealing `version` tokens and
@@ -357,7 +488,7 @@ static void test_origin(void) {
                                      &lists));
     /* Bad lists: CONFIG naming the list or quoting the entry; no out. */
     CHECK(snodo_origin_policy_new(S("{}"), S("[]"), &p) == SNODO_STATUS_CONFIG, "hosts not an array");
-    CHECK(strcmp(last_error_text(), "CONFIG: origin policy: hosts must be a JSON array of strings") == 0, "%s",
+    CHECK(strcmp(last_error_text(), "CONFIG: hosts: must be a JSON array of strings") == 0, "%s",
           last_error_text());
     CHECK(snodo_origin_policy_new(S("[]"), S("[1]"), &p) == SNODO_STATUS_CONFIG, "origins not strings");
     CHECK(snodo_origin_policy_new(S("[\"a b\"]"), S("[]"), &p) == SNODO_STATUS_CONFIG, "bad host");
@@ -429,7 +560,8 @@ void run_api_tests(void) {
     test_version();
     test_statuses();
     test_three_rounds();
-    test_issue_13_api();
+    test_questions();
+    test_config_and_helpers();
     test_min_token_version();
     test_origin();
     run_misuse_tests();

@@ -1,4 +1,4 @@
-/* Issue 14 through the C ABI: a 2025-era session end to end, every bad
+/* The legacy bridge through the C ABI: a 2025-era session end to end, every bad
  * client response (malformed, unknown id, duplicate, late, another
  * principal's) refused with a clear status while the pending flow stays
  * exactly as it was, and a session that only its opener can use.
@@ -215,7 +215,10 @@ static void test_flow_and_bad_responses(void) {
         char *value = NULL;
         CHECK_OK(snodo_call_round(next, &r2));
         CHECK(r2 == 2, "round %u", r2);
-        CHECK_OK(snodo_call_response(next, S("b"), S(FORM("B?")), &ak, &value, NULL));
+        snodo_question *qb = NULL;
+        CHECK_OK(snodo_question_from_json(S(FORM("B?")), &qb));
+        CHECK_OK(snodo_call_response(next, S("b"), qb, &ak, &value, NULL));
+        snodo_question_free(qb);
         CHECK(ak == SNODO_ANSWER_KIND_ACCEPTED && value && strcmp(value, "{\"c\":\"blue\"}") == 0, "answer b %s",
               value);
         snodo_string_free(value);
@@ -238,6 +241,44 @@ out:
     snodo_session_free(s);
     snodo_engine_free(e);
     case_end("legacy: flow and refused responses");
+}
+
+/* The requests a legacy call's input_required sends, asked as questions or
+ * as the outcome's JSON text (a fresh pinned engine each: the same ids). */
+static char *legacy_requests(const snodo_input_request *asks, size_t n) {
+    snodo_engine *e = test_engine(NOW);
+    snodo_session *s = session_2025("alice");
+    snodo_call *call = NULL, *next = NULL;
+    snodo_response *resp = NULL;
+    snodo_pending_flow *p = NULL;
+    snodo_bridge_kind bk = SNODO_BRIDGE_KIND_RESPOND;
+    char *requests = NULL;
+    CHECK_OK(snodo_engine_begin_legacy(e, S(LEGACY_CALL), s, S("alice"), &call, &resp));
+    if (asks) CHECK_OK(snodo_engine_decide_legacy_input_required(e, call, asks, n, NULL, 0, &bk, &resp, &p, &next));
+    else CHECK_OK(snodo_engine_decide_legacy(e, call, S(TWO_QUESTIONS), &bk, &resp, &p, &next));
+    CHECK(bk == SNODO_BRIDGE_KIND_SEND && p && !resp && !next, "send");
+    if (p) CHECK_OK(snodo_pending_flow_requests(p, &requests, NULL));
+    snodo_pending_flow_free(p);
+    snodo_call_free(call);
+    snodo_session_free(s);
+    snodo_engine_free(e);
+    return requests;
+}
+
+static void test_questions_on_legacy(void) {
+    case_begin();
+    snodo_question *qa = NULL, *qb = NULL;
+    CHECK_OK(snodo_question_from_json(S(FORM("A?")), &qa));
+    CHECK_OK(snodo_question_from_json(S(FORM("B?")), &qb));
+    snodo_input_request asks[] = {{S("a"), qa}, {S("b"), qb}};
+    char *by_text = legacy_requests(NULL, 0), *by_questions = legacy_requests(asks, 2);
+    CHECK(by_text && by_questions && strcmp(by_text, by_questions) == 0, "text %s\n  questions %s",
+          by_text ? by_text : "NULL", by_questions ? by_questions : "NULL");
+    snodo_string_free(by_text);
+    snodo_string_free(by_questions);
+    snodo_question_free(qa);
+    snodo_question_free(qb);
+    case_end("legacy: asking questions or their JSON text sends the same requests");
 }
 
 static void test_timeout_and_cancel(void) {
@@ -417,6 +458,13 @@ static void test_session_principal(void) {
     CHECK(snodo_session_check_principal(alice, S("alice"), NULL) == SNODO_STATUS_NULL_ARGUMENT, "NULL out");
     CHECK(r == SENTINEL, "out written on error");
 
+    /* An unknown session id gets the same bytes as another user's session. */
+    snodo_response *unknown = NULL;
+    CHECK_OK(snodo_unknown_session(&unknown));
+    not_found(unknown, "null", "unknown session");
+    snodo_response_free(unknown);
+    CHECK(snodo_unknown_session(NULL) == SNODO_STATUS_NULL_ARGUMENT, "unknown_session: NULL out");
+
     /* begin_legacy applies it itself, with the request's id. */
     snodo_engine *e = test_engine(NOW);
     snodo_call *call = SENTINEL;
@@ -469,6 +517,7 @@ static void test_flood_bounded(void) {
 }
 
 void run_legacy_tests(void) {
+    test_questions_on_legacy();
     test_flow_and_bad_responses();
     test_timeout_and_cancel();
     test_sessions_and_config();

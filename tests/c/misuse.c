@@ -35,12 +35,16 @@ static void test_nulls(void) {
     CHECK(snodo_call_round(NULL, NULL) == SNODO_STATUS_NULL_ARGUMENT, "call_round");
     CHECK(snodo_response_body(NULL, &s, &n) == SNODO_STATUS_NULL_ARGUMENT, "response_body");
     CHECK(snodo_response_http_status(NULL, NULL) == SNODO_STATUS_NULL_ARGUMENT, "http_status");
-    CHECK(snodo_elicit_form(NULL, 0, S("{}"), &s, &n) == SNODO_STATUS_NULL_ARGUMENT, "elicit_form");
-    CHECK(snodo_elicit_url(S("m"), S("https://a.example"), NULL, &n) == SNODO_STATUS_NULL_ARGUMENT, "elicit_url out");
+    snodo_question *q = SENTINEL;
+    CHECK(snodo_elicit_form(NULL, 0, S("{}"), &q) == SNODO_STATUS_NULL_ARGUMENT, "elicit_form");
+    CHECK(snodo_elicit_url(S("m"), S("https://a.example"), NULL) == SNODO_STATUS_NULL_ARGUMENT, "elicit_url out");
+    CHECK(snodo_question_from_json(NULL, 0, &q) == SNODO_STATUS_NULL_ARGUMENT, "question_from_json");
+    CHECK(snodo_call_response(NULL, S("k"), NULL, NULL, NULL, NULL) == SNODO_STATUS_NULL_ARGUMENT, "response");
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations" /* roots: deprecated, still tested */
-    CHECK(snodo_list_roots(NULL, NULL) == SNODO_STATUS_NULL_ARGUMENT, "list_roots");
+    CHECK(snodo_list_roots(NULL) == SNODO_STATUS_NULL_ARGUMENT, "list_roots");
 #pragma GCC diagnostic pop
+    CHECK(q == SENTINEL, "question out untouched");
     CHECK(snodo_canonicalize(NULL, 5, &s, &n) == SNODO_STATUS_NULL_ARGUMENT, "canonicalize");
     CHECK(snodo_binding_digest(S("m"), S("{}"), NULL) == SNODO_STATUS_NULL_ARGUMENT, "binding out");
     CHECK(snodo_engine_seal(e, NULL, 0, NULL, 1, 1, NULL, 0, NULL, 0, &s, &n) == SNODO_STATUS_NULL_ARGUMENT, "seal");
@@ -52,6 +56,7 @@ static void test_nulls(void) {
     snodo_engine_free(NULL);
     snodo_call_free(NULL);
     snodo_response_free(NULL);
+    snodo_question_free(NULL);
     snodo_string_free(NULL);
     snodo_engine_free(e);
     case_end("NULL arguments are NULL_ARGUMENT and outs stay untouched");
@@ -114,26 +119,31 @@ static void test_lengths_and_invalid_input(void) {
     CHECK(snodo_canonicalize(S("[1,"), &s, NULL) == SNODO_STATUS_JSON, "truncated");
     /* canonicalize reads bytes: invalid UTF-8 is JSON, as in every language. */
     CHECK(snodo_canonicalize(S("\"\xff\""), &s, NULL) == SNODO_STATUS_JSON, "utf8");
+    snodo_question *q = NULL;
     CHECK(snodo_elicit_form(S("m"), S("{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\","
                                       "\"pattern\":\"x\"}}}"),
-                            &s, NULL) == SNODO_STATUS_SCHEMA,
+                            &q) == SNODO_STATUS_SCHEMA,
           "schema keyword");
     CHECK(strstr(last_error_text(), "SCHEMA: ") == last_error_text(), "%s", last_error_text());
-    CHECK(snodo_elicit_form(S(""), S("{\"type\":\"object\",\"properties\":{}}"), &s, NULL) ==
-              SNODO_STATUS_INPUT_REQUEST,
+    CHECK(snodo_elicit_form(S(""), S("{\"type\":\"object\",\"properties\":{}}"), &q) == SNODO_STATUS_INPUT_REQUEST,
           "empty message");
-    CHECK(snodo_elicit_url(S("m"), S("javascript:alert(1)"), &s, NULL) == SNODO_STATUS_URL, "url scheme");
+    CHECK(snodo_elicit_form(S("m"), S("{\"type\":"), &q) == SNODO_STATUS_JSON, "schema JSON");
+    CHECK(snodo_elicit_form(S("\xff"), S("{}"), &q) == SNODO_STATUS_INVALID_UTF8, "message UTF-8");
+    CHECK(snodo_elicit_url(S("m"), S("javascript:alert(1)"), &q) == SNODO_STATUS_URL, "url scheme");
+    CHECK(q == NULL, "no question written on failure");
     CHECK(snodo_missing_capabilities(S("42"), S("{}"), &s, NULL) == SNODO_STATUS_ARGUMENT, "requests shape");
     CHECK(snodo_binding_digest(S("m"), S("[]"), (uint8_t[32]){0}) == SNODO_STATUS_ARGUMENT, "params shape");
     CHECK(s == NULL, "no string written on failure");
     /* A successful call clears the last error. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations" /* roots: deprecated, still tested */
-    CHECK_OK(snodo_list_roots(&s, NULL));
+    CHECK_OK(snodo_list_roots(&q));
 #pragma GCC diagnostic pop
     CHECK(strcmp(last_error_text(), "") == 0, "cleared: %s", last_error_text());
-    snodo_string_free(s);
-    s = NULL;
+    snodo_request_kind kind = SNODO_REQUEST_KIND_FORM;
+    CHECK_OK(snodo_question_kind(q, &kind));
+    CHECK(kind == SNODO_REQUEST_KIND_ROOTS, "roots kind %d", (int)kind);
+    snodo_question_free(q);
     /* Zero-length but non-NULL strings are fine where the core allows them. */
     CHECK_OK(snodo_canonicalize(S("\"\""), &s, NULL));
     snodo_string_free(s);
@@ -180,11 +190,15 @@ static void test_decide_misuse(void) {
     CHECK(snodo_engine_decide(e, call, S("{}"), NULL) == SNODO_STATUS_NULL_ARGUMENT, "NULL out");
     /* Unknown and unasked keys read as MISSING; raw answers as null. */
     snodo_answer_kind kind = SNODO_ANSWER_KIND_INVALID;
-    CHECK_OK(snodo_call_response(call, S("nobody"), S("{\"method\":\"roots/list\"}"), &kind, &s, NULL));
+    snodo_question *roots = NULL;
+    CHECK_OK(snodo_question_from_json(S("{\"method\":\"roots/list\"}"), &roots));
+    CHECK_OK(snodo_call_response(call, S("nobody"), roots, &kind, &s, NULL));
     CHECK(kind == SNODO_ANSWER_KIND_MISSING && s && strcmp(s, "null") == 0, "missing");
     snodo_string_free(s);
     s = NULL;
-    CHECK(snodo_call_response(call, S("k"), S("{"), &kind, NULL, NULL) == SNODO_STATUS_JSON, "bad request JSON");
+    CHECK(snodo_call_response(call, S("k"), NULL, &kind, NULL, NULL) == SNODO_STATUS_NULL_ARGUMENT, "NULL question");
+    CHECK(snodo_call_response(call, S("\xff"), roots, &kind, NULL, NULL) == SNODO_STATUS_INVALID_UTF8, "key UTF-8");
+    snodo_question_free(roots);
     /* A handler bug is a -32603 response with a diagnostic, not a status. */
     CHECK_OK(snodo_engine_decide(e, call, S("{\"type\":\"input_required\"}"), &resp));
     char *diag = NULL;

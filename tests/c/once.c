@@ -76,18 +76,14 @@ static snodo_call *retry(snodo_engine *e, int id, const char *answers, const cha
 /* Decides `call` with the name question; returns the new state. */
 static char *ask_name(snodo_engine *e, snodo_call *call) {
     snodo_response *resp = NULL;
-    char *form = NULL;
+    snodo_question *form = NULL;
     CHECK_OK(snodo_elicit_form(S("Your name?"),
                                S("{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},"
                                  "\"required\":[\"name\"]}"),
-                               &form, NULL));
-    sbuf o = {0};
-    sb_str(&o, "{\"type\":\"input_required\",\"inputRequests\":{\"name\":");
-    sb_str(&o, form ? form : "null");
-    sb_str(&o, "}}");
-    CHECK_OK(snodo_engine_decide(e, call, (const uint8_t *)o.p, o.n, &resp));
-    sb_free(&o);
-    snodo_string_free(form);
+                               &form));
+    snodo_input_request ask[] = {{S("name"), form}};
+    CHECK_OK(snodo_engine_decide_input_required(e, call, ask, 1, NULL, 0, &resp));
+    snodo_question_free(form);
     char *state = request_state(resp);
     CHECK(state != NULL, "input_required carries a requestState");
     snodo_response_free(resp);

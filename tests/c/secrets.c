@@ -202,18 +202,14 @@ static void test_flow_outputs(void) {
     const char *principal = "octocat@example.com";
     snodo_call *call = NULL;
     snodo_response *resp = NULL;
-    char *s = NULL, *form = NULL;
+    char *s = NULL;
+    snodo_question *form = NULL;
     size_t n = 0;
-    CHECK_OK(snodo_elicit_form(S("Pick"), S("{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}}}"), &form,
-                               NULL));
+    CHECK_OK(snodo_elicit_form(S("Pick"), S("{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}}}"), &form));
     CHECK_OK(snodo_engine_begin(e, S(TOOL_CALL("1")), SZ(principal), &call, &resp));
     if (!call || !form) goto out;
-    sbuf o = {0};
-    sb_str(&o, "{\"type\":\"input_required\",\"inputRequests\":{\"n\":");
-    sb_str(&o, form);
-    sb_str(&o, "},\"state\":{\"step\":1}}");
-    CHECK_OK(snodo_engine_decide(e, call, (const uint8_t *)o.p, o.n, &resp));
-    sb_free(&o);
+    snodo_input_request ask[] = {{S("n"), form}};
+    CHECK_OK(snodo_engine_decide_input_required(e, call, ask, 1, S("{\"step\":1}"), &resp));
     snodo_call_free(call);
     call = NULL;
     char *body = NULL;
@@ -328,7 +324,7 @@ static void test_flow_outputs(void) {
     }
     snodo_string_free(sealed);
     free(token);
-    snodo_string_free(form);
+    snodo_question_free(form);
 out:
     snodo_engine_free(e);
     case_end("key bytes never in bodies, diagnostics or tokens; principal never in clear");

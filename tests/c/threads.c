@@ -1,5 +1,6 @@
-/* One shared engine hammered from 8 threads: every thread must produce,
- * for every input, exactly the bytes a single thread produced.
+/* One shared engine and one shared question hammered from 8 threads: every
+ * thread must produce, for every input, exactly the bytes a single thread
+ * produced.
  *
  * Operation count (an operation is one begin, one decide, one seal or one
  * open): a flow is begin + decide (round 1, issues a token), begin + decide
@@ -36,6 +37,12 @@ typedef struct {
 
 static const char FORM_SCHEMA[] = "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}}}";
 
+/* The question every thread asks and reads: built once, shared by all (a
+ * question is immutable and shareable), and its JSON text for the variants
+ * that ask with the outcome as text. */
+static snodo_question *g_form;
+static char *g_form_json;
+
 /* The JSON-RPC request of variant `v` (round 1 when `token` is NULL). */
 static void build_request(sbuf *b, int v, const char *token, size_t token_len) {
     char head[160];
@@ -63,27 +70,32 @@ static void build_request(sbuf *b, int v, const char *token, size_t token_len) {
 static char *one_flow(snodo_engine *e, int v, int *errors, int *ops) {
     snodo_call *call = NULL;
     snodo_response *resp = NULL;
-    char *b1 = NULL, *b2 = NULL, *form = NULL, *value = NULL, *sealed = NULL, *opened = NULL, *out = NULL;
+    char *b1 = NULL, *b2 = NULL, *value = NULL, *sealed = NULL, *opened = NULL, *out = NULL;
     sbuf req = {0}, o = {0}, o2 = {0}, all = {0};
     const uint8_t *who = (const uint8_t *)PRINCIPALS[v];
     size_t who_len = strlen(PRINCIPALS[v]);
     char state[48];
     snprintf(state, sizeof state, "{\"v\":%d,\"f\":2.50}", v);
 
-    if (snodo_elicit_form(S("Pick"), S(FORM_SCHEMA), &form, NULL) != SNODO_STATUS_OK) goto fail;
     build_request(&req, v, NULL, 0);
     (*ops)++;
     if (snodo_engine_begin(e, (const uint8_t *)req.p, req.n, who, who_len, &call, &resp) != SNODO_STATUS_OK || !call)
         goto fail;
-    sb_str(&o, "{\"type\":\"input_required\",\"inputRequests\":{\"n\":");
-    sb_str(&o, form);
-    sb_str(&o, "},\"state\":");
-    sb_str(&o, state);
-    sb_str(&o, "}");
+    /* Odd variants ask with the shared question, even ones with its JSON. */
+    snodo_status st;
+    if (v % 2) {
+        snodo_input_request ask[] = {{S("n"), g_form}};
+        st = snodo_engine_decide_input_required(e, call, ask, 1, SZ(state), &resp);
+    } else {
+        sb_str(&o, "{\"type\":\"input_required\",\"inputRequests\":{\"n\":");
+        sb_str(&o, g_form_json);
+        sb_str(&o, "},\"state\":");
+        sb_str(&o, state);
+        sb_str(&o, "}");
+        st = snodo_engine_decide(e, call, (const uint8_t *)o.p, o.n, &resp);
+    }
     (*ops)++;
-    if (snodo_engine_decide(e, call, (const uint8_t *)o.p, o.n, &resp) != SNODO_STATUS_OK ||
-        snodo_response_body(resp, &b1, NULL) != SNODO_STATUS_OK)
-        goto fail;
+    if (st != SNODO_STATUS_OK || snodo_response_body(resp, &b1, NULL) != SNODO_STATUS_OK) goto fail;
     snodo_call_free(call);
     snodo_response_free(resp);
     call = NULL;
@@ -100,7 +112,7 @@ static char *one_flow(snodo_engine *e, int v, int *errors, int *ops) {
     if (snodo_engine_begin(e, (const uint8_t *)req.p, req.n, who, who_len, &call, &resp) != SNODO_STATUS_OK || !call)
         goto fail;
     snodo_answer_kind kind;
-    if (snodo_call_response(call, S("n"), SZ(form), &kind, &value, NULL) != SNODO_STATUS_OK ||
+    if (snodo_call_response(call, S("n"), g_form, &kind, &value, NULL) != SNODO_STATUS_OK ||
         kind != SNODO_ANSWER_KIND_ACCEPTED)
         goto fail;
     sb_str(&o2, "{\"type\":\"complete\",\"result\":{\"content\":[],\"structuredContent\":");
@@ -139,7 +151,6 @@ done:
     sb_free(&req);
     sb_free(&o);
     sb_free(&o2);
-    snodo_string_free(form);
     snodo_string_free(value);
     snodo_string_free(b1);
     snodo_string_free(b2);
@@ -180,6 +191,8 @@ static int flows_per_thread(void) {
 void run_thread_tests(void) {
     case_begin();
     snodo_engine *e = test_engine(1800000000);
+    CHECK_OK(snodo_elicit_form(S("Pick"), S(FORM_SCHEMA), &g_form));
+    CHECK_OK(snodo_question_to_json(g_form, &g_form_json, NULL));
     int flows = flows_per_thread();
     int errors = 0, ref_ops = 0;
     char *reference[VARIANTS] = {0};
@@ -220,6 +233,8 @@ void run_thread_tests(void) {
     printf("threads: %d threads x %d flows x %d = %ld operations on one engine\n", THREADS, flows, OPS_PER_FLOW,
            total_ops);
     for (int v = 0; v < VARIANTS; v++) free(reference[v]);
+    snodo_string_free(g_form_json);
+    snodo_question_free(g_form);
     snodo_engine_free(e);
     case_end("one engine shared by 8 threads gives identical results");
 }

@@ -61,7 +61,7 @@ static snodo_engine *make_engine(const jval *cfg, uint64_t now) {
     if ((v = json_get(cfg, "maxRequestBytes"))) snodo_config_set_max_request_bytes(c, (size_t)json_u64(v));
     if ((v = json_get(cfg, "maxInputResponses"))) snodo_config_set_max_input_responses(c, (size_t)json_u64(v));
     if ((v = json_get(cfg, "clockSkewSecs"))) snodo_config_set_clock_skew_secs(c, json_u64(v));
-    /* Issue 17: rows of the core's LIMITS, set by name. */
+    /* Rows of the core's LIMITS, set by name. */
     if ((v = json_get(cfg, "tokenVersion"))) CHECK_OK(snodo_config_set_limit(c, S("token_version"), json_u64(v)));
     if ((v = json_get(cfg, "minTokenVersion"))) CHECK_OK(snodo_config_set_limit(c, S("min_token_version"), json_u64(v)));
     /* Tests only, not a row of LIMITS: a setting of the test build
@@ -120,7 +120,7 @@ static void same_id(const char *field, char *got, const jval *want) {
     snodo_string_free(got);
 }
 
-/* Issue 17: the call block's flowId, tokenId, tokenExpiresAt (0 from C on a
+/* The call block's flowId, tokenId, tokenExpiresAt (0 from C on a
  * first round, null in the vectors) and answersDigest. The Rust runner
  * makes every call block carry all four. */
 static void call_ids(const snodo_call *call, const jval *c) {
@@ -144,9 +144,12 @@ static void answers_and_readers(const snodo_call *call, const jval *s) {
     for (size_t k = 0; answers && k < answers->n; k++) {
         const jval *a = answers->items[k], *key = json_get(a, "key"), *want = json_get(a, "expected");
         char *req = text_of(json_get(a, "request"));
+        snodo_question *question = NULL;
         snodo_answer_kind kind = SNODO_ANSWER_KIND_MISSING;
         char *value = NULL;
-        CHECK_OK(snodo_call_response(call, (const uint8_t *)key->text, key->len, SZ(req), &kind, &value, NULL));
+        CHECK_OK(snodo_question_from_json(SZ(req), &question));
+        CHECK_OK(snodo_call_response(call, (const uint8_t *)key->text, key->len, question, &kind, &value, NULL));
+        snodo_question_free(question);
         free(req);
         if (!value) continue;
         if ((unsigned)kind > 5) { CHECK(0, "answer kind %d", (int)kind); snodo_string_free(value); continue; }
@@ -300,7 +303,7 @@ static void finish_step(snodo_engine *e, const jval *s, snodo_status st, snodo_c
     snodo_call_free(call);
 }
 
-/* Issue 15: snodo_engine_begin on the text and snodo_engine_begin_parts on
+/* snodo_engine_begin on the text and snodo_engine_begin_parts on
  * the parts (id and params as JSON text) give the same response. */
 static void run_parts(const jval *file_cfg, const jval *t) {
     snodo_engine *e = make_engine(file_cfg, json_u64(json_get(t, "now")));
@@ -368,7 +371,7 @@ static char *edit_token(const char *tok, const char *edit) {
         size_t keep = (size_t)strtoull(arg, NULL, 10);
         sb_add(&b, tok, keep <= n ? keep : n);
     } else if (strncmp(edit, "replace-kid:", 12) == 0) {
-        /* Issue 17: the second part (the key id) replaced. */
+        /* The second part (the key id) replaced. */
         const char *d1 = strchr(tok, '.'), *d2 = d1 ? strchr(d1 + 1, '.') : NULL;
         CHECK(d2 != NULL, "replace-kid on %s", tok);
         sb_add(&b, tok, (size_t)(d1 - tok) + 1);
@@ -415,7 +418,7 @@ static void run_token(const jval *file_cfg, const jval *t, sealed_t *sealed, siz
     } else if (json_is(json_get(t, "op"), "open")) {
         const jval *from = json_get(t, "tokenFrom"), *edit = json_get(from, "edit");
         const char *src = NULL;
-        /* Issue 17: a literal token (sealed by an earlier release) has no source. */
+        /* A literal token (sealed by an earlier release) has no source. */
         if (!from) src = json_get(t, "token")->text;
         else
             for (size_t k = 0; k < *n_sealed; k++)
@@ -494,8 +497,8 @@ static const uint8_t *str_field(const jval *t, const char *key, size_t *len) {
  * deprecation warning silenced. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-static snodo_status deprecated_builder(const jval *op, const char *params, char **res) {
-    return json_is(op, "sampling") ? snodo_sampling(SZ(params), res, NULL) : snodo_list_roots(res, NULL);
+static snodo_status deprecated_builder(const jval *op, const char *params, snodo_question **q) {
+    return json_is(op, "sampling") ? snodo_sampling(SZ(params), q) : snodo_list_roots(q);
 }
 #pragma GCC diagnostic pop
 
@@ -509,12 +512,13 @@ static void run_builder(const jval *t) {
     const uint8_t *msg = str_field(t, "message", &ml), *url = str_field(t, "url", &ul);
     snodo_status st;
     char *task = text_of(json_get(t, "task"));
-    if (json_is(op, "elicit_form")) st = snodo_elicit_form(msg, ml, SZ(schema), &res, NULL);
-    else if (json_is(op, "elicit_url")) st = snodo_elicit_url(msg, ml, url, ul, &res, NULL);
-    else if (json_is(op, "elicit_form_without_lint"))
-        st = snodo_elicit_form_without_lint(msg, ml, SZ(schema), &res, NULL);
-    else if (json_is(op, "elicit_url_without_lint")) st = snodo_elicit_url_without_lint(msg, ml, url, ul, &res, NULL);
-    else if (json_is(op, "sampling") || json_is(op, "list_roots")) st = deprecated_builder(op, params, &res);
+    /* The builders make questions; what is compared is the question's JSON. */
+    snodo_question *q = NULL;
+    if (json_is(op, "elicit_form")) st = snodo_elicit_form(msg, ml, SZ(schema), &q);
+    else if (json_is(op, "elicit_url")) st = snodo_elicit_url(msg, ml, url, ul, &q);
+    else if (json_is(op, "elicit_form_without_lint")) st = snodo_elicit_form_without_lint(msg, ml, SZ(schema), &q);
+    else if (json_is(op, "elicit_url_without_lint")) st = snodo_elicit_url_without_lint(msg, ml, url, ul, &q);
+    else if (json_is(op, "sampling") || json_is(op, "list_roots")) st = deprecated_builder(op, params, &q);
     else if (json_is(op, "task_input_requests")) {
         /* A malformed task is INPUT_REQUEST in C and Python (docs/api.md);
          * the vectors spell that verdict INVALID_TASK. */
@@ -554,6 +558,10 @@ static void run_builder(const jval *t) {
     } else {
         st = SNODO_STATUS_ARGUMENT;
         CHECK(0, "unknown op");
+    }
+    if (q) {
+        CHECK_OK(snodo_question_to_json(q, &res, NULL));
+        snodo_question_free(q);
     }
     sbuf out = {0};
     if (st == SNODO_STATUS_OK) {
@@ -860,7 +868,7 @@ static int run_consistency(const jval *cfg, const jval *t) {
     return 1;
 }
 
-/* ---- legacy.json (issue 14): the legacy bridge, format in README.md ---- */
+/* ---- legacy.json: the legacy bridge, format in README.md ---- */
 
 /* The call as legacy.json spells it (core/tests/vectors.rs legacy_call_json). */
 static void legacy_call_out(sbuf *out, const snodo_call *c) {

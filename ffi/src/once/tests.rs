@@ -8,7 +8,7 @@ use std::ptr::{null, null_mut};
 use serde_json::{Value, json};
 
 use super::*;
-use crate::call::snodo_call;
+use crate::call::*;
 use crate::error::snodo_status;
 
 /// The value of `#define <name> "<value>"` in the committed header.
@@ -47,7 +47,7 @@ fn constants_are_the_cores() {
 fn begin(engine: &snodo::Engine, request: &Value) -> snodo_call {
     let text = request.to_string();
     match engine.begin(text.as_bytes(), &snodo::Principal::user("alice").unwrap()).unwrap() {
-        snodo::Begin::Call(call) => snodo_call::new(*call),
+        snodo::Begin::Call(call) => snodo_call { inner: *call },
         snodo::Begin::Respond(r) => panic!("not a call: {r:?}"),
     }
 }
@@ -96,7 +96,7 @@ fn readers_are_the_cores() {
     let want = call.answers_digest();
     // Not the digest of `{}`: the answers are read on this request.
     assert_ne!(want, "RBNvo1WzZ4oRRq0W9-hknpT7T8If536DEMBg9hyq_4o");
-    let c = snodo_call::new(*call);
+    let c = snodo_call { inner: *call };
     let mut out: *mut c_char = null_mut();
     let mut len = 0usize;
     let (mut at, mut flow_at) = (7u64, 7u64);
@@ -238,7 +238,7 @@ fn ops_are_the_cores() {
     let ops = [OnceOp::Claim, OnceOp::Complete, OnceOp::Release, OnceOp::Extend, OnceOp::Lookup];
     for (n, op) in ops.into_iter().enumerate() {
         assert_eq!(snodo_once_op::from(op) as usize, n);
-        assert_eq!(super::scripts::script_of(op).strip_suffix(&[0]).unwrap(), op_script(op).as_bytes());
+        assert_eq!(super::store::script_of(op).strip_suffix(&[0]).unwrap(), op_script(op).as_bytes());
     }
 }
 

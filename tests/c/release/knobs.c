@@ -130,7 +130,10 @@ int main(void) {
             CHECK(snodo_call_token_expires_at(call, &expires) == SNODO_STATUS_OK, "expires_at");
             CHECK(expires >= now + 115 && expires <= now + 125, "the token expires at %llu, now %llu + ttl 120",
                   (unsigned long long)expires, (unsigned long long)now);
-            CHECK(snodo_call_response(call, S("n"), S(QUESTION), &kind, &value, NULL) == SNODO_STATUS_OK, "response");
+            snodo_question *q = NULL;
+            CHECK(snodo_question_from_json(S(QUESTION), &q) == SNODO_STATUS_OK, "question");
+            CHECK(snodo_call_response(call, S("n"), q, &kind, &value, NULL) == SNODO_STATUS_OK, "response");
+            snodo_question_free(q);
             CHECK(kind == SNODO_ANSWER_KIND_ACCEPTED && value && strcmp(value, "{\"n\":\"Ada\"}") == 0, "answer %s",
                   value ? value : "(none)");
             snodo_string_free(value);
