@@ -18,8 +18,8 @@ export declare class Call {
   /** The salient params: all but `_meta`, `inputResponses`, `requestState`. */
   get params(): Record<string, any>
   /**
-   * The rest of the request's `_meta` (e.g. `progressToken`), without the
-   * protocol version, capabilities and client info snodo reads itself.
+   * The rest of the request's `_meta` (e.g. `progressToken`), without the protocol version,
+   * capabilities and client info snodo reads itself.
    */
   get meta(): Record<string, any>
   /** `params.name` if a string (tools/call, prompts/get), else `null`. */
@@ -47,25 +47,17 @@ export declare class Call {
   /** Unix seconds when the flow began. */
   get flowStart(): number
   /**
-   * Issue 17: the flow id of the token opened on this retry (the same
-   * for every round of one flow; 22 characters of base64url), or `null`
-   * on a first round.
+   * The flow id of the token opened on this retry (the same for every round of one flow; 22
+   * characters of base64url), or `null` on a first round.
    */
   get flowId(): string | null
-  /**
-   * Issue 17: the random id of the token opened on this retry, or
-   * `null` on a first round.
-   */
+  /** The random id of the token opened on this retry, or `null` on a first round. */
   get tokenId(): string | null
-  /**
-   * Issue 17: when the token opened on this retry expires (Unix
-   * seconds), or `null` on a first round.
-   */
+  /** When the token opened on this retry expires (Unix seconds), or `null` on a first round. */
   get tokenExpiresAt(): number | null
   /**
-   * Issue 17: base64url (no padding) SHA-256 of the canonical JSON of
-   * this request's `inputResponses` (`{}` when none): with `flowId`, the
-   * key of a remembered final result.
+   * Base64url (no padding) SHA-256 of the canonical JSON of this request's `inputResponses`
+   * (`{}` when none): with `flowId`, the key of a remembered final result.
    */
   get answersDigest(): string
   /** The application state carried by the token, or `null`. */
@@ -73,20 +65,20 @@ export declare class Call {
   /** The keys asked in the previous round (empty on round 1). */
   get askedKeys(): Array<string>
   /**
-   * The answer to input request `key`, which the handler would ask as
-   * `request` (rebuild the same request each round: it counts only if that
-   * exact question was asked under `key` in the previous round).
+   * The answer to input request `key`, which the handler asks as `question` (a `Question`, or a
+   * request as an object or JSON text, which the core makes one of). Ask the same question every
+   * round: on a retry it counts only if that exact question was asked under `key` in the
+   * previous round.
    */
-  response(key: string, request: object | string | Buffer): Answer
+  response(key: string, question: Question | Record<string, any> | string | Buffer): Answer
   /**
-   * The whole `inputResponses` map of this request, read-only and
-   * unvalidated (`{}` when none); `response(key, request)` is the
-   * validated reading.
+   * The whole `inputResponses` map of this request, read-only and unvalidated (`{}` when none);
+   * `response(key, request)` is the validated reading.
    */
   get inputResponses(): Record<string, any>
   /**
-   * The raw answer for `key`, unvalidated, only for keys asked in the
-   * previous round; `null` otherwise. Validate it yourself.
+   * The raw answer for `key`, unvalidated, only for keys asked in the previous round; `null`
+   * otherwise. Validate it yourself.
    */
   rawResponse(key: string): Record<string, any> | null
   /** A short description without any params or state (for logs). */
@@ -94,112 +86,100 @@ export declare class Call {
 }
 
 /**
- * The MRTR engine. Build it once (`new Engine(config)` or
- * `Engine.development()`) and share it across requests.
+ * The MRTR engine. Build it once (`new Engine(config)` or `Engine.development()`) and share it
+ * across requests.
  */
 export declare class Engine {
   /**
-   * Validates `config` and builds the engine. Throws `CONFIG` on any
-   * invalid field (the message names it as written, e.g. `ttlSecs`).
+   * Validates `config` and builds the engine. Throws `CONFIG` on any invalid field (the message
+   * names it as written, e.g. `ttlSecs`).
    */
   constructor(config: EngineConfig)
   /**
    * An engine with one random key that lives as long as this engine.
    *
-   * **Development only, single process only**: its tokens cannot be opened
-   * by another process, another worker thread, or after a restart.
+   * **Development only, single process only**: its tokens cannot be opened by another process,
+   * another worker thread, or after a restart.
    */
   static development(): Engine
   /**
-   * Reads a request message that may be an MRTR retry. `request` is the
-   * whole JSON-RPC message: text (`string`/`Buffer`, read exactly; what a
-   * transport has) or a parsed object (see the README on numbers).
-   * `principal` is the verified user, or `null` for anonymous.
+   * Reads a request message that may be an MRTR retry. `request` is the whole JSON-RPC message:
+   * text (`string`/`Buffer`, read exactly; what a transport has) or a parsed object (see the
+   * README on numbers). `principal` is the verified user, or `null` for anonymous.
    *
-   * Returns a `Call` for the handler, or a ready `Response` to send as is
-   * (`result instanceof Call` tells them apart). Throws `NOT_A_REQUEST`
-   * for a notification or a response: send nothing back for those.
+   * Returns a `Call` for the handler, or a ready `Response` to send as is (`result instanceof
+   * Call` tells them apart). Throws `NOT_A_REQUEST` for a notification or a response: send
+   * nothing back for those.
    */
   begin(request: string | Buffer | object, principal: string | null): Call | Response
   /**
-   * `begin` for a request an SDK has already parsed: the JSON-RPC `id`,
-   * the `method` and the `params` as received (with `_meta`,
-   * `inputResponses` and `requestState` left in; `null`/`undefined` for
-   * no params; JSON text is read exactly). Same checks, binding and
-   * token as `begin` on the bytes.
+   * `begin` for a request an SDK has already parsed: the JSON-RPC `id`, the `method` and the
+   * `params` as received (with `_meta`, `inputResponses` and `requestState` left in;
+   * `null`/`undefined` for no params; JSON text is read exactly). Same checks, binding and token
+   * as `begin` on the bytes.
    */
   beginParts(id: string | number | null, method: string, params: object | string | Buffer | null | undefined, principal: string | null): Call | Response
   /**
-   * Turns the handler's outcome into the response to send, once per call
-   * (a second decide throws `ALREADY_DECIDED`). `outcome` is the JSON
-   * spelling (`complete(result)`, `inputRequired(requests, state)`,
-   * `error(code, message, data)`, `toolError(message)`, `raw(result)`),
-   * as an object or as JSON text.
+   * Turns the handler's outcome into the response to send, once per call (a second decide throws
+   * `ALREADY_DECIDED`). `outcome` is the JSON spelling (`complete(result)`,
+   * `inputRequired(requests, state)`, `error(code, message, data)`, `toolError(message)`,
+   * `raw(result)`), as an object or as JSON text.
    */
   decide(call: Call, outcome: Outcome | string | Buffer): Response
-  /**
-   * Low-level: seals a token at the engine's time. `input` (object or
-   * JSON text): `{principal, binding | method+params, round?, flowStart?,
-   * questions?, state?}`; `binding` is 64 hex characters.
-   */
-  seal(input: SealInput | string | Buffer): string
-  /**
-   * Low-level: opens `token` for `principal` and the request `binding`
-   * (`bindingDigest(method, params)`, a Buffer or hex) at the engine's
-   * time. Throws `TOKEN` with `err.reason` (one of `TOKEN_REASONS`).
-   */
-  open(token: string, principal: string | null, binding: Buffer | string): Opened
   /** Unix seconds from the engine's clock (fixed when `fixedTime` was given). */
   now(): number
   /** The configuration without secrets (also what `JSON.stringify` shows). */
   toJSON(): EngineSummary
   /**
-   * Reads a request that arrived on a 2025-era `session` (see
-   * `docs/legacy.md`): the same `Call` a 2026 request gives
-   * (`mrtrAllowed` false, `isLegacy` true), or a ready `Response`.
+   * Reads a request that arrived on a 2025-era `session` (see `docs/legacy.md`): the same `Call`
+   * a 2026 request gives (`mrtrAllowed` false, `isLegacy` true), or a ready `Response`.
    */
   beginLegacy(request: string | Buffer | object, session: Session, principal: string | null): Call | Response
   /**
-   * Decides a call from `beginLegacy` (once per call): `{kind:
-   * 'respond', response}` to send, `{kind: 'send', pending}` (send
-   * `pending.requests` on the session, then `feed` the client's
-   * responses), or `{kind: 'resume', call}` (a round with state only:
-   * run the handler again, paced). On a 2026 call it is `decide`.
+   * Decides a call from `beginLegacy` (once per call; on a 2026 call it is `decide`, as `{kind:
+   * 'respond'}`).
    */
-  decideLegacy(call: Call, outcome: Outcome | string | Buffer): { kind: 'respond'; response: Response } | { kind: 'send'; pending: PendingFlow } | { kind: 'resume'; call: Call }
+  decideLegacy(call: Call, outcome: Outcome | string | Buffer): Bridge
   /**
-   * Feeds the client's JSON-RPC response (text as received, or an
-   * object), sent by `principal` (required; `null` for anonymous), to
-   * `pending`: `{kind: 'waiting'}`, `{kind: 'resume', call}`, or
-   * `{kind: 'respond', response, cancellations}` (the flow ended).
-   * Throws (`JSON`, `ARGUMENT`) for a response that is malformed, not of
-   * this flow, already answered, late, or from another principal than
+   * Feeds the client's JSON-RPC response (text as received, or an object), sent by `principal`
+   * (required; `null` for anonymous), to `pending`. Throws (`JSON`, `ARGUMENT`) for a response
+   * that is malformed, not of this flow, already answered, late, or from another principal than
    * the flow's; the flow is then unchanged.
    */
-  feed(pending: PendingFlow, response: string | Buffer | object, principal: string | null): { kind: 'waiting' } | { kind: 'resume'; call: Call } | { kind: 'respond'; response: Response; cancellations: Array<Record<string, any>> }
+  feed(pending: PendingFlow, response: string | Buffer | object, principal: string | null): Feed
   /**
-   * The application's timer for `pending` fired (at `pending.deadline`):
-   * the flow fails with `timeout` unless it already ended.
+   * The application's timer for `pending` fired (at `pending.deadline`): the flow fails with
+   * `timeout` unless it already ended.
    */
-  timeout(pending: PendingFlow): { kind: 'waiting' } | { kind: 'resume'; call: Call } | { kind: 'respond'; response: Response; cancellations: Array<Record<string, any>> }
+  timeout(pending: PendingFlow): Feed
   /**
-   * The protocol version to answer an `initialize` that asked for
-   * `requested`: itself if accepted, else the first configured legacy
-   * version; `null` when legacy serving is disabled.
+   * The protocol version to answer an `initialize` that asked for `requested`: itself if
+   * accepted, else the first configured legacy version; `null` when legacy serving is disabled.
    */
   legacyVersionFor(requested: string): string | null
+  /**
+   * Low-level: seals a token at the engine's time. `input` (object or JSON text): `{principal,
+   * binding | method+params, round?, flowStart?, questions?, state?}`; `binding` is 64 hex
+   * characters.
+   */
+  seal(input: SealInput | string | Buffer): string
+  /**
+   * Low-level: opens `token` for `principal` and the request `binding` (`bindingDigest(method,
+   * params)`, a Buffer or hex) at the engine's time. Throws `TOKEN` with `err.reason` (one of
+   * `TOKEN_REASONS`).
+   */
+  open(token: string, principal: string | null, binding: Buffer | string): Opened
 }
 
 /**
- * The in-memory once store of one process (the core's `MemoryStore`):
- * bounded in bytes with a share per principal, expiring, synchronous. It
- * runs the commands a `OnceRun` hands out, with the same meaning and
- * replies as the Redis scripts.
+ * The in-memory once store of one process (the core's `MemoryStore`): bounded in bytes with a
+ * share per principal, expiring, synchronous. It runs the commands a `OnceRun` hands out, with the
+ * same meaning and replies as the Redis scripts.
  */
 export declare class MemoryStore {
   /**
-   * A store with at most `maxBytes` of records, `maxBytesPerPrincipal`
-   * of them for one principal, and a claim lease of `leaseSecs`.
+   * A store with at most `maxBytes` of records, `maxBytesPerPrincipal` of them for one
+   * principal, and a claim lease of `leaseSecs`.
    */
   constructor(options?: MemoryStoreOptions | undefined | null)
   /** The key prefix (the default one: a memory store is not shared). */
@@ -211,10 +191,9 @@ export declare class MemoryStore {
   /** The bytes the records take, as the budget counts them. */
   get bytes(): number
   /**
-   * Runs a command a `OnceRun` handed out and returns the reply text to
-   * feed back. `nowMs` (Unix milliseconds) defaults to the system clock
-   * (pass the engine's time when its clock is fixed). Throws `STORE`
-   * when full, `ARGUMENT` for anything but a `OnceRun`'s command.
+   * Runs a command a `OnceRun` handed out and returns the reply text to feed back. `nowMs` (Unix
+   * milliseconds) defaults to the system clock (pass the engine's time when its clock is fixed).
+   * Throws `STORE` when full, `ARGUMENT` for anything but a `OnceRun`'s command.
    */
   execute(command: OnceCommand, nowMs?: number | undefined | null): string
   /** A short description (for logs). */
@@ -222,20 +201,18 @@ export declare class MemoryStore {
 }
 
 /**
- * One run of the core's once machine for one final round (or one
- * lookup), sans IO: each method returns the next `OnceStep`. `runOnce`
- * and `checkOnce` (`snodo-mrtr/once`) drive it; drive it yourself only to
- * use a store of your own. Errors: `TOKEN` with `reason 'replayed'` (the
- * flow completed with other answers), `STORE` (still running after the
- * wait, the claim lost before completing, a reply snodo does not write),
- * `ARGUMENT` (the call is not a retry, a step out of order).
+ * One run of the core's once machine for one final round (or one lookup), sans IO: each method
+ * returns the next `OnceStep`. `runOnce` and `checkOnce` (`snodo-mrtr/once`) drive it; drive it
+ * yourself only to use a store of your own. Errors: `TOKEN` with `reason 'replayed'` (the flow
+ * completed with other answers), `STORE` (still running after the wait, the claim lost before
+ * completing, a reply snodo does not write), `ARGUMENT` (the call is not a retry, a step out of
+ * order).
  */
 export declare class OnceRun {
   /**
-   * A run for the final round `call` (a retry: it opened a token) on a
-   * store with `prefix` and `leaseMs`; with `lookup: true`, a run that
-   * only looks. Throws `ARGUMENT` for a first round (no flow to key on),
-   * `CONFIG` for a bad prefix or lease.
+   * A run for the final round `call` (a retry: it opened a token) on a store with `prefix` and
+   * `leaseMs`; with `lookup: true`, a run that only looks. Throws `ARGUMENT` for a first round
+   * (no flow to key on), `CONFIG` for a bad prefix or lease.
    */
   constructor(call: Call, options: OnceRunOptions)
   /** The first step: the claim (or the lookup) command. */
@@ -245,19 +222,19 @@ export declare class OnceRun {
   /** After a `sleep` step: claim again. */
   resume(): OnceStep
   /**
-   * After the `effect` step: the effect's result text (canonical JSON),
-   * to remember; the next step is the completion command.
+   * After the `effect` step: the effect's result text (canonical JSON), to remember; the next
+   * step is the completion command.
    */
   effectDone(text: string): OnceStep
   /**
-   * After the `effect` step: the effect failed before doing anything;
-   * the next step is the release command.
+   * After the `effect` step: the effect failed before doing anything; the next step is the
+   * release command.
    */
   effectFailed(): OnceStep
   /**
-   * Whether a lease extension held, from the reply to the `effect`
-   * step's `extend` command: `true` (a full lease from now), `false`
-   * (the claim is no longer this run's: stop, and do not write).
+   * Whether a lease extension held, from the reply to the `effect` step's `extend` command:
+   * `true` (a full lease from now), `false` (the claim is no longer this run's: stop, and do not
+   * write).
    */
   extended(reply: string): boolean
   /** The fencing number this run won (0 before it won). */
@@ -265,42 +242,34 @@ export declare class OnceRun {
 }
 
 /**
- * Which `Host` and `Origin` values a server accepts (the core's
- * `OriginPolicy`). Immutable; build it once at start-up.
+ * Which `Host` and `Origin` values a server accepts (the core's `OriginPolicy`). Immutable; build
+ * it once at start-up.
  */
 export declare class OriginPolicy {
   /**
-   * `new OriginPolicy({ hosts?, origins? })`. Neither list (or no
-   * argument): the loopback default, as `OriginPolicy.loopback()`. Else
-   * the lists, a missing one empty: `hosts` entries are `name` (any
-   * port), `name:port` or `*` (any host: only behind a proxy that checks
-   * `Host` itself); `origins` entries are `scheme://host[:port]` (http or
-   * https) or `*` (any page). The request's own origin is always
-   * accepted; `null` never is. A bad entry or an unknown option throws
-   * `CONFIG`.
+   * `new OriginPolicy({ hosts?, origins? })`. Neither list (or no argument): the loopback
+   * default, as `OriginPolicy.loopback()`. Else the lists, a missing one empty: `hosts` entries
+   * are `name` (any port), `name:port` or `*` (any host: only behind a proxy that checks `Host`
+   * itself); `origins` entries are `scheme://host[:port]` (http or https) or `*` (any page). The
+   * request's own origin is always accepted; `null` never is. A bad entry or an unknown option
+   * throws `CONFIG`.
    */
   constructor(options?: { hosts?: string[]; origins?: string[] } | null)
-  /**
-   * The loopback default: `LOOPBACK_HOSTS` on any port, and no origin but
-   * the request's own.
-   */
+  /** The loopback default: `LOOPBACK_HOSTS` on any port, and no origin but the request's own. */
   static loopback(): OriginPolicy
 }
 
 /**
- * One legacy round in flight (the core's `PendingFlow`): the requests to
- * send on the session, and what resuming the handler needs. Owned by the
- * application; drop it on disconnect (snodo holds nothing else).
+ * One legacy round in flight (the core's `PendingFlow`): the requests to send on the session, and
+ * what resuming the handler needs. Owned by the application; drop it on disconnect (snodo holds
+ * nothing else).
  */
 export declare class PendingFlow {
   /** The server-to-client JSON-RPC requests of this round, in order. */
   get requests(): Array<Record<string, any>>
   /** Their ids (strings starting `snodo-`). */
   get requestIds(): Array<string>
-  /**
-   * Whether a response with this `id` belongs to this flow and is still
-   * awaited.
-   */
+  /** Whether a response with this `id` belongs to this flow and is still awaited. */
   awaits(id: string | number | null): boolean
   /** The request ids still unanswered. */
   get outstanding(): Array<string>
@@ -319,9 +288,8 @@ export declare class PendingFlow {
   /** Whether the flow ended (answered, failed, timed out or cancelled). */
   get isEnded(): boolean
   /**
-   * The client cancelled the originating request (or the application
-   * abandons it): ends the flow and returns the `notifications/cancelled`
-   * to send for unanswered requests. Send no response.
+   * The client cancelled the originating request (or the application abandons it): ends the flow
+   * and returns the `notifications/cancelled` to send for unanswered requests. Send no response.
    */
   cancel(reason?: string | undefined | null): Array<Record<string, any>>
   /** A summary without questions or answers (for logs). */
@@ -329,44 +297,84 @@ export declare class PendingFlow {
 }
 
 /**
- * What a 2025-era session negotiated at `initialize` (the core's
- * `Session`), and the principal that opened it: immutable; record one per
- * session and pass it to every `engine.beginLegacy`. A session belongs to
- * its principal: run `checkPrincipal` on every message routed to it.
+ * An input request, validated once, with its canonical JSON text and the digest a token pins
+ * computed once. Build it once (at start-up) and pass the same question every round: to
+ * `inputRequired` to ask it, to `call.response` to read its answer. Immutable; `JSON.stringify(q)`
+ * gives the request; two questions are the same request when their `json` texts are equal.
+ */
+export declare class Question {
+  /**
+   * A question from a request written by hand: an object, or JSON text (read exactly), validated
+   * as the builders validate theirs (`INPUT_REQUEST`, `SCHEMA`, `URL`, `SAMPLING`, `JSON`).
+   */
+  constructor(request: object | string | Buffer)
+  /** The request as a plain object (a new one on every read). */
+  get value(): Record<string, any>
+  /** Its canonical JSON text, which is also compact JSON for the wire. */
+  get json(): string
+  /** `form` or `url` (elicitation), `sampling` or `roots`. */
+  get kind(): 'form' | 'url' | 'sampling' | 'roots'
+  /** SHA-256 of the canonical text: what a token pins for it. */
+  get digest(): Buffer
+  /** The request as a plain object: what `JSON.stringify` writes. */
+  toJSON(): Record<string, any>
+}
+
+/** A JSON-RPC response ready for the wire: send `json` with `httpStatus`. Immutable. */
+export declare class Response {
+  /** The message as compact JSON text, exact: this is what to send. */
+  readonly json: string
+  /**
+   * The HTTP status for Streamable HTTP (400 for `_meta`-level errors, `-32020`, `-32021`,
+   * `-32022`; 404 for `-32601`; 200 otherwise).
+   */
+  readonly httpStatus: number
+  /**
+   * Why snodo replaced the handler's outcome with `-32603`: log it, never send it. `null`
+   * otherwise.
+   */
+  readonly diagnostic?: string
+  /**
+   * The message as a plain object (`JSON.parse(json)`, a new one on every read). Integers above
+   * 2^53 lose precision here: send `json`.
+   */
+  get body(): { jsonrpc: '2.0'; id: string | number | null; result?: Record<string, any>; error?: { code: number; message: string; data?: any } }
+  /** `{ body, httpStatus, diagnostic?, json }`: what `JSON.stringify` shows. */
+  toJSON(): Record<string, any>
+}
+
+/**
+ * What a 2025-era session negotiated at `initialize` (the core's `Session`), and the principal
+ * that opened it: immutable; record one per session and pass it to every `engine.beginLegacy`. A
+ * session belongs to its principal: run `checkPrincipal` on every message routed to it.
  */
 export declare class Session {
   /**
-   * A session that negotiated `protocolVersion` (what the server answered
-   * to `initialize`), with the client's `capabilities` and optional
-   * `clientInfo` (objects or JSON text), opened by `principal` (the
-   * verified user of the `initialize` request, or `null` for the explicit
-   * anonymous principal; required). Its id is random: set the
-   * transport's own with `withId`. Throws `ARGUMENT` naming the field.
+   * A session that negotiated `protocolVersion` (what the server answered to `initialize`), with
+   * the client's `capabilities` and optional `clientInfo` (objects or JSON text), opened by
+   * `principal` (the verified user of the `initialize` request, or `null` for the explicit
+   * anonymous principal; required). Its id is random: set the transport's own with `withId`.
+   * Throws `ARGUMENT` naming the field.
    */
   constructor(protocolVersion: string, capabilities: Record<string, any> | string, clientInfo: Record<string, any> | string | null, principal: string | null)
   /**
-   * A session from the client's `initialize` request (the whole message
-   * or its params; object or JSON text), with `negotiated` the version
-   * the server answered (`engine.legacyVersionFor`), opened by
-   * `principal` (a user name, or `null` for anonymous; required).
+   * A session from the client's `initialize` request (the whole message or its params; object or
+   * JSON text), with `negotiated` the version the server answered (`engine.legacyVersionFor`),
+   * opened by `principal` (a user name, or `null` for anonymous; required).
    */
   static fromInitialize(initialize: Record<string, any> | string | Buffer, negotiated: string, principal: string | null): Session
-  /**
-   * The principal that opened the session: its name, or `null` for
-   * anonymous.
-   */
+  /** The principal that opened the session: its name, or `null` for anonymous. */
   get principal(): string | null
   /**
-   * Checks that a message on this session (a call, an answer, a
-   * cancellation, a GET or DELETE) comes from `principal`, the one that
-   * opened it: `null` to go on, else the refusal to send as is (HTTP 404,
-   * `-32001` "Session not found", id null: the same as for a session
-   * that does not exist). `beginLegacy` applies it to calls itself.
+   * Checks that a message on this session (a call, an answer, a cancellation, a GET or DELETE)
+   * comes from `principal`, the one that opened it: `null` to go on, else the refusal to send as
+   * is (HTTP 404, `-32001` "Session not found", id null: the same as for a session that does not
+   * exist). `beginLegacy` applies it to calls itself.
    */
   checkPrincipal(principal: string | null): Response | null
   /**
-   * The same session with the transport's id (the `Mcp-Session-Id`, or
-   * any unique string for a stdio connection): a new `Session`.
+   * The same session with the transport's id (the `Mcp-Session-Id`, or any unique string for a
+   * stdio connection): a new `Session`.
    */
   withId(id: string): Session
   /** The session id. */
@@ -378,14 +386,13 @@ export declare class Session {
   /** The client info from `initialize`, or `null`. Informational only. */
   get clientInfo(): Record<string, any> | null
   /**
-   * The declared capabilities minus what the revision lacks: what a
-   * legacy `Call` reports and admission checks.
+   * The declared capabilities minus what the revision lacks: what a legacy `Call` reports and
+   * admission checks.
    */
   get usableCapabilities(): Record<string, any>
   /**
-   * The `notifications/elicitation/complete` message for
-   * `elicitationId` (2025-11-25 sessions with `elicitation.url` only;
-   * `ARGUMENT` otherwise).
+   * The `notifications/elicitation/complete` message for `elicitationId` (2025-11-25 sessions
+   * with `elicitation.url` only; `ARGUMENT` otherwise).
    */
   elicitationComplete(elicitationId: string): Record<string, any>
   /** A summary without capabilities, client info or principal (for logs). */
@@ -397,8 +404,8 @@ export interface Answer {
   /** What the client did. */
   kind: 'missing' | 'accepted' | 'declined' | 'cancelled' | 'invalid' | 'changed'
   /**
-   * For `accepted`: the validated content (`null` for URL elicitation,
-   * where accept means consent, not completion).
+   * For `accepted`: the validated content (`null` for URL elicitation, where accept means
+   * consent, not completion).
    */
   value?: any
   /** For `invalid`: why, naming the offending field. */
@@ -406,55 +413,61 @@ export interface Answer {
 }
 
 /**
- * The 32-byte request binding a token pins: method + SHA-256 of the
- * canonical params without `_meta`, `inputResponses`, `requestState`.
+ * The 32-byte request binding a token pins: method + SHA-256 of the canonical params without
+ * `_meta`, `inputResponses`, `requestState`.
  */
 export declare function bindingDigest(method: string, params: string | Buffer | object): Buffer
 
 /**
- * The canonical form of a JSON value (docs/canonical-json.md): JSON text is
- * read exactly; throws `JSON` on invalid text or duplicate keys.
+ * What `decideLegacy` says to do: `respond` (send `response`), `send` (send `pending.requests` on
+ * the session, then `feed` the client's responses) or `resume` (a round with state only: run the
+ * handler again, paced).
+ */
+export type Bridge =
+  | { kind: 'respond'; response: Response }
+  | { kind: 'send'; pending: PendingFlow }
+  | { kind: 'resume'; call: Call }
+
+/**
+ * The canonical form of a JSON value (docs/canonical-json.md): JSON text is read exactly; throws
+ * `JSON` on invalid text or duplicate keys.
  */
 export declare function canonicalize(value: string | Buffer | object): string
 
 /**
- * Checks the Streamable HTTP request-metadata headers (`MCP-Protocol-Version`,
- * `Mcp-Method`, `Mcp-Name`) against the request (JSON text, Buffer or
- * object). Returns `null` when the request may go on to `engine.begin`, or
- * the ready `-32020` response (HTTP 400) to send instead. Text that is not
- * JSON is left to `begin` (`null`). Pass `req.rawHeaders`: `req.headers`
- * joins a repeated header, which the check must see twice.
+ * Checks the Streamable HTTP request-metadata headers (`MCP-Protocol-Version`, `Mcp-Method`,
+ * `Mcp-Name`) against the request (JSON text, Buffer or object). Returns `null` when the request
+ * may go on to `engine.begin`, or the ready `-32020` response (HTTP 400) to send instead. Text
+ * that is not JSON is left to `begin` (`null`). Pass `req.rawHeaders`: `req.headers` joins a
+ * repeated header, which the check must see twice.
  */
 export declare function checkHttpHeaders(headers: Array<[string, string]> | string[] | Headers | Map<string, string> | Record<string, string | string[] | undefined>, request: string | Buffer | object): Response | null
 
 /**
- * Checks `Origin` and `Host` of one HTTP request against `policy`: `null`
- * to go on, or the ready refusal to send as is, HTTP 421 (`data.reason`
- * `host`: a missing, repeated or unlisted `Host`) or 403 (`data.reason`
- * `origin`: a repeated, `null`, malformed, foreign or unlisted `Origin`).
- * Run it on every request, before reading the body. `headers` as for
- * `checkHttpHeaders`; pass `req.rawHeaders`, since `req.headers` joins a
- * repeated header, which the check must see twice.
+ * Checks `Origin` and `Host` of one HTTP request against `policy`: `null` to go on, or the ready
+ * refusal to send as is, HTTP 421 (`data.reason` `host`: a missing, repeated or unlisted `Host`)
+ * or 403 (`data.reason` `origin`: a repeated, `null`, malformed, foreign or unlisted `Origin`).
+ * Run it on every request, before reading the body. `headers` as for `checkHttpHeaders`; pass
+ * `req.rawHeaders`, since `req.headers` joins a repeated header, which the check must see twice.
  */
 export declare function checkHttpOrigin(policy: OriginPolicy, headers: Array<[string, string]> | string[] | Headers | Map<string, string> | Record<string, string | string[] | undefined>): Response | null
 
 /**
- * Checks a Redis `maxmemory-policy` (as `CONFIG GET` answers it): throws
- * `STORE` saying why for anything but `ONCE_SAFE_EVICTION_POLICY`.
+ * Checks a Redis `maxmemory-policy` (as `CONFIG GET` answers it): throws `STORE` saying why for
+ * anything but `ONCE_SAFE_EVICTION_POLICY`.
  */
 export declare function checkOnceEvictionPolicy(policy: string): void
 
 /**
- * Checks a key prefix (printable ASCII without spaces or braces, at most
- * 128 bytes): throws `CONFIG` otherwise.
+ * Checks a key prefix (printable ASCII without spaces or braces, at most 128 bytes): throws
+ * `CONFIG` otherwise.
  */
 export declare function checkOncePrefix(prefix: string): void
 
 /**
- * The capabilities the client must add to receive the task's input
- * requests (`{}` when it can receive them all, or the task carries none).
- * A malformed task or input request throws `INPUT_REQUEST` naming the
- * field.
+ * The capabilities the client must add to receive the task's input requests (`{}` when it can
+ * receive them all, or the task carries none). A malformed task or input request throws
+ * `INPUT_REQUEST` naming the field.
  */
 export declare function checkTaskInputRequests(task: Record<string, any> | string | Buffer, capabilities: Record<string, any> | string | Buffer): Record<string, any>
 
@@ -469,18 +482,18 @@ export interface CliOutput {
 }
 
 /** Outcome: a final result (`resultType` is stamped `"complete"`). */
-export declare function complete(result: Record<string, any>): Outcome
+export declare function complete(result?: Record<string, any>): Outcome
 
 /**
  * Whether client capabilities declare the Tasks extension
- * (`extensions["io.modelcontextprotocol/tasks"]`, an object): when a
- * `tools/call` may be answered with a task.
+ * (`extensions["io.modelcontextprotocol/tasks"]`, an object): when a `tools/call` may be answered
+ * with a task.
  */
 export declare function declaresTasks(capabilities: Record<string, any> | string | Buffer): boolean
 
 /**
- * The engine's default clock skew, in seconds (a flow's record is kept
- * until the flow's last possible use, skew included).
+ * The engine's default clock skew, in seconds (a flow's record is kept until the flow's last
+ * possible use, skew included).
  */
 export declare const DEFAULT_CLOCK_SKEW_SECS: number
 
@@ -497,34 +510,32 @@ export declare const DEFAULT_ONCE_MAX_BYTES_PER_PRINCIPAL: number
 export declare const DEFAULT_ONCE_PREFIX: string
 
 /**
- * A form-elicitation input request: `message` and a flat
- * `requestedSchema` (JSON text or object). Throws `SCHEMA` if the schema is
- * outside the spec's subset.
+ * A form-elicitation question: `message` and a flat `requestedSchema` (JSON text or object).
+ * Throws `SCHEMA` if the schema is outside the spec's subset.
  */
-export declare function elicitForm(message: string, schema: object | string | Buffer): Record<string, any>
+export declare function elicitForm(message: string, schema: object | string | Buffer): Question
 
 /**
- * `elicitForm` without the secret/URL lint on field names and formats:
- * for a field the heuristic flags wrongly (docs/policies.md). The schema
- * rules still apply.
+ * `elicitForm` without the secret/URL lint on field names and formats: for a field the heuristic
+ * flags wrongly (docs/policies.md). The schema rules still apply.
  */
-export declare function elicitFormWithoutLint(message: string, schema: object | string | Buffer): Record<string, any>
+export declare function elicitFormWithoutLint(message: string, schema: object | string | Buffer): Question
 
 /**
- * A URL-elicitation input request (http/https, host required, no userinfo, no
- * credential-looking parameters). Throws `URL`. Accept means consent, not completion.
+ * A URL-elicitation question (http/https, host required, no userinfo, no credential-looking
+ * parameters). Throws `URL`. Accept means consent, not completion.
  */
-export declare function elicitUrl(message: string, url: string): Record<string, any>
+export declare function elicitUrl(message: string, url: string): Question
 
 /**
- * `elicitUrl` without the credential/PII lint on query and fragment
- * parameters (docs/policies.md). The URL rules still apply.
+ * `elicitUrl` without the credential/PII lint on query and fragment parameters (docs/policies.md).
+ * The URL rules still apply.
  */
-export declare function elicitUrlWithoutLint(message: string, url: string): Record<string, any>
+export declare function elicitUrlWithoutLint(message: string, url: string): Question
 
 /**
- * `new Engine(config)`. Every field but `keys` is optional; the limits'
- * ranges and defaults are the core's `LIMITS` table (docs/api.md).
+ * `new Engine(config)`. Every field but `keys` is optional; the limits' ranges and defaults are
+ * the core's `LIMITS` table (docs/api.md).
  */
 export interface EngineConfig {
   /** 1 to 8 keys: the first signs, all verify (rotation). */
@@ -546,20 +557,20 @@ export interface EngineConfig {
   /** Accepted protocol versions (default `["2026-07-28"]`). */
   supportedVersions?: Array<string>
   /**
-   * Accepted 2025-era revisions for `beginLegacy` (default the three
-   * 2025 ones; empty disables legacy serving).
+   * Accepted 2025-era revisions for `beginLegacy` (default the three 2025 ones; empty disables
+   * legacy serving).
    */
   legacyVersions?: Array<string>
   /** `io.modelcontextprotocol/serverInfo` stamped on every result's `_meta`. */
   serverInfo?: Record<string, any>
   /**
-   * Tests only: a fixed clock (Unix seconds). Refused (`CONFIG`) unless
-   * the addon was built with the cargo feature `test-knobs`.
+   * Tests only: a fixed clock (Unix seconds). Refused (`CONFIG`) unless the addon was built with
+   * the cargo feature `test-knobs`.
    */
   fixedTime?: number
   /**
-   * `true`: answers sent without `requestState` are never read (the
-   * pre-issue-13 rule). Default `false`.
+   * `true`: answers sent without `requestState` are never read (only a verified token pins what
+   * was asked). Default `false`.
    */
   strictAnswers?: boolean
   /** This service's name, bound into every token (1 to 256 bytes). */
@@ -567,14 +578,13 @@ export interface EngineConfig {
   /** Token format sealed: 1 signed (default), 2 encrypted. */
   tokenVersion?: number
   /**
-   * Oldest token format opened: 1 (default, both) or 2 (v1 tokens are
-   * refused); at most `tokenVersion`.
+   * Oldest token format opened: 1 (default, both) or 2 (v1 tokens are refused); at most
+   * `tokenVersion`.
    */
   minTokenVersion?: number
   /**
-   * Tests only: non-zero makes token ids and v2 nonces predictable.
-   * Refused (`CONFIG`) unless the addon was built with the cargo feature
-   * `test-knobs`.
+   * Tests only: non-zero makes token ids and v2 nonces predictable. Refused (`CONFIG`) unless
+   * the addon was built with the cargo feature `test-knobs`.
    */
   testRandomSeed?: number
 }
@@ -618,55 +628,59 @@ export interface ErrorCodeInfo {
 }
 
 /**
- * Keeps only the requests the client can receive, in order, as an object
- * by key (anything but an object throws ARGUMENT).
+ * What `feed` and `timeout` say: `waiting` (for more responses), `resume` (run the handler again
+ * with `call`) or `respond` (the flow ended: send `response`, and `cancellations` for the requests
+ * left unanswered).
+ */
+export type Feed =
+  | { kind: 'waiting' }
+  | { kind: 'resume'; call: Call }
+  | { kind: 'respond'; response: Response; cancellations: Array<Record<string, any>> }
+
+/**
+ * Keeps only the requests the client can receive, in order, as an object by key (anything but an
+ * object throws ARGUMENT).
  */
 export declare function filterSupported(requests: Record<string, object> | string, capabilities: object | string): Record<string, object>
 
 /**
- * Outcome: ask the client for input. `inputRequests` maps keys to input
- * requests (from the builders); `state` is carried, readable and sealed, to
- * the retry.
+ * Outcome: ask the client for input. `inputRequests` maps keys to questions (from the builders);
+ * `state` is carried, readable and sealed, to the retry.
  */
-export declare function inputRequired(inputRequests: Record<string, object>, state?: any): Outcome
+export declare function inputRequired(inputRequests?: Record<string, Question | Record<string, any>>, state?: any): Outcome
 
 /**
- * A `roots/list` input request.
+ * A `roots/list` question.
  *
  * @deprecated Roots are deprecated in MCP 2026-07-28.
  */
-export declare function listRoots(): Record<string, any>
+export declare function listRoots(): Question
 
-/**
- * The hosts a loopback server answers to (`OriginPolicy.loopback()`), on
- * any port.
- */
+/** The hosts a loopback server answers to (`OriginPolicy.loopback()`), on any port. */
 export declare const LOOPBACK_HOSTS: string[]
 
 /** `new MemoryStore(options)`: the bounds and the lease of the in-memory store. */
 export interface MemoryStoreOptions {
   /**
-   * The bytes of records held at most (default `DEFAULT_ONCE_MAX_BYTES`,
-   * 64 MiB; at least 1024). A claim past it fails with `STORE` rather
-   * than forget a live record.
+   * The bytes of records held at most (default `DEFAULT_ONCE_MAX_BYTES`, 64 MiB; at least 1024).
+   * A claim past it fails with `STORE` rather than forget a live record.
    */
   maxBytes?: number
   /**
-   * The bytes one principal's records may take (default a quarter of
-   * the default budget; 1024 to `maxBytes`).
+   * The bytes one principal's records may take (default a quarter of the default budget; 1024 to
+   * `maxBytes`).
    */
   maxBytesPerPrincipal?: number
   /**
-   * How long a won claim is held before another caller may take it
-   * over, in seconds (default 30; at least 0.001).
+   * How long a won claim is held before another caller may take it over, in seconds (default 30;
+   * at least 0.001).
    */
   leaseSecs?: number
 }
 
 /**
- * The capabilities the client must add to receive every request in
- * `requests` (an object by key; anything else throws ARGUMENT), shaped like
- * ClientCapabilities; `{}` when all can be sent.
+ * The capabilities the client must add to receive every request in `requests` (an object by key;
+ * anything else throws ARGUMENT), shaped like ClientCapabilities; `{}` when all can be sent.
  */
 export declare function missingCapabilities(requests: Record<string, object> | string, capabilities: object | string): Record<string, any>
 
@@ -686,8 +700,8 @@ export declare const ONCE_LOOKUP_SCRIPT: string
 export declare const ONCE_RELEASE_SCRIPT: string
 
 /**
- * The message of the `TOKEN` error (`err.reason === 'replayed'`) for a
- * final round whose flow completed with other answers.
+ * The message of the `TOKEN` error (`err.reason === 'replayed'`) for a final round whose flow
+ * completed with other answers.
  */
 export declare const ONCE_REPLAYED_MESSAGE: string
 
@@ -695,9 +709,8 @@ export declare const ONCE_REPLAYED_MESSAGE: string
 export declare const ONCE_SAFE_EVICTION_POLICY: string
 
 /**
- * One store command of a `OnceRun`: run `script` with `KEYS[1] = key` and
- * `ARGV = args` (Redis), or hand the object to `MemoryStore.execute`, and
- * feed the reply text back to the run.
+ * One store command of a `OnceRun`: run `script` with `KEYS[1] = key` and `ARGV = args` (Redis),
+ * or hand the object to `MemoryStore.execute`, and feed the reply text back to the run.
  */
 export interface OnceCommand {
   /** The step. */
@@ -719,8 +732,8 @@ export interface OnceRunOptions {
   /** The store's lease of a won claim, in milliseconds (`store.leaseMs`). */
   leaseMs: number
   /**
-   * How long to wait in total for another caller's pending claim before
-   * the run fails with `STORE` "still running" (default 35 000).
+   * How long to wait in total for another caller's pending claim before the run fails with
+   * `STORE` "still running" (default 35 000).
    */
   waitMs?: number
   /** `true`: a run that only looks (`checkOnce`): `done` or `open`. */
@@ -728,8 +741,8 @@ export interface OnceRunOptions {
 }
 
 /**
- * What a `OnceRun` says to do next: a tagged object, so a TypeScript
- * `switch (step.kind)` narrows it.
+ * What a `OnceRun` says to do next: a tagged object, so a TypeScript `switch (step.kind)` narrows
+ * it.
  */
 export type OnceStep =
   | { kind: 'command'; command: OnceCommand }
@@ -740,8 +753,8 @@ export type OnceStep =
   | { kind: 'open' }
 
 /**
- * What an opened token says (`engine.open`): the core's `Opened::to_json()`
- * shape, the same names as C's JSON text and Python's `to_dict()`.
+ * What an opened token says (`engine.open`): the core's `Opened::to_json()` shape, the same names
+ * as C's JSON text and Python's `to_dict()`.
  */
 export interface Opened {
   /** Key id that signed it. */
@@ -758,23 +771,26 @@ export interface Opened {
   questionKeys: Array<string>
   /** The application state, or `null`. */
   state: unknown
-  /** Issue 17: the token's random id (base64url, 22 characters). */
+  /** The token's random id (base64url, 22 characters). */
   tokenId: string
-  /** Issue 17: the id of the token's flow, kept across its rounds. */
+  /** The id of the token's flow, kept across its rounds. */
   flowId: string
 }
 
 /**
- * A handler outcome in the core's JSON spelling; build it with
- * `complete`, `inputRequired`, `error`, `toolError` or `raw`.
+ * A handler outcome in the core's JSON spelling; build it with `complete`, `inputRequired`,
+ * `error`, `toolError` or `raw`.
  */
 export interface Outcome {
   /** Which outcome. */
   type: 'complete' | 'input_required' | 'error' | 'tool_error' | 'raw'
   /** complete / raw: the result object. */
   result?: Record<string, any>
-  /** input_required: the input requests by key. */
-  inputRequests?: Record<string, object>
+  /**
+   * input_required: the questions by key (`Question`s, or requests written as objects, which the
+   * core makes questions of).
+   */
+  inputRequests?: Record<string, Question | Record<string, any>>
   /** input_required: application state for the next round. */
   state?: any
   /** error: the JSON-RPC code. */
@@ -786,49 +802,28 @@ export interface Outcome {
 }
 
 /**
- * Outcome: a raw result object (the escape hatch; the same checks apply,
- * and a `CreateTaskResult` goes this way).
+ * Outcome: a raw result object (the escape hatch; the same checks apply, and a `CreateTaskResult`
+ * goes this way).
  */
-export declare function raw(result: Record<string, any>): Outcome
-
-/** A JSON-RPC response ready for the wire. */
-export interface Response {
-  /**
-   * The whole JSON-RPC message as a plain object. Integers above 2^53
-   * lose precision here: send `json`.
-   */
-  body: { jsonrpc: '2.0'; id: string | number | null; result?: Record<string, any>; error?: { code: number; message: string; data?: any } }
-  /**
-   * The HTTP status for Streamable HTTP (400 for `_meta`-level errors,
-   * `-32020`, `-32021`, `-32022`; 404 for `-32601`; 200 otherwise).
-   */
-  httpStatus: number
-  /**
-   * Why snodo replaced the handler's outcome with `-32603`: log it, never
-   * send it. Absent otherwise.
-   */
-  diagnostic?: string
-  /** The message as compact JSON text, exact: this is what to send. */
-  json: string
-}
+export declare function raw(result?: Record<string, any>): Outcome
 
 /**
- * Runs the `snodo-mrtr` command line `args` (without the program name)
- * with `keys` (the value of `SNODO_KEYS`, or null) at `now` (Unix seconds;
- * absent = the system clock). Throws `ARGUMENT` on a negative `now`.
+ * Runs the `snodo-mrtr` command line `args` (without the program name) with `keys` (the value of
+ * `SNODO_KEYS`, or null) at `now` (Unix seconds; absent = the system clock). Throws `ARGUMENT` on
+ * a negative `now`.
  */
 export declare function runCli(args: Array<string>, keys?: string | undefined | null, now?: number | undefined | null): CliOutput
 
 /**
- * A sampling (`sampling/createMessage`) input request. Throws `SAMPLING`.
+ * A sampling (`sampling/createMessage`) question. Throws `SAMPLING`.
  *
  * @deprecated Sampling is deprecated in MCP 2026-07-28.
  */
-export declare function sampling(params: object | string | Buffer): Record<string, any>
+export declare function sampling(params: object | string | Buffer): Question
 
 /**
- * `engine.seal(input)`. Omitted `round`/`flowStart`/`questions`/`state`
- * take the core's defaults (`Engine::seal_input`).
+ * `engine.seal(input)`. Omitted `round`/`flowStart`/`questions`/`state` take the core's defaults
+ * (`Engine::seal_input`).
  */
 export interface SealInput {
   /** The principal, or `null` for anonymous. */
@@ -843,15 +838,15 @@ export interface SealInput {
   round?: number
   /** Flow start, Unix seconds (default: now). */
   flowStart?: number
-  /** The input requests asked, by key. */
-  questions?: Record<string, object>
+  /** The questions asked, by key (`Question`s or requests as objects). */
+  questions?: Record<string, Question | Record<string, any>>
   /** Application state (readable: never put secrets here). */
   state?: any
 }
 
 /**
- * The error codes, as a TypeScript string enum. The list must equal the
- * core's [`ErrorCode::ALL`]: a Rust test and a Node test check it.
+ * The error codes, as a TypeScript string enum (each the variant's name in `UPPER_SNAKE`). The
+ * list must equal the core's [`ErrorCode::ALL`]: a Rust test and a Node test check it.
  */
 export declare enum SnodoErrorCode {
   /** Invalid engine configuration (keys, limits, versions). */
@@ -876,13 +871,16 @@ export declare enum SnodoErrorCode {
   Argument = 'ARGUMENT',
   /** `decide` called a second time for the same call. */
   AlreadyDecided = 'ALREADY_DECIDED',
-  /** The once store failed, or the flow's effect is still running elsewhere; the effect did not run here. */
+  /**
+   * The once store failed, or the flow's effect is still running elsewhere; the effect did not
+   * run here.
+   */
   Store = 'STORE',
 }
 
 /**
- * The reasons a continuation token can be refused (`data.reason` on the
- * wire, `err.reason` from `engine.open`).
+ * The reasons a continuation token can be refused (`data.reason` on the wire, `err.reason` from
+ * `engine.open`).
  */
 export declare const TOKEN_REASONS: string[]
 
@@ -890,7 +888,14 @@ export declare const TOKEN_REASONS: string[]
 export declare function toolError(message: string): Outcome
 
 /**
- * The version of this addon (the Cargo workspace version, which
- * `package.json` must equal: the test suite checks it).
+ * The refusal for a message naming a session id the server does not know (HTTP 404, `-32001`
+ * "Session not found", id `null`): the same bytes as `session.checkPrincipal`'s, so that an
+ * unknown session and another user's cannot be told apart.
+ */
+export declare function unknownSession(): Response
+
+/**
+ * The version of this addon (the Cargo workspace version, which `package.json` must equal: the
+ * test suite checks it).
  */
 export declare function version(): string

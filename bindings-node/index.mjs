@@ -24,6 +24,8 @@ export const {
   OnceRun,
   OriginPolicy,
   PendingFlow,
+  Question,
+  Response,
   Session,
   SnodoErrorCode,
   TOKEN_REASONS,
@@ -49,6 +51,7 @@ export const {
   runCli,
   sampling,
   toolError,
+  unknownSession,
   version,
 } = binding
 export default binding

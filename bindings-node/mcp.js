@@ -9,7 +9,7 @@
 // the SDK sends as JSON-RPC errors (never `isError` results: the handlers sit
 // at the `Server` level, outside `McpServer`'s tool funnel).
 
-const { Call, Response } = require('./index.js');
+const { Call } = require('./index.js');
 
 const MRTR_VERSION = '2026-07-28';
 
@@ -88,35 +88,6 @@ function malformedRetry(params) {
 }
 
 /**
- * `engine.beginParts(id, method, params, principal)`, reached through
- * `engine.begin` on the message's JSON text when it gives a Call (issue 16,
- * ninth pass). `beginParts` reads the params back from native code with a
- * call into `JSON.stringify` and gives a napi-rs class instance; `begin` on
- * text written here takes the request path `engine.begin` users have (the
- * message read in one pass, the JS `Call` over an External): about 8 %
- * fewer instructions in a tools/call first round, 6 % in a retry
- * (callgrind). The parts are the message (`beginParts` is
- * `begin` on its bytes, and the vectors hold the two to the same
- * responses), with one difference: only the bytes path refuses a message
- * longer than `maxRequestBytes`. So anything but a Call from `begin` (that
- * refusal, any other error, or a throw) is answered by `beginParts`
- * itself, as before, and an id that is not a string or a number goes there
- * directly.
- */
-function begin(engine, id, method, params, principal) {
-  if (typeof id === 'string' || typeof id === 'number') {
-    let begun;
-    try {
-      begun = engine.begin(JSON.stringify({ jsonrpc: '2.0', id, method, params }), principal);
-    } catch {
-      begun = undefined; // beginParts throws its own error (or answers)
-    }
-    if (begun instanceof Call) return begun;
-  }
-  return engine.beginParts(id, method, params, principal);
-}
-
-/**
  * What `begin` answers `message` as sent, if it is a 2026 request for one
  * of `methods` with a malformed retry (`malformedRetry`); else null. A
  * 2025-era request (no envelope) is left to the SDK: those keys are not
@@ -129,7 +100,7 @@ function refusal(engine, message, methods) {
   if (!malformedRetry(params)) return null;
   // begin refuses these shapes before it opens a token, so the principal
   // changes nothing here.
-  const begun = begin(engine, message.id, message.method, params, null);
+  const begun = engine.beginParts(message.id, message.method, params, null);
   return begun instanceof Call ? null : JSON.parse(begun.json);
 }
 
@@ -175,11 +146,11 @@ class Snodo {
     this.onDiagnostic = options.onDiagnostic || ((d) => console.error(`snodo: ${d}`));
   }
 
-  /** begin_parts → route(call) → decide, as a handler body for `method`. */
+  /** beginParts → route(call) → decide, as a handler body for `method`. */
   async run(request, ctx, route, server) {
     const id = ctx && ctx.mcpReq && ctx.mcpReq.id !== undefined ? ctx.mcpReq.id : request.id;
     const params = wireParams(request, ctx, server);
-    const begun = begin(this.engine, id, request.method, params, this.principal(ctx) ?? null);
+    const begun = this.engine.beginParts(id, request.method, params, this.principal(ctx) ?? null);
     if (!(begun instanceof Call)) throw toError(begun); // -32602 (+ data.reason), -32022, ...
     const outcome = await route(begun, ctx);
     const response = this.engine.decide(begun, outcome);
@@ -256,4 +227,3 @@ class Snodo {
 }
 
 module.exports = { Snodo, SnodoProtocolError, wireParams, MRTR_METHODS };
-void Response;

@@ -2,12 +2,12 @@
 # The Node suite: builds the snodo-mrtr addon for the tests with the napi CLI
 # pinned in bindings-node/package-lock.json (cargo feature test-knobs: the
 # vectors need fixedTime and testRandomSeed), checks the committed index.d.ts
-# for drift, runs `node --test` (every vector, the Node tests, the example
-# servers' smoke and edge tests), checks the npm pack file lists, then has the
-# package's own install script build the addon users get (without the test
-# knobs) and installs the folder, the tarball and the prebuilt layout (main +
-# platform package) into fresh projects outside the repository, each showing
-# the test knobs refused.
+# for drift, runs `node --test` (every vector, the Node tests, the smoke and
+# edge tests of the Node contract servers in interop/servers/node), checks
+# the npm pack file lists, then has the package's own install script build
+# the addon users get (without the test knobs) and installs the folder, the
+# tarball and the prebuilt layout (main + platform package) into fresh
+# projects outside the repository, each showing the test knobs refused.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -76,6 +76,11 @@ redis_ensure_installed
 trap 'rm -rf "$WORK"; redis_stop; redis_cluster_stop' EXIT
 redis_start
 redis_cluster_start
+
+step "the Node contract servers' packages (interop/servers/node: snodo-mrtr linked from bindings-node)"
+# shellcheck source=interop/setup.sh
+source interop/setup.sh
+interop_setup_node_servers
 
 step "node --test"
 (cd "$NODE_DIR" && node --test test/*.test.mjs)

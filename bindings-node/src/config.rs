@@ -1,19 +1,18 @@
-//! `new Engine(config)`: the config object read through the core's one
-//! schema (`snodo::LIMITS`, camelCase spelling), so every range, default and
-//! error message is the core's, naming the field as a Node user wrote it
-//! (`ttlSecs`, not `ttl_secs`).
+//! `new Engine(config)`: the config object read through the core's one schema (`snodo::LIMITS`,
+//! camelCase spelling), so every range, default and error message is the core's, naming the field
+//! as a Node user wrote it (`ttlSecs`, not `ttl_secs`).
 
 use napi::bindgen_prelude::*;
 use napi::{JsValue, ValueType};
 use serde_json::Value;
-use snodo::{Config, ErrorCode, Key};
+use snodo::{Config, Key};
 
-use crate::error::{Result, core, error, napi_failure};
+use crate::error::{Coded, Result, config, core};
 use crate::json;
 
 /// One key of the ring.
-// TypeScript shape of `keys[i]`; read field by field below so that every
-// mistake throws `CONFIG` rather than a napi-rs conversion status.
+// TypeScript shape of `keys[i]`; read field by field below so that every mistake throws `CONFIG`
+// rather than a napi-rs conversion status.
 #[napi(object)]
 #[allow(missing_debug_implementations, dead_code)]
 pub struct EngineKey {
@@ -23,11 +22,11 @@ pub struct EngineKey {
     pub secret: Buffer,
 }
 
-/// `new Engine(config)`. Every field but `keys` is optional; the limits'
-/// ranges and defaults are the core's `LIMITS` table (docs/api.md).
-// TypeScript shape only. A test checks that its fields are exactly the
-// core's limits plus the fields `read` handles, so adding a limit to the core
-// fails here until its line is added (the reader needs none).
+/// `new Engine(config)`. Every field but `keys` is optional; the limits' ranges and defaults are
+/// the core's `LIMITS` table (docs/api.md).
+// TypeScript shape only. A test checks that its fields are exactly the core's limits plus the
+// fields `read` handles, so adding a limit to the core fails here until its line is added (the
+// reader needs none).
 #[napi(object)]
 #[allow(missing_debug_implementations, dead_code)]
 pub struct EngineConfig {
@@ -49,28 +48,27 @@ pub struct EngineConfig {
     pub clock_skew_secs: Option<i64>,
     /// Accepted protocol versions (default `["2026-07-28"]`).
     pub supported_versions: Option<Vec<String>>,
-    /// Accepted 2025-era revisions for `beginLegacy` (default the three
-    /// 2025 ones; empty disables legacy serving).
+    /// Accepted 2025-era revisions for `beginLegacy` (default the three 2025 ones; empty disables
+    /// legacy serving).
     pub legacy_versions: Option<Vec<String>>,
     /// `io.modelcontextprotocol/serverInfo` stamped on every result's `_meta`.
     #[napi(ts_type = "Record<string, any>")]
     pub server_info: Option<()>,
-    /// Tests only: a fixed clock (Unix seconds). Refused (`CONFIG`) unless
-    /// the addon was built with the cargo feature `test-knobs`.
+    /// Tests only: a fixed clock (Unix seconds). Refused (`CONFIG`) unless the addon was built with
+    /// the cargo feature `test-knobs`.
     pub fixed_time: Option<i64>,
-    /// `true`: answers sent without `requestState` are never read (the
-    /// pre-issue-13 rule). Default `false`.
+    /// `true`: answers sent without `requestState` are never read (only a verified token pins what
+    /// was asked). Default `false`.
     pub strict_answers: Option<bool>,
     /// This service's name, bound into every token (1 to 256 bytes).
     pub audience: Option<String>,
     /// Token format sealed: 1 signed (default), 2 encrypted.
     pub token_version: Option<i64>,
-    /// Oldest token format opened: 1 (default, both) or 2 (v1 tokens are
-    /// refused); at most `tokenVersion`.
+    /// Oldest token format opened: 1 (default, both) or 2 (v1 tokens are refused); at most
+    /// `tokenVersion`.
     pub min_token_version: Option<i64>,
-    /// Tests only: non-zero makes token ids and v2 nonces predictable.
-    /// Refused (`CONFIG`) unless the addon was built with the cargo feature
-    /// `test-knobs`.
+    /// Tests only: non-zero makes token ids and v2 nonces predictable. Refused (`CONFIG`) unless
+    /// the addon was built with the cargo feature `test-knobs`.
     pub test_random_seed: Option<i64>,
 }
 
@@ -86,9 +84,8 @@ const OTHER_FIELDS: [&str; 8] = [
     "testRandomSeed",
 ];
 
-/// The test-only settings, applied by a build with the cargo feature
-/// `test-knobs` (the test suites'), refused by any other: an installed
-/// package never predicts its ids or stops its clock.
+/// The test-only settings, applied by a build with the cargo feature `test-knobs` (the test
+/// suites'), refused by any other: an installed package never predicts its ids or stops its clock.
 #[cfg(feature = "test-knobs")]
 fn test_knob(mut c: Config, name: &str, value: u64) -> Result<Config> {
     match name {
@@ -99,40 +96,34 @@ fn test_knob(mut c: Config, name: &str, value: u64) -> Result<Config> {
 
 #[cfg(not(feature = "test-knobs"))]
 fn test_knob(_: Config, name: &str, _: u64) -> Result<Config> {
-    Err(config_error(format!(
+    Err(config(format!(
         "{name}: a test-only setting, absent from this build (the addon was built without the cargo \
          feature test-knobs)"
     )))
 }
 
-/// Refuses a field the engine does not know, so that a misspelt or renamed
-/// one (`now` became `fixedTime`) is an error, never silently ignored.
+/// Refuses a field the engine does not know, so that a misspelt or renamed one (`now` became
+/// `fixedTime`) is an error, never silently ignored.
 fn known_fields(obj: &Object) -> Result<()> {
-    let names = obj.get_property_names().map_err(napi_failure)?;
-    for i in 0..names.get_array_length().map_err(napi_failure)? {
-        let name: String = names.get_element::<String>(i).map_err(napi_failure)?;
+    let names = obj.get_property_names().coded()?;
+    for i in 0..names.get_array_length().coded()? {
+        let name: String = names.get_element::<String>(i).coded()?;
         if !OTHER_FIELDS.contains(&name.as_str()) && !snodo::LIMITS.iter().any(|l| l.camel == name) {
             let hint = if name == "now" { " (the fixed clock is `fixedTime`)" } else { "" };
-            return Err(config_error(format!("{name}: unknown config field{hint}")));
+            return Err(config(format!("{name}: unknown config field{hint}")));
         }
     }
     Ok(())
 }
 
-fn config_error(message: impl ToString) -> Error<crate::error::Code> {
-    error(ErrorCode::Config, message)
-}
-
 fn prop<'e>(obj: &Object<'e>, name: &str) -> Result<Option<Unknown<'e>>> {
-    let v: Unknown = obj.get_named_property_unchecked(name).map_err(napi_failure)?;
+    let v: Unknown = obj.get_named_property_unchecked(name).coded()?;
     if json::is_nullish(&v)? { Ok(None) } else { Ok(Some(v)) }
 }
 
 fn typed<'e>(obj: &Object<'e>, name: &str, ty: ValueType, what: &str) -> Result<Option<Unknown<'e>>> {
     match prop(obj, name)? {
-        Some(v) if v.get_type().map_err(napi_failure)? != ty => {
-            Err(config_error(format!("{name}: must be {what}")))
-        }
+        Some(v) if v.get_type().coded()? != ty => Err(config(format!("{name}: must be {what}"))),
         other => Ok(other),
     }
 }
@@ -141,28 +132,31 @@ fn number(env: &Env, obj: &Object, name: &str) -> Result<Option<u64>> {
     let Some(v) = typed(obj, name, ValueType::Number, "a non-negative integer")? else { return Ok(None) };
     match json::read(env, v, name)? {
         Value::Number(n) if n.as_u64().is_some() => Ok(n.as_u64()),
-        _ => Err(config_error(format!("{name}: must be a non-negative integer"))),
+        _ => Err(config(format!("{name}: must be a non-negative integer"))),
     }
+}
+
+/// An array of strings, or `None` when absent.
+fn strings(env: &Env, obj: &Object, name: &str) -> Result<Option<Vec<String>>> {
+    let Some(v) = typed(obj, name, ValueType::Object, "an array of strings")? else { return Ok(None) };
+    let bad = || config(format!("{name}: must be an array of strings"));
+    json::strings(&json::read(env, v, name).map_err(|_| bad())?).map(Some).ok_or_else(bad)
 }
 
 fn read_key(item: Unknown, i: usize) -> Result<Key> {
     let what = format!("keys[{i}]");
-    if item.get_type().map_err(napi_failure)? != ValueType::Object {
-        return Err(config_error(format!("{what}: must be {{id, secret}}")));
+    if item.get_type().coded()? != ValueType::Object {
+        return Err(config(format!("{what}: must be {{id, secret}}")));
     }
-    let obj = Object::from_unknown(item).map_err(napi_failure)?;
+    let obj = Object::from_unknown(item).coded()?;
     let id = match prop(&obj, "id")? {
-        Some(v) if v.get_type().map_err(napi_failure)? == ValueType::String => {
-            String::from_unknown(v).map_err(napi_failure)?
-        }
-        _ => return Err(config_error(format!("{what}.id: must be a string"))),
+        Some(v) if v.get_type().coded()? == ValueType::String => String::from_unknown(v).coded()?,
+        _ => return Err(config(format!("{what}.id: must be a string"))),
     };
-    let bad_secret = || config_error(format!("{what}.secret: must be a Buffer or Uint8Array"));
+    let bad_secret = || config(format!("{what}.secret: must be a Buffer or Uint8Array"));
     let secret = match prop(&obj, "secret")? {
-        Some(v) if v.is_buffer().map_err(napi_failure)? => {
-            Buffer::from_unknown(v).map_err(napi_failure)?.to_vec()
-        }
-        Some(v) if v.is_typedarray().map_err(napi_failure)? => {
+        Some(v) if v.is_buffer().coded()? => Buffer::from_unknown(v).coded()?.to_vec(),
+        Some(v) if v.is_typedarray().coded()? => {
             Uint8Array::from_unknown(v).map_err(|_| bad_secret())?.to_vec()
         }
         _ => return Err(bad_secret()),
@@ -171,22 +165,22 @@ fn read_key(item: Unknown, i: usize) -> Result<Key> {
 }
 
 /// Reads `new Engine(config)`'s argument into the core's `Config`.
-pub(crate) fn read(env: &Env, config: Unknown) -> Result<Config> {
-    if config.get_type().map_err(napi_failure)? != ValueType::Object {
-        return Err(config_error("config: must be an object"));
+pub(crate) fn read(env: &Env, value: Unknown) -> Result<Config> {
+    if value.get_type().coded()? != ValueType::Object {
+        return Err(config("config: must be an object"));
     }
-    let obj = Object::from_unknown(config).map_err(napi_failure)?;
+    let obj = Object::from_unknown(value).coded()?;
     known_fields(&obj)?;
     let Some(keys) = prop(&obj, "keys")? else {
-        return Err(config_error("keys: required, an array of {id, secret}"));
+        return Err(config("keys: required, an array of {id, secret}"));
     };
-    if !keys.is_array().map_err(napi_failure)? {
-        return Err(config_error("keys: must be an array of {id, secret}"));
+    if !keys.is_array().coded()? {
+        return Err(config("keys: must be an array of {id, secret}"));
     }
-    let keys = Array::from_unknown(keys).map_err(napi_failure)?;
+    let keys = Array::from_unknown(keys).coded()?;
     let mut ring = Vec::with_capacity(keys.len() as usize);
     for i in 0..keys.len() {
-        let item: Unknown = keys.get(i).map_err(napi_failure)?.ok_or_else(|| config_error("keys: hole"))?;
+        let item: Unknown = keys.get(i).coded()?.ok_or_else(|| config("keys: hole"))?;
         ring.push(read_key(item, i as usize)?);
     }
     let mut c = Config::new(ring);
@@ -198,27 +192,15 @@ pub(crate) fn read(env: &Env, config: Unknown) -> Result<Config> {
             c.set_limit(limit.camel, n).map_err(core)?;
         }
     }
-    let name = c.field_name("supported_versions");
-    if let Some(v) = typed(&obj, name, ValueType::Object, "an array of strings")? {
-        let bad = || config_error(format!("{name}: must be an array of strings"));
-        let Value::Array(items) = json::read(env, v, name).map_err(|_| bad())? else { return Err(bad()) };
-        c.supported_versions = items
-            .into_iter()
-            .map(|i| i.as_str().map(str::to_owned).ok_or_else(bad))
-            .collect::<Result<_>>()?;
+    if let Some(v) = strings(env, &obj, c.field_name("supported_versions"))? {
+        c.supported_versions = v;
     }
-    let name = c.field_name("legacy_versions");
-    if let Some(v) = typed(&obj, name, ValueType::Object, "an array of strings")? {
-        let bad = || config_error(format!("{name}: must be an array of strings"));
-        let Value::Array(items) = json::read(env, v, name).map_err(|_| bad())? else { return Err(bad()) };
-        c.legacy_versions = items
-            .into_iter()
-            .map(|i| i.as_str().map(str::to_owned).ok_or_else(bad))
-            .collect::<Result<_>>()?;
+    if let Some(v) = strings(env, &obj, c.field_name("legacy_versions"))? {
+        c.legacy_versions = v;
     }
     let name = c.field_name("server_info");
     if let Some(v) = prop(&obj, name)? {
-        c.server_info = Some(json::read(env, v, name).map_err(|e| config_error(e.reason.clone()))?);
+        c.server_info = Some(json::read(env, v, name).map_err(|e| config(e.reason.clone()))?);
     }
     for name in ["fixedTime", "testRandomSeed"] {
         if let Some(value) = number(env, &obj, name)? {
@@ -226,10 +208,10 @@ pub(crate) fn read(env: &Env, config: Unknown) -> Result<Config> {
         }
     }
     if let Some(v) = typed(&obj, c.field_name("strict_answers"), ValueType::Boolean, "a boolean")? {
-        c.strict_answers = bool::from_unknown(v).map_err(napi_failure)?;
+        c.strict_answers = bool::from_unknown(v).coded()?;
     }
     if let Some(v) = typed(&obj, c.field_name("audience"), ValueType::String, "a string")? {
-        c.audience = Some(String::from_unknown(v).map_err(napi_failure)?);
+        c.audience = Some(String::from_unknown(v).coded()?);
     }
     Ok(c)
 }

@@ -1,11 +1,11 @@
-//! Errors as JavaScript sees them: every thrown error carries `err.code`, one
-//! of the core's stable [`snodo::ErrorCode`] names, never only a message.
+//! Errors as JavaScript sees them: every thrown error carries `err.code`, one of the core's stable
+//! [`snodo::ErrorCode`] names, never only a message.
 
 use napi::bindgen_prelude::*;
 use snodo::ErrorCode;
 
-/// The napi-rs error status: napi-rs writes `status.as_ref()` into the
-/// thrown error's `code` property (`napi_create_error(env, code, msg)`).
+/// The napi-rs error status: napi-rs writes `status.as_ref()` into the thrown error's `code`
+/// property (`napi_create_error(env, code, msg)`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Code(pub &'static str);
 
@@ -15,18 +15,12 @@ impl AsRef<str> for Code {
     }
 }
 
-impl From<ErrorCode> for Code {
-    fn from(c: ErrorCode) -> Code {
-        Code(c.name())
-    }
-}
-
 /// Result of every export.
 pub type Result<T> = napi::Result<T, Code>;
 
 /// A misuse error with a core code.
 pub fn error(code: ErrorCode, message: impl ToString) -> Error<Code> {
-    Error::new(Code::from(code), message)
+    Error::new(Code(code.name()), message)
 }
 
 /// An `ARGUMENT` error.
@@ -34,57 +28,58 @@ pub fn argument(message: impl ToString) -> Error<Code> {
     error(ErrorCode::Argument, message)
 }
 
+/// A `CONFIG` error.
+pub fn config(message: impl ToString) -> Error<Code> {
+    error(ErrorCode::Config, message)
+}
+
 /// A core error, code and message kept.
 pub fn core(e: snodo::Error) -> Error<Code> {
     error(e.code(), e.message())
 }
 
-/// A failure inside napi-rs itself (a JS engine call that failed). Rare; it
-/// still gets a code from the enum rather than napi's own status names.
-pub fn napi_failure(e: napi::Error) -> Error<Code> {
-    argument(e.reason.clone())
+/// `.coded()` on a napi-rs result: a failure inside napi-rs itself (a JS engine call that failed;
+/// rare) still gets a code from the enum, `ARGUMENT`, rather than napi's own status names.
+pub trait Coded<T> {
+    /// The value, or the failure as an `ARGUMENT` error.
+    fn coded(self) -> Result<T>;
 }
 
-/// The error codes, as a TypeScript string enum. The list must equal the
-/// core's [`ErrorCode::ALL`]: a Rust test and a Node test check it.
-#[napi(string_enum)]
+impl<T> Coded<T> for napi::Result<T> {
+    fn coded(self) -> Result<T> {
+        self.map_err(|e| argument(e.reason))
+    }
+}
+
+/// The error codes, as a TypeScript string enum (each the variant's name in `UPPER_SNAKE`). The
+/// list must equal the core's [`ErrorCode::ALL`]: a Rust test and a Node test check it.
+#[napi(string_enum = "UPPER_SNAKE")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SnodoErrorCode {
     /// Invalid engine configuration (keys, limits, versions).
-    #[napi(value = "CONFIG")]
     Config,
     /// A form-elicitation schema outside the spec's flat subset.
-    #[napi(value = "SCHEMA")]
     Schema,
     /// An unacceptable URL-elicitation URL.
-    #[napi(value = "URL")]
     Url,
     /// A malformed (deprecated) sampling request.
-    #[napi(value = "SAMPLING")]
     Sampling,
     /// An invalid input request object or key.
-    #[napi(value = "INPUT_REQUEST")]
     InputRequest,
     /// A JSON argument that is not valid JSON.
-    #[napi(value = "JSON")]
     Json,
     /// State too large to seal within the token size limit.
-    #[napi(value = "STATE_TOO_LARGE")]
     StateTooLarge,
     /// A continuation token that failed to open (low-level `open` only).
-    #[napi(value = "TOKEN")]
     Token,
     /// The message given to `begin` is not a request (notification, response).
-    #[napi(value = "NOT_A_REQUEST")]
     NotARequest,
     /// Any other invalid argument.
-    #[napi(value = "ARGUMENT")]
     Argument,
     /// `decide` called a second time for the same call.
-    #[napi(value = "ALREADY_DECIDED")]
     AlreadyDecided,
-    /// The once store failed, or the flow's effect is still running elsewhere; the effect did not run here.
-    #[napi(value = "STORE")]
+    /// The once store failed, or the flow's effect is still running elsewhere; the effect did not
+    /// run here.
     Store,
 }
 
@@ -100,9 +95,9 @@ pub struct ErrorCodeInfo {
     pub description: &'static str,
 }
 
-// napi-rs exports only constant expressions, and the core's names are not
-// `const fn`: these two lists are spelled here and a test below proves them
-// equal to `ErrorCode::ALL` and `TokenReason::ALL`, entry by entry.
+// napi-rs exports only constant expressions, and the core's names are not `const fn`: these two
+// lists are spelled here and a test below proves them equal to `ErrorCode::ALL` and
+// `TokenReason::ALL`, entry by entry.
 
 /// The core's error codes, in number order (`err.code` is one `name`).
 #[napi]
@@ -121,8 +116,8 @@ pub const ERROR_CODES: [ErrorCodeInfo; 12] = [
     ErrorCodeInfo { name: "STORE", number: 12, description: "the once store failed" },
 ];
 
-/// The reasons a continuation token can be refused (`data.reason` on the
-/// wire, `err.reason` from `engine.open`).
+/// The reasons a continuation token can be refused (`data.reason` on the wire, `err.reason` from
+/// `engine.open`).
 #[napi]
 pub const TOKEN_REASONS: [&str; 11] = [
     "malformed",
@@ -138,13 +133,10 @@ pub const TOKEN_REASONS: [&str; 11] = [
     "size",
 ];
 
-/// Throws a `TOKEN` error carrying `err.reason`, and returns the marker that
-/// tells napi-rs an exception is already pending (it then throws nothing
-/// more). Only the reason name is exposed: nothing of the token is echoed.
-pub fn token(env: &Env, e: snodo::TokenError) -> Error<Code> {
-    // The message is the core's, the same text in every language.
-    let message = e.to_string();
-    let reason = e.reason.name();
+/// Throws a `TOKEN` error carrying `err.reason` (a reason name only: nothing of the token is
+/// echoed), and returns the marker that tells napi-rs an exception is already pending (it then
+/// throws nothing more).
+pub fn with_reason(env: &Env, message: String, reason: &str) -> Error<Code> {
     let build = || -> napi::Result<()> {
         let mut err = env.create_error(Error::new(Status::GenericFailure, message.clone()))?;
         err.set_named_property("code", ErrorCode::Token.name())?;
@@ -161,7 +153,7 @@ pub fn token(env: &Env, e: snodo::TokenError) -> Error<Code> {
 mod tests {
     use super::*;
 
-    /// The JS spelling of each variant, as the `#[napi(value)]` lines say.
+    /// The JS spelling of each variant: its name in `UPPER_SNAKE`.
     fn js_name(v: SnodoErrorCode) -> &'static str {
         use SnodoErrorCode::*;
         match v {

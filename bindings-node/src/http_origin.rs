@@ -1,70 +1,56 @@
-//! The Streamable HTTP edge check of `Origin` and `Host`
-//! (`snodo::OriginPolicy`, `snodo::check_http_origin`): a hostile web page
-//! that POSTs to a local server, or reaches it through DNS rebinding, is
-//! refused before the body is read.
+//! The Streamable HTTP edge check of `Origin` and `Host` (`snodo::OriginPolicy`,
+//! `snodo::check_http_origin`): a hostile web page that POSTs to a local server, or reaches it
+//! through DNS rebinding, is refused before the body is read.
 
 use napi::ValueType;
 use napi::bindgen_prelude::*;
 use serde_json::Value;
-use snodo::ErrorCode;
 
-use crate::error::{Result, core, error, napi_failure};
+use crate::error::{Coded, Result, config, core};
 use crate::http_headers::header_pairs;
 use crate::json;
-use crate::response::response_object;
+use crate::response::Response;
 
-/// The hosts a loopback server answers to (`OriginPolicy.loopback()`), on
-/// any port.
+/// The hosts a loopback server answers to (`OriginPolicy.loopback()`), on any port.
 #[napi]
 pub const LOOPBACK_HOSTS: [&str; 3] = snodo::LOOPBACK_HOSTS;
 
-/// Which `Host` and `Origin` values a server accepts (the core's
-/// `OriginPolicy`). Immutable; build it once at start-up.
+/// Which `Host` and `Origin` values a server accepts (the core's `OriginPolicy`). Immutable; build
+/// it once at start-up.
 #[napi]
 #[derive(Debug, Clone)]
 pub struct OriginPolicy {
     pub(crate) inner: snodo::OriginPolicy,
 }
 
-fn config(message: String) -> Error<crate::error::Code> {
-    error(ErrorCode::Config, message)
-}
-
 /// `options[name]`: absent (`None`), or a list of strings.
 fn list(options: &serde_json::Map<String, Value>, name: &str) -> Result<Option<Vec<String>>> {
-    let bad = || config(format!("origin policy: {name} must be an array of strings"));
     match options.get(name) {
         None | Some(Value::Null) => Ok(None),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|i| i.as_str().map(str::to_owned).ok_or_else(bad))
-            .collect::<Result<_>>()
-            .map(Some),
-        Some(_) => Err(bad()),
+        Some(v) => json::strings(v)
+            .map(Some)
+            .ok_or_else(|| config(format!("origin policy: {name} must be an array of strings"))),
     }
 }
 
 #[napi]
 impl OriginPolicy {
-    /// `new OriginPolicy({ hosts?, origins? })`. Neither list (or no
-    /// argument): the loopback default, as `OriginPolicy.loopback()`. Else
-    /// the lists, a missing one empty: `hosts` entries are `name` (any
-    /// port), `name:port` or `*` (any host: only behind a proxy that checks
-    /// `Host` itself); `origins` entries are `scheme://host[:port]` (http or
-    /// https) or `*` (any page). The request's own origin is always
-    /// accepted; `null` never is. A bad entry or an unknown option throws
-    /// `CONFIG`.
+    /// `new OriginPolicy({ hosts?, origins? })`. Neither list (or no argument): the loopback
+    /// default, as `OriginPolicy.loopback()`. Else the lists, a missing one empty: `hosts` entries
+    /// are `name` (any port), `name:port` or `*` (any host: only behind a proxy that checks `Host`
+    /// itself); `origins` entries are `scheme://host[:port]` (http or https) or `*` (any page). The
+    /// request's own origin is always accepted; `null` never is. A bad entry or an unknown option
+    /// throws `CONFIG`.
     #[napi(constructor, catch_unwind)]
     pub fn new(
         env: Env,
         #[napi(ts_arg_type = "{ hosts?: string[]; origins?: string[] } | null")] options: Option<Unknown>,
     ) -> Result<OriginPolicy> {
-        let not_object =
-            || config("origin policy: options must be an object { hosts?, origins? }".to_owned());
+        let not_object = || config("origin policy: options must be an object { hosts?, origins? }");
         let options = match options {
             Some(v) if !json::is_nullish(&v)? => {
                 // An object only: a string would be read as JSON text.
-                if v.get_type().map_err(napi_failure)? != ValueType::Object {
+                if v.get_type().coded()? != ValueType::Object {
                     return Err(not_object());
                 }
                 json::read(&env, v, "options")?
@@ -84,33 +70,30 @@ impl OriginPolicy {
         Ok(OriginPolicy { inner: snodo::OriginPolicy::new(&hosts, &origins).map_err(core)? })
     }
 
-    /// The loopback default: `LOOPBACK_HOSTS` on any port, and no origin but
-    /// the request's own.
+    /// The loopback default: `LOOPBACK_HOSTS` on any port, and no origin but the request's own.
     #[napi(factory, catch_unwind)]
     pub fn loopback() -> OriginPolicy {
         OriginPolicy { inner: snodo::OriginPolicy::loopback() }
     }
 }
 
-/// Checks `Origin` and `Host` of one HTTP request against `policy`: `null`
-/// to go on, or the ready refusal to send as is, HTTP 421 (`data.reason`
-/// `host`: a missing, repeated or unlisted `Host`) or 403 (`data.reason`
-/// `origin`: a repeated, `null`, malformed, foreign or unlisted `Origin`).
-/// Run it on every request, before reading the body. `headers` as for
-/// `checkHttpHeaders`; pass `req.rawHeaders`, since `req.headers` joins a
-/// repeated header, which the check must see twice.
-#[napi(catch_unwind, ts_return_type = "Response | null")]
-pub fn check_http_origin<'e>(
-    env: &'e Env,
+/// Checks `Origin` and `Host` of one HTTP request against `policy`: `null` to go on, or the ready
+/// refusal to send as is, HTTP 421 (`data.reason` `host`: a missing, repeated or unlisted `Host`)
+/// or 403 (`data.reason` `origin`: a repeated, `null`, malformed, foreign or unlisted `Origin`).
+/// Run it on every request, before reading the body. `headers` as for `checkHttpHeaders`; pass
+/// `req.rawHeaders`, since `req.headers` joins a repeated header, which the check must see twice.
+#[napi(catch_unwind)]
+pub fn check_http_origin(
+    env: &Env,
     policy: &OriginPolicy,
     #[napi(
         ts_arg_type = "Array<[string, string]> | string[] | Headers | Map<string, string> | Record<string, string | string[] | undefined>"
     )]
     headers: Unknown,
-) -> Result<Option<Unknown<'e>>> {
+) -> Result<Option<Response>> {
     let pairs = header_pairs(env, headers)?;
     let borrowed: Vec<(&str, &str)> = pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
-    snodo::check_http_origin(&policy.inner, &borrowed).map(|r| response_object(env, &r)).transpose()
+    Ok(snodo::check_http_origin(&policy.inner, &borrowed).map(|r| Response::from(&r)))
 }
 
 #[cfg(test)]

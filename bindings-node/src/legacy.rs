@@ -1,46 +1,37 @@
-//! Issue 14: serving 2025-era (`initialize`) sessions through the same
-//! handlers (`docs/legacy.md`). `Session`, `PendingFlow` and the engine's
-//! `beginLegacy` / `decideLegacy` / `feed` / `timeout` are thin
-//! translations of the core's; every rule lives in the core.
+//! Serving 2025-era (`initialize`) sessions through the same handlers (`docs/legacy.md`).
+//! `Session`, `PendingFlow` and the engine's `beginLegacy` / `decideLegacy` / `feed` / `timeout`
+//! are thin translations of the core's; every rule lives in the core.
 //!
-//! The core's `Bridge` and `Feed` enums become tagged objects
-//! (`{kind: 'respond' | 'send' | 'resume' | 'waiting', …}`) so that a
-//! TypeScript `switch (r.kind)` narrows them.
+//! The core's `Bridge` and `Feed` enums become tagged objects (`{kind: 'respond' | 'send' |
+//! 'resume' | 'waiting', …}`) so that a TypeScript `switch (r.kind)` narrows them.
+
+use std::collections::BTreeMap;
 
 use napi::bindgen_prelude::*;
 use serde_json::Value;
 
 use crate::call::Call;
-use crate::engine::Engine;
-use crate::error::{Result, core, napi_failure};
+use crate::engine::{Engine, begun};
+use crate::error::{Coded, Result, core};
 use crate::json;
-use crate::response::response_object;
+use crate::response::{Response, outcome_arg};
 
-/// What a 2025-era session negotiated at `initialize` (the core's
-/// `Session`), and the principal that opened it: immutable; record one per
-/// session and pass it to every `engine.beginLegacy`. A session belongs to
-/// its principal: run `checkPrincipal` on every message routed to it.
+/// What a 2025-era session negotiated at `initialize` (the core's `Session`), and the principal
+/// that opened it: immutable; record one per session and pass it to every `engine.beginLegacy`. A
+/// session belongs to its principal: run `checkPrincipal` on every message routed to it.
 #[napi]
 #[derive(Debug, Clone)]
 pub struct Session {
     pub(crate) inner: snodo::Session,
 }
 
-fn optional_object(env: &Env, v: Option<Unknown>, what: &str) -> Result<Option<Value>> {
-    match v {
-        Some(v) if !json::is_nullish(&v)? => Ok(Some(json::read(env, v, what)?)),
-        _ => Ok(None),
-    }
-}
-
 #[napi]
 impl Session {
-    /// A session that negotiated `protocolVersion` (what the server answered
-    /// to `initialize`), with the client's `capabilities` and optional
-    /// `clientInfo` (objects or JSON text), opened by `principal` (the
-    /// verified user of the `initialize` request, or `null` for the explicit
-    /// anonymous principal; required). Its id is random: set the
-    /// transport's own with `withId`. Throws `ARGUMENT` naming the field.
+    /// A session that negotiated `protocolVersion` (what the server answered to `initialize`), with
+    /// the client's `capabilities` and optional `clientInfo` (objects or JSON text), opened by
+    /// `principal` (the verified user of the `initialize` request, or `null` for the explicit
+    /// anonymous principal; required). Its id is random: set the transport's own with `withId`.
+    /// Throws `ARGUMENT` naming the field.
     #[napi(constructor, catch_unwind)]
     pub fn new(
         env: Env,
@@ -51,16 +42,18 @@ impl Session {
     ) -> Result<Session> {
         let principal = json::principal(principal)?;
         let capabilities = json::read(&env, capabilities, "capabilities")?;
-        let client_info = optional_object(&env, client_info, "clientInfo")?;
+        let client_info = match client_info {
+            Some(v) if !json::is_nullish(&v)? => Some(json::read(&env, v, "clientInfo")?),
+            _ => None,
+        };
         let inner =
             snodo::Session::new(&protocol_version, capabilities, client_info, &principal).map_err(core)?;
         Ok(Session { inner })
     }
 
-    /// A session from the client's `initialize` request (the whole message
-    /// or its params; object or JSON text), with `negotiated` the version
-    /// the server answered (`engine.legacyVersionFor`), opened by
-    /// `principal` (a user name, or `null` for anonymous; required).
+    /// A session from the client's `initialize` request (the whole message or its params; object or
+    /// JSON text), with `negotiated` the version the server answered (`engine.legacyVersionFor`),
+    /// opened by `principal` (a user name, or `null` for anonymous; required).
     #[napi(factory, catch_unwind)]
     pub fn from_initialize(
         env: Env,
@@ -74,30 +67,27 @@ impl Session {
         Ok(Session { inner })
     }
 
-    /// The principal that opened the session: its name, or `null` for
-    /// anonymous.
+    /// The principal that opened the session: its name, or `null` for anonymous.
     #[napi(getter, catch_unwind)]
     pub fn principal(&self) -> Option<String> {
-        json::principal_name(self.inner.principal())
+        self.inner.principal().name().map(str::to_owned)
     }
 
-    /// Checks that a message on this session (a call, an answer, a
-    /// cancellation, a GET or DELETE) comes from `principal`, the one that
-    /// opened it: `null` to go on, else the refusal to send as is (HTTP 404,
-    /// `-32001` "Session not found", id null: the same as for a session
-    /// that does not exist). `beginLegacy` applies it to calls itself.
-    #[napi(catch_unwind, ts_return_type = "Response | null")]
-    pub fn check_principal<'e>(
+    /// Checks that a message on this session (a call, an answer, a cancellation, a GET or DELETE)
+    /// comes from `principal`, the one that opened it: `null` to go on, else the refusal to send as
+    /// is (HTTP 404, `-32001` "Session not found", id null: the same as for a session that does not
+    /// exist). `beginLegacy` applies it to calls itself.
+    #[napi(catch_unwind)]
+    pub fn check_principal(
         &self,
-        env: &'e Env,
         #[napi(ts_arg_type = "string | null")] principal: Unknown,
-    ) -> Result<Option<Unknown<'e>>> {
+    ) -> Result<Option<Response>> {
         let principal = json::principal(principal)?;
-        self.inner.check_principal(&principal).map(|r| response_object(env, &r)).transpose()
+        Ok(self.inner.check_principal(&principal).map(|r| Response::from(&r)))
     }
 
-    /// The same session with the transport's id (the `Mcp-Session-Id`, or
-    /// any unique string for a stdio connection): a new `Session`.
+    /// The same session with the transport's id (the `Mcp-Session-Id`, or any unique string for a
+    /// stdio connection): a new `Session`.
     #[napi(catch_unwind)]
     pub fn with_id(&self, id: String) -> Result<Session> {
         Ok(Session { inner: self.inner.clone().with_id(&id).map_err(core)? })
@@ -123,15 +113,14 @@ impl Session {
     pub fn client_info<'e>(&self, env: &'e Env) -> Result<Unknown<'e>> {
         json::to_js(env, self.inner.client_info().unwrap_or(&Value::Null))
     }
-    /// The declared capabilities minus what the revision lacks: what a
-    /// legacy `Call` reports and admission checks.
+    /// The declared capabilities minus what the revision lacks: what a legacy `Call` reports and
+    /// admission checks.
     #[napi(getter, catch_unwind, ts_return_type = "Record<string, any>")]
     pub fn usable_capabilities<'e>(&self, env: &'e Env) -> Result<Unknown<'e>> {
         json::to_js(env, &self.inner.usable_capabilities())
     }
-    /// The `notifications/elicitation/complete` message for
-    /// `elicitationId` (2025-11-25 sessions with `elicitation.url` only;
-    /// `ARGUMENT` otherwise).
+    /// The `notifications/elicitation/complete` message for `elicitationId` (2025-11-25 sessions
+    /// with `elicitation.url` only; `ARGUMENT` otherwise).
     #[napi(catch_unwind, ts_return_type = "Record<string, any>")]
     pub fn elicitation_complete<'e>(&self, env: &'e Env, elicitation_id: String) -> Result<Unknown<'e>> {
         json::to_js(env, &self.inner.elicitation_complete(&elicitation_id).map_err(core)?)
@@ -143,9 +132,9 @@ impl Session {
     }
 }
 
-/// One legacy round in flight (the core's `PendingFlow`): the requests to
-/// send on the session, and what resuming the handler needs. Owned by the
-/// application; drop it on disconnect (snodo holds nothing else).
+/// One legacy round in flight (the core's `PendingFlow`): the requests to send on the session, and
+/// what resuming the handler needs. Owned by the application; drop it on disconnect (snodo holds
+/// nothing else).
 #[napi]
 #[derive(Debug)]
 pub struct PendingFlow {
@@ -164,17 +153,14 @@ impl PendingFlow {
     pub fn request_ids(&self) -> Vec<String> {
         self.inner.request_ids().into_iter().map(str::to_owned).collect()
     }
-    /// Whether a response with this `id` belongs to this flow and is still
-    /// awaited.
+    /// Whether a response with this `id` belongs to this flow and is still awaited.
     #[napi(catch_unwind)]
     pub fn awaits(
         &self,
         env: Env,
         #[napi(ts_arg_type = "string | number | null")] id: Unknown,
     ) -> Result<bool> {
-        // The id is a value, never text: a string id is a JSON string.
-        let id = json::parse(json::stringify(&env, id, "id")?.as_bytes(), "id")?;
-        Ok(self.inner.awaits(&id))
+        Ok(self.inner.awaits(&json::id(&env, id)?))
     }
     /// The request ids still unanswered.
     #[napi(getter, catch_unwind)]
@@ -183,14 +169,8 @@ impl PendingFlow {
     }
     /// URL elicitations of this round: input key → `elicitationId`.
     #[napi(getter, catch_unwind, ts_return_type = "Record<string, string>")]
-    pub fn elicitation_ids<'e>(&self, env: &'e Env) -> Result<Unknown<'e>> {
-        let map: serde_json::Map<String, Value> = self
-            .inner
-            .elicitation_ids()
-            .into_iter()
-            .map(|(k, v)| (k.to_owned(), Value::String(v.to_owned())))
-            .collect();
-        json::to_js(env, &Value::Object(map))
+    pub fn elicitation_ids(&self) -> BTreeMap<String, String> {
+        self.inner.elicitation_ids().into_iter().map(|(k, v)| (k.to_owned(), v.to_owned())).collect()
     }
     /// Unix seconds after which the application calls `engine.timeout`.
     #[napi(getter, catch_unwind)]
@@ -222,9 +202,8 @@ impl PendingFlow {
     pub fn is_ended(&self) -> bool {
         self.inner.is_ended()
     }
-    /// The client cancelled the originating request (or the application
-    /// abandons it): ends the flow and returns the `notifications/cancelled`
-    /// to send for unanswered requests. Send no response.
+    /// The client cancelled the originating request (or the application abandons it): ends the flow
+    /// and returns the `notifications/cancelled` to send for unanswered requests. Send no response.
     #[napi(catch_unwind, ts_return_type = "Array<Record<string, any>>")]
     pub fn cancel<'e>(&mut self, env: &'e Env, reason: Option<String>) -> Result<Unknown<'e>> {
         json::to_js(env, &Value::Array(self.inner.cancel(reason.as_deref())))
@@ -236,107 +215,103 @@ impl PendingFlow {
     }
 }
 
-fn tagged<'e>(env: &'e Env, kind: &str) -> Result<Object<'e>> {
-    let mut o = Object::new(env).map_err(napi_failure)?;
-    o.set("kind", kind).map_err(napi_failure)?;
-    Ok(o)
+/// What `decideLegacy` says to do: `respond` (send `response`), `send` (send `pending.requests` on
+/// the session, then `feed` the client's responses) or `resume` (a round with state only: run the
+/// handler again, paced).
+#[napi(discriminant = "kind", discriminant_case = "lowercase", object_from_js = false)]
+#[allow(missing_debug_implementations)]
+pub enum Bridge {
+    /// Send `response`.
+    Respond { response: Response },
+    /// Send `pending.requests`.
+    Send { pending: PendingFlow },
+    /// Run the handler again with `call`.
+    Resume { call: Call },
 }
 
-fn resume<'e>(env: &'e Env, call: Box<snodo::Call>) -> Result<Object<'e>> {
-    let mut o = tagged(env, "resume")?;
-    o.set("call", Call::new(call).into_instance(env).map_err(napi_failure)?).map_err(napi_failure)?;
-    Ok(o)
+/// What `feed` and `timeout` say: `waiting` (for more responses), `resume` (run the handler again
+/// with `call`) or `respond` (the flow ended: send `response`, and `cancellations` for the requests
+/// left unanswered).
+// The TypeScript shape only: `fed` builds the objects (the cancellations are JSON values).
+#[napi(discriminant = "kind", discriminant_case = "lowercase", object_from_js = false)]
+#[allow(missing_debug_implementations, dead_code)]
+pub enum Feed {
+    /// More responses are awaited.
+    Waiting,
+    /// Run the handler again with `call`.
+    Resume { call: Call },
+    /// The flow ended.
+    Respond {
+        response: Response,
+        #[napi(ts_type = "Array<Record<string, any>>")]
+        cancellations: Vec<String>,
+    },
 }
 
-fn feed_object<'e>(env: &'e Env, feed: snodo::Feed) -> Result<Object<'e>> {
+fn fed<'e>(env: &'e Env, feed: snodo::Feed) -> Result<Object<'e>> {
+    let mut o = Object::new(env).coded()?;
     match feed {
-        snodo::Feed::Waiting => tagged(env, "waiting"),
-        snodo::Feed::Resume(call) => resume(env, call),
+        snodo::Feed::Waiting => o.set("kind", "waiting").coded()?,
+        snodo::Feed::Resume(call) => {
+            o.set("kind", "resume").coded()?;
+            o.set("call", Call::new(call)).coded()?;
+        }
         snodo::Feed::Respond { response, cancellations } => {
-            let mut o = tagged(env, "respond")?;
-            o.set("response", response_object(env, &response)?).map_err(napi_failure)?;
-            o.set("cancellations", json::to_js(env, &Value::Array(cancellations))?).map_err(napi_failure)?;
-            Ok(o)
+            o.set("kind", "respond").coded()?;
+            o.set("response", Response::from(&response)).coded()?;
+            o.set("cancellations", json::to_js(env, &Value::Array(cancellations))?).coded()?;
         }
     }
+    Ok(o)
 }
 
-/// `decideLegacy` on a core engine and call (the method, and
-/// `crate::call_handle::decide_legacy_ext` for the calls `begin` makes).
-pub(crate) fn decide_legacy_on<'e>(
-    engine: &snodo::Engine,
-    env: &'e Env,
-    call: &snodo::Call,
-    outcome: Unknown,
-) -> Result<Object<'e>> {
-    let value = json::read(env, outcome, "outcome")?;
-    let outcome = snodo::Outcome::from_value(value).map_err(core)?;
-    match engine.decide_legacy(call, outcome).map_err(core)? {
-        snodo::Bridge::Respond(r) => {
-            let mut o = tagged(env, "respond")?;
-            o.set("response", response_object(env, &r)?).map_err(napi_failure)?;
-            Ok(o)
-        }
-        snodo::Bridge::Send(pending) => {
-            let mut o = tagged(env, "send")?;
-            let instance = PendingFlow { inner: pending }.into_instance(env).map_err(napi_failure)?;
-            o.set("pending", instance).map_err(napi_failure)?;
-            Ok(o)
-        }
-        snodo::Bridge::Resume(call) => resume(env, call),
-    }
+/// The refusal for a message naming a session id the server does not know (HTTP 404, `-32001`
+/// "Session not found", id `null`): the same bytes as `session.checkPrincipal`'s, so that an
+/// unknown session and another user's cannot be told apart.
+#[napi(catch_unwind)]
+pub fn unknown_session() -> Response {
+    Response::from(&snodo::unknown_session())
 }
 
 #[napi]
 impl Engine {
-    /// Reads a request that arrived on a 2025-era `session` (see
-    /// `docs/legacy.md`): the same `Call` a 2026 request gives
-    /// (`mrtrAllowed` false, `isLegacy` true), or a ready `Response`.
-    #[napi(catch_unwind, ts_return_type = "Call | Response")]
-    pub fn begin_legacy<'e>(
+    /// Reads a request that arrived on a 2025-era `session` (see `docs/legacy.md`): the same `Call`
+    /// a 2026 request gives (`mrtrAllowed` false, `isLegacy` true), or a ready `Response`.
+    #[napi(catch_unwind)]
+    pub fn begin_legacy(
         &self,
-        env: &'e Env,
+        env: &Env,
         #[napi(ts_arg_type = "string | Buffer | object")] request: Unknown,
         session: &Session,
         #[napi(ts_arg_type = "string | null")] principal: Unknown,
-    ) -> Result<Either<Call, Unknown<'e>>> {
+    ) -> Result<Either<Call, Response>> {
         let principal = json::principal(principal)?;
         let bytes = json::text_of(env, request, "request")?;
-        match self.inner.begin_legacy(&bytes, &session.inner, &principal).map_err(core)? {
-            snodo::Begin::Call(call) => Ok(Either::A(Call::new(call))),
-            snodo::Begin::Respond(r) => Ok(Either::B(response_object(env, &r)?)),
-        }
+        Ok(begun(self.inner.begin_legacy(&bytes, &session.inner, &principal).map_err(core)?))
     }
 
-    /// Decides a call from `beginLegacy` (once per call): `{kind:
-    /// 'respond', response}` to send, `{kind: 'send', pending}` (send
-    /// `pending.requests` on the session, then `feed` the client's
-    /// responses), or `{kind: 'resume', call}` (a round with state only:
-    /// run the handler again, paced). On a 2026 call it is `decide`.
-    #[napi(
-        catch_unwind,
-        ts_return_type = "{ kind: 'respond'; response: Response } | { kind: 'send'; pending: PendingFlow } | { kind: 'resume'; call: Call }"
-    )]
-    pub fn decide_legacy<'e>(
+    /// Decides a call from `beginLegacy` (once per call; on a 2026 call it is `decide`, as `{kind:
+    /// 'respond'}`).
+    #[napi(catch_unwind)]
+    pub fn decide_legacy(
         &self,
-        env: &'e Env,
+        env: &Env,
         call: &Call,
         #[napi(ts_arg_type = "Outcome | string | Buffer")] outcome: Unknown,
-    ) -> Result<Object<'e>> {
-        decide_legacy_on(&self.inner, env, &call.inner, outcome)
+    ) -> Result<Bridge> {
+        let outcome = outcome_arg(env, outcome)?;
+        Ok(match self.inner.decide_legacy(&call.inner, outcome).map_err(core)? {
+            snodo::Bridge::Respond(r) => Bridge::Respond { response: Response::from(&r) },
+            snodo::Bridge::Send(pending) => Bridge::Send { pending: PendingFlow { inner: pending } },
+            snodo::Bridge::Resume(call) => Bridge::Resume { call: Call::new(call) },
+        })
     }
 
-    /// Feeds the client's JSON-RPC response (text as received, or an
-    /// object), sent by `principal` (required; `null` for anonymous), to
-    /// `pending`: `{kind: 'waiting'}`, `{kind: 'resume', call}`, or
-    /// `{kind: 'respond', response, cancellations}` (the flow ended).
-    /// Throws (`JSON`, `ARGUMENT`) for a response that is malformed, not of
-    /// this flow, already answered, late, or from another principal than
+    /// Feeds the client's JSON-RPC response (text as received, or an object), sent by `principal`
+    /// (required; `null` for anonymous), to `pending`. Throws (`JSON`, `ARGUMENT`) for a response
+    /// that is malformed, not of this flow, already answered, late, or from another principal than
     /// the flow's; the flow is then unchanged.
-    #[napi(
-        catch_unwind,
-        ts_return_type = "{ kind: 'waiting' } | { kind: 'resume'; call: Call } | { kind: 'respond'; response: Response; cancellations: Array<Record<string, any>> }"
-    )]
+    #[napi(catch_unwind, ts_return_type = "Feed")]
     pub fn feed<'e>(
         &self,
         env: &'e Env,
@@ -346,24 +321,18 @@ impl Engine {
     ) -> Result<Object<'e>> {
         let principal = json::principal(principal)?;
         let bytes = json::text_of(env, response, "response")?;
-        let feed = self.inner.feed(&mut pending.inner, &bytes, &principal).map_err(core)?;
-        feed_object(env, feed)
+        fed(env, self.inner.feed(&mut pending.inner, &bytes, &principal).map_err(core)?)
     }
 
-    /// The application's timer for `pending` fired (at `pending.deadline`):
-    /// the flow fails with `timeout` unless it already ended.
-    #[napi(
-        catch_unwind,
-        ts_return_type = "{ kind: 'waiting' } | { kind: 'resume'; call: Call } | { kind: 'respond'; response: Response; cancellations: Array<Record<string, any>> }"
-    )]
+    /// The application's timer for `pending` fired (at `pending.deadline`): the flow fails with
+    /// `timeout` unless it already ended.
+    #[napi(catch_unwind, ts_return_type = "Feed")]
     pub fn timeout<'e>(&self, env: &'e Env, pending: &mut PendingFlow) -> Result<Object<'e>> {
-        let feed = self.inner.timeout(&mut pending.inner).map_err(core)?;
-        feed_object(env, feed)
+        fed(env, self.inner.timeout(&mut pending.inner).map_err(core)?)
     }
 
-    /// The protocol version to answer an `initialize` that asked for
-    /// `requested`: itself if accepted, else the first configured legacy
-    /// version; `null` when legacy serving is disabled.
+    /// The protocol version to answer an `initialize` that asked for `requested`: itself if
+    /// accepted, else the first configured legacy version; `null` when legacy serving is disabled.
     #[napi(catch_unwind)]
     pub fn legacy_version_for(&self, requested: String) -> Option<String> {
         self.inner.legacy_version_for(&requested).map(str::to_owned)

@@ -1,14 +1,12 @@
-//! At most once per flow: the core's once machine (`OnceRun`) and its
-//! in-memory store (`MemoryStore`) as JS classes, the Lua scripts and
-//! constants as exports. `runOnce`, `checkOnce` and the node-redis
-//! `RedisStore` are JavaScript (`once.js`, `snodo-mrtr/once`): the effect
-//! and the Redis client are async JS, which a native loop could not await,
-//! so JS runs each command the machine hands out and feeds the reply back.
-//! Every rule (owners, fences, leases, replays, waiting) is the core's.
+//! At most once per flow: the core's once machine (`OnceRun`) and its in-memory store
+//! (`MemoryStore`) as JS classes, the Lua scripts and constants as exports. `runOnce`, `checkOnce`
+//! and the node-redis `RedisStore` are JavaScript (`once.js`, `snodo-mrtr/once`): the effect and
+//! the Redis client are async JS, which a native loop could not await, so JS runs each command the
+//! machine hands out and feeds the reply back. Every rule (owners, fences, leases, replays,
+//! waiting) is the core's.
 //!
-//! A command reaches JS as a plain object (`{op, key, script, args,
-//! owner}`, what a Redis client needs) with the core's command wrapped
-//! inside it (`napi_wrap`, invisible to JS), which is what
+//! A command reaches JS as a plain object (`{op, key, script, args, owner}`, what a Redis client
+//! needs) with the core's command wrapped inside it (`napi_wrap`, invisible to JS), which is what
 //! `MemoryStore.execute` runs: the core builds commands, nothing else does.
 
 use std::time::Duration;
@@ -17,11 +15,10 @@ use napi::bindgen_prelude::*;
 use snodo::{ErrorCode, OnceStore};
 
 use crate::call::Call;
-use crate::call_handle::CallBox;
-use crate::error::{Code, Result, argument, core, error, napi_failure};
+use crate::error::{Code, Coded, Result, argument, config, core, error};
 
-// napi-rs exports constant expressions; these are the core's constants
-// themselves (a test below and the Node tests compare them anyway).
+// napi-rs exports constant expressions; these are the core's constants themselves (a test below and
+// the Node tests compare them anyway).
 
 /// The default Redis key prefix (`snodo:once:`).
 #[napi]
@@ -35,52 +32,50 @@ pub const DEFAULT_ONCE_MAX_BYTES: u32 = snodo::DEFAULT_ONCE_MAX_BYTES as u32;
 /// The default share of one principal in a `MemoryStore`, in bytes.
 #[napi]
 pub const DEFAULT_ONCE_MAX_BYTES_PER_PRINCIPAL: u32 = snodo::DEFAULT_ONCE_MAX_BYTES_PER_PRINCIPAL as u32;
-/// The engine's default clock skew, in seconds (a flow's record is kept
-/// until the flow's last possible use, skew included).
+/// The engine's default clock skew, in seconds (a flow's record is kept until the flow's last
+/// possible use, skew included).
 #[napi]
 pub const DEFAULT_CLOCK_SKEW_SECS: u32 = snodo::DEFAULT_CLOCK_SKEW_SECS as u32;
-/// The claim Lua script, byte for byte the core's.
+/// The Lua scripts of the claim, complete, release, lease extension and lookup steps, byte for
+/// byte the core's.
 #[napi]
 pub const ONCE_CLAIM_SCRIPT: &str = snodo::ONCE_CLAIM_SCRIPT;
-/// The complete Lua script, byte for byte the core's.
 #[napi]
 pub const ONCE_COMPLETE_SCRIPT: &str = snodo::ONCE_COMPLETE_SCRIPT;
-/// The release Lua script, byte for byte the core's.
 #[napi]
 pub const ONCE_RELEASE_SCRIPT: &str = snodo::ONCE_RELEASE_SCRIPT;
-/// The lease extension Lua script, byte for byte the core's.
 #[napi]
 pub const ONCE_EXTEND_SCRIPT: &str = snodo::ONCE_EXTEND_SCRIPT;
-/// The lookup Lua script, byte for byte the core's.
 #[napi]
 pub const ONCE_LOOKUP_SCRIPT: &str = snodo::ONCE_LOOKUP_SCRIPT;
 /// The only Redis `maxmemory-policy` that never evicts a live record.
 #[napi]
 pub const ONCE_SAFE_EVICTION_POLICY: &str = snodo::ONCE_SAFE_EVICTION_POLICY;
-/// The message of the `TOKEN` error (`err.reason === 'replayed'`) for a
-/// final round whose flow completed with other answers.
+/// The message of the `TOKEN` error (`err.reason === 'replayed'`) for a final round whose flow
+/// completed with other answers.
 #[napi]
 pub const ONCE_REPLAYED_MESSAGE: &str = snodo::ONCE_REPLAYED_MESSAGE;
 
-/// Checks a Redis `maxmemory-policy` (as `CONFIG GET` answers it): throws
-/// `STORE` saying why for anything but `ONCE_SAFE_EVICTION_POLICY`.
+/// Checks a Redis `maxmemory-policy` (as `CONFIG GET` answers it): throws `STORE` saying why for
+/// anything but `ONCE_SAFE_EVICTION_POLICY`.
 #[napi(catch_unwind)]
 pub fn check_once_eviction_policy(policy: String) -> Result<()> {
     snodo::check_once_eviction_policy(&policy).map_err(core)
 }
 
-/// Checks a key prefix (printable ASCII without spaces or braces, at most
-/// 128 bytes): throws `CONFIG` otherwise.
+/// Checks a key prefix (printable ASCII without spaces or braces, at most 128 bytes): throws
+/// `CONFIG` otherwise.
 #[napi(catch_unwind)]
 pub fn check_once_prefix(prefix: String) -> Result<()> {
     snodo::check_once_prefix(&prefix).map_err(core)
 }
 
-/// One store command of a `OnceRun`: run `script` with `KEYS[1] = key` and
-/// `ARGV = args` (Redis), or hand the object to `MemoryStore.execute`, and
-/// feed the reply text back to the run.
+/// One store command of a `OnceRun`: run `script` with `KEYS[1] = key` and `ARGV = args` (Redis),
+/// or hand the object to `MemoryStore.execute`, and feed the reply text back to the run.
+// The TypeScript shape only: `command_object` builds them.
 #[napi(object, object_from_js = false)]
 #[derive(Debug)]
+#[allow(dead_code)]
 pub struct OnceCommand {
     /// The step.
     #[napi(ts_type = "'claim' | 'complete' | 'release' | 'extend' | 'lookup'")]
@@ -95,10 +90,10 @@ pub struct OnceCommand {
     pub owner: String,
 }
 
-/// What a `OnceRun` says to do next: a tagged object, so a TypeScript
-/// `switch (step.kind)` narrows it.
-// The TypeScript shape only: steps are built by `OnceRun::step` (a command
-// carries the core's command, wrapped), never from this enum.
+/// What a `OnceRun` says to do next: a tagged object, so a TypeScript `switch (step.kind)` narrows
+/// it.
+// The TypeScript shape only: steps are built by `OnceRun::step` (a command carries the core's
+// command, wrapped), never from this enum.
 #[napi(discriminant = "kind", discriminant_case = "lowercase", object_from_js = false)]
 #[derive(Debug)]
 #[allow(dead_code)]
@@ -107,9 +102,8 @@ pub enum OnceStep {
     Command { command: OnceCommand },
     /// Another owner's claim is live: wait `ms`, then `resume`.
     Sleep { ms: f64 },
-    /// This run holds the claim: run the effect (`fence` is its fencing
-    /// number; `extend` renews the lease, read its reply with
-    /// `run.extended`), then `effectDone(text)` or, if it failed before
+    /// This run holds the claim: run the effect (`fence` is its fencing number; `extend` renews the
+    /// lease, read its reply with `run.extended`), then `effectDone(text)` or, if it failed before
     /// doing anything, `effectFailed()`.
     Effect { fence: f64, extend: OnceCommand },
     /// The final result text (this run's effect's, or the remembered one).
@@ -120,48 +114,24 @@ pub enum OnceStep {
     Open,
 }
 
-/// The JS object of a core command, with the command itself wrapped in it.
+/// The JS object of a core command (`OnceCommand`'s shape), with the command itself wrapped in it.
 fn command_object<'e>(env: &'e Env, command: snodo::OnceCommand) -> Result<Object<'e>> {
-    let shape = OnceCommand {
-        op: command.op().name(),
-        key: command.key().to_owned(),
-        script: command.script(),
-        args: command.args(),
-        owner: command.owner().to_owned(),
-    };
-    // SAFETY: `env` is the live environment of the current callback; the
-    // object is created in it and used there.
-    let mut object = unsafe {
-        let raw = OnceCommand::to_napi_value(env.raw(), shape).map_err(napi_failure)?;
-        Object::from_raw(env.raw(), raw)
-    };
-    object.wrap(command, None).map_err(napi_failure)?;
-    Ok(object)
-}
-
-/// A step object with its `kind`.
-fn tagged<'e>(env: &'e Env, kind: &str) -> Result<Object<'e>> {
-    let mut o = Object::new(env).map_err(napi_failure)?;
-    o.set("kind", kind).map_err(napi_failure)?;
+    let mut o = Object::new(env).coded()?;
+    o.set("op", command.op().name()).coded()?;
+    o.set("key", command.key()).coded()?;
+    o.set("script", command.script()).coded()?;
+    o.set("args", command.args()).coded()?;
+    o.set("owner", command.owner()).coded()?;
+    o.wrap(command, None).coded()?;
     Ok(o)
 }
 
-/// A core error of a run: `TOKEN` for a replay also carries
-/// `err.reason = 'replayed'`, as every binding's replay error does.
+/// A core error of a run: `TOKEN` for a replay also carries `err.reason = 'replayed'`, as every
+/// binding's replay error does.
 fn run_error(env: &Env, e: snodo::Error) -> Error<Code> {
-    if e.code() != ErrorCode::Token {
-        return core(e);
-    }
-    let throw = || -> napi::Result<()> {
-        let mut err = env.create_error(napi::Error::new(Status::GenericFailure, e.message().to_owned()))?;
-        err.set_named_property("code", ErrorCode::Token.name())?;
-        err.set_named_property("reason", "replayed")?;
-        env.throw(err)
-    };
-    match throw() {
-        // napi-rs throws nothing more for this status: the error is pending.
-        Ok(()) => Error::new(Code("PendingException"), ""),
-        Err(_) => core(e),
+    match e.code() {
+        ErrorCode::Token => crate::error::with_reason(env, e.message().to_owned(), "replayed"),
+        _ => core(e),
     }
 }
 
@@ -191,20 +161,19 @@ pub struct OnceRunOptions {
     pub prefix: String,
     /// The store's lease of a won claim, in milliseconds (`store.leaseMs`).
     pub lease_ms: f64,
-    /// How long to wait in total for another caller's pending claim before
-    /// the run fails with `STORE` "still running" (default 35 000).
+    /// How long to wait in total for another caller's pending claim before the run fails with
+    /// `STORE` "still running" (default 35 000).
     pub wait_ms: Option<f64>,
     /// `true`: a run that only looks (`checkOnce`): `done` or `open`.
     pub lookup: Option<bool>,
 }
 
-/// One run of the core's once machine for one final round (or one
-/// lookup), sans IO: each method returns the next `OnceStep`. `runOnce`
-/// and `checkOnce` (`snodo-mrtr/once`) drive it; drive it yourself only to
-/// use a store of your own. Errors: `TOKEN` with `reason 'replayed'` (the
-/// flow completed with other answers), `STORE` (still running after the
-/// wait, the claim lost before completing, a reply snodo does not write),
-/// `ARGUMENT` (the call is not a retry, a step out of order).
+/// One run of the core's once machine for one final round (or one lookup), sans IO: each method
+/// returns the next `OnceStep`. `runOnce` and `checkOnce` (`snodo-mrtr/once`) drive it; drive it
+/// yourself only to use a store of your own. Errors: `TOKEN` with `reason 'replayed'` (the flow
+/// completed with other answers), `STORE` (still running after the wait, the claim lost before
+/// completing, a reply snodo does not write), `ARGUMENT` (the call is not a retry, a step out of
+/// order).
 #[napi]
 #[derive(Debug)]
 pub struct OnceRun {
@@ -214,8 +183,46 @@ pub struct OnceRun {
 }
 
 impl OnceRun {
-    /// A run for the core's `call`.
-    pub(crate) fn with(call: &snodo::Call, options: &OnceRunOptions) -> Result<OnceRun> {
+    /// The step as its JS object (or the run's error, thrown).
+    fn step<'e>(&mut self, env: &'e Env, step: snodo::Result<snodo::OnceStep>) -> Result<Object<'e>> {
+        use snodo::OnceStep::{Command, Done, Effect, Open, Released, Sleep};
+        let mut o = Object::new(env).coded()?;
+        let step = step.map_err(|e| run_error(env, e))?;
+        let kind = |o: &mut Object, kind: &str| o.set("kind", kind).coded();
+        match step {
+            Command(command) => {
+                kind(&mut o, "command")?;
+                o.set("command", command_object(env, command)?).coded()?;
+            }
+            Sleep(pause) => {
+                kind(&mut o, "sleep")?;
+                o.set("ms", number(u64::try_from(pause.as_millis()).unwrap_or(u64::MAX))).coded()?;
+            }
+            Effect(ticket) => {
+                kind(&mut o, "effect")?;
+                o.set("fence", number(ticket.fence())).coded()?;
+                o.set("extend", command_object(env, ticket.extend_command().clone())?).coded()?;
+                self.ticket = Some(ticket);
+            }
+            Done(text) => {
+                kind(&mut o, "done")?;
+                o.set("text", text).coded()?;
+            }
+            Released => kind(&mut o, "released")?,
+            Open => kind(&mut o, "open")?,
+        }
+        Ok(o)
+    }
+}
+
+#[napi]
+impl OnceRun {
+    /// A run for the final round `call` (a retry: it opened a token) on a store with `prefix` and
+    /// `leaseMs`; with `lookup: true`, a run that only looks. Throws `ARGUMENT` for a first round
+    /// (no flow to key on), `CONFIG` for a bad prefix or lease.
+    #[napi(constructor, catch_unwind)]
+    pub fn new(call: &Call, options: OnceRunOptions) -> Result<OnceRun> {
+        let call = &call.inner;
         let lease = millis(ErrorCode::Config, "leaseMs", options.lease_ms, 1.0)?;
         let settings =
             snodo::OnceSettings::new(&options.prefix, Duration::from_millis(lease)).map_err(core)?;
@@ -230,51 +237,6 @@ impl OnceRun {
         }
         .map_err(core)?;
         Ok(OnceRun { inner, ticket: None })
-    }
-
-    /// The step as its JS object (or the run's error, thrown).
-    fn step<'e>(&mut self, env: &'e Env, step: snodo::Result<snodo::OnceStep>) -> Result<Object<'e>> {
-        let step = step.map_err(|e| run_error(env, e))?;
-        let set = |o: &mut Object, name: &str, v: Object| o.set(name, v).map_err(napi_failure);
-        Ok(match step {
-            snodo::OnceStep::Command(command) => {
-                let mut o = tagged(env, "command")?;
-                set(&mut o, "command", command_object(env, command)?)?;
-                o
-            }
-            snodo::OnceStep::Sleep(pause) => {
-                let mut o = tagged(env, "sleep")?;
-                o.set("ms", number(u64::try_from(pause.as_millis()).unwrap_or(u64::MAX)))
-                    .map_err(napi_failure)?;
-                o
-            }
-            snodo::OnceStep::Effect(ticket) => {
-                let mut o = tagged(env, "effect")?;
-                o.set("fence", number(ticket.fence())).map_err(napi_failure)?;
-                set(&mut o, "extend", command_object(env, ticket.extend_command().clone())?)?;
-                self.ticket = Some(ticket);
-                o
-            }
-            snodo::OnceStep::Done(text) => {
-                let mut o = tagged(env, "done")?;
-                o.set("text", text).map_err(napi_failure)?;
-                o
-            }
-            snodo::OnceStep::Released => tagged(env, "released")?,
-            snodo::OnceStep::Open => tagged(env, "open")?,
-        })
-    }
-}
-
-#[napi]
-impl OnceRun {
-    /// A run for the final round `call` (a retry: it opened a token) on a
-    /// store with `prefix` and `leaseMs`; with `lookup: true`, a run that
-    /// only looks. Throws `ARGUMENT` for a first round (no flow to key on),
-    /// `CONFIG` for a bad prefix or lease.
-    #[napi(constructor, catch_unwind)]
-    pub fn new(call: &Call, options: OnceRunOptions) -> Result<OnceRun> {
-        OnceRun::with(&call.inner, &options)
     }
 
     /// The first step: the claim (or the lookup) command.
@@ -298,25 +260,25 @@ impl OnceRun {
         self.step(env, step)
     }
 
-    /// After the `effect` step: the effect's result text (canonical JSON),
-    /// to remember; the next step is the completion command.
+    /// After the `effect` step: the effect's result text (canonical JSON), to remember; the next
+    /// step is the completion command.
     #[napi(catch_unwind, ts_return_type = "OnceStep")]
     pub fn effect_done<'e>(&mut self, env: &'e Env, text: String) -> Result<Object<'e>> {
         let step = self.inner.effect_done(text);
         self.step(env, step)
     }
 
-    /// After the `effect` step: the effect failed before doing anything;
-    /// the next step is the release command.
+    /// After the `effect` step: the effect failed before doing anything; the next step is the
+    /// release command.
     #[napi(catch_unwind, ts_return_type = "OnceStep")]
     pub fn effect_failed<'e>(&mut self, env: &'e Env) -> Result<Object<'e>> {
         let step = self.inner.effect_failed();
         self.step(env, step)
     }
 
-    /// Whether a lease extension held, from the reply to the `effect`
-    /// step's `extend` command: `true` (a full lease from now), `false`
-    /// (the claim is no longer this run's: stop, and do not write).
+    /// Whether a lease extension held, from the reply to the `effect` step's `extend` command:
+    /// `true` (a full lease from now), `false` (the claim is no longer this run's: stop, and do not
+    /// write).
     #[napi(catch_unwind)]
     pub fn extended(&self, reply: String) -> Result<bool> {
         let Some(ticket) = &self.ticket else {
@@ -332,41 +294,31 @@ impl OnceRun {
     }
 }
 
-/// `new OnceRun(call, options)` for a call `begin` made (an `External`:
-/// `crate::call_handle`); `src/response.js` routes those here.
-#[napi(js_name = "onceRunExt", skip_typescript, catch_unwind)]
-pub fn once_run_ext(call: &External<CallBox>, options: OnceRunOptions) -> Result<OnceRun> {
-    OnceRun::with(&*call.get()?, &options)
-}
-
 /// `new MemoryStore(options)`: the bounds and the lease of the in-memory store.
 #[napi(object)]
 #[derive(Debug, Default)]
 pub struct MemoryStoreOptions {
-    /// The bytes of records held at most (default `DEFAULT_ONCE_MAX_BYTES`,
-    /// 64 MiB; at least 1024). A claim past it fails with `STORE` rather
-    /// than forget a live record.
+    /// The bytes of records held at most (default `DEFAULT_ONCE_MAX_BYTES`, 64 MiB; at least 1024).
+    /// A claim past it fails with `STORE` rather than forget a live record.
     pub max_bytes: Option<f64>,
-    /// The bytes one principal's records may take (default a quarter of
-    /// the default budget; 1024 to `maxBytes`).
+    /// The bytes one principal's records may take (default a quarter of the default budget; 1024 to
+    /// `maxBytes`).
     pub max_bytes_per_principal: Option<f64>,
-    /// How long a won claim is held before another caller may take it
-    /// over, in seconds (default 30; at least 0.001).
+    /// How long a won claim is held before another caller may take it over, in seconds (default 30;
+    /// at least 0.001).
     pub lease_secs: Option<f64>,
 }
 
 /// A byte bound: a whole number from 1024 to 2^53 - 1, or a `CONFIG` error.
 fn bytes_bound(what: &str, v: f64) -> Result<usize> {
     if !v.is_finite() || v.fract() != 0.0 || !(0.0..=9_007_199_254_740_991.0).contains(&v) {
-        return Err(error(ErrorCode::Config, format!("MemoryStore: {what} must be a whole number of bytes")));
+        return Err(config(format!("MemoryStore: {what} must be a whole number of bytes")));
     }
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-    usize::try_from(v as u64)
-        .map_err(|_| error(ErrorCode::Config, format!("MemoryStore: {what} is too large")))
+    usize::try_from(v as u64).map_err(|_| config(format!("MemoryStore: {what} is too large")))
 }
 
-/// Unix milliseconds: `now` if given (a whole, non-negative number), else
-/// the system clock.
+/// Unix milliseconds: `now` if given (a whole, non-negative number), else the system clock.
 fn clock_ms(now: Option<f64>) -> Result<u64> {
     match now {
         Some(v) => millis(ErrorCode::Argument, "nowMs", v, 0.0),
@@ -377,10 +329,9 @@ fn clock_ms(now: Option<f64>) -> Result<u64> {
     }
 }
 
-/// The in-memory once store of one process (the core's `MemoryStore`):
-/// bounded in bytes with a share per principal, expiring, synchronous. It
-/// runs the commands a `OnceRun` hands out, with the same meaning and
-/// replies as the Redis scripts.
+/// The in-memory once store of one process (the core's `MemoryStore`): bounded in bytes with a
+/// share per principal, expiring, synchronous. It runs the commands a `OnceRun` hands out, with the
+/// same meaning and replies as the Redis scripts.
 #[napi]
 #[derive(Debug)]
 pub struct MemoryStore {
@@ -389,8 +340,8 @@ pub struct MemoryStore {
 
 #[napi]
 impl MemoryStore {
-    /// A store with at most `maxBytes` of records, `maxBytesPerPrincipal`
-    /// of them for one principal, and a claim lease of `leaseSecs`.
+    /// A store with at most `maxBytes` of records, `maxBytesPerPrincipal` of them for one
+    /// principal, and a claim lease of `leaseSecs`.
     #[napi(constructor, catch_unwind)]
     pub fn new(options: Option<MemoryStoreOptions>) -> Result<Self> {
         let options = options.unwrap_or_default();
@@ -409,10 +360,7 @@ impl MemoryStore {
                 Duration::from_millis((v * 1000.0).round() as u64)
             }
             Some(_) => {
-                return Err(error(
-                    ErrorCode::Config,
-                    "MemoryStore: leaseSecs must be a number of seconds, at least 0.001",
-                ));
+                return Err(config("MemoryStore: leaseSecs must be a number of seconds, at least 0.001"));
             }
             None => Duration::from_secs(snodo::DEFAULT_ONCE_LEASE_SECS),
         };
@@ -444,10 +392,9 @@ impl MemoryStore {
         number(u64::try_from(self.inner.bytes()).unwrap_or(u64::MAX))
     }
 
-    /// Runs a command a `OnceRun` handed out and returns the reply text to
-    /// feed back. `nowMs` (Unix milliseconds) defaults to the system clock
-    /// (pass the engine's time when its clock is fixed). Throws `STORE`
-    /// when full, `ARGUMENT` for anything but a `OnceRun`'s command.
+    /// Runs a command a `OnceRun` handed out and returns the reply text to feed back. `nowMs` (Unix
+    /// milliseconds) defaults to the system clock (pass the engine's time when its clock is fixed).
+    /// Throws `STORE` when full, `ARGUMENT` for anything but a `OnceRun`'s command.
     #[napi(catch_unwind)]
     pub fn execute(
         &self,
@@ -456,10 +403,10 @@ impl MemoryStore {
     ) -> Result<String> {
         let not_a_command =
             || argument("MemoryStore.execute: command must be a command a OnceRun handed out");
-        if command.get_type().map_err(napi_failure)? != ValueType::Object {
+        if command.get_type().coded()? != ValueType::Object {
             return Err(not_a_command());
         }
-        let object = Object::from_unknown(command).map_err(napi_failure)?;
+        let object = Object::from_unknown(command).coded()?;
         let command = object.unwrap::<snodo::OnceCommand>().map_err(|_| not_a_command())?;
         self.inner.execute_at(command, clock_ms(now_ms)?).map_err(core)
     }

@@ -1,39 +1,70 @@
-//! What the handler decides (the outcome helpers, in the core's JSON
-//! spelling) and what it sends (`Response`), mirroring the core's
-//! `Outcome`/`Response`.
+//! What the handler decides (the outcome helpers, in the core's JSON spelling, and how `decide`
+//! reads an outcome) and what it sends (`Response`), mirroring the core's `Outcome`/`Response`.
 
 use napi::bindgen_prelude::*;
+use napi::{JsValue, ValueType};
 
-use crate::error::{Result, argument, napi_failure};
+use crate::error::{Coded, Result, core};
 use crate::json;
+use crate::question;
 
-/// A JSON-RPC response ready for the wire.
-// The TypeScript shape only: responses are built by `src/response.js` (a JS
-// object whose `body` is produced on first read), never from this struct.
-#[napi(object)]
-// Holds JS handles, which must not and cannot be Debug.
-#[allow(missing_debug_implementations, dead_code)]
-pub struct Response<'a> {
-    /// The whole JSON-RPC message as a plain object. Integers above 2^53
-    /// lose precision here: send `json`.
-    #[napi(
-        ts_type = "{ jsonrpc: '2.0'; id: string | number | null; result?: Record<string, any>; error?: { code: number; message: string; data?: any } }"
-    )]
-    pub body: Unknown<'a>,
-    /// The HTTP status for Streamable HTTP (400 for `_meta`-level errors,
-    /// `-32020`, `-32021`, `-32022`; 404 for `-32601`; 200 otherwise).
-    pub http_status: u32,
-    /// Why snodo replaced the handler's outcome with `-32603`: log it, never
-    /// send it. Absent otherwise.
-    pub diagnostic: Option<String>,
+/// A JSON-RPC response ready for the wire: send `json` with `httpStatus`. Immutable.
+#[napi]
+#[derive(Debug, Clone)]
+pub struct Response {
     /// The message as compact JSON text, exact: this is what to send.
+    #[napi(readonly)]
     pub json: String,
+    /// The HTTP status for Streamable HTTP (400 for `_meta`-level errors, `-32020`, `-32021`,
+    /// `-32022`; 404 for `-32601`; 200 otherwise).
+    #[napi(readonly)]
+    pub http_status: u32,
+    /// Why snodo replaced the handler's outcome with `-32603`: log it, never send it. `null`
+    /// otherwise.
+    #[napi(readonly)]
+    pub diagnostic: Option<String>,
 }
 
-/// A handler outcome in the core's JSON spelling; build it with
-/// `complete`, `inputRequired`, `error`, `toolError` or `raw`.
-// The TypeScript shape only: `decide` hands the object to the core's
-// `Outcome::from_value`, which owns every rule about it.
+impl From<&snodo::Response> for Response {
+    fn from(r: &snodo::Response) -> Response {
+        Response {
+            json: r.to_json(),
+            http_status: u32::from(r.http_status()),
+            diagnostic: r.diagnostic().map(str::to_owned),
+        }
+    }
+}
+
+#[napi]
+impl Response {
+    /// The message as a plain object (`JSON.parse(json)`, a new one on every read). Integers above
+    /// 2^53 lose precision here: send `json`.
+    #[napi(
+        getter,
+        catch_unwind,
+        ts_return_type = "{ jsonrpc: '2.0'; id: string | number | null; result?: Record<string, any>; error?: { code: number; message: string; data?: any } }"
+    )]
+    pub fn body<'e>(&self, env: &'e Env) -> Result<Unknown<'e>> {
+        json::parse_to_js(env, &self.json)
+    }
+
+    /// `{ body, httpStatus, diagnostic?, json }`: what `JSON.stringify` shows.
+    #[napi(js_name = "toJSON", catch_unwind, ts_return_type = "Record<string, any>")]
+    pub fn to_json<'e>(&self, env: &'e Env) -> Result<Object<'e>> {
+        let mut o = Object::new(env).coded()?;
+        o.set("body", self.body(env)?).coded()?;
+        o.set("httpStatus", self.http_status).coded()?;
+        if let Some(d) = &self.diagnostic {
+            o.set("diagnostic", d.as_str()).coded()?;
+        }
+        o.set("json", self.json.as_str()).coded()?;
+        Ok(o)
+    }
+}
+
+/// A handler outcome in the core's JSON spelling; build it with `complete`, `inputRequired`,
+/// `error`, `toolError` or `raw`.
+// The TypeScript shape only: `decide` reads the object with `outcome_arg`.
 #[napi(object)]
 #[derive(Debug)]
 #[allow(dead_code)]
@@ -44,8 +75,9 @@ pub struct Outcome {
     /// complete / raw: the result object.
     #[napi(ts_type = "Record<string, any>")]
     pub result: Option<()>,
-    /// input_required: the input requests by key.
-    #[napi(ts_type = "Record<string, object>")]
+    /// input_required: the questions by key (`Question`s, or requests written as objects, which the
+    /// core makes questions of).
+    #[napi(ts_type = "Record<string, Question | Record<string, any>>")]
     pub input_requests: Option<()>,
     /// input_required: application state for the next round.
     #[napi(ts_type = "any")]
@@ -59,169 +91,97 @@ pub struct Outcome {
     pub data: Option<()>,
 }
 
-type ResponseArgs = FnArgs<(napi::sys::napi_value, u32, Option<String>)>;
-type AnswerArgs = FnArgs<(&'static str, Option<String>, Option<String>)>;
-type MakeResponse = FunctionRef<ResponseArgs, Unknown<'static>>;
-type MakeAnswer = FunctionRef<AnswerArgs, Unknown<'static>>;
-type Stringify = FunctionRef<napi::sys::napi_value, Unknown<'static>>;
-type Parse = FunctionRef<napi::sys::napi_value, Unknown<'static>>;
-type InstallArgs<'a> = FnArgs<(Unknown<'a>, Unknown<'a>, Vec<&'static str>, Object<'a>)>;
-
-/// What the addon calls back into JS for, once per JS environment and kept
-/// as that environment's instance data (released with it, so workers
-/// neither share nor leak it): the factories of `src/response.js`, and
-/// `JSON.stringify` / `JSON.parse` as they were when the addon was loaded
-/// (looking them up on the global object for every value cost three N-API
-/// calls each time: issue 16).
-struct Instance {
-    make_response: MakeResponse,
-    make_answer: MakeAnswer,
-    stringify: Stringify,
-    parse: Parse,
+/// The outcome `value` spells (an object or JSON text). An `input_required` whose requests are all
+/// `Question`s (what handlers pass) hands those questions to the core as they are; anything else is
+/// read by the core's `Outcome::from_value` from its JSON, where a `Question` is its request and
+/// the core makes questions of requests written as objects.
+pub(crate) fn outcome_arg(env: &Env, value: Unknown) -> Result<snodo::Outcome> {
+    if let Some(outcome) = asked(env, value)? {
+        return Ok(outcome);
+    }
+    snodo::Outcome::from_value(json::read(env, value, "outcome")?).map_err(core)
 }
 
-const RESPONSE_JS: &str = include_str!("response.js");
-
-/// The outcome helpers of `src/response.js` that replace the Rust
-/// functions of the same names on the module's exports.
-const JS_OUTCOMES: [&str; 3] = ["complete", "inputRequired", "raw"];
-
-/// The answer kinds without a payload, which `Call.responseText` returns
-/// as their index here (`install` of `src/response.js` gets this list).
-pub(crate) const PLAIN_KINDS: [&str; 4] = ["missing", "declined", "cancelled", "changed"];
-
-/// The native functions `install` of `src/response.js` gets (off the
-/// exports): see `crate::engine`, `crate::call_handle`, `crate::legacy`
-/// and `crate::once`. `crate::raw_entry` adds three more.
-const NATIVES: [&str; 8] = [
-    "engineHandle",
-    "beginWith",
-    "decideWith",
-    "decideLegacyExt",
-    "callField",
-    "callResponse",
-    "callRawResponse",
-    "onceRunExt",
-];
-
-/// The native classes whose constructor takes a `Call`: `install` gets
-/// each (in `natives`) and returns a JS constructor of the same name that
-/// reaches the core's call of either `Call` (see `src/response.js`), which
-/// replaces it on the exports.
-const CALL_CLASSES: [&str; 1] = ["OnceRun"];
-
-/// Evaluates `src/response.js` and keeps what it gives as instance data.
-fn create(env: &Env) -> Result<(&'static Instance, Object<'_>)> {
-    let js: Object = env.run_script(RESPONSE_JS).map_err(napi_failure)?;
-    let json: Object =
-        env.get_global().map_err(napi_failure)?.get_named_property_unchecked("JSON").map_err(napi_failure)?;
-    let stringify: Function<napi::sys::napi_value, Unknown<'static>> =
-        json.get_named_property_unchecked("stringify").map_err(napi_failure)?;
-    let parse: Function<napi::sys::napi_value, Unknown<'static>> =
-        json.get_named_property_unchecked("parse").map_err(napi_failure)?;
-    let make_response: Function<ResponseArgs, Unknown<'static>> =
-        js.get_named_property_unchecked("makeResponse").map_err(napi_failure)?;
-    let make_answer: Function<AnswerArgs, Unknown<'static>> =
-        js.get_named_property_unchecked("makeAnswer").map_err(napi_failure)?;
-    let instance = Instance {
-        make_response: make_response.create_ref().map_err(napi_failure)?,
-        make_answer: make_answer.create_ref().map_err(napi_failure)?,
-        stringify: stringify.create_ref().map_err(napi_failure)?,
-        parse: parse.create_ref().map_err(napi_failure)?,
+/// `{type: 'input_required', inputRequests: {key: Question, ...}, state?}` as the core's outcome;
+/// `None` for any other shape (a request written as an object, a `toJSON` of the caller's), which
+/// the JSON reading answers.
+fn asked(env: &Env, value: Unknown) -> Result<Option<snodo::Outcome>> {
+    let Some(outcome) = plain_object(value)? else { return Ok(None) };
+    let kind: Unknown = outcome.get_named_property("type").coded()?;
+    if kind.get_type().coded()? != ValueType::String
+        || String::from_unknown(kind).coded()? != "input_required"
+    {
+        return Ok(None);
+    }
+    let requests: Unknown = outcome.get_named_property("inputRequests").coded()?;
+    let Some(requests) = plain_object(requests)? else { return Ok(None) };
+    if outcome.has_named_property("toJSON").coded()? || requests.has_named_property("toJSON").coded()? {
+        return Ok(None);
+    }
+    let keys = requests.get_property_names().coded()?;
+    let mut questions = Vec::new();
+    for i in 0..keys.get_array_length().coded()? {
+        let key: String = keys.get_element(i).coded()?;
+        let Some(q) = question::instance(requests.get_named_property(&key).coded()?) else {
+            return Ok(None);
+        };
+        questions.push((key, q));
+    }
+    // In key order, as the JSON reading has them: the same key is named first when one is refused.
+    questions.sort_by(|a, b| a.0.cmp(&b.0));
+    let state: Unknown = outcome.get_named_property("state").coded()?;
+    let state = if json::is_nullish(&state)? {
+        None
+    } else {
+        // Read one level down, as it is inside the outcome (the depth bound counts from there).
+        // What does not read so cleanly (no JSON text, a refused one, or one near the size cap,
+        // which the whole outcome may pass) goes the JSON way, which words it.
+        let Ok(text) = json::stringify(env, state, "outcome") else { return Ok(None) };
+        match snodo::parse_json(format!("[{text}]").as_bytes(), "outcome") {
+            Ok(serde_json::Value::Array(mut one)) if text.len() < snodo::MAX_ARGUMENT_BYTES / 2 => {
+                one.pop().filter(|s| !s.is_null())
+            }
+            _ => return Ok(None),
+        }
     };
-    env.set_instance_data(instance, (), |_| {}).map_err(napi_failure)?;
-    match env.get_instance_data::<Instance>().map_err(napi_failure)? {
-        Some(instance) => Ok((instance, js)),
-        None => Err(argument("internal: response factory not registered")),
+    Ok((!questions.is_empty()).then_some(snodo::Outcome::InputRequired { requests: questions, state }))
+}
+
+/// `value` as an object, unless it is something else or an array, a Buffer or a typed array (which
+/// `JSON.stringify` writes otherwise).
+fn plain_object(value: Unknown) -> Result<Option<Object>> {
+    if value.get_type().coded()? != ValueType::Object
+        || value.is_array().coded()?
+        || value.is_typedarray().coded()?
+    {
+        return Ok(None);
     }
+    Ok(Some(Object::from_unknown(value).coded()?))
 }
 
-fn instance(env: &Env) -> Result<&'static Instance> {
-    match env.get_instance_data::<Instance>().map_err(napi_failure)? {
-        Some(instance) => Ok(instance),
-        // The module hook below creates it; this is only a fallback.
-        None => Ok(create(env)?.0),
+/// `call.response`'s answer: `{kind}`, plus `value` (accepted) or `reason` (invalid).
+pub(crate) fn answer_object<'e>(env: &'e Env, answer: snodo::Answer) -> Result<Object<'e>> {
+    let mut o = Object::new(env).coded()?;
+    o.set("kind", answer.kind()).coded()?;
+    match answer {
+        snodo::Answer::Accepted(v) => o.set("value", json::to_js(env, &v)?),
+        snodo::Answer::Invalid(why) => o.set("reason", why),
+        _ => Ok(()),
     }
+    .coded()?;
+    Ok(o)
 }
 
-/// Runs when the addon is loaded into a JS environment (the main thread or
-/// a worker), after every Rust export is registered: sets up the instance
-/// data and puts the JS outcome helpers on the exports (see
-/// `src/response.js` for why they are JS).
-#[napi(module_exports)]
-pub fn init(mut exports: Object, env: Env) -> napi::Result<()> {
-    crate::tune_allocator();
-    let (_, js) = create(&env).map_err(|e| napi::Error::from_reason(e.reason))?;
-    for name in JS_OUTCOMES {
-        let f: Unknown = js.get_named_property_unchecked(name)?;
-        exports.set_named_property(name, f)?;
-    }
-    // `begin`, `decide` and `response` in JS over the native entries,
-    // which leave the exports for `install`.
-    let mut natives = Object::new(&env)?;
-    for name in NATIVES {
-        let f: Unknown = exports.get_named_property_unchecked(name)?;
-        natives.set_named_property(name, f)?;
-        exports.delete_named_property(name)?;
-    }
-    crate::raw_entry::add_to(&env, &mut natives)?;
-    // The names of the JS `Call`'s getters, by `callField` index.
-    natives.set_named_property("plainFields", crate::call_handle::PLAIN_FIELDS.to_vec())?;
-    natives.set_named_property("jsonFields", crate::call_handle::JSON_FIELDS.to_vec())?;
-    for name in CALL_CLASSES {
-        let class: Unknown = exports.get_named_property_unchecked(name)?;
-        natives.set_named_property(name, class)?;
-    }
-    let install: Function<InstallArgs, Unknown> = js.get_named_property_unchecked("install")?;
-    let engine: Unknown = exports.get_named_property_unchecked("Engine")?;
-    let call: Unknown = exports.get_named_property_unchecked("Call")?;
-    let classes =
-        Object::from_unknown(install.apply(js, (engine, call, PLAIN_KINDS.to_vec(), natives).into())?)?;
-    for name in CALL_CLASSES {
-        let class: Unknown = classes.get_named_property_unchecked(name)?;
-        exports.set_named_property(name, class)?;
-    }
-    Ok(())
-}
-
-/// `call.response`'s answer object (`makeAnswer` of `src/response.js`):
-/// `value_json` is the JSON text of the accepted value.
-pub(crate) fn answer_object<'e>(
-    env: &'e Env,
-    kind: &'static str,
-    value_json: Option<String>,
-    reason: Option<String>,
-) -> Result<Unknown<'e>> {
-    let f = instance(env)?.make_answer.borrow_back(env).map_err(napi_failure)?;
-    f.call((kind, value_json, reason).into()).map_err(napi_failure)
-}
-
-/// `JSON.stringify`, called with one value.
-pub(crate) fn js_stringify(env: &Env) -> Result<Function<'_, napi::sys::napi_value, Unknown<'static>>> {
-    instance(env)?.stringify.borrow_back(env).map_err(napi_failure)
-}
-
-/// `JSON.parse`, called with one string.
-pub(crate) fn js_parse(env: &Env) -> Result<Function<'_, napi::sys::napi_value, Unknown<'static>>> {
-    instance(env)?.parse.borrow_back(env).map_err(napi_failure)
-}
-
-/// The JS object for a core response (see `src/response.js`).
-pub(crate) fn response_object<'e>(env: &'e Env, r: &snodo::Response) -> Result<Unknown<'e>> {
-    let f = instance(env)?.make_response.borrow_back(env).map_err(napi_failure)?;
-    let args =
-        (json::js_string(env, &r.to_json())?, u32::from(r.http_status()), r.diagnostic().map(str::to_owned));
-    f.call(args.into()).map_err(napi_failure)
-}
-
+/// An outcome object: `type`, then each field that is neither `undefined` nor `null`, in order (the
+/// value itself, not a copy).
 fn outcome<'e>(env: &'e Env, kind: &str, fields: Vec<(&str, Option<Unknown>)>) -> Result<Object<'e>> {
-    let mut o = Object::new(env).map_err(napi_failure)?;
-    o.set("type", kind).map_err(napi_failure)?;
+    let mut o = Object::new(env).coded()?;
+    o.set("type", kind).coded()?;
     for (name, value) in fields {
         if let Some(v) = value
             && !json::is_nullish(&v)?
         {
-            o.set(name, v).map_err(napi_failure)?;
+            o.set(name, v).coded()?;
         }
     }
     Ok(o)
@@ -231,21 +191,20 @@ fn outcome<'e>(env: &'e Env, kind: &str, fields: Vec<(&str, Option<Unknown>)>) -
 #[napi(catch_unwind, ts_return_type = "Outcome")]
 pub fn complete<'e>(
     env: &'e Env,
-    #[napi(ts_arg_type = "Record<string, any>")] result: Unknown,
+    #[napi(ts_arg_type = "Record<string, any>")] result: Option<Unknown>,
 ) -> Result<Object<'e>> {
-    outcome(env, "complete", vec![("result", Some(result))])
+    outcome(env, "complete", vec![("result", result)])
 }
 
-/// Outcome: ask the client for input. `inputRequests` maps keys to input
-/// requests (from the builders); `state` is carried, readable and sealed, to
-/// the retry.
+/// Outcome: ask the client for input. `inputRequests` maps keys to questions (from the builders);
+/// `state` is carried, readable and sealed, to the retry.
 #[napi(catch_unwind, ts_return_type = "Outcome")]
 pub fn input_required<'e>(
     env: &'e Env,
-    #[napi(ts_arg_type = "Record<string, object>")] input_requests: Unknown,
+    #[napi(ts_arg_type = "Record<string, Question | Record<string, any>>")] input_requests: Option<Unknown>,
     #[napi(ts_arg_type = "any")] state: Option<Unknown>,
 ) -> Result<Object<'e>> {
-    outcome(env, "input_required", vec![("inputRequests", Some(input_requests)), ("state", state)])
+    outcome(env, "input_required", vec![("inputRequests", input_requests), ("state", state)])
 }
 
 /// Outcome: a JSON-RPC error (the core's error policy applies).
@@ -257,8 +216,8 @@ pub fn error<'e>(
     #[napi(ts_arg_type = "any")] data: Option<Unknown>,
 ) -> Result<Object<'e>> {
     let mut o = outcome(env, "error", vec![("data", data)])?;
-    o.set("code", code).map_err(napi_failure)?;
-    o.set("message", message).map_err(napi_failure)?;
+    o.set("code", code).coded()?;
+    o.set("message", message).coded()?;
     Ok(o)
 }
 
@@ -266,18 +225,17 @@ pub fn error<'e>(
 #[napi(catch_unwind, ts_return_type = "Outcome")]
 pub fn tool_error<'e>(env: &'e Env, message: String) -> Result<Object<'e>> {
     let mut o = outcome(env, "tool_error", vec![])?;
-    o.set("message", message).map_err(napi_failure)?;
+    o.set("message", message).coded()?;
     Ok(o)
 }
 
-/// Outcome: a raw result object (the escape hatch; the same checks apply,
-/// and a `CreateTaskResult` goes this way).
+/// Outcome: a raw result object (the escape hatch; the same checks apply, and a `CreateTaskResult`
+/// goes this way).
 #[napi(catch_unwind, ts_return_type = "Outcome")]
 pub fn raw<'e>(
     env: &'e Env,
-    #[napi(ts_arg_type = "Record<string, any>")] result: Unknown,
+    #[napi(ts_arg_type = "Record<string, any>")] result: Option<Unknown>,
 ) -> Result<Object<'e>> {
-    // A missing result is the core's to refuse (`decide`: ARGUMENT), as
-    // for `complete`.
-    outcome(env, "raw", vec![("result", Some(result))])
+    // A missing result is the core's to refuse (`decide`: ARGUMENT), as for `complete`.
+    outcome(env, "raw", vec![("result", result)])
 }

@@ -1,6 +1,5 @@
-//! The Tasks extension helper: checks the input requests a `tasks/get`
-//! result carries against the client's capabilities
-//! (`snodo::check_task_input_requests`).
+//! The Tasks extension helper: checks the input requests a `tasks/get` result carries against the
+//! client's capabilities (`snodo::check_task_input_requests`).
 
 use napi::bindgen_prelude::*;
 use serde_json::{Map, Value};
@@ -9,10 +8,9 @@ use snodo::{ErrorCode, TaskInputCheck};
 use crate::error::{Result, error};
 use crate::json;
 
-/// The capabilities the client must add to receive the task's input
-/// requests (`{}` when it can receive them all, or the task carries none).
-/// A malformed task or input request throws `INPUT_REQUEST` naming the
-/// field.
+/// The capabilities the client must add to receive the task's input requests (`{}` when it can
+/// receive them all, or the task carries none). A malformed task or input request throws
+/// `INPUT_REQUEST` naming the field.
 #[napi(catch_unwind, ts_return_type = "Record<string, any>")]
 pub fn check_task_input_requests<'e>(
     env: &'e Env,
@@ -29,8 +27,8 @@ pub fn check_task_input_requests<'e>(
 }
 
 /// Whether client capabilities declare the Tasks extension
-/// (`extensions["io.modelcontextprotocol/tasks"]`, an object): when a
-/// `tools/call` may be answered with a task.
+/// (`extensions["io.modelcontextprotocol/tasks"]`, an object): when a `tools/call` may be answered
+/// with a task.
 #[napi(catch_unwind)]
 pub fn declares_tasks(
     env: &Env,

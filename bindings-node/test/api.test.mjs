@@ -144,16 +144,16 @@ test('ready responses and diagnostics', () => {
 
 test('builders and capability helpers take objects or text', () => {
   const form = snodo.elicitForm('Name?', '{"type":"object","properties":{"n":{"type":"string"}}}');
-  assert.equal(form.params.mode, 'form');
+  assert.equal(form.value.params.mode, 'form');
   const url = snodo.elicitUrl('Sign in', 'https://example.com/login');
   const caps = { elicitation: { form: {} } };
-  // Form stays listed next to url (issue 13): the listed set, once declared,
+  // Form stays listed next to url: the listed set, once declared,
   // admits every request.
   assert.deepEqual(snodo.missingCapabilities({ form, url }, caps), { elicitation: { form: {}, url: {} } });
   assert.deepEqual(Object.keys(snodo.filterSupported({ form, url }, caps)), ['form']);
   // Requests are an object by key in every language: an array is ARGUMENT.
   assert.throws(() => snodo.filterSupported([form, url], caps), (e) => e.code === 'ARGUMENT');
-  assert.equal(snodo.listRoots().method, 'roots/list');
+  assert.equal(snodo.listRoots().value.method, 'roots/list');
   assert.equal(snodo.canonicalize({ b: 1, a: [true, null] }), '{"a":[true,null],"b":1}');
   assert.equal(snodo.bindingDigest('tools/call', { _meta: { x: 1 } }).length, 32);
 });

@@ -1,4 +1,4 @@
-// The snodo-mrtr bin, run as a process (issue 18 item 7). Every case of
+// The snodo-mrtr bin, run as a process. Every case of
 // tests/vectors/cli/cli.json must print exactly the vector's stdout and
 // stderr and exit with its code, byte for byte the same as the Python
 // console script (held to the same file). Decoded fields are checked

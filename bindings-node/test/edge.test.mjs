@@ -1,6 +1,6 @@
-// The HTTP edge of both example servers (examples/server.mjs, plain
-// node:http, and examples/sdk_server.mjs, the TS SDK behind a node:http
-// wrapper), on raw requests: Host and Origin (a hostile page, DNS
+// The HTTP edge of both Node contract servers (interop/servers/node:
+// server.mjs, plain node:http, and sdk_server.mjs, the TS SDK behind a
+// node:http wrapper), on raw requests: Host and Origin (a hostile page, DNS
 // rebinding), 2025 sessions bound to the principal that opened them, the
 // session quota per client, the connection cap and the in-flight body
 // budget. Every server runs on 127.0.0.1 with a port the OS picks; every
@@ -14,8 +14,8 @@ import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 const SERVERS = {
-  plain: fileURLToPath(new URL('../examples/server.mjs', import.meta.url)),
-  sdk: fileURLToPath(new URL('../examples/sdk_server.mjs', import.meta.url)),
+  plain: fileURLToPath(new URL('../../interop/servers/node/server.mjs', import.meta.url)),
+  sdk: fileURLToPath(new URL('../../interop/servers/node/sdk_server.mjs', import.meta.url)),
 };
 const KEYS = `k1:${'ab'.repeat(32)}`;
 const V2026 = '2026-07-28';

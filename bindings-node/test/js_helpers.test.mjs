@@ -1,12 +1,9 @@
-// Issue 16: `complete`, `inputRequired` and `raw` are JavaScript
-// (src/response.js), put on the exports by the addon in place of the Rust
-// functions of the same names, and `call.response`'s answer is built there
-// in one crossing. The rules are the Rust ones: `type` first, then each
-// field in order when it is neither `undefined` nor `null`; extra arguments
-// ignored; `length` 0; an answer is `{kind}` plus `value` (accepted) or
-// `reason` (invalid). Held here on every kind of argument, and through
-// `decide`, which must answer a helper's outcome exactly as the same
-// outcome written by hand.
+// The outcome helpers `complete`, `inputRequired` and `raw`: `type` first,
+// then each field in order when it is neither `undefined` nor `null` (the
+// value itself, not a copy); extra arguments ignored. `call.response`'s
+// answer is `{kind}` plus `value` (accepted) or `reason` (invalid). Held
+// here on every kind of argument, and through `decide`, which must answer
+// a helper's outcome exactly as the same outcome written by hand.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';

@@ -1,4 +1,4 @@
-// Issue 14 in Node: the legacy API's shapes and its refusals (the rules
+// The legacy API in Node: its shapes and its refusals (the rules
 // themselves are the core's, run byte for byte in vectors.test.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,8 +1,8 @@
-// examples/server.mjs serving a 2025-era session (issue 14), on raw wire
-// messages: stdio (our requests on stdout, the client's responses on stdin)
-// and Streamable HTTP 2025-11-25 (Mcp-Session-Id, SSE on the tools/call POST,
-// responses POSTed back with 202, DELETE). The official clients run the full
-// workflows in interop/.
+// The Node contract server (interop/servers/node/server.mjs) serving a
+// 2025-era session, on raw wire messages: stdio (our requests on stdout,
+// the client's responses on stdin) and Streamable HTTP 2025-11-25
+// (Mcp-Session-Id, SSE on the tools/call POST, responses POSTed back with
+// 202, DELETE). The official clients run the full workflows in interop/.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
-const SERVER = fileURLToPath(new URL('../examples/server.mjs', import.meta.url));
+const SERVER = fileURLToPath(new URL('../../interop/servers/node/server.mjs', import.meta.url));
 const KEY_A = `k1:${'ab'.repeat(32)}`;
 const INIT = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {} } }, clientInfo: { name: 't', version: '1' } } };
 

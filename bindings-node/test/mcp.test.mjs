@@ -1,4 +1,4 @@
-// snodo-mrtr/mcp inside @modelcontextprotocol/server (issue 15), in process
+// snodo-mrtr/mcp inside @modelcontextprotocol/server, in process
 // through createMcpHandler(...).fetch: the low-level Server handler and
 // McpServer's Snodo.serve keep protocol errors as JSON-RPC errors (with
 // data.reason / requiredCapabilities), and a token is sealed once, by snodo.

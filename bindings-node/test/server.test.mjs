@@ -1,6 +1,7 @@
-// Smoke test of examples/server.mjs against a few points of
-// interop/CONTRACT.md, over stdio and Streamable HTTP (127.0.0.1, a port the
-// OS picks, every wait bounded). The interop suites test the whole contract.
+// Smoke test of the Node contract server (interop/servers/node/server.mjs)
+// against a few points of interop/CONTRACT.md, over stdio and Streamable
+// HTTP (127.0.0.1, a port the OS picks, every wait bounded). The interop
+// suites test the whole contract.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -9,7 +10,7 @@ import readline from 'node:readline';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 
-const SERVER = fileURLToPath(new URL('../examples/server.mjs', import.meta.url));
+const SERVER = fileURLToPath(new URL('../../interop/servers/node/server.mjs', import.meta.url));
 const KEY_A = `k1:${'ab'.repeat(32)}`;
 const meta = (caps = { elicitation: {} }) => ({
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',

@@ -1,11 +1,8 @@
-// Issue 16: a JS string crosses into the addon by one UTF-8 conversion into
-// an unfilled buffer of the worst-case size (src/json.rs `string_bytes`),
-// not napi's measure-then-convert `String`. Seen from JavaScript, the bytes
-// must be exactly `Buffer.from(text, 'utf8')` (the reference: UTF-8, each
-// lone surrogate as U+FFFD), so on random text (seeded, so a failure
-// reproduces) a string argument and its Buffer give the same result or the
-// same error, word for word. Strings past 2^20 UTF-16 units take the
-// measured (two-pass) conversion and are held to the same rule.
+// A JS string argument is JSON text read exactly: its bytes are
+// `Buffer.from(text, 'utf8')` (UTF-8, each lone surrogate as U+FFFD), so on
+// random text (seeded, so a failure reproduces) a string argument and its
+// Buffer give the same result or the same error, word for word, long
+// strings included.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -65,7 +62,7 @@ test('a value argument gives the bytes of Buffer.from(JSON.stringify(value))', (
   }
 });
 
-test('long strings (past 2^20 units: the measured conversion) and the edge', () => {
+test('long strings (around 2^20 UTF-16 units)', () => {
   const r = rng(99).below;
   for (const units of [(1 << 20) - 2, 1 << 20, (1 << 20) + 1, (1 << 20) + 7]) {
     // A JSON string literal of exactly `units` UTF-16 units, ending in

@@ -15,7 +15,7 @@ import { Worker } from 'node:worker_threads';
 import * as snodo from '../index.js';
 import { runFlow, request } from './flow.mjs';
 
-// Issue 17: token ids are random; the test seed pins them like the clock.
+// Token ids are random; the test seed pins them like the clock.
 const CONFIG = { keys: [{ id: 'k1', secret: Buffer.alloc(32, 7) }], fixedTime: 1_800_000_000, testRandomSeed: 1 };
 const WORKERS = 4;
 const FLOWS_PER_WORKER = 4167;
