@@ -36,16 +36,19 @@ pub const DEFAULT_ONCE_MAX_BYTES_PER_PRINCIPAL: u32 = snodo::DEFAULT_ONCE_MAX_BY
 /// possible use, skew included).
 #[napi]
 pub const DEFAULT_CLOCK_SKEW_SECS: u32 = snodo::DEFAULT_CLOCK_SKEW_SECS as u32;
-/// The Lua scripts of the claim, complete, release, lease extension and lookup steps, byte for
-/// byte the core's.
+/// The claim Lua script, byte for byte the core's.
 #[napi]
 pub const ONCE_CLAIM_SCRIPT: &str = snodo::ONCE_CLAIM_SCRIPT;
+/// The complete Lua script, byte for byte the core's.
 #[napi]
 pub const ONCE_COMPLETE_SCRIPT: &str = snodo::ONCE_COMPLETE_SCRIPT;
+/// The release Lua script, byte for byte the core's.
 #[napi]
 pub const ONCE_RELEASE_SCRIPT: &str = snodo::ONCE_RELEASE_SCRIPT;
+/// The lease extension Lua script, byte for byte the core's.
 #[napi]
 pub const ONCE_EXTEND_SCRIPT: &str = snodo::ONCE_EXTEND_SCRIPT;
+/// The lookup Lua script, byte for byte the core's.
 #[napi]
 pub const ONCE_LOOKUP_SCRIPT: &str = snodo::ONCE_LOOKUP_SCRIPT;
 /// The only Redis `maxmemory-policy` that never evicts a live record.
