@@ -156,7 +156,13 @@ impl Engine {
         let principal = json::principal(principal)?;
         let binding = binding_of(env, binding)?;
         match self.inner.open(&token, &principal, &binding) {
-            Ok(o) => json::to_js(env, &o.to_json()),
+            Ok(o) => {
+                // The core's fields, and the state from its text by `JSON.parse`.
+                let mut fields = Object::from_unknown(json::to_js(env, &o.fields_json())?).coded()?;
+                let state = json::parse_to_js(env, o.state_json().unwrap_or("null"))?;
+                fields.set_named_property("state", state).coded()?;
+                Ok(fields.to_unknown())
+            }
             // The message is the core's, the same text in every language.
             Err(e) => Err(crate::error::with_reason(env, e.to_string(), e.reason.name())),
         }

@@ -4,7 +4,7 @@ use pyo3::prelude::*;
 use serde_json::Value;
 
 use crate::answer::Answer;
-use crate::json::to_py;
+use crate::json::{text_to_py, to_py};
 use crate::question::question_arg;
 
 /// One request as the handler sees it.
@@ -106,7 +106,7 @@ impl Call {
     }
     #[getter]
     fn state<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        self.inner.state().map(|s| to_py(py, s)).transpose()
+        self.inner.state_text().map(|s| text_to_py(py, s)).transpose()
     }
     #[getter]
     fn asked_keys(&self) -> Vec<String> {

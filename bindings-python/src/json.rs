@@ -12,9 +12,11 @@
 //! `RawJSON`, and recurses without a bound (a list holding itself crashes
 //! the process).
 //!
-//! JSON → Python ([`to_py`]) is `pythonize` with serde_json's exact
-//! numbers: an integer becomes an `int` at any size, any other number a
-//! `float` (so `1e400` is `inf`: `Response.to_json()` has the exact text).
+//! JSON → Python ([`to_py`], [`text_to_py`]) is jiter's Python parser over
+//! the JSON text: an integer becomes an `int` at any size, any other number
+//! a `float` (`Response.to_json()` has the exact text). A value the core
+//! holds as text (a token's state) is parsed from that text directly; a
+//! tree is written out with serde_json first.
 
 use std::borrow::Cow;
 
@@ -213,7 +215,23 @@ fn to_value_at(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
 
 /// JSON as a Python value (the module docs give the rules for numbers).
 pub fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
-    Ok(pythonize::pythonize(py, value)?)
+    text_to_py(py, &snodo::to_wire(value))
+}
+
+/// JSON text the core wrote (so valid, within the depth bound and without
+/// duplicate keys) as a Python value.
+pub fn text_to_py<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    let parser = jiter::PythonParse {
+        allow_inf_nan: false,
+        // No string cache: it would be a process-wide cache of user data.
+        cache_mode: jiter::StringCacheMode::None,
+        partial_mode: jiter::PartialMode::Off,
+        catch_duplicate_keys: false,
+        float_mode: jiter::FloatMode::Float,
+    };
+    parser
+        .python_parse(py, text.as_bytes())
+        .map_err(|e| raise(py, ErrorCode::Json, e.description(text.as_bytes())))
 }
 
 /// `None` → anonymous, a `str` → that user (an empty name is the core's

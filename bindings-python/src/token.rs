@@ -6,7 +6,7 @@ use serde_json::Value;
 use snodo::ErrorCode;
 
 use crate::error::{raise, to_py_err};
-use crate::json::{is_text, text_bytes, to_py, to_value};
+use crate::json::{is_text, text_bytes, text_to_py, to_py, to_value};
 
 /// What an opened token says (low-level `Engine.open`).
 #[pyclass(frozen, module = "snodo_mrtr._native")]
@@ -43,7 +43,7 @@ impl Opened {
     }
     #[getter]
     fn state<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        self.inner.state().map(|s| to_py(py, &s)).transpose()
+        self.inner.state_json().map(|s| text_to_py(py, s)).transpose()
     }
     /// The token's random id (base64url, 22 characters).
     #[getter]

@@ -78,6 +78,17 @@ impl Opened {
     /// `flowStart`, `round`, `questionKeys`, `state` (`null` when none),
     /// `tokenId` and `flowId`.
     pub fn to_json(&self) -> Value {
+        let mut fields = self.fields_json();
+        if let Value::Object(map) = &mut fields {
+            map.insert("state".into(), self.state().unwrap_or(Value::Null));
+        }
+        fields
+    }
+
+    /// [`Opened::to_json`] without `state`: for a binding that hands the
+    /// state's text ([`Opened::state_json`]) to its host's own JSON parser
+    /// rather than have it parsed here and converted again.
+    pub fn fields_json(&self) -> Value {
         serde_json::json!({
             "keyId": self.key_id,
             "tokenId": self.token_id(),
@@ -87,7 +98,6 @@ impl Opened {
             "flowStart": self.flow_start,
             "round": self.round,
             "questionKeys": self.question_keys(),
-            "state": self.state().unwrap_or(Value::Null),
         })
     }
 
