@@ -10,7 +10,7 @@ import http from 'node:http';
 import readline from 'node:readline';
 import {
   Call, Engine, OriginPolicy, Session, checkHttpHeaders, checkHttpOrigin, complete, elicitForm, error, inputRequired,
-  toolError, version,
+  toolError, unknownSession, version,
 } from 'snodo-mrtr';
 import { MemoryStore, checkOnce, runOnce } from 'snodo-mrtr/once';
 
@@ -201,7 +201,7 @@ async function mcp(req, res) { // Streamable HTTP: POST /mcp
   const sid = req.headers['mcp-session-id'];
   let ls = sessions.get(sid) ?? null;
   refusal = ls?.session.checkPrincipal(principal); // another user's session: as if it did not exist
-  if (refusal || (sid !== undefined && ls === null)) return refusal ? reply(refusal) : send(404);
+  if (refusal || (sid !== undefined && ls === null)) return reply(refusal ?? unknownSession()); // same bytes
   const chunks = [];
   let size = 0;
   for await (const chunk of req) {

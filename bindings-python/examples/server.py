@@ -210,7 +210,7 @@ async def mcp(request: Request) -> Response:  # Streamable HTTP: POST /mcp
     ls = SESSIONS.get(sid := request.headers.get("mcp-session-id", ""))
     refusal = refusal or (ls.session.check_principal(principal) if ls else None)  # another user's: not there
     if refusal is not None or (sid and ls is None):
-        return reply(refusal) if refusal else Response(status_code=404)
+        return reply(refusal or mrtr.unknown_session())  # the same bytes: nobody learns which
     body = b""
     async for chunk in request.stream():
         if len(body := body + chunk) > MAX_BODY:

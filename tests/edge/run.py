@@ -15,7 +15,8 @@ KIND names the server in the summary line. Per server:
      Host, with and without its own Origin) are refused (403 / 421), on a 2026
      request and on a 2025 `initialize` (which then opens no session);
   3. a 2025 session opened by alice: bob's and the anonymous principal's
-     requests on it are refused (404) and alice's are served;
+     requests on it are refused with the bytes a never-issued session id
+     gets (404, -32001) and alice's are served;
   4. a 2025 flow of alice's waiting on its elicitation: bob's answer to it and
      bob's cancellation of it are refused (404), then alice's answer completes
      the flow with alice's choice;
@@ -146,9 +147,15 @@ def messages(raw: bytes, content_type: str) -> List[Dict[str, Any]]:
 
 def sessions_belong_to_their_user(s: Server) -> None:
     sid = open_session(s, "alice")
+    # A session id that was never issued: what a refusal must look like, byte for byte, so that
+    # a leaked id neither works nor tells its finder that it exists.
+    never = s.post({"jsonrpc": "2.0", "id": 5, "method": "tools/list"}, on_session("0" * 32, "bob"))
+    s.check(never[0] == 404, f"a session id never issued: HTTP {never[0]}, want 404")
     for who in ("bob", None):
-        status, _, _ = s.post({"jsonrpc": "2.0", "id": 5, "method": "tools/list"}, on_session(sid, who))
-        s.check(status == 404, f"alice's session used by {who or 'anonymous'}: HTTP {status}, want 404")
+        status, _, raw = s.post({"jsonrpc": "2.0", "id": 5, "method": "tools/list"}, on_session(sid, who))
+        s.check((status, raw) == (never[0], never[2]),
+                f"alice's session used by {who or 'anonymous'}: HTTP {status} {raw[:120]!r}, want the bytes of an "
+                f"unknown session: HTTP {never[0]} {never[2][:120]!r}")
     status, h, raw = s.post({"jsonrpc": "2.0", "id": 6, "method": "tools/list"}, on_session(sid, "alice"))
     tools = [m for m in messages(raw, h.get("content-type", "")) if m.get("id") == 6]
     s.check(status == 200 and bool(tools) and "result" in tools[0],

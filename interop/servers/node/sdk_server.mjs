@@ -19,7 +19,7 @@ import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { McpServer, createMcpHandler, isInitializeRequest, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { version, complete, checkHttpOrigin, Session } from 'snodo-mrtr';
+import { version, complete, checkHttpOrigin, Session, unknownSession } from 'snodo-mrtr';
 import { Snodo } from 'snodo-mrtr/mcp';
 import { TOOLS, PROMPTS, readColor, engineFromEnv, edgeFromEnv, principalOf, clientOf, readBody } from './server.mjs';
 
@@ -84,7 +84,10 @@ async function legacy(request, body, authInfo, who, client) {
   const id = request.headers.get('mcp-session-id');
   if (id) {
     const entry = sessions.get(id);
-    if (!entry) return new Response(null, { status: 404 });
+    if (!entry) { // the same bytes as another user's session: nobody learns which ids exist
+      const r = unknownSession();
+      return new Response(r.json, { status: r.httpStatus, headers: { 'content-type': 'application/json' } });
+    }
     return entry.transport.handleRequest(request, { authInfo, parsedBody: body });
   }
   // No session yet: only an initialize opens one (a fresh transport would

@@ -31,7 +31,7 @@ import { appendFileSync, readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import {
   Engine, Call, Session, elicitForm, sampling, listRoots, filterSupported, version,
-  complete, inputRequired, error, toolError,
+  complete, inputRequired, error, toolError, unknownSession,
   checkHttpHeaders, checkHttpOrigin, OriginPolicy, declaresTasks, checkTaskInputRequests,
 } from 'snodo-mrtr';
 import { MemoryStore, RedisStore, checkOnce, runOnce } from 'snodo-mrtr/once';
@@ -1053,7 +1053,7 @@ function serveHttp(engines, port) {
     const notYours = conn?.session.checkPrincipal(who);
     if (notYours) return answer(send, notYours);
     if (req.method === 'DELETE' && sessionId !== undefined) { // DELETE ends one
-      if (!conn) return send(404);
+      if (!conn) return answer(send, unknownSession());
       sessions.delete(sessionId);
       conn.close();
       return send(200);
@@ -1065,7 +1065,7 @@ function serveHttp(engines, port) {
       if (conn && sessions.get(sessionId) === conn) return legacyPost(conn, m, body, who, req, res, send);
       if (sessionId === undefined && isInitialize(m)) return legacyInitialize(m, who, clientOf(req, who), send);
       if (sessionId !== undefined && m?.params?._meta?.['io.modelcontextprotocol/protocolVersion'] === undefined) {
-        return send(404); // an unknown or ended 2025-era session
+        return answer(send, unknownSession()); // an unknown or ended 2025-era session
       }
       // Request-metadata headers must agree with the body (snodo's check,
       // before begin). rawHeaders, not req.headers: Node joins a repeated

@@ -1274,8 +1274,8 @@ def session_not_found() -> Reply:
     """The answer for a session id that names no session: the same bytes as
     Session.check_principal's refusal, so that another user's session id cannot be told
     apart from one that does not exist."""
-    body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": "Session not found"}}
-    return Reply(404, json.dumps(body, separators=(",", ":"), sort_keys=True))
+    refusal = mrtr.unknown_session()
+    return Reply(refusal.http_status, refusal.to_json())
 
 
 def owned(sid: str, request: Request) -> Tuple[Optional[LegacySession], Reply]:
