@@ -171,7 +171,8 @@ pub use inspect::{
 };
 pub use json::{MAX_ARGUMENT_BYTES, MAX_DEPTH, canonicalize, parse_json, to_wire};
 pub use legacy::{
-    Bridge, Feed, LEGACY_ID_PREFIX, MAX_SESSION_ID_BYTES, PendingFlow, Session, unknown_session, usable_capabilities,
+    Bridge, Feed, LEGACY_ID_PREFIX, MAX_SESSION_ID_BYTES, PendingFlow, Session, unknown_session,
+    usable_capabilities,
 };
 pub use once::{
     DEFAULT_ONCE_LEASE_SECS, DEFAULT_ONCE_MAX_BYTES, DEFAULT_ONCE_MAX_BYTES_PER_PRINCIPAL,
