@@ -14,7 +14,7 @@
 // measures that build of the addon instead of ../index.js's, and
 // BENCH_ONLY=regex keeps the operations whose name (with its group) matches.
 //
-// In-window core samples (issue 16, seventh pass): with BENCH_CORE_SAMPLER
+// In-window core samples: with BENCH_CORE_SAMPLER
 // set to the path of the core's round sampler (core/examples/round_sampler.rs,
 // built by scripts/bench.sh; BENCH_CORE_BATCH is its decide batch), every
 // repeat runs the two begin+decide rounds next to each other and one sample
@@ -23,9 +23,9 @@
 // criterion's minutes earlier. The core samples go into the JSON as a row
 // of group "core-in-window"; every row carries its per-repeat samples
 // (`samples_ns`, in repeat order) so the table can pair them. Unset, the
-// rounds are shuffled like every other operation, as before.
+// rounds are shuffled like every other operation.
 //
-// The host's own part (issue 16, fifteenth pass), rows whose name starts
+// The host's own part, rows whose name starts
 // with "host:": JSON.stringify + JSON.parse and structuredClone of each
 // growth state, and the JSON.stringify of what each round hands the addon.
 // The table sets them beside the rows they bound.
@@ -103,7 +103,7 @@ const token = lasting.decide(lasting.begin(r1, 'alice'), mrtr.inputRequired({ se
 const r2 = req({ inputResponses: { seat: { action: 'accept', content: { seat: '12A' } } }, requestState: token });
 if (lasting.begin(r2, 'alice').response('seat', Q).kind !== 'accepted') throw new Error('bench retry not accepted');
 const done = mrtr.complete({ content: [{ type: 'text', text: 'booked' }] });
-// The host's part of the two rounds below (issue 16, fifteenth pass): the
+// The host's part of the two rounds below: the
 // JSON.stringify that hands the addon what each round gives it (round 1's
 // outcome with the question and the state; round 2's question for
 // `response` and its outcome), made once here so only the stringify is
@@ -131,7 +131,7 @@ ops.push({
 // scripts/bench-table.py).
 const HOST_JSON = 'host: JSON.parse(JSON.stringify(state))';
 const HOST_CLONE = 'host: structuredClone(state)';
-// Growth (issue 16): cost against size, each beside the floor over the same
+// Growth: cost against size, each beside the floor over the same
 // bytes (base64url of the bytes, HMAC-SHA256 over that, base64url of the
 // tag: core/benches/common's floor, with node:crypto). State 256 B..16 KiB:
 // seal+open reading `.state`; arguments 1..256 KiB: begin of a retry (256 B
@@ -171,11 +171,11 @@ for (const size of [256, 1024, 4096, 16384]) {
     fn: () => roomy.open(roomy.seal({ principal: 'alice', binding: bindingHex, round: 1, flowStart: NOW, state }),
       'alice', binding).state,
   });
-  // The host's part of that row (issue 16, fifteenth pass): the state
+  // The host's part of that row: the state
   // object read into text and an object built back from it, as any binding
   // that crosses with JSON text pays before any token work; and V8's own
   // object-to-object copy, which reads and builds the same properties with
-  // no text at all. The table sets them beside the row and its target.
+  // no text at all. The table sets them beside the row.
   ops.push({ name: HOST_JSON, group: 'growth-state', size, async: false, fn: () => JSON.parse(JSON.stringify(state)) });
   ops.push({ name: HOST_CLONE, group: 'growth-state', size, async: false, fn: () => structuredClone(state) });
 }
@@ -206,10 +206,10 @@ let sink = 0;
 // half only from the event loop (see "Memory (Node)" in
 // docs/benchmarks.md): a loop that never yields keeps every Call of the
 // sample alive (≈ 6 KiB each at round 2), and the measurement becomes the
-// cost of that growing heap, not of a request (issue 16, sixth pass: a
-// round-2 loop without turns took 1.5-2.5x the time of one with them).
+// cost of that growing heap, not of a request (a round-2 loop without
+// turns takes 1.5-2.5x the time of one with them).
 // The turn and the finalizers it runs are timed. BENCH_CALLS_PER_TURN=0
-// measures without turns, as before.
+// measures without turns.
 const CALLS_PER_TURN = Number(process.env.BENCH_CALLS_PER_TURN ?? 64);
 const turn = () => new Promise(setImmediate);
 async function run(op, n) {

@@ -1,4 +1,4 @@
-// Issue 16, memory: RSS over 100 000 two-round flows through the addon in
+// Memory: RSS over 100 000 two-round flows through the addon in
 // one loop, flat after warm-up. Each flow is round 1 (begin, decide asking
 // one question with the 4 KiB state: seals) and round 2 (begin of the retry
 // carrying round 1's own token: opens; read the answer and the state;

@@ -1,5 +1,5 @@
-// A small driver of the Node begin+decide rounds that bench.mjs times
-// (issue 16, seventh pass), for profilers: `node --cpu-prof`, and
+// A small driver of the Node begin+decide rounds that bench.mjs times,
+// for profilers: `node --cpu-prof`, and
 // `valgrind --tool=callgrind node ...` run once with N and once with 0
 // iterations, so the difference is the cost of N rounds alone (Node's
 // start-up and the set-up cancel out).

@@ -1,4 +1,4 @@
-// Issue 15 (make bench): the per-call cost of snodo inside the official
+// make bench: the per-call cost of snodo inside the official
 // TypeScript SDK (@modelcontextprotocol/server 2.4.0), next to the SDK's own
 // state handling on the same tool.
 //

@@ -160,8 +160,8 @@ const WHO: &str = "alice";
 /// of this token format must do to open `token` (a v1 retry token), with
 /// no JSON at all: base64url-decode the tag and the body, HMAC-SHA256 over
 /// the signed text `v1.kid.body` (the key set up per call, as in `floor`)
-/// and the principal tag, a second HMAC under the same key. The issue's
-/// floor MACs only the state; the token is about twice that, so this row
+/// and the principal tag, a second HMAC under the same key. The `floor`
+/// row MACs only the state; the token is about twice that, so this row
 /// tells how far `open`/`begin` are from what the format itself costs.
 fn format_floor(token: &str, principal: &str) -> (Vec<u8>, bool, [u8; 32]) {
     let (signed, tag) = token.rsplit_once('.').unwrap();

@@ -31,7 +31,7 @@
 //! begin, the answer read, a completed decide, its text). It is the same
 //! work a binding's round does, without the batch effect above, so it is
 //! the stricter denominator; the table prints the ratio to it beside the
-//! row, which keeps the begin+decide denominator.
+//! ratio to begin+decide.
 //! `sample <ms> <batch>` uses another batch size for that sample. `quit` or the
 //! end of stdin ends it; any other line gets `{"error":"…"}`.
 //!
@@ -126,8 +126,8 @@ impl Bench {
     /// canonical text (as the Python and Node bindings hand it over) and
     /// the response text; round 2 a retry `begin`, the answer read, a
     /// completed `decide` and its text. For comparison only (the table
-    /// prints it beside the row; the row itself divides by begin+decide,
-    /// as defined for the guard). Returns the time of the `2n` rounds.
+    /// prints the ratio to it beside the ratio to begin+decide). Returns
+    /// the time of the `2n` rounds.
     fn rounds_loop(&self, n: u64) -> Duration {
         let start = Instant::now();
         for _ in 0..n {

@@ -106,7 +106,7 @@ int main(int argc, char **argv) {
                 hwm[k], rss[k], peak[k]);
     fprintf(out, "]}\n");
     fclose(out);
-    /* "10k" at the default, as the bench table has always shown it. */
+    /* "10k" at the default: a short label for the printed line. */
     char first[32];
     if (marks[0] % 1000 == 0)
         snprintf(first, sizeof first, "%ldk", marks[0] / 1000);
