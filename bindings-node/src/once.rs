@@ -1,13 +1,10 @@
 //! At most once per flow: the core's once machine (`OnceRun`) and its in-memory store
 //! (`MemoryStore`) as JS classes, the Lua scripts and constants as exports. `runOnce`, `checkOnce`
-//! and the node-redis `RedisStore` are JavaScript (`once.js`, `snodo-mrtr/once`): the effect and
-//! the Redis client are async JS, which a native loop could not await, so JS runs each command the
-//! machine hands out and feeds the reply back. Every rule (owners, fences, leases, replays,
-//! waiting) is the core's.
-//!
-//! A command reaches JS as a plain object (`{op, key, script, args, owner}`, what a Redis client
-//! needs) with the core's command wrapped inside it (`napi_wrap`, invisible to JS), which is what
-//! `MemoryStore.execute` runs: the core builds commands, nothing else does.
+//! and the node-redis `RedisStore` are JavaScript (`once.js`): JS awaits the effect and the Redis
+//! client, runs each command the machine hands out and feeds the reply back. Every rule (owners,
+//! fences, leases, replays, waiting) is the core's. A command reaches JS as a plain object (`{op,
+//! key, script, args, owner}`) with the core's command wrapped inside it (`napi_wrap`), which is
+//! what `MemoryStore.execute` runs: the core builds commands, nothing else does.
 
 use std::time::Duration;
 
@@ -17,8 +14,7 @@ use snodo::{ErrorCode, OnceStore};
 use crate::call::Call;
 use crate::error::{Code, Coded, Result, argument, config, core, error};
 
-// napi-rs exports constant expressions; these are the core's constants themselves (a test below and
-// the Node tests compare them anyway).
+// The core's constants themselves (a test below and the Node tests compare them anyway).
 
 /// The default Redis key prefix (`snodo:once:`).
 #[napi]
