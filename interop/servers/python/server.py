@@ -59,7 +59,7 @@ Handler = Callable[[Call], Outcome]  # a Call in, an outcome for engine.decide o
 # --- input requests: built once, identical every round (snodo pins each question into the token) ---
 
 
-def form(message: str, key: str, schema: Dict[str, Any]) -> Dict[str, Any]:
+def form(message: str, key: str, schema: Dict[str, Any]) -> mrtr.Question:
     """A one-field elicitation form whose field `key` is required."""
     return mrtr.elicit_form(message, {"type": "object", "properties": {key: schema}, "required": [key]})
 
