@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Rust suites: unit tests, vectors, property tests, clippy and rustfmt; the
-# crate packages cleanly and its docs build without warnings.
+# Rust suites: the size budgets, unit tests, vectors, property tests, clippy
+# and rustfmt; the crate packages cleanly and its docs build without warnings.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
+echo "== budgets: the sizes of what a reviewer reads (scripts/budgets.py)"
+python3 scripts/budgets.py
 echo "== rust: cargo test"
 cargo test --locked --workspace
 echo "== rust: every fuzz target over its seeds and past failures (replay on stable, no fuzzing)"
