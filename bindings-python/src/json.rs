@@ -131,6 +131,12 @@ pub fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
     to_value_at(obj, 0)
 }
 
+/// [`to_value`] of a value that sits as a member of a JSON object (the
+/// depth bound counts the object's level, as reading the object would).
+pub fn member_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
+    to_value_at(obj, 1)
+}
+
 fn number(py: Python<'_>, text: &str) -> PyResult<Value> {
     text.parse::<Number>()
         .map(Value::Number)
@@ -154,7 +160,9 @@ fn to_value_at(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
         if depth < snodo::MAX_DEPTH {
             return Ok(depth + 1);
         }
-        Err(raise(py, ErrorCode::Json, format!("nested deeper than {} levels", snodo::MAX_DEPTH)))
+        // The words of the strict reader for JSON text (`parse_text`), so a
+        // value and its text are refused alike.
+        Err(raise(py, ErrorCode::Json, format!("value: JSON nested deeper than {} levels", snodo::MAX_DEPTH)))
     };
     if let Ok(d) = obj.cast::<PyDict>() {
         let depth = nested()?;

@@ -7,7 +7,7 @@ use pyo3::types::{PyDict, PyString};
 use snodo::Outcome;
 
 use crate::error::to_py_err;
-use crate::json::{object_arg, to_value};
+use crate::json::{member_value, object_arg};
 use crate::question::Question;
 
 /// The outcome `obj` spells. An `input_required` whose requests are all
@@ -49,6 +49,8 @@ fn asked(obj: &Bound<'_, PyAny>) -> PyResult<Option<Outcome>> {
     // In key order, as `from_value` reads them from a JSON object: the
     // same key is named first when one is refused.
     questions.sort_by(|a, b| a.0.cmp(&b.0));
-    let state = state.map(|s| to_value(&s)).transpose()?;
+    // A member of the outcome, read as the outcome's JSON would read it (the
+    // depth bound counts the outcome's level; `None` is no state).
+    let state = state.filter(|s| !s.is_none()).map(|s| member_value(&s)).transpose()?;
     Ok(Some(Outcome::InputRequired { requests: questions, state }))
 }

@@ -125,3 +125,17 @@ def test_an_invalid_request_dict_beside_questions_is_the_cores_32603() -> None:
     got = agree(s.input_required({"seat": Q, "bad": {"method": "elicitation/create"}}))
     body = json.loads(got[1])
     assert body["error"]["code"] == -32603, body
+
+
+def nested(levels: int) -> Any:
+    value: Any = 1
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def test_a_deep_state_is_read_as_deep_beside_questions() -> None:
+    # The state sits one level inside the outcome, on either reading: what the
+    # outcome's JSON refuses for depth, the questions' reading refuses too.
+    for levels in (62, 63, 64, 65):
+        agree(s.input_required({"seat": Q}, state=nested(levels)))
