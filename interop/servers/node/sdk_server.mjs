@@ -9,6 +9,9 @@
 //   node interop/servers/node/sdk_server.mjs --http PORT   createMcpHandler on 127.0.0.1:PORT/mcp for 2026, and a
 //                                                          stateful per-session transport for 2025-era clients
 //
+// book_room (interop/CONTRACT.md) runs its effect once per flow through the
+// adapter's runOnce, on this process's MemoryStore.
+//
 // A contract server of the interop suites (`--server node-sdk`); its
 // packages come from this folder's package-lock.json (`npm ci --ignore-scripts`).
 //
@@ -16,17 +19,19 @@
 // user, demo only; SNODO_ALLOWED_HOSTS and the other edge settings).
 // Not served here: the Tasks extension demo (paint_task, tasks/*).
 import http from 'node:http';
-import { randomUUID } from 'node:crypto';
-import { McpServer, createMcpHandler, isInitializeRequest, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import * as sdk from '@modelcontextprotocol/server';
+import { McpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { version, complete, checkHttpOrigin, Session, unknownSession } from 'snodo-mrtr';
+import { version, complete, elicitForm, inputRequired } from 'snodo-mrtr';
+import { MemoryStore } from 'snodo-mrtr/once';
 import { Snodo } from 'snodo-mrtr/mcp';
 import { TOOLS, PROMPTS, readColor, engineFromEnv, edgeFromEnv, principalOf, clientOf, readBody } from './server.mjs';
 
 // One engine per process (keys live outside the per-request factory).
 const engine = engineFromEnv()();
-// The principal: the user the wrapper below put in authInfo (demo: the Bearer token).
-const snodo = new Snodo(engine, { principal: (ctx) => ctx.http?.authInfo?.token ?? null });
+// The principal: the user snodo.http put in authInfo (demo: the Bearer token).
+// book_room's effect runs at most once per flow in this process (MemoryStore).
+const snodo = new Snodo(engine, { principal: (ctx) => ctx.http?.authInfo?.token ?? null, once: new MemoryStore() });
 
 const tools = Object.fromEntries(Object.entries(TOOLS)
   .filter(([name]) => name !== 'paint_task')
@@ -40,6 +45,28 @@ const changed = (what) => () => {
 };
 tools.test_trigger_tool_change = [{ description: 'Conformance: tool list change' }, changed('tools')];
 tools.test_trigger_prompt_change = [{ description: 'Conformance: prompt list change' }, changed('prompts')];
+
+// book_room as interop/CONTRACT.md gives it to the examples: asks only the
+// nights, books one ledger entry per flow (`Booked: entry #N`, N the
+// ledger's length). A retry of a booked flow gets its booking again, or
+// -32602 `replayed` with other answers or none.
+const NIGHTS = elicitForm('How many nights shall we book?', { type: 'object', required: ['nights'],
+  properties: { nights: { type: 'integer', minimum: 1, maximum: 14 } } });
+/** @type {{ user: string | null, nights: number, fence: number }[]} */
+const bookings = []; // stands in for a database
+/** @param {import('snodo-mrtr').Call} call */
+async function bookRoom(call) {
+  const remembered = await snodo.checkOnce(call);
+  if (remembered !== null) return complete(remembered);
+  const a = call.response('booking', NIGHTS);
+  if (a.kind === 'declined' || a.kind === 'cancelled') return complete({ content: [{ type: 'text', text: 'No room booked.' }] });
+  if (a.kind !== 'accepted') return inputRequired({ booking: NIGHTS });
+  return complete(await snodo.runOnce(call, ({ fence }) => {
+    const n = bookings.push({ user: call.principal, nights: a.value.nights, fence });
+    return { content: [{ type: 'text', text: `Booked: entry #${n}` }] };
+  }));
+}
+tools.book_room = [{ description: 'Books a room, once: asks for how many nights' }, bookRoom];
 const prompts = Object.fromEntries(Object.entries(PROMPTS)
   .map(([name, [description, run]]) => [name, [{ description }, (call) => run(call)]]));
 const resources = { 'prefs://color': ['preferred-color', { description: 'Your preferred color', mimeType: 'text/plain' }, readColor] };
@@ -49,123 +76,29 @@ function factory() {
   return snodo.serve(mcp, { tools, prompts, resources });
 }
 
-// --- HTTP: Node request <-> Web Request/Response, behind server.mjs's edge
-// (SNODO_ALLOWED_HOSTS / SNODO_ALLOWED_ORIGINS, the connection cap, the
-// in-flight body budget, the session quotas; see server.mjs). snodo's
-// checkHttpOrigin runs here on every request, before its body is read:
-// createMcpHandler checks neither Host nor Origin, and the legacy
-// transport's own enableDnsRebindingProtection compares exact header
-// strings (it cannot say "loopback on any port" or "the request's own
-// origin"), so it stays off and this check is the one that decides.
+// --- HTTP: snodo.http serves 2026 per request (createMcpHandler) and
+// 2025 sessions (a stateful transport each, the SDK's legacy shim), behind
+// server.mjs's edge: snodo's Host/Origin check on every request before its
+// body is read, each session bound to the principal of its `initialize`,
+// the session quotas and idle sweep (SNODO_ALLOWED_HOSTS and the other
+// settings, see server.mjs), the in-flight body budget and the connection cap.
 
-let modern; // the 2026 HTTP handler (HTTP mode only)
-let edge; // edgeFromEnv() (HTTP mode only)
-// 2025-era sessions: Mcp-Session-Id -> { transport, owner, client, lastSeen,
-// open }. `owner` is a snodo Session recording the principal of the
-// `initialize`: its checkPrincipal is the refusal (404) for anyone else.
-// `open`: requests of the session still being answered (a flow waiting on
-// the client keeps its POST open), never swept.
-const sessions = new Map();
+/** @type {ReturnType<Snodo['http']> | undefined} the HTTP listener (HTTP mode only), for its notify */
+let modern;
 
-const jsonError = (status, id, code, message, headers = {}) => new Response(
-  JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }),
-  { status, headers: { 'content-type': 'application/json', ...headers } });
-
-function sweepSessions() {
-  const now = Date.now();
-  for (const entry of sessions.values()) {
-    if (entry.open === 0 && now - entry.lastSeen > edge.sessionIdleMs) entry.transport.close(); // onclose forgets it
-  }
-}
-
-// A request on a 2025-era session, or the `initialize` that opens one (by
-// `who`, counted against `client`).
-async function legacy(request, body, authInfo, who, client) {
-  const id = request.headers.get('mcp-session-id');
-  if (id) {
-    const entry = sessions.get(id);
-    if (!entry) { // the same bytes as another user's session: nobody learns which ids exist
-      const r = unknownSession();
-      return new Response(r.json, { status: r.httpStatus, headers: { 'content-type': 'application/json' } });
-    }
-    return entry.transport.handleRequest(request, { authInfo, parsedBody: body });
-  }
-  // No session yet: only an initialize opens one (a fresh transport would
-  // answer anything else with 400 and be left behind).
-  if (!isInitializeRequest(body)) return jsonError(400, null, -32000, 'Bad Request: Server not initialized');
-  const mine = () => [...sessions.values()].filter((e) => e.client === client).length;
-  if (sessions.size >= edge.maxSessions || mine() >= edge.maxSessionsPerClient) sweepSessions();
-  if (mine() >= edge.maxSessionsPerClient) {
-    return jsonError(429, body.id, -32000, 'Too many sessions for this client: end one (DELETE) first', { 'retry-after': '60' });
-  }
-  if (sessions.size >= edge.maxSessions) return new Response(null, { status: 503, headers: { 'retry-after': '60' } });
-  let owner;
-  try {
-    const requested = typeof body.params?.protocolVersion === 'string' ? body.params.protocolVersion : '';
-    owner = Session.fromInitialize(body, engine.legacyVersionFor(requested) ?? requested, who);
-  } catch (e) {
-    return jsonError(400, body.id, -32602, `Invalid initialize: ${e.message}`);
-  }
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: () => randomUUID(),
-    onsessioninitialized: (sid) => sessions.set(sid, { transport, owner, client, lastSeen: Date.now(), open: 0 }),
-  });
-  transport.onclose = () => { if (transport.sessionId) sessions.delete(transport.sessionId); };
-  await factory().connect(transport);
-  return transport.handleRequest(request, { authInfo, parsedBody: body });
-}
-
+/** @param {number} port */
 function serveHttp(port) {
-  edge = edgeFromEnv();
-  setInterval(sweepSessions, Math.min(60_000, edge.sessionIdleMs / 2)).unref();
-  modern = createMcpHandler(factory, { legacy: 'reject' });
-  const server = http.createServer((req, res) => {
-    req.on('error', () => {});
-    res.on('error', () => {});
-    const send = (status, headers = {}, body = undefined) => res.writeHead(status, headers).end(body);
-    const refuse = (r) => send(r.httpStatus, { 'content-type': 'application/json' }, r.json);
-    const foreign = checkHttpOrigin(edge.policy, req.rawHeaders);
-    if (foreign) return refuse(foreign);
-    if (new URL(req.url, 'http://x').pathname !== '/mcp') return send(404);
-    const who = principalOf(req);
-    // Another principal's session does not exist for this caller: refused
-    // before the SDK's transport sees the request (an answer, a
-    // cancellation, a GET or a DELETE alike).
-    const sessionId = req.headers['mcp-session-id'];
-    const entry = sessionId === undefined ? undefined : sessions.get(sessionId);
-    const notYours = entry?.owner.checkPrincipal(who);
-    if (notYours) return refuse(notYours);
-    if (entry) {
-      entry.lastSeen = Date.now();
-      entry.open++;
-      res.on('close', () => { entry.open--; entry.lastSeen = Date.now(); });
-    }
-    const hasBody = !['GET', 'HEAD', 'DELETE'].includes(req.method);
-    const serve = async (raw) => {
-      try {
-        const headers = new Headers();
-        for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
-        const request = new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body: hasBody ? raw : undefined });
-        const authInfo = who === null ? undefined : { token: who, clientId: 'demo', scopes: [] };
-        let parsed;
-        try { parsed = hasBody && raw.length ? JSON.parse(raw.toString('utf8')) : undefined; } catch { parsed = undefined; }
-        const response = await isLegacyRequest(request.clone(), parsed)
-          ? await legacy(request, parsed, authInfo, who, clientOf(req, who))
-          : await modern.fetch(request, { authInfo, parsedBody: parsed });
-        res.writeHead(response.status, Object.fromEntries(response.headers));
-        if (response.body) {
-          for await (const chunk of response.body) res.write(chunk);
-        }
-        res.end();
-      } catch (e) {
-        console.error(`request failed: ${e?.stack ?? e}`);
-        if (!res.headersSent) res.writeHead(500);
-        res.end();
-      }
-    };
-    if (!hasBody) return serve(Buffer.alloc(0));
-    return readBody(req, edge.bodyBudget, send, serve);
+  const edge = edgeFromEnv();
+  modern = snodo.http(sdk, factory, {
+    policy: edge.policy,
+    principal: principalOf,
+    client: clientOf,
+    maxSessions: edge.maxSessions,
+    maxSessionsPerClient: edge.maxSessionsPerClient,
+    sessionIdleMs: edge.sessionIdleMs,
+    readBody: (req, send, done) => readBody(req, edge.bodyBudget, send, done),
   });
+  const server = http.createServer(modern);
   // Past the cap Node closes a new connection at once; open ones are unaffected.
   server.maxConnections = edge.maxConnections;
   server.on('error', (e) => {
@@ -173,7 +106,8 @@ function serveHttp(port) {
     process.exit(1);
   });
   server.listen(port, '127.0.0.1', () => {
-    console.error(`listening on http://127.0.0.1:${server.address().port}/mcp`);
+    const address = server.address();
+    console.error(`listening on http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}/mcp`);
   });
 }
 
