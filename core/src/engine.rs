@@ -43,6 +43,14 @@ impl Engine {
         Ok(Engine { policy: parts.policy, sealer: parts.sealer, clock: parts.clock })
     }
 
+    /// `Engine::new(Config::from_env()?)`: every default and the key ring
+    /// of `SNODO_KEYS` ([`Config::from_env`], whose `CONFIG` errors name
+    /// the bad entry). To change a setting, start from
+    /// [`Config::from_env`] instead.
+    pub fn from_env() -> Result<Engine> {
+        Engine::new(Config::from_env()?)
+    }
+
     /// An engine with one random key that lives as long as the process.
     ///
     /// **Development only, single process only**: tokens it seals cannot be

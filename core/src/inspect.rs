@@ -8,7 +8,7 @@
 //! [`run_cli`] is the whole command line (arguments in, text and exit
 //! status out). Decoding needs no key and is as strict as `open` about
 //! shape and size; verification runs the real `open` path with the keys
-//! of `SNODO_KEYS` ([`parse_keys`]) and reports the first check that fails,
+//! of `SNODO_KEYS` ([`parse_keys`](crate::parse_keys)) and reports the first check that fails,
 //! by the reason name the wire sends as `data.reason`. Key bytes are never
 //! part of any output.
 
@@ -123,6 +123,8 @@ impl InspectReport {
             Ok(f) => {
                 line("version", &f.version.to_string());
                 line("key id", &f.key_id);
+                line("token id", &f.token_id);
+                line("flow id", &f.flow_id);
                 line("issued at", &utc_time(f.issued_at));
                 line("expires at", &utc_time(f.expires_at));
                 line("flow start", &utc_time(f.flow_start));
@@ -137,25 +139,46 @@ impl InspectReport {
             Verdict::Unverified => {
                 "not verified (SNODO_KEYS not set; the fields are unauthenticated)".to_owned()
             }
-            Verdict::Ok => "ok".to_owned(),
+            Verdict::Ok => "ok, for the checks made here (the lines below say which were not)".to_owned(),
             Verdict::Refused(r) => {
                 format!("refused: {} (the first failing check; data.reason on the wire)", r.name())
             }
         };
         line("verified", &verdict);
-        line("principal", check_text(self.principal));
-        line("request", check_text(self.request));
+        let principal = ["no --principal NAME or --anonymous", "the retry's principal is the first call's"];
+        line("principal", &check_text(self.principal, principal));
+        let request = ["no --request FILE", "the retry's method and arguments are the first call's"];
+        line("request", &check_text(self.request, request));
+        line("replay", &replay_text(self.fields.as_ref().ok()));
         out
     }
 }
 
-fn check_text(check: BindingCheck) -> &'static str {
+/// One binding line: the input that was missing to check it, or what an
+/// `ok` covers (a mismatch is named by the verdict).
+fn check_text(check: BindingCheck, [missing, covers]: [&str; 2]) -> String {
     match check {
-        BindingCheck::NotChecked => "not checked (no --principal/--request)",
-        BindingCheck::NoKeys => "not checked (SNODO_KEYS not set)",
-        BindingCheck::NotReached => "not reached (an earlier check failed)",
-        BindingCheck::Ok => "ok",
-        BindingCheck::Mismatch => "mismatch",
+        BindingCheck::NotChecked => format!("not checked ({missing})"),
+        BindingCheck::NoKeys => "not checked (SNODO_KEYS not set)".to_owned(),
+        BindingCheck::NotReached => "not reached (an earlier check failed)".to_owned(),
+        BindingCheck::Ok => format!("ok ({covers})"),
+        BindingCheck::Mismatch => "mismatch (the verdict names it)".to_owned(),
+    }
+}
+
+/// The replay line. A token that verifies may still be refused as
+/// `replayed` by a once store: the core has no store (it is sans-IO), so
+/// the line says who judges it and which record to look at.
+fn replay_text(fields: Option<&TokenFields>) -> String {
+    match fields {
+        None => "not checked (no flow id: the token did not decode)".to_owned(),
+        Some(f) => {
+            let key = crate::once_flow_key(crate::DEFAULT_ONCE_PREFIX, &f.flow_id).unwrap_or_default();
+            format!(
+                "not checked here: a server with a once store judges it at check_once/run_once \
+                 (data.reason replayed); its record is {key} (default prefix)"
+            )
+        }
     }
 }
 
@@ -271,50 +294,6 @@ fn request_binding(text: &str, audience: Option<&str>) -> Result<[u8; 32]> {
     };
     let binding = crate::binding_digest(method, params)?;
     Ok(crate::audience_binding(&binding, audience))
-}
-
-/// Parses a `SNODO_KEYS` value: comma-separated `id:secret` entries, the
-/// secret in hex when it is an even-length hex string, else base64
-/// (standard or url-safe, padding optional) — the rule of the example
-/// servers (`interop/CONTRACT.md`). The first key signs, all verify.
-/// Errors (`CONFIG`) name the entry by position and never echo a secret.
-pub fn parse_keys(spec: &str) -> Result<Vec<Key>> {
-    let mut keys = Vec::new();
-    for (n, entry) in spec.split(',').enumerate() {
-        let malformed = || {
-            Error::new(ErrorCode::Config, format!("SNODO_KEYS entry {}: expected id:hex or id:base64", n + 1))
-        };
-        let (id, secret) = entry.trim().split_once(':').ok_or_else(malformed)?;
-        let bytes = decode_secret(secret.trim()).ok_or_else(malformed)?;
-        // Key::new's errors name the id and the length, never the bytes.
-        keys.push(Key::new(id.trim(), bytes.to_vec())?);
-    }
-    if keys.len() > crate::MAX_KEYS {
-        return Err(Error::new(ErrorCode::Config, format!("SNODO_KEYS: at most {} keys", crate::MAX_KEYS)));
-    }
-    Ok(keys)
-}
-
-fn decode_secret(s: &str) -> Option<Zeroizing<Vec<u8>>> {
-    if !s.is_empty() && s.len().is_multiple_of(2) && s.bytes().all(|b| b.is_ascii_hexdigit()) {
-        let pair = |i: usize| s.get(i..i + 2).and_then(|h| u8::from_str_radix(h, 16).ok());
-        return (0..s.len()).step_by(2).map(pair).collect::<Option<Vec<u8>>>().map(Zeroizing::new);
-    }
-    // One alphabet and optional padding: map url-safe to standard, re-pad.
-    let mut std_text: String = s
-        .chars()
-        .map(|c| match c {
-            '-' => '+',
-            '_' => '/',
-            c => c,
-        })
-        .collect();
-    let unpadded = std_text.trim_end_matches('=').len();
-    std_text.truncate(unpadded);
-    while !std_text.len().is_multiple_of(4) {
-        std_text.push('=');
-    }
-    STANDARD.decode(&std_text).ok().filter(|b| !b.is_empty()).map(Zeroizing::new)
 }
 
 /// A fresh key in the `SNODO_KEYS` form, `id:base64` (standard alphabet,

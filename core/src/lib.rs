@@ -20,7 +20,8 @@
 //!    receive, `-32021`).
 //! 4. `tasks.rs`: the Tasks extension hooks.
 //! 5. `call.rs` ([`Call`]), `response.rs` ([`Outcome`], [`Response`]),
-//!    `config/` ([`Config`] and the one table of limits, [`LIMITS`]).
+//!    `config/` ([`Config`], the one table of limits, [`LIMITS`], and the
+//!    `SNODO_KEYS` loader, [`parse_keys`] and [`Config::from_env`]).
 //!    `once/`: at most once per flow, the sans-IO machine [`OnceRun`] on a
 //!    call, the [`OnceStore`]s that run its commands ([`MemoryStore`],
 //!    `RedisStore` with feature `redis`) and the Rust driver [`run_once`].
@@ -33,8 +34,8 @@
 //!    `decide_legacy` → [`Bridge`], [`PendingFlow`], [`Feed`]).
 //! 9. `engine.rs`: [`Engine`], the thin front that holds them.
 //! 10. Tools on the engine: `inspect/`, the `snodo-mrtr` command line
-//!     ([`run_cli`]): a token inspector ([`inspect_token`]), a key generator
-//!     ([`keygen`]) and the `SNODO_KEYS` parser ([`parse_keys`]).
+//!     ([`run_cli`]): a token inspector ([`inspect_token`]) and a key
+//!     generator ([`keygen`]).
 //!
 //! Every public item is re-exported here, at one path; the modules are
 //! private.
@@ -151,7 +152,8 @@ pub use capabilities::{INPUT_REQUESTS_MESSAGE, filter_supported, input_requests,
 pub use config::{
     Clock, Config, DEFAULT_CLOCK_SKEW_SECS, DEFAULT_LEGACY_VERSIONS, DEFAULT_MAX_FLOW_AGE_SECS,
     DEFAULT_MAX_INPUT_RESPONSES, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_ROUNDS, DEFAULT_MAX_TOKEN_BYTES,
-    DEFAULT_TOKEN_VERSION, DEFAULT_TTL_SECS, LIMITS, Limit, MAX_TTL_SECS, Spelling, find_limit,
+    DEFAULT_TOKEN_VERSION, DEFAULT_TTL_SECS, KEYS_ENV, LIMITS, Limit, MAX_TTL_SECS, Spelling, find_limit,
+    parse_keys,
 };
 pub use decide::ALREADY_DECIDED_MESSAGE;
 #[allow(deprecated)]
@@ -167,7 +169,7 @@ pub use http_headers::{
 pub use http_origin::{LOOPBACK_HOSTS, OriginPolicy, check_http_origin};
 pub use inspect::{
     BindingCheck, CliOutput, InspectOptions, InspectReport, TokenFields, Verdict, decode_token,
-    default_key_id, inspect_token, keygen, parse_keys, run_cli,
+    default_key_id, inspect_token, keygen, run_cli,
 };
 pub use json::{MAX_ARGUMENT_BYTES, MAX_DEPTH, canonicalize, parse_json, to_wire};
 pub use legacy::{

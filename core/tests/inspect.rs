@@ -123,6 +123,13 @@ fn cli_vectors() {
         case(6, "unknown option", &["inspect", "--bogus", "x"], None, None),
         case(7, "not a token", &["inspect", "--now", "1800000000", "hello"], None, None),
         case(8, "malformed SNODO_KEYS, no secret echoed", &["inspect", "hello"], Some("k1:00010203"), None),
+        case(
+            9,
+            "SNODO_KEYS with a trailing comma",
+            &["inspect", "hello"],
+            Some(&format!("k1:{}, ", "ab".repeat(32))),
+            None,
+        ),
     ];
     for t in tokens["tests"].as_array().unwrap().iter().filter(|t| t["op"] == "open") {
         let config = if t["config"].is_object() { &t["config"] } else { &tokens["config"] };
@@ -159,10 +166,24 @@ fn cli_vectors() {
             t["params"].as_str().unwrap()
         );
         let name = format!("tokens.json {tc} ({comment}), keys, principal and request");
-        cases.push(case_owned(200 + tc, &name, full, Some(keys.join(",")), Some(request)));
-        let keys_only: Vec<String> = base.iter().cloned().chain([token]).collect();
+        cases.push(case_owned(200 + tc, &name, full.clone(), Some(keys.join(",")), Some(request.clone())));
+        let keys_only: Vec<String> = base.iter().cloned().chain([token.clone()]).collect();
         let name = format!("tokens.json {tc} ({comment}), keys only");
         cases.push(case_owned(300 + tc, &name, keys_only, Some(keys.join(",")), None));
+        // One input of the two: the lines say which one was missing.
+        if tc == 4 {
+            let only: Vec<String> = base
+                .iter()
+                .cloned()
+                .chain(["--request".to_owned(), "{{request}}".to_owned(), token])
+                .collect();
+            let name = format!("tokens.json {tc} ({comment}), keys and request, no principal");
+            cases.push(case_owned(400 + tc, &name, only, Some(keys.join(",")), Some(request.clone())));
+            let mut only = full.clone();
+            only.retain(|a| a != "--request" && a != "{{request}}");
+            let name = format!("tokens.json {tc} ({comment}), keys and principal, no request");
+            cases.push(case_owned(500 + tc, &name, only, Some(keys.join(",")), None));
+        }
     }
     // Expected outputs from the core, the single renderer.
     for c in &mut cases {
@@ -195,16 +216,16 @@ fn cli_vectors() {
         "tests/vectors/cli/cli.json differs from the core's output; rerun with SNODO_BLESS=1 and review"
     );
     // The outcomes the vectors promise, checked here so a bless cannot hide a regression.
-    for c in cases.iter().filter(|c| c["tcId"].as_u64().unwrap() > 200) {
+    for c in cases.iter().filter(|c| (200..400).contains(&c["tcId"].as_u64().unwrap())) {
         let stdout = c["expected"]["stdout"].as_str().unwrap();
         let tc = c["tcId"].as_u64().unwrap() % 100;
         let t = tokens["tests"].as_array().unwrap().iter().find(|t| t["tcId"] == tc).unwrap();
         let reason = t["expected"]["reason"].as_str();
         let full = c["tcId"].as_u64().unwrap() < 300;
         let want = match reason {
-            Some("principal" | "request") if !full => "verified:   ok\n".to_owned(),
+            Some("principal" | "request") if !full => "verified:   ok, ".to_owned(),
             Some(r) => format!("verified:   refused: {r} "),
-            None => "verified:   ok\n".to_owned(),
+            None => "verified:   ok, ".to_owned(),
         };
         assert!(stdout.contains(&want), "case {}: {stdout}", c["tcId"]);
     }

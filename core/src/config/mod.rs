@@ -8,8 +8,10 @@ use serde_json::Value;
 
 use crate::token::Key;
 
+mod keys_env;
 mod limits;
 
+pub use keys_env::{KEYS_ENV, parse_keys};
 pub use limits::*;
 
 /// A clock returning Unix seconds. Inject one in tests.

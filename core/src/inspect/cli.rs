@@ -3,8 +3,8 @@
 //! same bytes (help and errors included). The wrappers only pass `argv`,
 //! `SNODO_KEYS`, the clock and a file reader, then print what comes back.
 
-use super::{InspectOptions, default_key_id, inspect_token, keygen, parse_keys};
-use crate::Principal;
+use super::{InspectOptions, default_key_id, inspect_token, keygen};
+use crate::{Principal, parse_keys};
 
 /// The command's name in both packages.
 const NAME: &str = "snodo-mrtr";
@@ -69,8 +69,9 @@ fn help_inspect() -> String {
     format!(
         "Usage: {NAME} inspect [options] TOKEN
 
-Prints the token's readable fields (version, key id, issued and expiry times
-in UTC, round, flow start, question keys, state) without a key. With
+Prints the token's readable fields (version, key id, token and flow ids,
+issued and expiry times in UTC, flow start, round, question keys, state)
+without a key. With
 SNODO_KEYS set (id:hex-or-base64, comma-separated, as the server reads it),
 verifies the token with the server's checks and names the first that fails,
 by the reason the server sends as data.reason: malformed, version, key,
@@ -87,8 +88,11 @@ Options:
   --max-token-bytes N
   --clock-skew SECS
 
-Without --principal/--anonymous and --request those two checks are not
-made. Exit status: 0 ok (or decoded, without keys), 1 refused, 2 usage.
+Without --principal/--anonymous the principal check is not made, without
+--request the request check; each line says which input it lacked. A
+replay (data.reason replayed) is judged by the server's once store, never
+here: the replay line names the flow's record to look up.
+Exit status: 0 ok (or decoded, without keys), 1 refused, 2 usage.
 "
     )
 }

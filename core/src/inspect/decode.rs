@@ -34,6 +34,13 @@ pub struct TokenFields {
     pub state_json: Option<String>,
     /// The request binding digest the token carries.
     pub binding: [u8; 32],
+    /// The token's id (base64url, 22 characters), as `Call::token_id`
+    /// gives it: carried, or for a v1 token of the first layout derived
+    /// from its tag as `open` derives it.
+    pub token_id: String,
+    /// The flow's id, the same for every token of one flow, as
+    /// `Call::flow_id` gives it: what a once store keys the flow on.
+    pub flow_id: String,
 }
 
 /// The payload fields (docs/token-format.md); unknown or repeated fields
@@ -86,12 +93,12 @@ pub fn decode_token(token: &str, max_token_bytes: usize) -> Result<TokenFields, 
         return Err(Malformed);
     }
     // Canonical base64url only: no padding, zero trailing bits.
-    let tag_len = URL_SAFE_NO_PAD.decode(tag).map_err(|_| Malformed)?.len();
-    if tag_len != 32 {
+    let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| Malformed)?;
+    if tag.len() != 32 {
         return Err(Malformed);
     }
     let payload = URL_SAFE_NO_PAD.decode(body).map_err(|_| Malformed)?;
-    decode_payload(kid, &payload, crate::FORMAT_VERSION)
+    decode_payload(kid, &payload, crate::FORMAT_VERSION, Some(&tag))
 }
 
 /// The fields of a v2 token, decrypted with `keys` (only the
@@ -99,12 +106,18 @@ pub fn decode_token(token: &str, max_token_bytes: usize) -> Result<TokenFields, 
 pub(crate) fn decode_v2(token: &str, keys: &[crate::Key]) -> Option<Result<TokenFields, TokenReason>> {
     let ring = crate::token::KeyRing::new(keys).ok()?;
     let (kid, payload) = crate::token::decrypt_v2(&ring, token)?;
-    Some(decode_payload(kid, &payload, crate::FORMAT_VERSION_V2))
+    Some(decode_payload(kid, &payload, crate::FORMAT_VERSION_V2, None))
 }
 
 /// The fields of a payload (v1 as carried, v2 decrypted), refused unless
-/// canonical and of `version`.
-fn decode_payload(kid: &str, payload: &[u8], version: u64) -> Result<TokenFields, TokenReason> {
+/// canonical and of `version`. `legacy_tag` is the v1 MAC tag, from which
+/// the ids of a token of the first layout (none carried) are derived.
+fn decode_payload(
+    kid: &str,
+    payload: &[u8],
+    version: u64,
+    legacy_tag: Option<&[u8]>,
+) -> Result<TokenFields, TokenReason> {
     use TokenReason::{Malformed, Version};
     // Repeated or unknown top-level fields are refused here, as by `open`.
     let p: Payload = serde_json::from_slice(payload).map_err(|_| Malformed)?;
@@ -116,12 +129,19 @@ fn decode_payload(kid: &str, payload: &[u8], version: u64) -> Result<TokenFields
     for digest in p.q.values() {
         decode_fixed::<32>(digest)?;
     }
-    if p.fid.is_some() != p.tid.is_some() {
-        return Err(Malformed);
-    }
-    for id in [&p.fid, &p.tid].into_iter().flatten() {
-        decode_fixed::<16>(id)?;
-    }
+    // The same rule as `open`'s (token::Fields::decode), ids as text.
+    let (token_id, flow_id) = match (&p.tid, &p.fid, legacy_tag) {
+        (Some(t), Some(f), _) => {
+            decode_fixed::<16>(t)?;
+            decode_fixed::<16>(f)?;
+            (t.clone(), f.clone())
+        }
+        (None, None, Some(tag)) => {
+            let (t, f) = crate::token::legacy_ids(tag);
+            (URL_SAFE_NO_PAD.encode(t), URL_SAFE_NO_PAD.encode(f))
+        }
+        _ => return Err(Malformed),
+    };
     // The payload must be exactly its canonical form. It is rebuilt from
     // its parts rather than canonicalised whole, because a state may nest
     // as deep as the parser allows and the payload adds one level.
@@ -158,6 +178,8 @@ fn decode_payload(kid: &str, payload: &[u8], version: u64) -> Result<TokenFields
         question_keys: p.q.into_keys().collect(),
         state_json: p.s.map(|raw| raw.get().to_owned()),
         binding,
+        token_id,
+        flow_id,
     })
 }
 

@@ -6,6 +6,7 @@ use proptest::prelude::*;
 use serde_json::json;
 
 use super::*;
+use crate::parse_keys;
 
 const NOW: u64 = 1_800_000_000;
 const SECRET: [u8; 32] = [0x5a; 32];
@@ -54,8 +55,42 @@ fn decodes_without_a_key() {
     let text = r.to_text();
     assert!(text.contains("issued at:  2027-01-15T08:00:00Z (1800000000)\n"), "{text}");
     assert!(text.contains("questions:  [\"color\"]\n"), "{text}");
-    assert!(text.contains("principal:  not checked (no --principal/--request)\n"), "{text}");
+    assert!(text.contains("principal:  not checked (no --principal NAME or --anonymous)\n"), "{text}");
+    assert!(text.contains("request:    not checked (no --request FILE)\n"), "{text}");
     assert!(text.contains("verified:   not verified"), "{text}");
+}
+
+/// The ids printed are the ones `open` gives the handler (`Call::flow_id`,
+/// `Call::token_id`), so the replay line names the record a once store keeps.
+#[test]
+fn prints_the_ids_the_once_store_keys_on() {
+    let t = sealed(REQUEST);
+    let engine = Engine::new(Config::new(vec![key()]).fixed_time(NOW + 10)).unwrap();
+    let v: Value = serde_json::from_str(REQUEST).unwrap();
+    let binding = crate::binding_digest("tools/call", &v["params"]).unwrap();
+    let opened = engine.open(&t, &Principal::user("alice").unwrap(), &binding).unwrap();
+    let r = inspect_token(&t, Some(&[key()]), NOW + 10, &opts(None, Some(REQUEST))).unwrap();
+    let f = r.fields.as_ref().unwrap();
+    assert_eq!((f.token_id.as_str(), f.flow_id.as_str()), (opened.token_id(), opened.flow_id()));
+    let text = r.to_text();
+    assert!(text.contains(&format!("token id:   {}\n", opened.token_id())), "{text}");
+    assert!(text.contains(&format!("flow id:    {}\n", opened.flow_id())), "{text}");
+    let record = crate::once_flow_key(crate::DEFAULT_ONCE_PREFIX, opened.flow_id()).unwrap();
+    assert!(text.contains("replay:     not checked here: a server with a once store judges it"), "{text}");
+    assert!(text.contains(&format!("its record is {record} (default prefix)\n")), "{text}");
+    // --request without a principal: each line says what it lacked or covered.
+    assert!(text.contains("principal:  not checked (no --principal NAME or --anonymous)\n"), "{text}");
+    assert!(
+        text.contains("request:    ok (the retry's method and arguments are the first call's)\n"),
+        "{text}"
+    );
+    assert!(text.contains("verified:   ok, for the checks made here"), "{text}");
+    let alice = Some(Principal::user("alice").unwrap());
+    let text = inspect_token(&t, Some(&[key()]), NOW + 10, &opts(alice, None)).unwrap().to_text();
+    assert!(text.contains("principal:  ok (the retry's principal is the first call's)\n"), "{text}");
+    assert!(text.contains("request:    not checked (no --request FILE)\n"), "{text}");
+    let text = inspect_token("v1.k1.x.y", None, NOW, &InspectOptions::default()).unwrap().to_text();
+    assert!(text.contains("replay:     not checked (no flow id: the token did not decode)\n"), "{text}");
 }
 
 #[test]
