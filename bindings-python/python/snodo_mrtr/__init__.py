@@ -82,7 +82,7 @@ from .errors import (
     TokenError,
     UrlError,
 )
-from .outcomes import complete, error, input_required, raw, tool_error
+from .outcomes import Outcome, complete, error, input_required, raw, tool_error
 from ._native import (
     DEFAULT_CLOCK_SKEW_SECS,
     DEFAULT_ONCE_LEASE_SECS,
@@ -178,6 +178,7 @@ __all__ = [
     "NotARequestError",
     "Opened",
     "OriginPolicy",
+    "Outcome",
     "PendingFlow",
     "Question",
     "RawJSON",

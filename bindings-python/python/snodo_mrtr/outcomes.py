@@ -13,8 +13,9 @@ from typing import Any, Dict, Mapping, Optional, Union
 
 from ._native import Question
 
-__all__ = ["complete", "input_required", "error", "tool_error", "raw"]
+__all__ = ["Outcome", "complete", "input_required", "error", "tool_error", "raw"]
 
+#: What a handler returns: an outcome in its JSON spelling (what the helpers below build).
 Outcome = Dict[str, Any]
 
 
