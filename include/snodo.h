@@ -408,6 +408,25 @@ snodo_status snodo_config_add_key(snodo_config *config,
                                   const uint8_t *secret,
                                   size_t secret_len);
 
+// Replaces the config's keys with the ring in the environment variable `name`
+// (`name_len` bytes; NULL: `SNODO_KEYS`): comma-separated `id:hex` or
+// `id:base64` entries as `snodo-mrtr keygen` prints them, the first signs, all
+// verify. On failure the config is unchanged and the last error names the bad
+// entry by position (and id), never key bytes; unset or blank is "SNODO_KEYS is
+// not set: `snodo-mrtr keygen` prints an entry". It reads the process
+// environment, which is not safe against a concurrent `setenv`: call it at
+// start-up. Statuses: OK, CONFIG, INVALID_UTF8.
+snodo_status snodo_config_set_keys_from_env(snodo_config *config,
+                                            const uint8_t *name,
+                                            size_t name_len);
+
+// `snodo_config_set_keys_from_env` for a value held elsewhere (a secret
+// manager, a file): replaces the config's keys with the ring `spec`, in the
+// `SNODO_KEYS` form, with the same errors. Statuses: OK, CONFIG, INVALID_UTF8.
+snodo_status snodo_config_set_keys_from_spec(snodo_config *config,
+                                             const uint8_t *spec,
+                                             size_t spec_len);
+
 // Sets the limit `name` (snake_case, from the core's `LIMITS`: `ttl_secs`,
 // `max_rounds`, `max_flow_age_secs`, `max_token_bytes`, `max_request_bytes`,
 // `max_input_responses`, `clock_skew_secs`, `token_version` (1 or 2, default

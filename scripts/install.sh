@@ -3,7 +3,7 @@
 #   lib/libsnodo.so.MAJOR.MINOR.PATCH   the library (SONAME libsnodo.so.MAJOR)
 #   lib/libsnodo.so.MAJOR -> .so.MAJOR.MINOR.PATCH   what programs load
 #   lib/libsnodo.so -> .so.MAJOR        what -lsnodo finds at link time
-#   lib/libsnodo.a  include/snodo.h  lib/pkgconfig/snodo.pc
+#   lib/libsnodo.a  include/snodo.h  lib/pkgconfig/snodo.pc, snodo-static.pc
 # DESTDIR is honoured for staged installs. SNODO_SKIP_BUILD=1 installs the
 # libraries already built in target/release instead of building them. The
 # build has no cargo features: the test-only settings are refused by what
@@ -55,10 +55,12 @@ ln -s "libsnodo.so.$version" "$dest$prefix/lib/$soname"
 ln -s "$soname" "$dest$prefix/lib/libsnodo.so"
 install -m 0644 "$release/libsnodo.a" "$dest$prefix/lib/libsnodo.a"
 install -m 0644 include/snodo.h "$dest$prefix/include/snodo.h"
-# Libs.private: what the static library needs from the system, as printed by
-# `cargo rustc --crate-type staticlib -- --print native-static-libs`;
-# `pkg-config --static --libs snodo` adds it. No rpath in Libs: that is the
-# program's choice (ffi/README.md, "Run time").
+# What the static library needs from the system, as printed by
+# `cargo rustc --crate-type staticlib -- --print native-static-libs`:
+# snodo.pc's Libs.private (`pkg-config --static` adds it) and part of
+# snodo-static.pc's Libs. No rpath in Libs: that is the program's choice
+# (ffi/README.md, "Run time").
+native_libs="-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc"
 cat >"$dest$prefix/lib/pkgconfig/snodo.pc" <<PC
 prefix=$prefix
 libdir=\${prefix}/lib
@@ -68,7 +70,21 @@ Name: snodo
 Description: libsnodo, MCP multi round-trip requests (MRTR) for C servers
 Version: $version
 Libs: -L\${libdir} -lsnodo
-Libs.private: -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
+Libs.private: $native_libs
+Cflags: -I\${includedir}
+PC
+# snodo-static.pc names the archive itself: `-lsnodo` (all snodo.pc can say,
+# with or without --static) makes the linker take libsnodo.so whenever it
+# sits beside libsnodo.a, as it does here, so a static link needs the path.
+cat >"$dest$prefix/lib/pkgconfig/snodo-static.pc" <<PC
+prefix=$prefix
+libdir=\${prefix}/lib
+includedir=\${prefix}/include
+
+Name: snodo-static
+Description: libsnodo linked statically (libsnodo.a), MCP multi round-trip requests (MRTR) for C servers
+Version: $version
+Libs: \${libdir}/libsnodo.a $native_libs
 Cflags: -I\${includedir}
 PC
 echo "installed libsnodo $version into $dest$prefix"

@@ -84,7 +84,7 @@ echo "== c: make install into a temporary prefix, example via pkg-config"
 prefix="$(mktemp -d)"
 trap 'rm -rf "$prefix"' EXIT
 SNODO_SKIP_BUILD=1 bash scripts/install.sh "$prefix" >/dev/null
-for f in lib/libsnodo.so lib/libsnodo.a include/snodo.h lib/pkgconfig/snodo.pc; do
+for f in lib/libsnodo.so lib/libsnodo.a include/snodo.h lib/pkgconfig/snodo.pc lib/pkgconfig/snodo-static.pc; do
   [ -f "$prefix/$f" ] || { echo "FAIL: install did not create $f" >&2; exit 1; }
 done
 if command -v pkg-config >/dev/null; then

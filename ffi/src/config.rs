@@ -70,6 +70,46 @@ pub unsafe extern "C" fn snodo_config_add_key(
     }
 }
 
+/// Replaces the config's keys with the ring in the environment variable `name`
+/// (`name_len` bytes; NULL: `SNODO_KEYS`): comma-separated `id:hex` or
+/// `id:base64` entries as `snodo-mrtr keygen` prints them, the first signs, all
+/// verify. On failure the config is unchanged and the last error names the bad
+/// entry by position (and id), never key bytes; unset or blank is "SNODO_KEYS is
+/// not set: `snodo-mrtr keygen` prints an entry". It reads the process
+/// environment, which is not safe against a concurrent `setenv`: call it at
+/// start-up. Statuses: OK, CONFIG, INVALID_UTF8.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn snodo_config_set_keys_from_env(
+    config: *mut snodo_config,
+    name: *const u8,
+    name_len: usize,
+) -> snodo_status {
+    unsafe {
+        with(config, |c| {
+            let name = text_opt(name, name_len, "name")?.unwrap_or(snodo::KEYS_ENV);
+            c.inner.keys = Config::from_env_var(name)?.keys;
+            Ok(())
+        })
+    }
+}
+
+/// `snodo_config_set_keys_from_env` for a value held elsewhere (a secret
+/// manager, a file): replaces the config's keys with the ring `spec`, in the
+/// `SNODO_KEYS` form, with the same errors. Statuses: OK, CONFIG, INVALID_UTF8.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn snodo_config_set_keys_from_spec(
+    config: *mut snodo_config,
+    spec: *const u8,
+    spec_len: usize,
+) -> snodo_status {
+    unsafe {
+        with(config, |c| {
+            c.inner.keys = snodo::parse_keys(text(spec, spec_len, "spec")?)?;
+            Ok(())
+        })
+    }
+}
+
 /// Sets the limit `name` (snake_case, from the core's `LIMITS`: `ttl_secs`,
 /// `max_rounds`, `max_flow_age_secs`, `max_token_bytes`, `max_request_bytes`,
 /// `max_input_responses`, `clock_skew_secs`, `token_version` (1 or 2, default

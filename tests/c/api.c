@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "check.h"
 
@@ -556,12 +557,68 @@ static void test_origin(void) {
     case_end("origin: policies, refusals, NULLs and outs");
 }
 
+/* Keys from SNODO_KEYS (or another variable, or a spec string): the core's
+ * one loader; every error names the entry and never echoes key bytes. */
+static void test_keys_from_env(void) {
+    case_begin();
+    static const char HEX[] = "0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20";
+    char spec[200];
+    snodo_config *c = NULL;
+    snodo_engine *e = NULL;
+    CHECK_OK(snodo_config_new(&c));
+    CHECK_OK(snodo_config_add_key(c, S("old"), KEY, sizeof KEY));
+    unsetenv("SNODO_KEYS_TEST_C");
+    CHECK(snodo_config_set_keys_from_env(c, S("SNODO_KEYS_TEST_C")) == SNODO_STATUS_CONFIG, "unset");
+    CHECK(strcmp(last_error_text(), "SNODO_KEYS_TEST_C is not set: `snodo-mrtr keygen` prints an entry") == 0,
+          "%s", last_error_text());
+    struct { const char *value; const char *message; } bad[] = {
+        {"k1:%s,", "SNODO_KEYS_TEST_C entry 2 is empty (a stray comma?)"},
+        {"k1:%s,k2", "SNODO_KEYS_TEST_C entry 2: expected id:hex or id:base64"},
+        {"k1:%s,k2:00ff", "SNODO_KEYS_TEST_C entry 2: key \"k2\": 2 bytes is too short, at least 32 required"},
+        {"k1:%s,k1:%s", "SNODO_KEYS_TEST_C entry 2: key \"k1\" repeats entry 1; ids must differ"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(spec, sizeof spec, bad[i].value, HEX, HEX);
+        setenv("SNODO_KEYS_TEST_C", spec, 1);
+        CHECK(snodo_config_set_keys_from_env(c, S("SNODO_KEYS_TEST_C")) == SNODO_STATUS_CONFIG, "%s", spec);
+        CHECK(strcmp(last_error_text(), bad[i].message) == 0, "%s", last_error_text());
+        CHECK(strstr(last_error_text(), HEX) == NULL, "key bytes echoed");
+    }
+    /* NULL reads SNODO_KEYS itself; the failures above left "old" in place. */
+    snprintf(spec, sizeof spec, "k2:%s,k1:%s", HEX, HEX);
+    setenv("SNODO_KEYS", spec, 1);
+    CHECK_OK(snodo_config_set_keys_from_env(c, NULL, 0));
+    unsetenv("SNODO_KEYS");
+    CHECK_OK(snodo_engine_new(c, &e));
+    /* The first entry signs: the token names k2. */
+    uint8_t binding[32] = {0};
+    char *t = NULL;
+    size_t n = 0;
+    CHECK_OK(snodo_engine_seal(e, S("alice"), binding, 1, (uint64_t)time(NULL), NULL, 0, NULL, 0, &t, &n));
+    CHECK(t != NULL && strncmp(t, "v1.k2.", 6) == 0, "%s", t ? t : "(null)");
+    snodo_string_free(t);
+    snodo_engine_free(e);
+    CHECK(snodo_config_set_keys_from_env(c, NULL, 0) == SNODO_STATUS_CONFIG, "unset SNODO_KEYS");
+    CHECK(strcmp(last_error_text(), "SNODO_KEYS is not set: `snodo-mrtr keygen` prints an entry") == 0,
+          "%s", last_error_text());
+    CHECK(snodo_config_set_keys_from_spec(c, S("k3:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8")) == SNODO_STATUS_OK,
+          "%s", last_error_text());
+    CHECK(snodo_config_set_keys_from_spec(c, S("")) == SNODO_STATUS_CONFIG, "empty spec");
+    CHECK(strcmp(last_error_text(), "SNODO_KEYS is empty: `snodo-mrtr keygen` prints an entry") == 0,
+          "%s", last_error_text());
+    CHECK(snodo_config_set_keys_from_spec(c, NULL, 0) == SNODO_STATUS_NULL_ARGUMENT, "NULL spec");
+    CHECK(snodo_config_set_keys_from_env(NULL, NULL, 0) == SNODO_STATUS_NULL_ARGUMENT, "NULL config");
+    snodo_config_free(c);
+    case_end("keys from SNODO_KEYS");
+}
+
 void run_api_tests(void) {
     test_version();
     test_statuses();
     test_three_rounds();
     test_questions();
     test_config_and_helpers();
+    test_keys_from_env();
     test_min_token_version();
     test_origin();
     run_misuse_tests();
