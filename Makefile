@@ -1,14 +1,14 @@
 # snodo: the two commands are `make demo` and `make test`.
 SHELL := /bin/bash
 
-.PHONY: demo test test-rust test-c test-python test-node test-go test-interop test-interop-sdk test-examples test-edge test-load test-fleet install bench fmt fuzz
+.PHONY: demo test test-rust test-c test-python test-node test-go test-interop test-interop-sdk test-examples test-edge test-load test-fleet test-docs install bench fmt fuzz
 
 # The official TypeScript MCP client drives the Node example server
 # (bindings-node/examples/server.mjs) through its tools, printing every round.
 demo:
 	bash scripts/demo.sh
 
-test: test-rust test-c test-python test-node test-go test-interop test-interop-sdk test-examples test-edge test-load test-fleet
+test: test-rust test-c test-python test-node test-go test-interop test-interop-sdk test-examples test-edge test-load test-fleet test-docs
 
 test-rust:
 	bash scripts/test-rust.sh
@@ -51,6 +51,11 @@ test-load:
 # Cluster: book_room's effect at most once per flow, through a Redis outage.
 test-fleet:
 	bash scripts/test-fleet.sh
+
+# Every code block of README.md, docs/*.md and the binding READMEs, run as
+# written (tests/docs/run.py); the Python and Node ones also type-check strictly.
+test-docs:
+	bash scripts/test-docs.sh
 
 # make install PREFIX=/usr/local: libsnodo (.so, .a), include/snodo.h, snodo.pc
 PREFIX ?= /usr/local

@@ -78,9 +78,9 @@ def render(text: str, blocks: dict[str, str]) -> str:
         seen.append(name)
         if name not in blocks:
             raise SystemExit(f"docs/wire.md: unknown block {name!r}")
-        return f"<!-- wire:{name} -->\n```\n{blocks[name]}\n```"
+        return f"<!-- wire:{name} -->\n```text\n{blocks[name]}\n```"
 
-    out = re.sub(r"<!-- wire:([a-z-]+) -->\n```\n(?:.*?\n)??```", sub, text, flags=re.S)
+    out = re.sub(r"<!-- wire:([a-z-]+) -->\n```text\n(?:.*?\n)??```", sub, text, flags=re.S)
     if sorted(seen) != sorted(blocks):
         raise SystemExit(f"docs/wire.md: blocks {sorted(seen)}, expected {sorted(blocks)}")
     return out

@@ -225,3 +225,9 @@ pub const MRTR_METHODS: [&str; 3] = ["tools/call", "resources/read", "prompts/ge
 
 /// The crate version.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The Rust blocks of `docs/once.md` are doctests: the page's code compiles
+/// as a reader copies it.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/once.md")]
+pub struct OnceDocs;

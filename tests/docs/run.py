@@ -1,0 +1,414 @@
+"""Every fenced block of the user docs, run or checked as a reader would use it.
+
+A page is only as good as its worst line: a reader copies a block and it
+must work. This harness finds every fenced block in the pages below and
+fails on any block that no entry of CLAIMS accounts for, and on any entry
+that matches no block (a stale claim). Each entry says how its block is
+proven:
+
+  python   written to a file as is (after a prelude that supplies only the
+           names the prose leaves to the reader, and optionally as the body
+           of a function when the prose shows a handler's body), checked
+           with `mypy --strict`, run, then driven by the entry's driver.
+  js       the same for Node: an ES module in a project where snodo-mrtr,
+           the TypeScript SDK and node-redis are installed, checked with
+           `tsc --strict --checkJs`, run, driven.
+  sh       run with bash in a fresh folder (the commands of an install line).
+  lines    every command of the block is a line of the script that
+           `make test` runs (the block is that script's recipe).
+  covered  code a named suite compiles or compares byte for byte (the C
+           programs, the Rust handler, the Lua scripts, the wire bytes).
+  text     not code: a grammar, a listing, printed output; only for blocks
+           tagged `text`.
+
+Usage (scripts/test-docs.sh): run.py --python PY --mypy PY --node-dir DIR --tsc TSC
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = ["README.md", *sorted(glob.glob("docs/*.md", root_dir=ROOT)), "bindings-python/README.md",
+         "bindings-node/README.md", "ffi/README.md", "examples/go/README.md", "interop/README.md"]
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
+
+
+@dataclass
+class Claim:
+    file: str
+    first: str  # the block's first line starts with this
+    kind: str
+    prelude: str = ""
+    driver: str = ""
+    wrap: str = ""  # a `def`/`function` line: the block is shown as its body
+    by: str = ""  # lines, covered: the script that proves it
+    env: Optional[Dict[str, str]] = None
+    cwd: str = ""  # sh: "checkout" runs it at the checkout's root, else in a fresh folder
+
+
+# Names the pages leave to the reader, and what each driver checks.
+SECRET = "secret_bytes = bytes(range(32))\n"
+PY_META = """\
+import json
+from typing import Any, Dict, List, Optional, Tuple
+
+import snodo_mrtr as mrtr
+from snodo_mrtr import Call, Response, Session
+
+META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}
+engine = mrtr.Engine([("k1", bytes(range(32)))])
+sent: List[Tuple[int, str]] = []
+
+
+def send(status: int, body: str) -> None:
+    sent.append((status, body))
+"""
+PY_LEGACY = PY_META + """\
+import time
+
+COLOR = mrtr.elicit_form("Which colour?", {"type": "object",
+    "properties": {"color": {"type": "string", "enum": ["red", "green"]}}, "required": ["color"]})
+init: Dict[str, Any] = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+    "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "docs", "version": "1"}}}
+mcp_session_id, user = "sid-1", "alice"
+
+
+def handler(call: Call) -> Dict[str, Any]:
+    answer = call.response("color", COLOR)
+    if answer.kind == "accepted":
+        return mrtr.complete({"content": [{"type": "text", "text": answer.value["color"]}]})
+    return mrtr.input_required({"color": COLOR})
+
+
+def wait_for_answers(pending: mrtr.PendingFlow) -> mrtr.Feed:
+    fed = None
+    for r in pending.requests:  # the client accepts every question
+        reply = {"jsonrpc": "2.0", "id": r["id"], "result": {"action": "accept", "content": {"color": "red"}}}
+        fed = engine.feed(pending, json.dumps(reply), "alice")
+    assert fed is not None
+    return fed
+"""
+PY_LEGACY_DRIVER = """
+call_bytes = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                         "params": {"name": "t", "arguments": {}}}).encode()
+on_session_request(call_bytes, "alice")
+assert any("elicitation/create" in body for _, body in sent), sent
+assert json.loads(sent[-1][1])["result"]["content"][0]["text"] == "red", sent[-1]
+sent.clear()
+on_session_request(call_bytes, "mallory")  # another user: the 404 of a session that does not exist
+assert sent[-1][0] == 404 and json.loads(sent[-1][1])["error"]["code"] == -32001, sent
+print("legacy session: asks on the session, completes, refuses another user")
+"""
+PY_ORIGIN = PY_META + 'headers = [("host", "127.0.0.1:8000"), ("origin", "https://page.example")]\n'
+PY_ORIGIN_DRIVER = '\nassert sent and sent[0][0] == 403, sent\nprint("a foreign page gets 403")\n'
+# A final round of a booking flow: the Call that `run_once` takes.
+PY_ONCE = PY_META + """\
+NIGHTS = mrtr.elicit_form("How many nights?", {"type": "object",
+    "properties": {"nights": {"type": "integer"}}, "required": ["nights"]})
+_req: Dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                        "params": {"name": "book_room", "arguments": {}, "_meta": META}}
+_first = engine.begin(json.dumps(_req), "alice")
+assert isinstance(_first, Call)
+_state = json.loads(engine.decide(_first, mrtr.input_required({"nights": NIGHTS})).to_json())["result"]["requestState"]
+_req["params"].update(inputResponses={"nights": {"action": "accept", "content": {"nights": 2}}}, requestState=_state)
+call = engine.begin(json.dumps(_req), "alice")
+assert isinstance(call, Call)
+answers = call.response("nights", NIGHTS).value
+
+
+class Ledger:
+    def __init__(self) -> None:
+        self.entries: List[Any] = []
+
+    def append(self, answers: Any, fence: int) -> Dict[str, Any]:
+        self.entries.append((answers, fence))
+        return {"content": [{"type": "text", "text": f"Booked: entry #{len(self.entries)}"}]}
+
+
+ledger = Ledger()
+"""
+PY_ONCE_DRIVER = """
+assert json.loads(response.to_json())["result"]["content"][0]["text"] == "Booked: entry #1"
+assert run_once(store, call, book) == result and len(ledger.entries) == 1  # a retry: remembered, not booked again
+print("booked once; the retry gets the remembered result")
+"""
+
+JS_META = """\
+import { Engine as DocEngine, Call as DocCall, elicitForm as docElicitForm, complete as docComplete,
+  inputRequired as docInputRequired } from 'snodo-mrtr';
+const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
+const engine = new DocEngine({ keys: [{ id: 'k1', secret: Buffer.alloc(32, 7) }] });
+/** @type {Array<[string, number | undefined]>} */
+const sent = [];
+/** @param {string} body @param {number} [status] */
+const send = (body, status) => { sent.push([body, status]); };
+"""
+JS_LEGACY = JS_META + """\
+const COLOR = docElicitForm('Which colour?', { type: 'object',
+  properties: { color: { type: 'string', enum: ['red', 'green'] } }, required: ['color'] });
+const initializeRequest = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25',
+  capabilities: { elicitation: {} }, clientInfo: { name: 'docs', version: '1' } } };
+const negotiated = engine.legacyVersionFor('2025-11-25') ?? '2025-11-25';
+const user = 'alice';
+const sessionId = 'sid-1';
+/** @param {import('snodo-mrtr').Call} call */
+const handler = (call) => {
+  const a = call.response('color', COLOR);
+  return a.kind === 'accepted' ? docComplete({ content: [{ type: 'text', text: a.value.color }] }) : docInputRequired({ color: COLOR });
+};
+/** @param {import('snodo-mrtr').PendingFlow} pending @returns {Promise<import('snodo-mrtr').Feed>} */
+const answers = async (pending) => {
+  /** @type {import('snodo-mrtr').Feed} */
+  let fed = { kind: 'waiting' };
+  for (const r of pending.requests) {
+    fed = engine.feed(pending, { jsonrpc: '2.0', id: r.id, result: { action: 'accept', content: { color: 'red' } } }, 'alice');
+  }
+  return fed;
+};
+"""
+JS_LEGACY_DRIVER = """
+const callText = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 't', arguments: {} } });
+await onSessionRequest(callText, 'alice');
+if (!sent.some(([b]) => b.includes('elicitation/create'))) throw new Error('no question sent');
+if (JSON.parse(sent[sent.length - 1][0]).result.content[0].text !== 'red') throw new Error(String(sent));
+sent.length = 0;
+await onSessionRequest(callText, 'mallory');
+if (sent[0][1] !== 404 || JSON.parse(sent[0][0]).error.code !== -32001) throw new Error(String(sent));
+console.log('legacy session: asks on the session, completes, refuses another user');
+"""
+JS_ORIGIN = "import { OriginPolicy, checkHttpOrigin } from 'snodo-mrtr';\n"
+JS_ORIGIN_DRIVER = """
+/** @type {[number, string][]} */
+const out = [];
+const res = { /** @param {number} s */ writeHead(s) { return { /** @param {string} b */ end(b) { out.push([s, b]); } }; } };
+onRequest({ rawHeaders: ['Host', 'mcp.example.com', 'Origin', 'https://page.example'] }, res);
+if (out.length !== 1 || out[0][0] !== 403) throw new Error(JSON.stringify(out));
+console.log('a foreign page gets 403');
+"""
+JS_ONCE = JS_META + """\
+const NIGHTS = docElicitForm('How many nights?', { type: 'object', properties: { nights: { type: 'integer' } }, required: ['nights'] });
+const req = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'book_room', arguments: {}, _meta: META } };
+const first = engine.begin(JSON.stringify(req), 'alice');
+if (!(first instanceof DocCall)) throw new Error('not a call');
+const state = JSON.parse(engine.decide(first, docInputRequired({ nights: NIGHTS })).json).result.requestState;
+const call = engine.begin(JSON.stringify({ ...req, params: { ...req.params, requestState: state,
+  inputResponses: { nights: { action: 'accept', content: { nights: 2 } } } } }), 'alice');
+if (!(call instanceof DocCall)) throw new Error('not a call');
+"""
+JS_ONCE_DRIVER = """
+if (result.content[0].text !== 'booked #42') throw new Error(JSON.stringify(result));
+if (remembered !== null) throw new Error('nothing was booked before');
+if (JSON.stringify(await checkOnce(fleet, call)) !== JSON.stringify(result)) throw new Error('not remembered');
+await client.quit();
+console.log('booked once; checkOnce gives the remembered result');
+"""
+
+SH_INSTALL = """\
+export CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}" RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}"
+export CARGO_TARGET_DIR=<checkout>/target HOME="$PWD/home" npm_config_cache="$PWD/npm-cache"
+mkdir -p "$HOME"
+cargo init -q --name docs_app .
+cp <checkout>/Cargo.lock .          # the versions the checkout pins
+python3 -m venv venv && . venv/bin/activate
+npm init -y >/dev/null
+"""
+SH_INSTALL_CHECK = """
+printf 'fn main() { snodo::Engine::development().expect("engine"); println!("rust: ok"); }\\n' > src/main.rs
+cargo run -q --locked
+python -c 'import snodo_mrtr; print("python:", snodo_mrtr.__version__)'
+node -e 'require("snodo-mrtr"); console.log("node: ok")'
+PKG_CONFIG_PATH="$HOME/.local/lib/pkgconfig" pkg-config --exists snodo
+"""
+
+CLAIMS: List[Claim] = [
+    # README.md
+    Claim("README.md", "make demo", "lines", by="Makefile"),
+    Claim("README.md", "cargo add snodo", "sh", prelude=SH_INSTALL, driver=SH_INSTALL_CHECK),
+    Claim("README.md", "use serde_json::json;", "covered", by="scripts/test-rust.sh"),
+    Claim("README.md", "import snodo_mrtr as mrtr", "python", prelude=SECRET,
+          driver='\nfrom drive import drive\ndrive("README.md python", handle)\n'),
+    Claim("README.md", "import { Engine, Call, elicitForm", "js",
+          prelude="const keyBuffer = Buffer.alloc(32, 7);\n",
+          driver="\nimport { drive } from './drive.mjs';\ndrive('README.md js', handle);\n"),
+    # bindings-python/README.md
+    Claim("bindings-python/README.md", "pip install <checkout>/bindings-python", "sh",
+          prelude="python3 -m venv venv && . venv/bin/activate\n",
+          driver="python -c 'import snodo_mrtr'\n"),
+    Claim("bindings-python/README.md", "from typing import Optional, Tuple", "python", prelude=SECRET,
+          driver='\nfrom drive import drive\ndrive("bindings-python/README.md handler", on_message)\n'),
+    Claim("bindings-python/README.md", "# On initialize (no 2026 _meta claim)", "python", prelude=PY_LEGACY,
+          driver=PY_LEGACY_DRIVER),
+    Claim("bindings-python/README.md", "policy = mrtr.OriginPolicy()", "python", prelude=PY_ORIGIN,
+          driver=PY_ORIGIN_DRIVER),
+    Claim("bindings-python/README.md", "import os", "python", prelude=PY_ONCE, driver=PY_ONCE_DRIVER),
+    # bindings-node/README.md
+    Claim("bindings-node/README.md", "import { Engine, Call, elicitForm", "js",
+          env={"KEY_HEX": "07" * 32},
+          driver="\nimport { drive } from './drive.mjs';\ndrive('bindings-node/README.md', onMessage);\n"),
+    Claim("bindings-node/README.md", "npm install <checkout>/bindings-node", "sh",
+          prelude="npm init -y >/dev/null\n", driver="node -e 'require(\"snodo-mrtr\")'\n"),
+    Claim("bindings-node/README.md", "// On initialize: answer engine.legacyVersionFor", "js",
+          prelude=JS_LEGACY.replace("import { ", "import { Session, Call, ", 1), driver=JS_LEGACY_DRIVER),
+    Claim("bindings-node/README.md", "const policy = new OriginPolicy(", "js", prelude=JS_ORIGIN,
+          driver=JS_ORIGIN_DRIVER),
+    Claim("bindings-node/README.md", "import { createClient } from 'redis';", "js", prelude=JS_ONCE,
+          driver=JS_ONCE_DRIVER),
+    # docs/
+    Claim("docs/benchmarks.md", "make bench", "lines", by="Makefile"),
+    Claim("docs/benchmarks.md", "Guards:", "text"),
+    Claim("docs/benchmarks.md", "Core (criterion medians", "text"),
+    Claim("docs/once.md", "run = OnceRun(", "text"),
+    *[Claim("docs/once.md", first, "covered", by="core/tests/once_docs.rs")
+      for first in ("redis.replicate_commands()", "local r = redis.call('HMGET', KEYS[1], 'state', 'fence'",
+                    "local r = redis.call('HMGET', KEYS[1], 'state', 'owner')")],
+    Claim("docs/once.md", "use snodo::{check_once", "covered", by="core/src/lib.rs"),
+    Claim("docs/token-format.md", "token     =", "text"),
+    Claim("docs/wire.md", "", "covered", by="scripts/wire-doc.py"),
+    # ffi/README.md: scripts/test-c-readme.sh runs the install block and the program as written.
+    Claim("ffi/README.md", "make -C snodo install", "covered", by="scripts/test-c-readme.sh"),
+    Claim("ffi/README.md", "lib/libsnodo.so.0.1.0", "text"),
+    Claim("ffi/README.md", "#include <stdio.h>", "covered", by="scripts/test-c-readme.sh"),
+    Claim("ffi/README.md", "#include <stdlib.h>", "covered", by="scripts/test-c.sh"),
+    Claim("ffi/README.md", "cc -std=c11 examples/c/once_redis.c", "covered", by="scripts/test-c.sh"),
+    # interop/README.md
+    Claim("interop/README.md", "bash scripts/test-interop.sh", "lines", by="Makefile"),
+    Claim("interop/README.md", "node interop/official_client/run.mjs", "sh", cwd="checkout"),
+]
+def blocks(page: str) -> List[Tuple[str, str, int]]:
+    text = (ROOT / page).read_text(encoding="utf-8")
+    return [(m.group(1), m.group(2), text[: m.start()].count("\n") + 1) for m in FENCE.finditer(text)]
+
+
+def slug(claim: Claim, line: int) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", f"{claim.file}_{line}".lower()).strip("_")
+
+
+def run(cmd: List[str], cwd: Path, env: Optional[Dict[str, str]] = None) -> Tuple[bool, str]:
+    full = {**os.environ, **(env or {})}
+    p = subprocess.run(cmd, cwd=cwd, env=full, capture_output=True, text=True, timeout=600)
+    return p.returncode == 0, (p.stdout + p.stderr).strip()
+
+
+def body(claim: Claim, code: str, indent: str) -> str:
+    if claim.wrap:
+        return claim.wrap + "\n" + textwrap.indent(code, indent) + "\n"
+    return code
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--python", required=True, help="the interpreter with snodo-mrtr, mcp and redis installed")
+    ap.add_argument("--mypy", required=True, help="an interpreter with mypy")
+    ap.add_argument("--node-dir", required=True, help="a folder whose node_modules has snodo-mrtr and the SDK")
+    ap.add_argument("--tsc", default="", help="the tsc command line for checkJs (empty: not checked)")
+    ap.add_argument("--work", default=str(ROOT / "target" / "docs"))
+    args = ap.parse_args()
+    # The commands run in their own folders: make every path absolute first.
+    args.python, args.mypy = (str(Path(p).absolute()) for p in (args.python, args.mypy))
+
+    work = Path(args.work)
+    shutil.rmtree(work, ignore_errors=True)
+    (work / "py").mkdir(parents=True)
+    node = work / "node"
+    node.mkdir()
+    (node / "node_modules").symlink_to(Path(args.node_dir).resolve() / "node_modules")
+    (node / "package.json").write_text('{"type": "module", "private": true}\n')
+    shutil.copy(ROOT / "tests" / "docs" / "drive.mjs", node / "drive.mjs")
+
+    failures: List[str] = []
+    used = [0] * len(CLAIMS)
+    jobs: List[Tuple[str, Claim, Path]] = []
+    for page in PAGES:
+        for lang, code, line in blocks(page):
+            where = f"{page}:{line}"
+            first = code.lstrip("\n").split("\n", 1)[0]
+            hits = [i for i, c in enumerate(CLAIMS) if c.file == page and first.startswith(c.first)]
+            if len(hits) != 1:
+                failures.append(f"{where}: {len(hits)} claims for the ```{lang} block starting {first[:60]!r}")
+                continue
+            used[hits[0]] += 1
+            claim = CLAIMS[hits[0]]
+            if claim.kind == "text":
+                if lang != "text":
+                    failures.append(f"{where}: a `text` claim on a ```{lang} block")
+                continue
+            if claim.kind == "python":
+                path = work / "py" / f"{slug(claim, line)}.py"
+                path.write_text(claim.prelude + body(claim, code, "    ") + claim.driver, encoding="utf-8")
+                jobs.append((where, claim, path))
+            elif claim.kind == "js":
+                path = node / f"{slug(claim, line)}.mjs"
+                path.write_text(claim.prelude + body(claim, code, "  ") + ("}\n" if claim.wrap else "") + claim.driver,
+                                encoding="utf-8")
+                jobs.append((where, claim, path))
+            elif claim.kind == "sh":
+                folder = work / "sh" / slug(claim, line)
+                folder.mkdir(parents=True)
+                script = (claim.prelude + code + claim.driver).replace("<checkout>", str(ROOT))
+                ok, out = run(["bash", "-euo", "pipefail", "-c", script],
+                              ROOT if claim.cwd == "checkout" else folder, claim.env)
+                print(f"{where}: sh {'ok' if ok else 'FAILED'}")
+                if not ok:
+                    failures.append(f"{where}: {out[-2000:]}")
+            elif claim.kind == "lines":
+                script = (ROOT / claim.by).read_text(encoding="utf-8")
+                have = {" ".join(s.split()) for s in script.splitlines()}
+                for cmd in code.splitlines():
+                    cmd = " ".join(cmd.split("#", 1)[0].split())
+                    if cmd and cmd not in have and not (claim.by == "Makefile" and f"{cmd.split()[-1]}:" in script):
+                        failures.append(f"{where}: {cmd!r} is not what {claim.by} runs")
+                print(f"{where}: the commands of {claim.by}")
+            elif claim.kind == "covered":
+                if page not in (ROOT / claim.by).read_text(encoding="utf-8"):
+                    failures.append(f"{where}: {claim.by} does not name {page}")
+                print(f"{where}: checked by {claim.by}")
+            else:
+                failures.append(f"{where}: unknown kind {claim.kind}")
+    for i, n in enumerate(used):
+        if n == 0:
+            failures.append(f"stale claim: {CLAIMS[i].file} block starting {CLAIMS[i].first!r}")
+
+    py = [p for _, c, p in jobs if c.kind == "python"]
+    if py:
+        ok, out = run([args.mypy, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", str(work / "mypy-cache"),
+                       "--python-executable", args.python, *map(str, py)], work / "py",
+                      {"MYPYPATH": str(ROOT / "tests" / "docs")})
+        print(f"mypy --strict on {len(py)} Python blocks: {'ok' if ok else 'FAILED'}")
+        if not ok:
+            failures.append(f"mypy --strict:\n{out}")
+    js = [p for _, c, p in jobs if c.kind == "js"]
+    if js and args.tsc:
+        ok, out = run([*args.tsc.split(), *map(str, js)], node)
+        print(f"tsc --strict on {len(js)} Node blocks: {'ok' if ok else 'FAILED'}")
+        if not ok:
+            failures.append(f"tsc --strict:\n{out}")
+    for where, claim, path in jobs:
+        if claim.kind == "python":
+            ok, out = run([args.python, str(path)], path.parent,
+                          {"PYTHONPATH": str(ROOT / "tests" / "docs"), **(claim.env or {})})
+        else:
+            ok, out = run(["node", str(path)], path.parent, claim.env)
+        print(f"{where}: {claim.kind} {'ok' if ok else 'FAILED'}{(': ' + out.splitlines()[-1]) if ok and out else ''}")
+        if not ok:
+            failures.append(f"{where}:\n{out[-3000:]}")
+
+    for f in failures:
+        print(f"FAIL: {f}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
