@@ -151,8 +151,6 @@ npx --no-install snodo-mrtr --version | grep -qx "snodo-mrtr $(node -p 'require(
 npx --no-install snodo-mrtr keygen --id smoke | grep -Eq '^smoke:[A-Za-z0-9+/]{43}=$'
 echo "bin: ok"
 echo "tarball: $(stat -c %s "$TARBALL") bytes"
-# The READMEs' handlers, copied as they are, against the installed package.
-node "$ROOT/scripts/readme-examples.mjs" "$ROOT"
 
 step "platform package snodo-mrtr-linux-x64-gnu (napi-rs prebuilt layout)"
 cp -r "$ROOT/$NODE_DIR/npm/linux-x64-gnu" "$WORK/platform"

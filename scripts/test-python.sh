@@ -3,7 +3,7 @@
 # venv outside the repository, and test it:
 #   - the test wheel (cargo feature test-knobs: `fixed_time=`,
 #     `test_random_seed=`, which the vectors and pinned tokens need): pytest,
-#     mypy.stubtest, the README handlers and docs/wire.md's bytes;
+#     mypy.stubtest and docs/wire.md's bytes;
 #   - the release wheel (maturin's default, what every install path builds):
 #     scripts/test-python-package.sh, which also shows it refusing the knobs.
 # The example server (bindings-python/examples) is scripts/test-examples.sh's.
@@ -69,8 +69,8 @@ run_pytest "$ROOT/bindings-python/tests"
 echo "== python: mypy.stubtest"
 (cd "$WORK" && "$PY" -m mypy.stubtest --allowlist "$ROOT/bindings-python/stubtest-allowlist.txt" snodo_mrtr)
 
-echo "== python: README handler examples as copied, docs/wire.md bytes"
-(cd "$WORK" && "$PY" "$ROOT/scripts/readme-examples.py" && "$PY" "$ROOT/scripts/wire-doc.py")
+echo "== python: docs/wire.md bytes (the other doc blocks: scripts/test-docs.sh)"
+(cd "$WORK" && "$PY" "$ROOT/scripts/wire-doc.py")
 
 echo "== python: maturin build (release, the wheel users get: no test knobs)"
 rm -rf target/wheels
