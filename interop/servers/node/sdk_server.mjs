@@ -33,11 +33,14 @@ const engine = engineFromEnv()();
 // book_room's effect runs at most once per flow in this process (MemoryStore).
 const snodo = new Snodo(engine, { principal: (ctx) => ctx.http?.authInfo?.token ?? null, once: new MemoryStore() });
 
+/** @typedef {import('snodo-mrtr/mcp').SnodoSpec} Spec */
+/** @type {NonNullable<Spec['tools']>} */
 const tools = Object.fromEntries(Object.entries(TOOLS)
   .filter(([name]) => name !== 'paint_task')
   .map(([name, [description, run]]) => [name, [{ description }, (call) => run(call)]]));
 // The SDK declares listChanged on 2026 (it serves subscriptions/listen), so
 // the conformance fixtures that "mutate" a list publish the change event.
+/** @param {'tools' | 'prompts'} what */
 const changed = (what) => () => {
   if (what === 'tools') modern?.notify.toolsChanged();
   else modern?.notify.promptsChanged();
@@ -67,8 +70,10 @@ async function bookRoom(call) {
   }));
 }
 tools.book_room = [{ description: 'Books a room, once: asks for how many nights' }, bookRoom];
+/** @type {NonNullable<Spec['prompts']>} */
 const prompts = Object.fromEntries(Object.entries(PROMPTS)
   .map(([name, [description, run]]) => [name, [{ description }, (call) => run(call)]]));
+/** @type {NonNullable<Spec['resources']>} */
 const resources = { 'prefs://color': ['preferred-color', { description: 'Your preferred color', mimeType: 'text/plain' }, readColor] };
 
 function factory() {
