@@ -569,13 +569,13 @@ static void test_keys_from_env(void) {
     CHECK_OK(snodo_config_add_key(c, S("old"), KEY, sizeof KEY));
     unsetenv("SNODO_KEYS_TEST_C");
     CHECK(snodo_config_set_keys_from_env(c, S("SNODO_KEYS_TEST_C")) == SNODO_STATUS_CONFIG, "unset");
-    CHECK(strcmp(last_error_text(), "SNODO_KEYS_TEST_C is not set: `snodo-mrtr keygen` prints an entry") == 0,
+    CHECK(strcmp(last_error_text(), "CONFIG: SNODO_KEYS_TEST_C is not set: `snodo-mrtr keygen` prints an entry") == 0,
           "%s", last_error_text());
     struct { const char *value; const char *message; } bad[] = {
-        {"k1:%s,", "SNODO_KEYS_TEST_C entry 2 is empty (a stray comma?)"},
-        {"k1:%s,k2", "SNODO_KEYS_TEST_C entry 2: expected id:hex or id:base64"},
-        {"k1:%s,k2:00ff", "SNODO_KEYS_TEST_C entry 2: key \"k2\": 2 bytes is too short, at least 32 required"},
-        {"k1:%s,k1:%s", "SNODO_KEYS_TEST_C entry 2: key \"k1\" repeats entry 1; ids must differ"},
+        {"k1:%s,", "CONFIG: SNODO_KEYS_TEST_C entry 2 is empty (a stray comma?)"},
+        {"k1:%s,k2", "CONFIG: SNODO_KEYS_TEST_C entry 2: expected id:hex or id:base64"},
+        {"k1:%s,k2:00ff", "CONFIG: SNODO_KEYS_TEST_C entry 2: key \"k2\": 2 bytes is too short, at least 32 required"},
+        {"k1:%s,k1:%s", "CONFIG: SNODO_KEYS_TEST_C entry 2: key \"k1\" repeats entry 1; ids must differ"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         snprintf(spec, sizeof spec, bad[i].value, HEX, HEX);
@@ -599,12 +599,12 @@ static void test_keys_from_env(void) {
     snodo_string_free(t);
     snodo_engine_free(e);
     CHECK(snodo_config_set_keys_from_env(c, NULL, 0) == SNODO_STATUS_CONFIG, "unset SNODO_KEYS");
-    CHECK(strcmp(last_error_text(), "SNODO_KEYS is not set: `snodo-mrtr keygen` prints an entry") == 0,
+    CHECK(strcmp(last_error_text(), "CONFIG: SNODO_KEYS is not set: `snodo-mrtr keygen` prints an entry") == 0,
           "%s", last_error_text());
     CHECK(snodo_config_set_keys_from_spec(c, S("k3:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8")) == SNODO_STATUS_OK,
           "%s", last_error_text());
     CHECK(snodo_config_set_keys_from_spec(c, S("")) == SNODO_STATUS_CONFIG, "empty spec");
-    CHECK(strcmp(last_error_text(), "SNODO_KEYS is empty: `snodo-mrtr keygen` prints an entry") == 0,
+    CHECK(strcmp(last_error_text(), "CONFIG: SNODO_KEYS is empty: `snodo-mrtr keygen` prints an entry") == 0,
           "%s", last_error_text());
     CHECK(snodo_config_set_keys_from_spec(c, NULL, 0) == SNODO_STATUS_NULL_ARGUMENT, "NULL spec");
     CHECK(snodo_config_set_keys_from_env(NULL, NULL, 0) == SNODO_STATUS_NULL_ARGUMENT, "NULL config");
