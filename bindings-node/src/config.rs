@@ -183,6 +183,34 @@ pub(crate) fn read(env: &Env, value: Unknown) -> Result<Config> {
         let item: Unknown = keys.get(i).coded()?.ok_or_else(|| config("keys: hole"))?;
         ring.push(read_key(item, i as usize)?);
     }
+    read_fields(env, &obj, ring)
+}
+
+/// Reads `Engine.fromEnv(options?)`'s argument (`new Engine`'s fields without `keys`) around
+/// `ring`, the keys the core's loader read from `SNODO_KEYS`.
+pub(crate) fn read_options(env: &Env, value: Option<Unknown>, ring: Vec<Key>) -> Result<Config> {
+    let value = match value {
+        Some(v) if !json::is_nullish(&v)? => v,
+        _ => {
+            let mut c = Config::new(ring);
+            c.spelling = snodo::Spelling::Camel;
+            return Ok(c);
+        }
+    };
+    if value.get_type().coded()? != ValueType::Object {
+        return Err(config("options: must be an object"));
+    }
+    let obj = Object::from_unknown(value).coded()?;
+    known_fields(&obj)?;
+    if prop(&obj, "keys")?.is_some() {
+        return Err(config("keys: Engine.fromEnv reads them from SNODO_KEYS; pass the other fields only"));
+    }
+    read_fields(env, &obj, ring)
+}
+
+/// Every field but `keys`, onto a config holding `ring`.
+fn read_fields(env: &Env, obj: &Object, ring: Vec<Key>) -> Result<Config> {
+    let obj = *obj;
     let mut c = Config::new(ring);
     // Node spells config names in camelCase; the core's errors follow.
     c.spelling = snodo::Spelling::Camel;

@@ -58,6 +58,22 @@ impl Engine {
         Ok(Engine { inner, summary })
     }
 
+    /// An engine with the key ring of `SNODO_KEYS` (`id:hex` or `id:base64` entries,
+    /// comma-separated, the first signs) and `options`, `new Engine`'s fields without `keys`.
+    /// Throws `CONFIG` when it is unset or blank, or naming a bad entry by position and id (never
+    /// key bytes).
+    #[napi(factory, catch_unwind)]
+    pub fn from_env(
+        env: Env,
+        #[napi(ts_arg_type = "Omit<EngineConfig, 'keys'>")] options: Option<Unknown>,
+    ) -> Result<Engine> {
+        let ring = Config::from_env().map_err(core)?.keys;
+        let config = config::read_options(&env, options, ring)?;
+        let summary = summary(&config, false);
+        let inner = snodo::Engine::new(config).map_err(core)?;
+        Ok(Engine { inner, summary })
+    }
+
     /// An engine with one random key that lives as long as this engine.
     ///
     /// **Development only, single process only**: its tokens cannot be opened by another process,
