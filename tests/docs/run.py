@@ -18,6 +18,9 @@ proven:
            `make test` runs (the block is that script's recipe).
   covered  code a named suite compiles or compares byte for byte (the C
            programs, the Rust handler, the Lua scripts, the wire bytes).
+  go       the Go block inside a program whose main drives it
+           (tests/docs/drive_go.go.txt), built with cgo against the
+           libsnodo the page's own install block put in place, and run.
   text     not code: a grammar, a listing, printed output; only for blocks
            tagged `text`.
 
@@ -283,6 +286,10 @@ CLAIMS: List[Claim] = [
     Claim("ffi/README.md", "#include <stdio.h>", "covered", by="scripts/test-c-readme.sh"),
     Claim("ffi/README.md", "#include <stdlib.h>", "covered", by="scripts/test-c.sh"),
     Claim("ffi/README.md", "cc -std=c11 examples/c/once_redis.c", "covered", by="scripts/test-c.sh"),
+    # examples/go/README.md: its install block puts libsnodo where the Go block's program links it.
+    Claim("examples/go/README.md", "make install PREFIX", "sh", cwd="checkout",
+          env={"HOME": "<work>/go-home", "GOTOOLCHAIN": "local", "GOPROXY": "off", "GOSUMDB": "off"}),
+    Claim("examples/go/README.md", "// handle serves one request body", "go"),
     # interop/README.md
     Claim("interop/README.md", "bash scripts/test-interop.sh", "lines", by="Makefile"),
     Claim("interop/README.md", "node interop/official_client/run.mjs", "sh", cwd="checkout"),
@@ -296,8 +303,14 @@ def slug(claim: Claim, line: int) -> str:
     return re.sub(r"[^a-z0-9]+", "_", f"{claim.file}_{line}".lower()).strip("_")
 
 
+WORK = ROOT / "target" / "docs"
+
+
 def run(cmd: List[str], cwd: Path, env: Optional[Dict[str, str]] = None) -> Tuple[bool, str]:
-    full = {**os.environ, **(env or {})}
+    home = Path.home()
+    # A page's block may run under a fresh HOME; the toolchains stay the machine's.
+    full = {"CARGO_HOME": str(home / ".cargo"), "RUSTUP_HOME": str(home / ".rustup"), **os.environ,
+            **{k: v.replace("<work>", str(WORK)) for k, v in (env or {}).items()}}
     p = subprocess.run(cmd, cwd=cwd, env=full, capture_output=True, text=True, timeout=600)
     return p.returncode == 0, (p.stdout + p.stderr).strip()
 
@@ -314,12 +327,12 @@ def main() -> int:
     ap.add_argument("--mypy", required=True, help="an interpreter with mypy")
     ap.add_argument("--node-dir", required=True, help="a folder whose node_modules has snodo-mrtr and the SDK")
     ap.add_argument("--tsc", default="", help="the tsc command line for checkJs (empty: not checked)")
-    ap.add_argument("--work", default=str(ROOT / "target" / "docs"))
+
     args = ap.parse_args()
     # The commands run in their own folders: make every path absolute first.
     args.python, args.mypy = (str(Path(p).absolute()) for p in (args.python, args.mypy))
 
-    work = Path(args.work)
+    work = WORK
     shutil.rmtree(work, ignore_errors=True)
     (work / "py").mkdir(parents=True)
     node = work / "node"
@@ -363,6 +376,15 @@ def main() -> int:
                 print(f"{where}: sh {'ok' if ok else 'FAILED'}")
                 if not ok:
                     failures.append(f"{where}: {out[-2000:]}")
+            elif claim.kind == "go":
+                folder = work / "go"
+                folder.mkdir()
+                (folder / "go.mod").write_text("module docs\n\ngo 1.19\n\nrequire snodo.example/snodo v0.0.0\n\n"
+                                               f"replace snodo.example/snodo => {ROOT / 'examples' / 'go'}\n")
+                driver = (ROOT / "tests" / "docs" / "drive_go.go.txt").read_text(encoding="utf-8")
+                (folder / "main.go").write_text('package main\n\nimport (\n\t"encoding/json"\n\t"fmt"\n\t"strings"\n\n'
+                                                '\t"snodo.example/snodo"\n)\n\n' + code + "\n" + driver)
+                jobs.append((where, claim, folder / "main.go"))
             elif claim.kind == "lines":
                 script = (ROOT / claim.by).read_text(encoding="utf-8")
                 have = {" ".join(s.split()) for s in script.splitlines()}
@@ -399,6 +421,12 @@ def main() -> int:
         if claim.kind == "python":
             ok, out = run([args.python, str(path)], path.parent,
                           {"PYTHONPATH": str(ROOT / "tests" / "docs"), **(claim.env or {})})
+        elif claim.kind == "go":
+            lib = work / "go-home" / ".local"
+            env = {"GOTOOLCHAIN": "local", "GOPROXY": "off", "GOSUMDB": "off", "GOFLAGS": "-mod=mod",
+                   "CGO_ENABLED": "1", "CGO_CFLAGS": f"-I{lib / 'include'}",
+                   "CGO_LDFLAGS": f"-L{lib / 'lib'} -Wl,-rpath,{lib / 'lib'}"}
+            ok, out = run(["go", "run", "."], path.parent, env)
         else:
             ok, out = run(["node", str(path)], path.parent, claim.env)
         print(f"{where}: {claim.kind} {'ok' if ok else 'FAILED'}{(': ' + out.splitlines()[-1]) if ok and out else ''}")
