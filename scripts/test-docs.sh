@@ -27,4 +27,4 @@ trap redis_stop EXIT
 
 interop_log "tests/docs/run.py"
 "$SNODO_INTEROP_PYTHON" tests/docs/run.py --python "$SNODO_INTEROP_PYTHON" --mypy "$PWD/.venv/bin/python" \
-  --node-dir interop/servers/node
+  --node-dir interop/servers/node --tsc "bash $PWD/scripts/tsc-check.sh"

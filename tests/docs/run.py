@@ -196,8 +196,11 @@ JS_ORIGIN = "import { OriginPolicy, checkHttpOrigin } from 'snodo-mrtr';\n"
 JS_ORIGIN_DRIVER = """
 /** @type {[number, string][]} */
 const out = [];
-const res = { /** @param {number} s */ writeHead(s) { return { /** @param {string} b */ end(b) { out.push([s, b]); } }; } };
-onRequest({ rawHeaders: ['Host', 'mcp.example.com', 'Origin', 'https://page.example'] }, res);
+/** @type {any} */
+const res = { writeHead: (/** @type {number} */ s) => ({ end: (/** @type {string} */ b) => { out.push([s, b]); } }) };
+/** @type {any} */
+const req = { rawHeaders: ['Host', 'mcp.example.com', 'Origin', 'https://page.example'] };
+onRequest(req, res);
 if (out.length !== 1 || out[0][0] !== 403) throw new Error(JSON.stringify(out));
 console.log('a foreign page gets 403');
 """
@@ -326,7 +329,7 @@ def main() -> int:
     ap.add_argument("--python", required=True, help="the interpreter with snodo-mrtr, mcp and redis installed")
     ap.add_argument("--mypy", required=True, help="an interpreter with mypy")
     ap.add_argument("--node-dir", required=True, help="a folder whose node_modules has snodo-mrtr and the SDK")
-    ap.add_argument("--tsc", default="", help="the tsc command line for checkJs (empty: not checked)")
+    ap.add_argument("--tsc", required=True, help="the tsc --strict --checkJs command line (scripts/tsc-check.sh)")
 
     args = ap.parse_args()
     # The commands run in their own folders: make every path absolute first.
@@ -412,7 +415,7 @@ def main() -> int:
         if not ok:
             failures.append(f"mypy --strict:\n{out}")
     js = [p for _, c, p in jobs if c.kind == "js"]
-    if js and args.tsc:
+    if js:
         ok, out = run([*args.tsc.split(), *map(str, js)], node)
         print(f"tsc --strict on {len(js)} Node blocks: {'ok' if ok else 'FAILED'}")
         if not ok:
