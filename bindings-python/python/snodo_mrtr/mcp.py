@@ -40,19 +40,37 @@ How (public API only, no monkeypatching):
   else with ``Session.check_principal`` (interop/servers/python/sdk_server.py
   does).
 
+* a function that is not a coroutine function runs in a worker thread
+  (``anyio.to_thread.run_sync``, with a copy of the context, so
+  ``current_call`` works there), never on the event loop: one that blocks (a
+  database, a once store waiting for another caller) holds its thread, not
+  the server.
+* at most once per flow (``docs/once.md``): ``Snodo(engine, once=store)`` and,
+  in an effectful tool, ``snodo.check_once(call)`` on every retry before
+  asking and ``snodo.run_once(call, effect)`` on the final round (or their
+  ``_async`` forms in a coroutine function). They drive ``snodo_mrtr.once``
+  and give back the outcome to return: the effect's result or the one
+  remembered for the flow, the ``-32602`` ``replayed`` refusal, or ``-32603``
+  "once store unavailable"; the middleware sends both refusals as JSON-RPC
+  errors.
+
 ``mcp`` is imported lazily, so ``import snodo_mrtr`` never needs it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import dataclasses
 import functools
 import inspect
 import json
-from typing import Any, Callable, Dict, List, Optional, Set, Tuple
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Set, Tuple, Union
 
-from . import Call, Engine, Response
+from . import once as _once
+from ._native import DEFAULT_ONCE_WAIT_SECS, Call, Engine, MemoryStore, OnceCommand, Response
+from .errors import ArgumentError, StoreError, TokenError
+from .outcomes import Outcome, complete, error
 
 __all__ = ["Snodo", "current_call"]
 
@@ -119,17 +137,96 @@ def _without_call(fn: Callable[..., Any]) -> inspect.Signature:
     return sig.replace(parameters=params[1:], return_annotation=inspect.Signature.empty)
 
 
+def _is_async(fn: Callable[..., Any]) -> bool:
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
+
+
+async def _invoke(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Runs a function snodo was given: a coroutine function on the loop, any
+    other in a worker thread with a copy of this context (the flow rides in a
+    context variable); an awaitable it returns is awaited on the loop."""
+    if _is_async(fn):
+        result = fn(*args, **kwargs)
+    else:
+        import anyio  # type: ignore[import-not-found, unused-ignore]  # comes with the optional extra
+
+        run = functools.partial(contextvars.copy_context().run, fn, *args, **kwargs)
+        result = await anyio.to_thread.run_sync(run)
+    if inspect.isawaitable(result):
+        result = await result
+    return result
+
+
+def _off_the_loop(name: str) -> None:
+    """The sync once methods wait (for the store, for another caller of the
+    flow, up to ``wait``): refused on the event loop's thread, where they
+    would stall every request."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return  # a worker thread, where snodo runs sync functions
+    raise ArgumentError(f"Snodo.{name} blocks: in a coroutine function use `await snodo.{name}_async(...)`")
+
+
+def _refusal(e: Exception) -> Outcome:
+    """A once failure as the JSON-RPC error the client gets: ``replayed``
+    (the flow completed with other answers) is the usual rejected-token
+    ``-32602``; a store failure (or the flow's effect still running
+    elsewhere) ``-32603``, after which a retry of the same round may succeed."""
+    # "replayed" is the once machine's word, beside the token's own reasons.
+    reason: Optional[str] = e.reason if isinstance(e, TokenError) else None
+    if reason == "replayed":
+        return error(-32602, "Invalid or expired requestState", {"reason": "replayed"})
+    if isinstance(e, StoreError):
+        return error(-32603, f"once store unavailable: {e}")
+    raise e
+
+
+class _Threaded:
+    """A sync store (``RedisStore``, or your own) for the async once driver:
+    each command runs in a worker thread, so a Redis round trip never stalls
+    the loop."""
+
+    def __init__(self, store: Any) -> None:
+        self._store = store
+        self.prefix, self.lease_ms = store.prefix, store.lease_ms
+
+    async def execute(self, command: OnceCommand, **kwargs: Any) -> Any:
+        import anyio  # type: ignore[import-not-found, unused-ignore]  # comes with the optional extra
+
+        return await anyio.to_thread.run_sync(functools.partial(self._store.execute, command, **kwargs))
+
+
+def _loop_safe(store: Any) -> Any:
+    execute = getattr(store, "execute", None)
+    if execute is None or isinstance(store, MemoryStore) or inspect.iscoroutinefunction(execute):
+        return store  # async already, or in memory (no I/O); a store without execute: once.py says so
+    return _Threaded(store)
+
+
 class Snodo:
     """snodo as the MRTR engine of an ``mcp`` server.
 
     ``principal(ctx)`` returns the verified user name (or ``None`` for the
     explicit anonymous principal) from the SDK's ``ServerRequestContext``;
     the default is anonymous for every request. Tokens are bound to it.
+
+    ``once`` is the store of the effects that run at most once per flow
+    (``MemoryStore()`` for one process; ``RedisStore``/``AsyncRedisStore``
+    for a fleet; ``docs/once.md``), used by :meth:`run_once` and
+    :meth:`check_once`.
     """
 
-    def __init__(self, engine: Engine, principal: Optional[Callable[[Any], Optional[str]]] = None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        principal: Optional[Callable[[Any], Optional[str]]] = None,
+        *,
+        once: Any = None,
+    ) -> None:
         self.engine = engine
         self.principal = principal or (lambda ctx: None)
+        self.once = once
         self._claims: Dict[str, Set[str]] = {m: set() for m in MRTR_METHODS}
         self._whole: Set[str] = set()  # methods owned outright (low-level handlers)
 
@@ -290,6 +387,78 @@ class Snodo:
             return outcome[-1]
         return engine.timeout(pending)
 
+    # -- at most once per flow ---------------------------------------------
+
+    def _store(self, name: str) -> Any:
+        if self.once is None:
+            raise ArgumentError(f"Snodo.{name}: no once store: Snodo(engine, once=snodo_mrtr.MemoryStore())")
+        return self.once
+
+    def check_once(self, call: Call) -> Optional[Outcome]:
+        """On every retry of an effectful tool, before asking anything (a
+        function that is not a coroutine function). ``None``: nothing is
+        remembered for the flow (or ``call`` is a first round): go on. Else
+        the outcome to return: the result remembered for these answers, the
+        ``-32602`` ``replayed`` refusal (the flow completed with other
+        answers, or none), or ``-32603`` when the store failed."""
+        _off_the_loop("check_once")
+        if call.flow_id is None:
+            return None
+        try:
+            remembered = _once.check_once(self._store("check_once"), call)
+        except (TokenError, StoreError) as e:
+            return _refusal(e)
+        return None if remembered is None else complete(remembered)
+
+    async def check_once_async(self, call: Call) -> Optional[Outcome]:
+        """:meth:`check_once` in a coroutine function (a sync store's
+        commands run in a worker thread)."""
+        if call.flow_id is None:
+            return None
+        try:
+            remembered = await _once.check_once_async(_loop_safe(self._store("check_once_async")), call)
+        except (TokenError, StoreError) as e:
+            return _refusal(e)
+        return None if remembered is None else complete(remembered)
+
+    def run_once(
+        self, call: Call, effect: Callable[[_once.OnceLease], Any], *, wait: float = DEFAULT_ONCE_WAIT_SECS
+    ) -> Outcome:
+        """On the final round (``call`` a retry, every answer accepted):
+        runs ``effect(lease)`` at most once for the flow across every process
+        sharing the store (``snodo_mrtr.run_once``) and returns the outcome to
+        return: ``complete`` of the effect's result, or of the result the
+        flow completed with (the same answers again); the ``-32602``
+        ``replayed`` refusal for other answers; ``-32603`` "once store
+        unavailable" when the store failed or the effect is still running
+        elsewhere after ``wait`` seconds (it did not run here). An exception
+        from ``effect`` (it failed before doing anything) releases the claim
+        and propagates. For a function that is not a coroutine function
+        (snodo runs it in a worker thread, where the wait belongs)."""
+        _off_the_loop("run_once")
+        try:
+            result = _once.run_once(self._store("run_once"), call, effect, wait=wait)
+        except (TokenError, StoreError) as e:
+            return _refusal(e)
+        return complete(result)
+
+    async def run_once_async(
+        self,
+        call: Call,
+        effect: Callable[[_once.AsyncOnceLease], Union[Any, Awaitable[Any]]],
+        *,
+        wait: float = DEFAULT_ONCE_WAIT_SECS,
+    ) -> Outcome:
+        """:meth:`run_once` in a coroutine function: ``effect`` a function or
+        a coroutine function taking an ``AsyncOnceLease``
+        (``snodo_mrtr.run_once_async``: it finishes and is remembered even if
+        the client goes away); a sync store's commands run in a worker thread."""
+        try:
+            result = await _once.run_once_async(_loop_safe(self._store("run_once_async")), call, effect, wait=wait)
+        except (TokenError, StoreError) as e:
+            return _refusal(e)
+        return complete(result)
+
     def install(self, server: Any) -> "Snodo":
         """Puts the middleware on ``server`` (``MCPServer`` or low-level ``Server``),
         in front of any ``RequestStateBoundary`` so that snodo's rounds never reach it."""
@@ -310,10 +479,7 @@ class Snodo:
             flow = _CURRENT.get()
             if flow is None:
                 raise RuntimeError("snodo_mrtr.mcp: the Snodo middleware is not installed on this server")
-            outcome = fn(flow.call, **kwargs)
-            if inspect.isawaitable(outcome):
-                outcome = await outcome
-            flow.outcome = outcome
+            flow.outcome = await _invoke(fn, flow.call, **kwargs)
             return placeholder()  # never sent: the middleware answers with snodo's response
 
         del run.__wrapped__  # the SDK must read the signature below, not fn's
@@ -365,10 +531,7 @@ class Snodo:
             flow = _CURRENT.get()
             if flow is None:
                 raise RuntimeError("snodo_mrtr.mcp: the Snodo middleware is not installed on this server")
-            outcome = fn(flow.call)
-            if inspect.isawaitable(outcome):
-                outcome = await outcome
-            flow.outcome = outcome
+            flow.outcome = await _invoke(fn, flow.call)
             return placeholder()
 
         return handle
