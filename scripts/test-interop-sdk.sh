@@ -36,6 +36,15 @@ run() {
 # The adapter in process (needs the mcp extra, hence here and not in test-python.sh).
 interop_log "snodo_mrtr.mcp in process (bindings-python/tests_sdk)"
 run "$SNODO_INTEROP_PYTHON" -m pytest -q -p no:cacheprovider bindings-python/tests_sdk
+# The adapter and the SDK contract server type-check as they are: mypy --strict (from the tools
+# venv interop_setup_python_server makes) with the SDK's own types from the interop venv. The
+# modules the adapter imports are followed silently: the rest of the package (once.py needs
+# redis-py's types) is scripts/test-python.sh's.
+interop_log "mypy --strict snodo_mrtr/mcp.py and interop/servers/python/sdk_server.py"
+for checked in bindings-python/python/snodo_mrtr/mcp.py interop/servers/python/sdk_server.py; do
+  run "$PWD/.venv/bin/python" -m mypy --strict --no-incremental --follow-imports=silent \
+    --cache-dir "$OUT/mypy-cache-sdk" --python-executable "$SNODO_INTEROP_PYTHON" "$checked"
+done
 for server in python-sdk node-sdk; do
   for transport in stdio http; do
     interop_log "official TypeScript client (2026-07-28 pin): $server server over $transport"

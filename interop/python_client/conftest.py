@@ -5,7 +5,8 @@ Options: ``--server`` (a kind of SERVERS below), ``--transport stdio|http`` and
 ``SNODO_INTEROP_PYTHON`` (the one with the snodo-mrtr wheel installed); the
 Node ones on ``node``. The contract servers run the contract's workflows
 (test_workflows.py, test_legacy_workflows.py); the two examples run theirs
-(test_example_workflows.py, test_example_legacy.py).
+(test_example_workflows.py, test_example_legacy.py); the two servers on the
+official SDKs run both, since they serve the examples' ``book_room`` too.
 
 The session writes ``target/interop/python_client-<server>-<transport>.json``:
 every test's outcome and the counts, so a silently skipped run cannot pass.
@@ -54,9 +55,11 @@ EXAMPLE_MODULES = {"test_example_workflows.py", "test_example_legacy.py"}
 
 def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item]) -> None:
     legacy = config.getoption("--era") == "legacy"
-    example = str(config.getoption("--server")).endswith("-example")
+    server = str(config.getoption("--server"))
+    # Which suites a kind runs: the contract's, the examples', or (SDK servers) both.
+    suites = {True} if server.endswith("-example") else {False, True} if server.endswith("-sdk") else {False}
     keep = [i for i in items
-            if (i.path.name in LEGACY_MODULES) == legacy and (i.path.name in EXAMPLE_MODULES) == example]
+            if (i.path.name in LEGACY_MODULES) == legacy and (i.path.name in EXAMPLE_MODULES) in suites]
     gone = [i for i in items if i not in keep]
     if gone:
         config.hook.pytest_deselected(items=gone)

@@ -1,4 +1,5 @@
-"""The two examples (``--server python-example|node-example``) driven by the
+"""The two examples (``--server python-example|node-example``) and the two
+servers on the official SDKs (``python-sdk|node-sdk``) driven by the
 official MCP Python client on a 2025 session (``mode="legacy"``, ``--era
 legacy``): every question is a real ``elicitation/create``; each
 ``book_room`` flow books once.

@@ -1,5 +1,6 @@
-"""The two examples (``--server python-example|node-example``) driven by the
-official MCP Python client pinned to 2026-07-28: ``preferred_color``
+"""The two examples (``--server python-example|node-example``), and the two
+servers on the official SDKs (``python-sdk|node-sdk``, which serve the same
+``book_room``), driven by the official MCP Python client pinned to 2026-07-28: ``preferred_color``
 accepted and declined, and ``book_room``'s effect at most once per flow.
 
 ``book_room``'s final round is also sent again by hand: the same answers get

@@ -12,7 +12,9 @@ lists; the tools, the resource and the prompts are server.py's handlers,
 registered through snodo: they take the snodo Call and return an outcome.
 Keys, principal and texts as server.py (SNODO_KEYS, Bearer = user, demo only).
 Not served here: the Tasks extension demo (paint_task, tasks/*), which the
-SDK routes itself.
+SDK routes itself. Served besides: `book_room` as the examples serve it
+(CONTRACT.md: asks only the nights, books at most once per flow), through the
+adapter's run_once.
 
 The HTTP edge is server.py's, with the same environment (SNODO_ALLOWED_HOSTS,
 SNODO_ALLOWED_ORIGINS, SNODO_MAX_SESSIONS, SNODO_MAX_SESSIONS_PER_CLIENT,
@@ -29,7 +31,7 @@ import os
 import socket
 import sys
 import time
-from typing import Any, Awaitable, Callable, Dict, List, Optional, Tuple
+from typing import Any, Awaitable, Callable, Dict, List, MutableMapping, Optional, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import server as app  # noqa: E402  (the handlers and the key loading of the plain example)
@@ -64,10 +66,47 @@ def trigger(kind: str) -> Any:
     return run
 
 
+# --- book_room: the examples' effectful tool (CONTRACT.md), booked at most once per flow ---
+#
+# Through the adapter's once methods, on server.py's store and ledger: the process's MemoryStore and
+# a list in memory (or SNODO_LEDGER's file), or the Redis that SNODO_REDIS_URL /
+# SNODO_REDIS_CLUSTER_URLS names. A sync function: snodo runs it in a worker thread, where
+# run_once may wait for another caller of the flow without stalling the server.
+
+BOOKING = mrtr.elicit_form("How many nights shall we book?", {"type": "object", "required": ["nights"],
+                           "properties": {"nights": {"type": "integer", "minimum": 1, "maximum": 14}}})
+
+
+def book_room(snodo: Snodo, append: Callable[[Dict[str, Any]], int]) -> Callable[[mrtr.Call], mrtr.Outcome]:
+    def book(call: mrtr.Call) -> mrtr.Outcome:
+        done = snodo.check_once(call)
+        if done is not None:  # booked already: the same booking, or refused as replayed
+            return done
+        a = call.response("booking", BOOKING)
+        if a.is_declined or a.is_cancelled:
+            return app.text("No room booked.")
+        if not a.is_accepted or call.flow_id is None:  # answers sent up front have no flow to book once
+            return mrtr.input_required({"booking": BOOKING})
+        entry = {"flow": call.flow_id, "principal": call.principal, "answers": {"nights": a.value["nights"]}}
+
+        def effect(lease: mrtr.OnceLease) -> Dict[str, Any]:
+            # The fence lets a ledger refuse a write from an owner whose lease lapsed.
+            n = append({**entry, "fence": lease.fence})
+            return {"content": [{"type": "text", "text": f"Booked: entry #{n}"}]}
+
+        try:
+            return snodo.run_once(call, effect)
+        except app.LedgerError as e:  # nothing was written: run_once released the claim, a retry books
+            return mrtr.error(-32603, f"ledger unavailable: {e}")
+
+    return book
+
+
 def build(engine: Any) -> MCPServer:
     # A version, so the serverInfo the SDK stamps on server/discover is complete.
     mcp = MCPServer("snodo-python-sdk-example", version=mrtr.VERSION)
-    snodo = Snodo(engine, principal=bearer).install(mcp)
+    store, append = app.booking_effects()
+    snodo = Snodo(engine, principal=bearer, once=store).install(mcp)
     for name, (description, handler) in app.TOOLS.items():
         if name in TRIGGERS:
             mcp.add_tool(trigger(TRIGGERS[name]), name=name, description=description)
@@ -77,6 +116,8 @@ def build(engine: Any) -> MCPServer:
                    mime_type="text/plain")(app.preferred_color_resource)
     for name, (description, handler) in app.PROMPTS.items():
         snodo.prompt(mcp, name=name, description=description)(handler)
+    snodo.tool(mcp, name="book_room", description="Books a room, once: asks for how many nights")(
+        book_room(snodo, append))
     return mcp
 
 
@@ -85,9 +126,10 @@ def build(engine: Any) -> MCPServer:
 # ASGI in its plainest form: `scope` says what the request is, `receive` yields its body,
 # `send` takes the answer. Edge answers a refusal itself and passes everything else on.
 
-Scope = Dict[str, Any]
-Receive = Callable[[], Awaitable[Dict[str, Any]]]
-Send = Callable[[Dict[str, Any]], Awaitable[None]]
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
@@ -146,7 +188,7 @@ class Edge:
                 if full == "client" else (503, "Too many sessions; try again later")
             return await answer(send, status, app.rpc_error(None, -32000, why))
 
-        async def opening(message: Dict[str, Any]) -> None:
+        async def opening(message: Message) -> None:
             if message["type"] == "http.response.start" and message["status"] < 400:
                 opened = next((v.decode("latin-1") for k, v in message.get("headers", [])
                                if k.lower() == b"mcp-session-id"), None)
@@ -168,7 +210,7 @@ class Edge:
             return await answer(send, refusal.http_status, refusal.to_json())
         ended = False
 
-        async def watch(message: Dict[str, Any]) -> None:
+        async def watch(message: Message) -> None:
             nonlocal ended
             if message["type"] == "http.response.start" and scope["method"] == "DELETE":
                 ended = message["status"] < 400
@@ -266,6 +308,7 @@ def main() -> None:
     mode.add_argument("--stdio", action="store_true")
     mode.add_argument("--http", type=int, metavar="PORT")
     args = parser.parse_args()
+    app.check_effects()  # a configured Redis: reachable and not evicting, or exit
     mcp = build(app.load_engine()())
     if args.stdio:
         mcp.run("stdio")
