@@ -2,7 +2,8 @@
 # The Node suite: builds the snodo-mrtr addon for the tests with the napi CLI
 # pinned in bindings-node/package-lock.json (cargo feature test-knobs: the
 # vectors need fixedTime and testRandomSeed), checks the committed index.d.ts
-# for drift, runs `node --test` (every vector, the Node tests, the smoke and
+# for drift, runs `tsc --strict` over the SDK server and the Node example
+# (scripts/tsc-check.sh), runs `node --test` (every vector, the Node tests, the smoke and
 # edge tests of the Node contract servers in interop/servers/node), checks
 # the npm pack file lists, then has the package's own install script build
 # the addon users get (without the test knobs) and installs the folder, the
@@ -81,6 +82,9 @@ step "the Node contract servers' packages (interop/servers/node: snodo-mrtr link
 # shellcheck source=interop/setup.sh
 source interop/setup.sh
 interop_setup_node_servers
+
+step "tsc --strict over the SDK server and the example (scripts/tsc-check.sh)"
+bash scripts/tsc-check.sh
 
 step "node --test"
 (cd "$NODE_DIR" && node --test test/*.test.mjs)

@@ -13,31 +13,23 @@ import {
   toolError, unknownSession, version,
 } from 'snodo-mrtr';
 import { MemoryStore, checkOnce, runOnce } from 'snodo-mrtr/once';
+/** @typedef {import('snodo-mrtr').Outcome} Outcome @typedef {import('snodo-mrtr').Response} Response */
 
 const INFO = { name: 'snodo-node-example', version: version() };
 const MAX_BODY = 4 << 20;
 // 2025 sessions: at most 16 per user (per address when anonymous); one idle for 120 s with nothing in flight ends.
 const [SESSIONS_PER_CLIENT, SESSION_IDLE_MS] = [16, 120_000];
 
-function keys(spec) {
-  return spec.split(',').map((entry, n) => {
-    const [id, secret = ''] = entry.trim().split(/:(.*)/s);
-    // Hex first (what people paste; it is valid base64 too), else base64: standard or url-safe, padding optional.
-    if (/^(?:[0-9a-fA-F]{2})+$/.test(secret)) return { id, secret: Buffer.from(secret, 'hex') };
-    if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(secret)) return { id, secret: Buffer.from(secret, 'base64') };
-    throw new Error(`SNODO_KEYS entry ${n + 1} is not id:hex or id:base64`); // never echo a secret
-  });
-}
-
 const spec = (process.env.SNODO_KEYS ?? '').trim();
 const [hosts, origins] = ['SNODO_ALLOWED_HOSTS', 'SNODO_ALLOWED_ORIGINS']
   .map((name) => (process.env[name] ?? '').split(',').map((e) => e.trim()).filter(Boolean));
-let [engine, policy] = [];
+let /** @type {Engine} */ engine, /** @type {OriginPolicy} */ policy;
 try {
-  engine = spec ? new Engine({ keys: keys(spec), serverInfo: INFO }) : Engine.development();
+  // fromEnv's CONFIG error names a bad SNODO_KEYS entry, never its bytes.
+  engine = spec ? Engine.fromEnv({ serverInfo: INFO }) : Engine.development();
   policy = hosts.length || origins.length ? new OriginPolicy({ hosts, origins }) : new OriginPolicy();
 } catch (e) {
-  console.error(`configuration: ${e.message}`);
+  console.error(`configuration: ${/** @type {Error} */ (e).message}`);
   process.exit(2);
 }
 if (!spec) console.error('warning: SNODO_KEYS is not set: a random key for this process only');
@@ -47,9 +39,9 @@ const COLOR = elicitForm('Which color do you prefer?', { type: 'object', require
   properties: { color: { type: 'string', enum: ['red', 'green', 'blue'] } } });
 const BOOKING = elicitForm('How many nights shall we book?', { type: 'object', required: ['nights'],
   properties: { nights: { type: 'integer', minimum: 1, maximum: 14 } } });
-const text = (t) => complete({ content: [{ type: 'text', text: t }] });
+const text = (/** @type {string} */ t) => complete({ content: [{ type: 'text', text: t }] });
 
-function preferredColor(call) {
+function preferredColor(/** @type {Call} */ call) {
   const a = call.response('color', COLOR);
   if (a.kind === 'accepted') return text(`Your preferred color is ${a.value.color}.`);
   if (a.kind === 'declined') return text('You declined to choose a color.');
@@ -62,9 +54,9 @@ function preferredColor(call) {
 // still books once: new RedisStore({ client }) from snodo-mrtr/once on a connected node-redis client,
 // and `await store.check()` at start-up (it refuses a Redis that may evict records; docs/once.md).
 const store = new MemoryStore();
-const bookings = []; // stands in for your database
+const bookings = /** @type {{ user: string | null, nights: number, fence: number }[]} */ ([]); // your database
 
-async function bookRoom(call) {
+async function bookRoom(/** @type {Call} */ call) {
   try {
     if (call.flowId !== null) { // a retry: the flow may be booked already
       const remembered = await checkOnce(store, call);
@@ -77,39 +69,43 @@ async function bookRoom(call) {
       bookings.push({ user: call.principal, nights: a.value.nights, fence });
       return { content: [{ type: 'text', text: `Booked: entry #${bookings.length}` }] };
     }));
-  } catch (e) {
+  } catch (/** @type {any} */ e) { // a coded error of snodo-mrtr/once (e.code, e.reason)
     if (e.code === 'TOKEN') return error(-32602, 'Invalid or expired requestState', { reason: e.reason }); // replayed
     if (e.code === 'STORE') return error(-32603, `once store unavailable: ${e.message}`); // nothing booked: retry
     throw e;
   }
 }
 
+/** @type {Record<string, [string, (call: Call) => Outcome | Promise<Outcome>]>} */
 const TOOLS = { preferred_color: ['Asks your preferred color', preferredColor],
   book_room: ['Books a room, once: asks for how many nights', bookRoom] };
-const tool = ([name, [description]]) => ({ name, description, inputSchema: { type: 'object' } });
+const tool = (/** @type {any} */ [name, [description]]) => ({ name, description, inputSchema: { type: 'object' } });
+/** @type {Record<string, object>} */
 const LISTS = { 'server/discover': { supportedVersions: ['2026-07-28'], capabilities: { tools: {} } },
   'tools/list': { tools: Object.entries(TOOLS).map(tool) } };
 
-async function route(call) {
+async function route(/** @type {Call} */ call) {
   try { // the lists are the same for everyone, every time: cacheable
     if (Object.hasOwn(LISTS, call.method)) return complete({ ...LISTS[call.method], ttlMs: 0, cacheScope: 'private' });
     if (call.method !== 'tools/call') return error(-32601, `Method not found: ${call.method}`);
     if (!Object.hasOwn(TOOLS, call.name ?? '')) return error(-32602, `Unknown tool: ${call.name}`);
-    return await TOOLS[call.name][1](call);
-  } catch (e) { // a bug in a tool still gets exactly one response
+    return await TOOLS[call.name ?? ''][1](call);
+  } catch (/** @type {any} */ e) { // a bug in a tool still gets exactly one response
     console.error(`${call.method} failed: ${e.stack ?? e}`);
     return error(-32603, 'Internal error');
   }
 }
 
-function sent(response) {
+function sent(/** @type {Response} */ response) {
   if (response.diagnostic) console.error(`snodo: ${response.diagnostic}`); // for the operator, never the client
   return response.json;
 }
-async function answer(body, principal) { // a 2026-07-28 request; principal null: the anonymous user
+/** A 2026-07-28 request; principal null: anonymous. @param {string | Buffer} body @param {string | null} principal */
+async function answer(body, principal) {
   const call = engine.begin(body, principal);
   return call instanceof Call ? engine.decide(call, await route(call)) : call;
 }
+/** @param {string} text @returns {[any, boolean]} */
 function parse(text) { // [the message, whether it is a request]
   let m; // (what is not JSON, or not an object, is a request that begin answers with its error)
   try { m = JSON.parse(text); } catch { return [{}, text.trim() !== '']; }
@@ -118,16 +114,18 @@ function parse(text) { // [the message, whether it is a request]
 }
 
 // --- 2025-era sessions: snodo's legacy bridge asks the client with real requests; answers come back.
-const waiting = new Map(); // by the id of each question we sent: { pending, settle }
-const sessions = new Map(); // HTTP sessions by Mcp-Session-Id
+const waiting = /** @type {Map<unknown, any>} */ (new Map()); // by the id of each question we sent: { pending, settle }
+const sessions = /** @type {Map<unknown, Legacy>} */ (new Map()); // HTTP sessions by Mcp-Session-Id
 class Legacy { // a session: what `initialize` negotiated and who opened it, its client, its use
+  /** @param {any} m an initialize @param {string | null} principal @param {string} client */
   constructor(m, principal, client) {
     const negotiated = engine.legacyVersionFor(String(m.params?.protocolVersion ?? '')) ?? '';
     this.session = Session.fromInitialize(m, negotiated, principal);
-    [this.client, this.seen, this.busy] = [client, Date.now(), 0];
+    this.client = client; this.seen = Date.now(); this.busy = 0;
     const result = { protocolVersion: negotiated, capabilities: { tools: {} }, serverInfo: INFO };
     this.welcome = JSON.stringify({ jsonrpc: '2.0', id: m.id, result });
   }
+  /** @param {string | Buffer} body @param {string | null} principal @param {(text: string) => void} send */
   async request(body, principal, send) { // send(text): the questions it asks, then its response
     let call = engine.beginLegacy(body, this.session, principal);
     while (call instanceof Call) {
@@ -152,26 +150,28 @@ class Legacy { // a session: what `initialize` negotiated and who opened it, its
   }
 }
 
-function opened(m, principal, client) { // null: snodo refused the initialize (then begin answers its error)
+/** null: snodo refused it (begin answers). @param {any} m @param {string | null} principal @param {string} client */
+function opened(m, principal, client) {
   try { return new Legacy(m, principal, client); } catch { return null; }
 }
 
-function take(m, body, principal) { // an answer to one of our questions: null when taken, else why not
+/** null: the answer was taken; else why not. @param {any} m @param {string|Buffer} body @param {string?} principal */
+function take(m, body, principal) {
   const flow = waiting.get(m.id);
   if (!flow) return `no question awaits id ${JSON.stringify(m.id)}`;
   try { // snodo refuses an answer that is late, repeated, malformed or another user's
     const fed = engine.feed(flow.pending, body, principal);
     if (fed.kind !== 'waiting') flow.settle(fed); // every answer is in (or the flow failed)
   } catch (e) {
-    return e.message;
+    return /** @type {Error} */ (e).message;
   }
   return null;
 }
 
 function serveStdio() { // one client, the anonymous user; `initialize` first: a 2025 session
-  const write = (line) => process.stdout.write(`${line}\n`);
-  let ls = null;
-  const onLine = async (line) => {
+  const write = (/** @type {string} */ line) => process.stdout.write(`${line}\n`);
+  let ls = /** @type {Legacy | null} */ (null);
+  const onLine = async (/** @type {string} */ line) => {
     const [m, isRequest] = parse(line);
     if (ls === null && isRequest && m.method === 'initialize' && (ls = opened(m, null, 'stdio')) !== null) {
       write(ls.welcome);
@@ -185,22 +185,24 @@ function serveStdio() { // one client, the anonymous user; `initialize` first: a
     }
   };
   readline.createInterface({ input: process.stdin, crlfDelay: Infinity })
-    .on('line', (line) => onLine(line).catch((e) => console.error(`failed: ${e.stack ?? e}`)));
+    .on('line', (line) => onLine(line).catch((/** @type {any} */ e) => console.error(`failed: ${e.stack ?? e}`)));
 }
 
-async function mcp(req, res) { // Streamable HTTP: POST /mcp
+/** Streamable HTTP: POST /mcp. @param {http.IncomingMessage} req @param {http.ServerResponse} res */
+async function mcp(req, res) {
   const json = { 'content-type': 'application/json' };
+  /** @param {number} status @param {string} [body] @param {Record<string, string>} [headers] */
   const send = (status, body, headers = {}) => res.writeHead(status, { ...json, ...headers }).end(body);
-  const reply = (response) => send(response.httpStatus, sent(response));
+  const reply = (/** @type {Response} */ response) => send(response.httpStatus, sent(response));
   let refusal = checkHttpOrigin(policy, req.rawHeaders); // first: a web page, or DNS rebinding
   if (refusal) return reply(refusal);
-  if (new URL(req.url, 'http://localhost').pathname !== '/mcp') return send(404);
+  if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/mcp') return send(404);
   if (req.method !== 'POST') return send(405, undefined, { allow: 'POST' });
   // DEMO ONLY: the bearer token is the user's name. A real server verifies it and passes the user.
   const principal = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1].trim() || null; // null: anon
   const sid = req.headers['mcp-session-id'];
   let ls = sessions.get(sid) ?? null;
-  refusal = ls?.session.checkPrincipal(principal); // another user's session: as if it did not exist
+  refusal = ls?.session.checkPrincipal(principal) ?? null; // another user's session: as if it did not exist
   if (refusal || (sid !== undefined && ls === null)) return reply(refusal ?? unknownSession()); // same bytes
   const chunks = [];
   let size = 0;
@@ -225,7 +227,7 @@ async function mcp(req, res) { // Streamable HTTP: POST /mcp
   if (ls !== null && isRequest) { // its questions, then its response: events on this POST's stream
     ls.seen = Date.now();
     res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': sid });
-    await ls.request(body, principal, (t) => res.write(`event: message\ndata: ${t}\n\n`));
+    await ls.request(body, principal, (/** @type {string} */ t) => res.write(`event: message\ndata: ${t}\n\n`));
     return res.end();
   }
   const why = ls !== null && m.method === undefined ? take(m, body, principal) : null;
@@ -235,12 +237,12 @@ async function mcp(req, res) { // Streamable HTTP: POST /mcp
 const args = process.argv.slice(2);
 if (args.length === 1 && args[0] === '--stdio') serveStdio();
 else if (args.length === 2 && args[0] === '--http' && /^\d+$/.test(args[1])) {
-  const server = http.createServer((req, res) => mcp(req, res).catch((e) => {
+  const server = http.createServer((req, res) => mcp(req, res).catch((/** @type {any} */ e) => {
     console.error(`request failed: ${e.stack ?? e}`);
     if (!res.headersSent) res.writeHead(500).end();
   }));
   server.listen(Number(args[1]), '127.0.0.1', () => {
-    console.error(`listening on http://127.0.0.1:${server.address().port}/mcp`);
+    console.error(`listening on http://127.0.0.1:${/** @type {any} */ (server.address()).port}/mcp`);
   });
 } else {
   console.error('usage: server.mjs --stdio | --http PORT');
