@@ -96,10 +96,9 @@ export declare class Engine {
    */
   constructor(config: EngineConfig)
   /**
-   * An engine with the key ring of `SNODO_KEYS` (`id:hex` or `id:base64` entries,
-   * comma-separated, the first signs) and `options`, `new Engine`'s fields without `keys`.
-   * Throws `CONFIG` when it is unset or blank, or naming a bad entry by position and id (never
-   * key bytes).
+   * The key ring of `SNODO_KEYS` (`id:hex` or `id:base64` entries, comma-separated, the first
+   * signs) and `options`, `new Engine`'s fields but `keys`. Throws `CONFIG` if it is unset or
+   * blank, or naming a bad entry by position and id (never key bytes).
    */
   static fromEnv(options?: Omit<EngineConfig, 'keys'>): Engine
   /**

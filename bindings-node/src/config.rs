@@ -164,53 +164,27 @@ fn read_key(item: Unknown, i: usize) -> Result<Key> {
     Key::new(id, secret).map_err(core)
 }
 
-/// Reads `new Engine(config)`'s argument into the core's `Config`.
-pub(crate) fn read(env: &Env, value: Unknown) -> Result<Config> {
+/// Reads `new Engine(config)`'s argument into the core's `Config`; with `from_env` (the ring
+/// `Engine.fromEnv` read from `SNODO_KEYS`), its options: the same fields but `keys`.
+pub(crate) fn read(env: &Env, value: Unknown, from_env: Option<Vec<Key>>) -> Result<Config> {
     if value.get_type().coded()? != ValueType::Object {
         return Err(config("config: must be an object"));
     }
     let obj = Object::from_unknown(value).coded()?;
     known_fields(&obj)?;
-    let Some(keys) = prop(&obj, "keys")? else {
-        return Err(config("keys: required, an array of {id, secret}"));
+    let keys = match (prop(&obj, "keys")?, from_env) {
+        (None, Some(ring)) => Err(ring),
+        (Some(_), Some(_)) => return Err(config("keys: Engine.fromEnv reads them from SNODO_KEYS")),
+        (None, None) => return Err(config("keys: required, an array of {id, secret}")),
+        (Some(keys), None) if keys.is_array().coded()? => Ok(Array::from_unknown(keys).coded()?),
+        (Some(_), None) => return Err(config("keys: must be an array of {id, secret}")),
     };
-    if !keys.is_array().coded()? {
-        return Err(config("keys: must be an array of {id, secret}"));
-    }
-    let keys = Array::from_unknown(keys).coded()?;
-    let mut ring = Vec::with_capacity(keys.len() as usize);
-    for i in 0..keys.len() {
-        let item: Unknown = keys.get(i).coded()?.ok_or_else(|| config("keys: hole"))?;
-        ring.push(read_key(item, i as usize)?);
-    }
-    read_fields(env, &obj, ring)
-}
-
-/// Reads `Engine.fromEnv(options?)`'s argument (`new Engine`'s fields without `keys`) around
-/// `ring`, the keys the core's loader read from `SNODO_KEYS`.
-pub(crate) fn read_options(env: &Env, value: Option<Unknown>, ring: Vec<Key>) -> Result<Config> {
-    let value = match value {
-        Some(v) if !json::is_nullish(&v)? => v,
-        _ => {
-            let mut c = Config::new(ring);
-            c.spelling = snodo::Spelling::Camel;
-            return Ok(c);
-        }
+    let ring = match keys {
+        Err(ring) => ring,
+        Ok(keys) => (0..keys.len())
+            .map(|i| read_key(keys.get(i).coded()?.ok_or_else(|| config("keys: hole"))?, i as usize))
+            .collect::<Result<Vec<Key>>>()?,
     };
-    if value.get_type().coded()? != ValueType::Object {
-        return Err(config("options: must be an object"));
-    }
-    let obj = Object::from_unknown(value).coded()?;
-    known_fields(&obj)?;
-    if prop(&obj, "keys")?.is_some() {
-        return Err(config("keys: Engine.fromEnv reads them from SNODO_KEYS; pass the other fields only"));
-    }
-    read_fields(env, &obj, ring)
-}
-
-/// Every field but `keys`, onto a config holding `ring`.
-fn read_fields(env: &Env, obj: &Object, ring: Vec<Key>) -> Result<Config> {
-    let obj = *obj;
     let mut c = Config::new(ring);
     // Node spells config names in camelCase; the core's errors follow.
     c.spelling = snodo::Spelling::Camel;

@@ -6,7 +6,7 @@ use napi::bindgen_prelude::*;
 use snodo::Config;
 
 use crate::call::Call;
-use crate::error::{Result, core};
+use crate::error::{Coded, Result, core};
 use crate::response::{Response, outcome_arg};
 use crate::{config, json};
 
@@ -52,26 +52,25 @@ impl Engine {
     /// names it as written, e.g. `ttlSecs`).
     #[napi(constructor, catch_unwind)]
     pub fn new(env: Env, #[napi(ts_arg_type = "EngineConfig")] config: Unknown) -> Result<Self> {
-        let config = config::read(&env, config)?;
-        let summary = summary(&config, false);
-        let inner = snodo::Engine::new(config).map_err(core)?;
-        Ok(Engine { inner, summary })
+        let config = config::read(&env, config, None)?;
+        Ok(Engine { summary: summary(&config, false), inner: snodo::Engine::new(config).map_err(core)? })
     }
 
-    /// An engine with the key ring of `SNODO_KEYS` (`id:hex` or `id:base64` entries,
-    /// comma-separated, the first signs) and `options`, `new Engine`'s fields without `keys`.
-    /// Throws `CONFIG` when it is unset or blank, or naming a bad entry by position and id (never
-    /// key bytes).
+    /// The key ring of `SNODO_KEYS` (`id:hex` or `id:base64` entries, comma-separated, the first
+    /// signs) and `options`, `new Engine`'s fields but `keys`. Throws `CONFIG` if it is unset or
+    /// blank, or naming a bad entry by position and id (never key bytes).
     #[napi(factory, catch_unwind)]
     pub fn from_env(
         env: Env,
         #[napi(ts_arg_type = "Omit<EngineConfig, 'keys'>")] options: Option<Unknown>,
-    ) -> Result<Engine> {
+    ) -> Result<Self> {
         let ring = Config::from_env().map_err(core)?.keys;
-        let config = config::read_options(&env, options, ring)?;
-        let summary = summary(&config, false);
-        let inner = snodo::Engine::new(config).map_err(core)?;
-        Ok(Engine { inner, summary })
+        let options = match options {
+            Some(v) if !json::is_nullish(&v)? => v,
+            _ => Object::new(&env).coded()?.to_unknown(),
+        };
+        let config = config::read(&env, options, Some(ring))?;
+        Ok(Engine { summary: summary(&config, false), inner: snodo::Engine::new(config).map_err(core)? })
     }
 
     /// An engine with one random key that lives as long as this engine.
@@ -80,10 +79,9 @@ impl Engine {
     /// another worker thread, or after a restart.
     #[napi(factory, catch_unwind)]
     pub fn development() -> Result<Engine> {
-        let inner = snodo::Engine::development().map_err(core)?;
-        let mut summary = summary(&Config::new(Vec::new()), true);
-        summary.key_ids = vec!["dev".to_owned()];
-        Ok(Engine { inner, summary })
+        let summary =
+            EngineSummary { key_ids: vec!["dev".to_owned()], ..summary(&Config::new(Vec::new()), true) };
+        Ok(Engine { inner: snodo::Engine::development().map_err(core)?, summary })
     }
 
     /// Reads a request message that may be an MRTR retry. `request` is the whole JSON-RPC message:
