@@ -255,9 +255,8 @@ typedef enum {
 // across threads.
 typedef struct snodo_call snodo_call;
 
-// An engine configuration under construction: `snodo_config_new`, the setters,
-// then `snodo_engine_new` (which does not consume it). Not shareable across
-// threads.
+// An engine configuration under construction: `snodo_config_new`, the setters, then `snodo_engine_new`
+// (which does not consume it). Not shareable across threads.
 typedef struct snodo_config snodo_config;
 
 // The MRTR engine: immutable once built, and shareable across threads.
@@ -390,51 +389,38 @@ snodo_status snodo_last_token_reason(char **out, size_t *out_len);
 // undefined behaviour. A string may be freed on any thread.
 void snodo_string_free(char *s);
 
-// A configuration with no keys and every default (ttl 300 s, 16 rounds, flow
-// age 3600 s, 16 KiB tokens, 4 MiB requests, 64 input responses, versions
-// `["2026-07-28"]`, skew 60 s, lenient answers, no audience, system clock).
+// A configuration with no keys and every default (ttl 300 s, 16 rounds, flow age 3600 s, 16 KiB tokens,
+// 4 MiB requests, 64 input responses, versions `["2026-07-28"]`, skew 60 s, lenient answers, no audience,
+// system clock).
 snodo_status snodo_config_new(snodo_config **out);
 
 // Frees a configuration. Engines built from it stay valid.
 void snodo_config_free(snodo_config *config);
 
-// Adds a key to the ring: `id` (1 to 32 bytes of `A-Z a-z 0-9 _ -`) and
-// `secret` (32 to 1024 random bytes, copied, zeroized when the engine is
-// freed). The first key added signs; all verify; at most 8 keys (a ninth is
-// CONFIG from `snodo_engine_new`). Statuses: OK, CONFIG.
+// Adds a key to the ring: `id` (1 to 32 bytes of `A-Z a-z 0-9 _ -`) and `secret` (32 to 1024 random bytes,
+// copied, zeroized when the engine is freed). The first key added signs; all verify; at most 8 keys (a
+// ninth is CONFIG from `snodo_engine_new`). Statuses: OK, CONFIG.
 snodo_status snodo_config_add_key(snodo_config *config,
                                   const uint8_t *id,
                                   size_t id_len,
                                   const uint8_t *secret,
                                   size_t secret_len);
 
-// Replaces the config's keys with the ring in the environment variable `name`
-// (`name_len` bytes; NULL: `SNODO_KEYS`): comma-separated `id:hex` or
-// `id:base64` entries as `snodo-mrtr keygen` prints them, the first signs, all
-// verify. On failure the config is unchanged and the last error names the bad
-// entry by position (and id), never key bytes; unset or blank is "SNODO_KEYS is
-// not set: `snodo-mrtr keygen` prints an entry". It reads the process
-// environment, which is not safe against a concurrent `setenv`: call it at
-// start-up. Statuses: OK, CONFIG, INVALID_UTF8.
+// Replaces the config's keys with the ring in the environment variable `name` (NULL: `SNODO_KEYS`):
+// `id:hex` or `id:base64` entries, comma-separated, the first signs. On failure the config is unchanged
+// and the last error names the bad entry by position and id (never key bytes), or says the variable is not
+// set. Call it at start-up (a concurrent `setenv` is unsafe). Statuses: OK, CONFIG, INVALID_UTF8.
 snodo_status snodo_config_set_keys_from_env(snodo_config *config,
                                             const uint8_t *name,
                                             size_t name_len);
 
-// `snodo_config_set_keys_from_env` for a value held elsewhere (a secret
-// manager, a file): replaces the config's keys with the ring `spec`, in the
-// `SNODO_KEYS` form, with the same errors. Statuses: OK, CONFIG, INVALID_UTF8.
-snodo_status snodo_config_set_keys_from_spec(snodo_config *config,
-                                             const uint8_t *spec,
-                                             size_t spec_len);
-
-// Sets the limit `name` (snake_case, from the core's `LIMITS`: `ttl_secs`,
-// `max_rounds`, `max_flow_age_secs`, `max_token_bytes`, `max_request_bytes`,
-// `max_input_responses`, `clock_skew_secs`, `token_version` (1 or 2, default
-// 1), `min_token_version` (1 or 2, default 1: 2 refuses v1 tokens, reason
-// `version`)); each typed setter below is this call. `snodo_engine_new` checks
-// the range. `test_random_seed` (tests: token ids and v2 nonces from the seed)
-// is refused as `snodo_config_set_fixed_time` is. Statuses: OK, CONFIG
-// (unknown name, a test-only name, a value too large for the field).
+// Sets the limit `name` (snake_case, from the core's `LIMITS`: `ttl_secs`, `max_rounds`,
+// `max_flow_age_secs`, `max_token_bytes`, `max_request_bytes`, `max_input_responses`, `clock_skew_secs`,
+// `token_version` (1 or 2, default 1), `min_token_version` (1 or 2, default 1: 2 refuses v1 tokens, reason
+// `version`)); each typed setter below is this call. `snodo_engine_new` checks the range.
+// `test_random_seed` (tests: token ids and v2 nonces from the seed) is refused as
+// `snodo_config_set_fixed_time` is. Statuses: OK, CONFIG (unknown name, a test-only name, a value too
+// large for the field).
 snodo_status snodo_config_set_limit(snodo_config *config,
                                     const uint8_t *name,
                                     size_t name_len,
@@ -446,68 +432,61 @@ snodo_status snodo_config_set_ttl_secs(snodo_config *config, uint64_t value);
 // Sets the most rounds per flow (`max_rounds`: 1 to 1000, default 16).
 snodo_status snodo_config_set_max_rounds(snodo_config *config, uint32_t value);
 
-// Sets the oldest a flow may get in seconds (`max_flow_age_secs`: at least the
-// ttl, at most 604800; default 3600).
+// Sets the oldest a flow may get in seconds (`max_flow_age_secs`: at least the ttl, at most 604800;
+// default 3600).
 snodo_status snodo_config_set_max_flow_age_secs(snodo_config *config, uint64_t value);
 
-// Sets the largest token issued or accepted (`max_token_bytes`: 256 to
-// 1048576, default 16384).
+// Sets the largest token issued or accepted (`max_token_bytes`: 256 to 1048576, default 16384).
 snodo_status snodo_config_set_max_token_bytes(snodo_config *config, size_t value);
 
-// Sets the largest request `snodo_engine_begin` reads (`max_request_bytes`:
-// 1024 to 67108864, default 4194304).
-snodo_status snodo_config_set_max_request_bytes(snodo_config *config, size_t value);
+// Sets the largest request `snodo_engine_begin` reads (`max_request_bytes`: 1024 to 67108864, default
+// 4194304).
+snodo_status snodo_config_set_max_request_bytes(snodo_config *config,
+                                                size_t value);
 
-// Sets the most `inputResponses` entries accepted (`max_input_responses`: 1 to
-// 4096, default 64).
+// Sets the most `inputResponses` entries accepted (`max_input_responses`: 1 to 4096, default 64).
 snodo_status snodo_config_set_max_input_responses(snodo_config *config, size_t value);
 
-// Sets the tolerated clock skew for tokens issued in the future
-// (`clock_skew_secs`: 0 to 300, default 60).
-snodo_status snodo_config_set_clock_skew_secs(snodo_config *config, uint64_t value);
+// Sets the tolerated clock skew for tokens issued in the future (`clock_skew_secs`: 0 to 300, default 60).
+snodo_status snodo_config_set_clock_skew_secs(snodo_config *config,
+                                              uint64_t value);
 
-// Adds a supported protocol version (`YYYY-MM-DD`, checked by
-// `snodo_engine_new`). The first call replaces the default list
-// `["2026-07-28"]`; later calls append. MRTR is on for versions from
-// 2026-07-28 on and off for earlier ones.
+// Adds a supported protocol version (`YYYY-MM-DD`, checked by `snodo_engine_new`). The first call replaces
+// the default list `["2026-07-28"]`; later calls append. MRTR is on for versions from 2026-07-28 on and
+// off for earlier ones.
 snodo_status snodo_config_add_supported_version(snodo_config *config,
                                                 const uint8_t *version,
                                                 size_t version_len);
 
-// Sets `io.modelcontextprotocol/serverInfo`, a JSON object stamped on every
-// result's `_meta` (not an object: CONFIG from `snodo_engine_new`). NULL
-// removes it.
+// Sets `io.modelcontextprotocol/serverInfo`, a JSON object stamped on every result's `_meta` (not an
+// object: CONFIG from `snodo_engine_new`). NULL removes it.
 snodo_status snodo_config_set_server_info(snodo_config *config,
                                           const uint8_t *info,
                                           size_t info_len);
 
-// `strict_answers` (default false). False: an answer sent without a
-// `requestState` counts for the question the handler passes to
-// `snodo_call_response`, validated against it. True: only questions pinned by
-// a verified token count.
-snodo_status snodo_config_set_strict_answers(snodo_config *config, bool value);
+// `strict_answers` (default false). False: an answer sent without a `requestState` counts for the question
+// the handler passes to `snodo_call_response`, validated against it. True: only questions pinned by a
+// verified token count.
+snodo_status snodo_config_set_strict_answers(snodo_config *config,
+                                             bool value);
 
-// `audience`: this service's name, bound into every token so that a token
-// never opens at another service sharing a key by mistake; NULL (the default)
-// binds none. Checked by `snodo_engine_new` (1 to 256 bytes, no control
-// characters: CONFIG).
+// `audience`: this service's name, bound into every token so that a token never opens at another service
+// sharing a key by mistake; NULL (the default) binds none. Checked by `snodo_engine_new` (1 to 256 bytes,
+// no control characters: CONFIG).
 snodo_status snodo_config_set_audience(snodo_config *config,
                                        const uint8_t *audience,
                                        size_t audience_len);
 
-// **Tests only**: fixes the engine clock at `now` Unix seconds (tokens then
-// never expire), for the shared vectors. Takes effect only in a libsnodo built
-// with the cargo feature `test-knobs` (the test suites'); any other build,
-// `make install`'s included, answers CONFIG ("a test-only setting, absent from
-// this build") and leaves the config unchanged. Statuses: OK (`test-knobs`
-// builds only), CONFIG.
-snodo_status snodo_config_set_fixed_time(snodo_config *config, uint64_t now);
+// **Tests only**: fixes the engine clock at `now` Unix seconds (tokens then never expire), for the shared
+// vectors. Takes effect only in a libsnodo built with the cargo feature `test-knobs` (the test suites');
+// any other build, `make install`'s included, answers CONFIG ("a test-only setting, absent from this
+// build") and leaves the config unchanged. Statuses: OK (`test-knobs` builds only), CONFIG.
+snodo_status snodo_config_set_fixed_time(snodo_config *config,
+                                         uint64_t now);
 
-// The 2025-era revisions accepted on a legacy session (`legacy_versions`), as
-// JSON text of an array of strings, e.g. `["2025-11-25","2025-06-18"]`; `[]`
-// disables legacy serving. Default: the three 2025 revisions. Each date is
-// checked by `snodo_engine_new`. Statuses: OK, CONFIG (not an array of
-// strings).
+// The 2025-era revisions accepted on a legacy session (`legacy_versions`), as JSON text of an array of
+// strings, e.g. `["2025-11-25","2025-06-18"]`; `[]` disables legacy serving. Default: the three 2025
+// revisions. Each date is checked by `snodo_engine_new`. Statuses: OK, CONFIG (not an array of strings).
 snodo_status snodo_config_set_legacy_versions(snodo_config *config,
                                               const uint8_t *versions,
                                               size_t versions_len);

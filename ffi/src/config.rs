@@ -1,34 +1,29 @@
 //! `snodo_config`: the engine configuration under construction.
 //!
-//! Every numeric limit goes through the core's one schema (`snodo::LIMITS`,
-//! `Config::set_limit`): `snodo_config_set_limit` takes any limit by its
-//! snake_case name, and each typed setter is that call with the name spelled
-//! once. Ranges are the core's, checked by `snodo_engine_new` (CONFIG,
-//! naming the field).
+//! Every numeric limit goes through the core's one schema (`snodo::LIMITS`, `Config::set_limit`):
+//! `snodo_config_set_limit` takes any limit by its snake_case name, and each typed setter is that call with
+//! the name spelled once. Ranges are the core's, checked by `snodo_engine_new` (CONFIG, naming the field).
 //!
-//! The test-only settings (`snodo_config_set_fixed_time` and the limit
-//! `test_random_seed`) take effect only in a build with the cargo feature
-//! `test-knobs` (the test suites'); any other build refuses them with
-//! CONFIG, so an installed libsnodo never stops its clock or predicts its
-//! token ids and v2 nonces.
+//! The test-only settings (`snodo_config_set_fixed_time` and the limit `test_random_seed`) take effect only
+//! in a build with the cargo feature `test-knobs` (the test suites'); any other build refuses them with
+//! CONFIG, so an installed libsnodo never stops its clock or predicts its token ids and v2 nonces.
 
 use snodo::{Config, Key};
 
 use crate::error::{Fail, snodo_status};
 use crate::ffi::{bytes, free_handle, guard, handle_mut, json_opt, make, string_list, text, text_opt};
 
-/// An engine configuration under construction: `snodo_config_new`, the setters,
-/// then `snodo_engine_new` (which does not consume it). Not shareable across
-/// threads.
+/// An engine configuration under construction: `snodo_config_new`, the setters, then `snodo_engine_new`
+/// (which does not consume it). Not shareable across threads.
 #[derive(Debug)]
 pub struct snodo_config {
     pub(crate) inner: Config,
     versions_set: bool,
 }
 
-/// A configuration with no keys and every default (ttl 300 s, 16 rounds, flow
-/// age 3600 s, 16 KiB tokens, 4 MiB requests, 64 input responses, versions
-/// `["2026-07-28"]`, skew 60 s, lenient answers, no audience, system clock).
+/// A configuration with no keys and every default (ttl 300 s, 16 rounds, flow age 3600 s, 16 KiB tokens,
+/// 4 MiB requests, 64 input responses, versions `["2026-07-28"]`, skew 60 s, lenient answers, no audience,
+/// system clock).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_config_new(out: *mut *mut snodo_config) -> snodo_status {
     unsafe { make(out, || Ok(snodo_config { inner: Config::new(Vec::new()), versions_set: false })) }
@@ -48,10 +43,9 @@ unsafe fn with(
     guard(|| f(unsafe { handle_mut(config, "config") }?))
 }
 
-/// Adds a key to the ring: `id` (1 to 32 bytes of `A-Z a-z 0-9 _ -`) and
-/// `secret` (32 to 1024 random bytes, copied, zeroized when the engine is
-/// freed). The first key added signs; all verify; at most 8 keys (a ninth is
-/// CONFIG from `snodo_engine_new`). Statuses: OK, CONFIG.
+/// Adds a key to the ring: `id` (1 to 32 bytes of `A-Z a-z 0-9 _ -`) and `secret` (32 to 1024 random bytes,
+/// copied, zeroized when the engine is freed). The first key added signs; all verify; at most 8 keys (a
+/// ninth is CONFIG from `snodo_engine_new`). Statuses: OK, CONFIG.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_config_add_key(
     config: *mut snodo_config,
@@ -70,14 +64,10 @@ pub unsafe extern "C" fn snodo_config_add_key(
     }
 }
 
-/// Replaces the config's keys with the ring in the environment variable `name`
-/// (`name_len` bytes; NULL: `SNODO_KEYS`): comma-separated `id:hex` or
-/// `id:base64` entries as `snodo-mrtr keygen` prints them, the first signs, all
-/// verify. On failure the config is unchanged and the last error names the bad
-/// entry by position (and id), never key bytes; unset or blank is "SNODO_KEYS is
-/// not set: `snodo-mrtr keygen` prints an entry". It reads the process
-/// environment, which is not safe against a concurrent `setenv`: call it at
-/// start-up. Statuses: OK, CONFIG, INVALID_UTF8.
+/// Replaces the config's keys with the ring in the environment variable `name` (NULL: `SNODO_KEYS`):
+/// `id:hex` or `id:base64` entries, comma-separated, the first signs. On failure the config is unchanged
+/// and the last error names the bad entry by position and id (never key bytes), or says the variable is not
+/// set. Call it at start-up (a concurrent `setenv` is unsafe). Statuses: OK, CONFIG, INVALID_UTF8.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_config_set_keys_from_env(
     config: *mut snodo_config,
@@ -93,31 +83,13 @@ pub unsafe extern "C" fn snodo_config_set_keys_from_env(
     }
 }
 
-/// `snodo_config_set_keys_from_env` for a value held elsewhere (a secret
-/// manager, a file): replaces the config's keys with the ring `spec`, in the
-/// `SNODO_KEYS` form, with the same errors. Statuses: OK, CONFIG, INVALID_UTF8.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn snodo_config_set_keys_from_spec(
-    config: *mut snodo_config,
-    spec: *const u8,
-    spec_len: usize,
-) -> snodo_status {
-    unsafe {
-        with(config, |c| {
-            c.inner.keys = snodo::parse_keys(text(spec, spec_len, "spec")?)?;
-            Ok(())
-        })
-    }
-}
-
-/// Sets the limit `name` (snake_case, from the core's `LIMITS`: `ttl_secs`,
-/// `max_rounds`, `max_flow_age_secs`, `max_token_bytes`, `max_request_bytes`,
-/// `max_input_responses`, `clock_skew_secs`, `token_version` (1 or 2, default
-/// 1), `min_token_version` (1 or 2, default 1: 2 refuses v1 tokens, reason
-/// `version`)); each typed setter below is this call. `snodo_engine_new` checks
-/// the range. `test_random_seed` (tests: token ids and v2 nonces from the seed)
-/// is refused as `snodo_config_set_fixed_time` is. Statuses: OK, CONFIG
-/// (unknown name, a test-only name, a value too large for the field).
+/// Sets the limit `name` (snake_case, from the core's `LIMITS`: `ttl_secs`, `max_rounds`,
+/// `max_flow_age_secs`, `max_token_bytes`, `max_request_bytes`, `max_input_responses`, `clock_skew_secs`,
+/// `token_version` (1 or 2, default 1), `min_token_version` (1 or 2, default 1: 2 refuses v1 tokens, reason
+/// `version`)); each typed setter below is this call. `snodo_engine_new` checks the range.
+/// `test_random_seed` (tests: token ids and v2 nonces from the seed) is refused as
+/// `snodo_config_set_fixed_time` is. Statuses: OK, CONFIG (unknown name, a test-only name, a value too
+/// large for the field).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_config_set_limit(
     config: *mut snodo_config,
@@ -128,8 +100,8 @@ pub unsafe extern "C" fn snodo_config_set_limit(
     unsafe { with(config, |c| limit(&mut c.inner, text(name, name_len, "name")?, value)) }
 }
 
-/// `Config::set_limit`, but for the test-only seed in a build without the test
-/// knobs, where the core would only say "unknown configuration limit".
+/// `Config::set_limit`, but for the test-only seed in a build without the test knobs, where the core would
+/// only say "unknown configuration limit".
 fn limit(config: &mut Config, name: &str, value: u64) -> Result<(), Fail> {
     #[cfg(not(feature = "test-knobs"))]
     if ["test_random_seed", "testRandomSeed"].contains(&name) {
@@ -150,9 +122,8 @@ fn test_only(name: &str) -> Fail {
     )
 }
 
-/// Bytes only a library built with the test knobs holds: scripts/install.sh
-/// looks for them and refuses to install such a library (kept in the binary by
-/// `snodo_config_set_fixed_time`).
+/// Bytes only a library built with the test knobs holds: scripts/install.sh looks for them and refuses to
+/// install such a library (kept in the binary by `snodo_config_set_fixed_time`).
 #[cfg(feature = "test-knobs")]
 static TEST_BUILD_MARKER: &[u8] = b"libsnodo built with test-knobs: for test suites only";
 
@@ -173,8 +144,8 @@ pub unsafe extern "C" fn snodo_config_set_max_rounds(config: *mut snodo_config, 
     unsafe { set_limit(config, "max_rounds", u64::from(value)) }
 }
 
-/// Sets the oldest a flow may get in seconds (`max_flow_age_secs`: at least the
-/// ttl, at most 604800; default 3600).
+/// Sets the oldest a flow may get in seconds (`max_flow_age_secs`: at least the ttl, at most 604800;
+/// default 3600).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_config_set_max_flow_age_secs(
     config: *mut snodo_config,
@@ -183,8 +154,7 @@ pub unsafe extern "C" fn snodo_config_set_max_flow_age_secs(
     unsafe { set_limit(config, "max_flow_age_secs", value) }
 }
 
-/// Sets the largest token issued or accepted (`max_token_bytes`: 256 to
-/// 1048576, default 16384).
+/// Sets the largest token issued or accepted (`max_token_bytes`: 256 to 1048576, default 16384).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_config_set_max_token_bytes(
     config: *mut snodo_config,
@@ -193,8 +163,8 @@ pub unsafe extern "C" fn snodo_config_set_max_token_bytes(
     unsafe { set_limit(config, "max_token_bytes", value as u64) }
 }
 
-/// Sets the largest request `snodo_engine_begin` reads (`max_request_bytes`:
-/// 1024 to 67108864, default 4194304).
+/// Sets the largest request `snodo_engine_begin` reads (`max_request_bytes`: 1024 to 67108864, default
+/// 4194304).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_config_set_max_request_bytes(
     config: *mut snodo_config,
@@ -203,8 +173,7 @@ pub unsafe extern "C" fn snodo_config_set_max_request_bytes(
     unsafe { set_limit(config, "max_request_bytes", value as u64) }
 }
 
-/// Sets the most `inputResponses` entries accepted (`max_input_responses`: 1 to
-/// 4096, default 64).
+/// Sets the most `inputResponses` entries accepted (`max_input_responses`: 1 to 4096, default 64).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_config_set_max_input_responses(
     config: *mut snodo_config,
@@ -213,8 +182,7 @@ pub unsafe extern "C" fn snodo_config_set_max_input_responses(
     unsafe { set_limit(config, "max_input_responses", value as u64) }
 }
 
-/// Sets the tolerated clock skew for tokens issued in the future
-/// (`clock_skew_secs`: 0 to 300, default 60).
+/// Sets the tolerated clock skew for tokens issued in the future (`clock_skew_secs`: 0 to 300, default 60).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_config_set_clock_skew_secs(
     config: *mut snodo_config,
@@ -223,10 +191,9 @@ pub unsafe extern "C" fn snodo_config_set_clock_skew_secs(
     unsafe { set_limit(config, "clock_skew_secs", value) }
 }
 
-/// Adds a supported protocol version (`YYYY-MM-DD`, checked by
-/// `snodo_engine_new`). The first call replaces the default list
-/// `["2026-07-28"]`; later calls append. MRTR is on for versions from
-/// 2026-07-28 on and off for earlier ones.
+/// Adds a supported protocol version (`YYYY-MM-DD`, checked by `snodo_engine_new`). The first call replaces
+/// the default list `["2026-07-28"]`; later calls append. MRTR is on for versions from 2026-07-28 on and
+/// off for earlier ones.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_config_add_supported_version(
     config: *mut snodo_config,
@@ -247,9 +214,8 @@ pub unsafe extern "C" fn snodo_config_add_supported_version(
     }
 }
 
-/// Sets `io.modelcontextprotocol/serverInfo`, a JSON object stamped on every
-/// result's `_meta` (not an object: CONFIG from `snodo_engine_new`). NULL
-/// removes it.
+/// Sets `io.modelcontextprotocol/serverInfo`, a JSON object stamped on every result's `_meta` (not an
+/// object: CONFIG from `snodo_engine_new`). NULL removes it.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_config_set_server_info(
     config: *mut snodo_config,
@@ -259,10 +225,9 @@ pub unsafe extern "C" fn snodo_config_set_server_info(
     unsafe { with(config, |c| json_opt(info, info_len, "info").map(|v| c.inner.server_info = v)) }
 }
 
-/// `strict_answers` (default false). False: an answer sent without a
-/// `requestState` counts for the question the handler passes to
-/// `snodo_call_response`, validated against it. True: only questions pinned by
-/// a verified token count.
+/// `strict_answers` (default false). False: an answer sent without a `requestState` counts for the question
+/// the handler passes to `snodo_call_response`, validated against it. True: only questions pinned by a
+/// verified token count.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_config_set_strict_answers(
     config: *mut snodo_config,
@@ -276,10 +241,9 @@ pub unsafe extern "C" fn snodo_config_set_strict_answers(
     }
 }
 
-/// `audience`: this service's name, bound into every token so that a token
-/// never opens at another service sharing a key by mistake; NULL (the default)
-/// binds none. Checked by `snodo_engine_new` (1 to 256 bytes, no control
-/// characters: CONFIG).
+/// `audience`: this service's name, bound into every token so that a token never opens at another service
+/// sharing a key by mistake; NULL (the default) binds none. Checked by `snodo_engine_new` (1 to 256 bytes,
+/// no control characters: CONFIG).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_config_set_audience(
     config: *mut snodo_config,
@@ -293,12 +257,10 @@ pub unsafe extern "C" fn snodo_config_set_audience(
     }
 }
 
-/// **Tests only**: fixes the engine clock at `now` Unix seconds (tokens then
-/// never expire), for the shared vectors. Takes effect only in a libsnodo built
-/// with the cargo feature `test-knobs` (the test suites'); any other build,
-/// `make install`'s included, answers CONFIG ("a test-only setting, absent from
-/// this build") and leaves the config unchanged. Statuses: OK (`test-knobs`
-/// builds only), CONFIG.
+/// **Tests only**: fixes the engine clock at `now` Unix seconds (tokens then never expire), for the shared
+/// vectors. Takes effect only in a libsnodo built with the cargo feature `test-knobs` (the test suites');
+/// any other build, `make install`'s included, answers CONFIG ("a test-only setting, absent from this
+/// build") and leaves the config unchanged. Statuses: OK (`test-knobs` builds only), CONFIG.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_config_set_fixed_time(config: *mut snodo_config, now: u64) -> snodo_status {
     unsafe {
@@ -318,11 +280,9 @@ pub unsafe extern "C" fn snodo_config_set_fixed_time(config: *mut snodo_config, 
     }
 }
 
-/// The 2025-era revisions accepted on a legacy session (`legacy_versions`), as
-/// JSON text of an array of strings, e.g. `["2025-11-25","2025-06-18"]`; `[]`
-/// disables legacy serving. Default: the three 2025 revisions. Each date is
-/// checked by `snodo_engine_new`. Statuses: OK, CONFIG (not an array of
-/// strings).
+/// The 2025-era revisions accepted on a legacy session (`legacy_versions`), as JSON text of an array of
+/// strings, e.g. `["2025-11-25","2025-06-18"]`; `[]` disables legacy serving. Default: the three 2025
+/// revisions. Each date is checked by `snodo_engine_new`. Statuses: OK, CONFIG (not an array of strings).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_config_set_legacy_versions(
     config: *mut snodo_config,
