@@ -6,7 +6,10 @@ import type { OnceStore, OnceLease, RunOnceOptions } from './once';
 /** What a handler returns: an outcome in the JSON spelling of `engine.decide`. */
 export type SnodoOutcome = Outcome | Promise<Outcome>;
 
-/** The SDK's handler context, as far as snodo reads it (`ctx.mcpReq`, `ctx.http`). */
+/**
+ * The SDK's handler context, as far as snodo reads it (`ctx.mcpReq`, `ctx.http`): the SDK's
+ * `ServerContext` is assignable to it (no index signatures, which the SDK's types lack).
+ */
 export interface SdkContext {
   mcpReq?: {
     id?: string | number;
@@ -15,8 +18,8 @@ export interface SdkContext {
     inputResponses?: Record<string, unknown>;
     requestState?: () => unknown;
   };
-  http?: { authInfo?: { token?: string; [k: string]: unknown }; [k: string]: unknown };
-  [k: string]: unknown;
+  http?: { authInfo?: { token?: string; clientId?: string; scopes?: string[]; extra?: Record<string, unknown> } };
+  sessionId?: string;
 }
 
 /** A JSON-RPC error the SDK sends as is (`code`, `message`, `data`). */
@@ -125,7 +128,8 @@ export declare class Snodo {
    * or `requestState` is malformed with begin's -32602 (the SDK would hand the handler no answers).
    */
   handler(server: unknown, route: (call: Call, ctx: SdkContext) => SnodoOutcome):
-    (request: { method: string; params?: Record<string, unknown> }, ctx: SdkContext) => Promise<Record<string, unknown>>;
+    // `any`: the result is the method's own (snodo's decide made it), which setRequestHandler types per method.
+    (request: { method: string; params?: Record<string, unknown> }, ctx: SdkContext) => Promise<any>;
   /**
    * `McpServer`: registers `spec` and serves its MRTR methods through snodo (JSON-RPC errors stay errors;
    * a malformed `inputResponses` or `requestState` gets begin's -32602, as on every other path). Names
