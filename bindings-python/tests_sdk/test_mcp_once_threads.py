@@ -225,3 +225,8 @@ async def test_a_blocked_sync_function_does_not_stop_the_server() -> None:
             assert (await c.call_tool("release", {})).content[0].text == "done"
     assert held == ["released"]
     assert len(seen) == 1 and seen[0] is not None
+
+
+def test_a_once_that_is_not_a_store_is_refused_at_start() -> None:
+    with pytest.raises(mrtr.ArgumentError, match="once store"):
+        Snodo(mrtr.Engine([("k1", bytes(32))]), once=object())

@@ -198,10 +198,9 @@ class _Threaded:
 
 
 def _loop_safe(store: Any) -> Any:
-    execute = getattr(store, "execute", None)
-    if execute is None or isinstance(store, MemoryStore) or inspect.iscoroutinefunction(execute):
-        return store  # async already, or in memory (no I/O); a store without execute: once.py says so
-    return _Threaded(store)
+    if isinstance(store, MemoryStore) or not all(hasattr(store, a) for a in ("prefix", "lease_ms", "execute")):
+        return store  # in memory (no I/O); not a store at all: the once driver says what is missing
+    return store if inspect.iscoroutinefunction(store.execute) else _Threaded(store)
 
 
 class Snodo:
@@ -226,6 +225,9 @@ class Snodo:
     ) -> None:
         self.engine = engine
         self.principal = principal or (lambda ctx: None)
+        if once is not None and not all(hasattr(once, a) for a in ("prefix", "lease_ms", "execute")):
+            # At start-up, not on the first final round.
+            raise ArgumentError("Snodo: once must be a once store (MemoryStore, RedisStore, AsyncRedisStore)")
         self.once = once
         self._claims: Dict[str, Set[str]] = {m: set() for m in MRTR_METHODS}
         self._whole: Set[str] = set()  # methods owned outright (low-level handlers)
