@@ -24,7 +24,16 @@ pub struct Engine {
     summary: String,
 }
 
+/// The ring `Engine.from_env` read, passed to the constructor in place of
+/// `keys`, so that both take exactly the same keywords. Not exported.
+#[pyclass(frozen, module = "snodo_mrtr._native")]
+#[derive(Debug)]
+struct EnvKeys(Vec<Key>);
+
 fn keys_arg(py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<Vec<Key>> {
+    if let Ok(ring) = keys.cast::<EnvKeys>() {
+        return Ok(ring.get().0.clone());
+    }
     let pairs: Vec<Bound<'_, PyAny>> = if let Ok(d) = keys.cast::<PyDict>() {
         d.items().try_iter()?.collect::<PyResult<_>>()?
     } else if keys.is_instance_of::<PyString>() || keys.is_instance_of::<PyBytes>() {
@@ -139,6 +148,27 @@ impl Engine {
         let summary = summary(&keys, &c);
         let inner = snodo::Engine::new(c).map_err(|e| to_py_err(py, &e))?;
         Ok(Engine { inner, summary })
+    }
+
+    /// An engine with the key ring of `SNODO_KEYS` (the core's loader: its
+    /// `ConfigError` names a bad entry) and the constructor's keywords, all
+    /// but `keys`.
+    #[classmethod]
+    #[pyo3(signature = (**options))]
+    fn from_env<'py>(
+        cls: &Bound<'py, PyType>,
+        options: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = cls.py();
+        if let Some(options) = options
+            && options.contains("keys")?
+        {
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "Engine.from_env() reads the keys from SNODO_KEYS: pass the other keywords only",
+            ));
+        }
+        let ring = Config::from_env().map_err(|e| to_py_err(py, &e))?.keys;
+        cls.call((EnvKeys(ring),), options)
     }
 
     /// An engine with one random key that lives as long as the process.

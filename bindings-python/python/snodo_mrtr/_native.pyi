@@ -143,6 +143,31 @@ class Engine:
         test_random_seed: Optional[int] = None,
     ) -> Engine: ...
     @classmethod
+    def from_env(
+        cls,
+        *,
+        ttl_secs: Optional[int] = None,
+        max_rounds: Optional[int] = None,
+        max_flow_age_secs: Optional[int] = None,
+        max_token_bytes: Optional[int] = None,
+        max_request_bytes: Optional[int] = None,
+        max_input_responses: Optional[int] = None,
+        clock_skew_secs: Optional[int] = None,
+        supported_versions: Optional[Sequence[str]] = None,
+        server_info: Optional[Dict[str, Any]] = None,
+        strict_answers: Optional[bool] = None,
+        audience: Optional[str] = None,
+        fixed_time: Optional[int] = None,
+        legacy_versions: Optional[Sequence[str]] = None,
+        token_version: Optional[int] = None,
+        min_token_version: Optional[int] = None,
+        test_random_seed: Optional[int] = None,
+    ) -> Engine:
+        """The key ring of ``SNODO_KEYS`` (``id:hex`` or ``id:base64`` entries,
+        comma-separated, the first signs) and the constructor's keywords. Unset
+        or blank, or a bad entry: ``ConfigError`` naming it by position and id,
+        never key bytes."""
+    @classmethod
     def development(cls) -> Engine:
         """One random key for the life of the process: development only."""
     def now(self) -> int:
