@@ -3,7 +3,7 @@
 // interop plan, each asserting the exact outcome written in interop/CONTRACT.md:
 // the contract servers (python, node, python-sdk, node-sdk) through all of
 // them, the two examples (python-example, node-example) through theirs
-// (preferred_color and book_room); node-sdk runs book_room's as well.
+// (preferred_color and book_room); the SDK servers run book_room's as well.
 //
 //   node interop/official_client/run.mjs --server KIND --transport stdio|http [--negotiation default] [--only NAME]
 //
@@ -381,7 +381,7 @@ let selected = DEFAULT_NEGOTIATION ? legacyWorkflows : workflows;
 if (isExample(opts.server)) selected = exampleWorkflows;
 // The servers on the official SDKs serve the examples' book_room too (their
 // adapters' runOnce), in both eras.
-const SDK_SERVERS = ['node-sdk'];
+const SDK_SERVERS = ['python-sdk', 'node-sdk'];
 if (SDK_SERVERS.includes(opts.server)) selected = { ...selected, 'example-3-book-room-once': exampleWorkflows['example-3-book-room-once'] };
 const results = {};
 for (const [name, run] of Object.entries(selected)) {
