@@ -7,14 +7,12 @@ SNODO_KEYS="id:hex-or-base64,old:..." (the first signs, all verify; unset: a ran
 SNODO_ALLOWED_HOSTS, SNODO_ALLOWED_ORIGINS: Host names a proxy forwards here, pages that may call (unset: loopback)."""
 
 import asyncio
-import base64
 import json
 import os
-import re
 import socket
 import sys
 import time
-from typing import Any, AsyncIterator, Dict, Iterator, List, Optional, Set, Tuple
+from typing import Any, AsyncIterator, Dict, List, Optional, Set, Tuple
 
 import snodo_mrtr as mrtr
 import uvicorn
@@ -27,18 +25,9 @@ INFO = {"name": "snodo-python-example", "version": mrtr.VERSION}
 # Bodies up to 4 MiB; 2025 sessions: 16 per user (per address when anonymous), ended after 120 s idle.
 MAX_BODY, SESSIONS_PER_CLIENT, SESSION_IDLE_SECS = 4 << 20, 16, 120
 
-def keys(spec: str) -> Iterator[Tuple[str, bytes]]:
-    for n, entry in enumerate(spec.split(","), 1):
-        try:  # hex first: what people paste (an even-length hex string is valid base64 too); padding optional
-            kid, secret = entry.strip().split(":", 1)
-            yield kid, (bytes.fromhex(secret) if re.fullmatch("([0-9a-fA-F]{2})+", secret) else
-                        base64.b64decode(secret + "=" * (-len(secret) % 4), validate=True))
-        except ValueError:  # the message never echoes the entry: it holds a secret
-            raise ValueError(f"SNODO_KEYS entry {n} is not id:hex or id:base64") from None
-
 SPEC = os.environ.get("SNODO_KEYS", "").strip()
-try:  # snodo's ConfigError is a ValueError too
-    ENGINE = mrtr.Engine(list(keys(SPEC)), server_info=INFO) if SPEC else mrtr.Engine.development()
+try:  # snodo's ConfigError is a ValueError too; from_env's names a bad SNODO_KEYS entry, never its bytes
+    ENGINE = mrtr.Engine.from_env(server_info=INFO) if SPEC else mrtr.Engine.development()
     POLICY = mrtr.OriginPolicy(*([e.strip() for e in os.environ.get(name, "").split(",") if e.strip()] or None
                                  for name in ("SNODO_ALLOWED_HOSTS", "SNODO_ALLOWED_ORIGINS")))
 except ValueError as e:

@@ -38,19 +38,6 @@ import { MemoryStore, RedisStore, checkOnce, runOnce } from 'snodo-mrtr/once';
 
 // --- keys and engine
 
-// Hex first (an even-length hex string), else base64, standard or url-safe,
-// padding optional. Anything else is an error: a typo must not become a key.
-function decodeSecret(s) {
-  if (/^(?:[0-9a-fA-F]{2})+$/.test(s)) return Buffer.from(s, 'hex');
-  const bare = s.replace(/={1,2}$/, '');
-  const padded = bare.length !== s.length;
-  if ((/^[A-Za-z0-9+/]+$/.test(bare) || /^[A-Za-z0-9_-]+$/.test(bare))
-      && bare.length % 4 !== 1 && (!padded || s.length % 4 === 0)) {
-    return Buffer.from(bare, 'base64'); // Node's base64 decoder reads both alphabets
-  }
-  return null;
-}
-
 // Integer settings from the environment (unset or empty: null). A typo is an
 // error, not a silent default.
 function envInt(name) {
@@ -71,26 +58,17 @@ function engineFromEnv() {
     const dev = Engine.development(); // (it takes no config, so no serverInfo either)
     return () => dev;
   }
-  const fail = (why) => {
-    console.error(`SNODO_KEYS: ${why}`); // never echo a secret
-    process.exit(2);
-  };
-  const keys = spec.split(',').map((entry, i) => {
-    const at = entry.indexOf(':');
-    const secret = at > 0 ? decodeSecret(entry.slice(at + 1)) : null;
-    if (!secret) fail(`entry ${i + 1} is not id:secret with a hex or base64 secret`);
-    return { id: entry.slice(0, at), secret };
-  });
   const ttlSecs = envInt('SNODO_TTL_SECS'); // token lifetime; unset: snodo's default (300 s)
   let engine;
   try {
-    engine = new Engine({
-      keys,
+    // The core's SNODO_KEYS loader: its CONFIG errors name a bad entry, never its bytes.
+    engine = Engine.fromEnv({
       serverInfo: { name: 'snodo-node-example', version: version() },
       ...(ttlSecs === null ? {} : { ttlSecs }),
     });
   } catch (e) {
-    fail(e.message); // CONFIG: short secret, bad or duplicate id, too many keys, bad ttl
+    console.error(`configuration: ${e.message}`); // a key error names SNODO_KEYS and the entry
+    process.exit(2);
   }
   return () => engine;
 }

@@ -31,12 +31,10 @@ shared by a fleet; otherwise this process's memory; docs/once.md).
 from __future__ import annotations
 
 import argparse
-import base64
 import importlib
 import json
 import os
 import queue
-import re
 import selectors
 import socket
 import sys
@@ -1412,14 +1410,6 @@ def serve_http(engines: Callable[[], Engine], port: int) -> None:
         pass
 
 
-def decode_secret(spelling: str) -> bytes:
-    # Hex first: an even-length hex string is also valid base64, and hex is what people paste.
-    if len(spelling) % 2 == 0 and re.fullmatch(r"[0-9a-fA-F]*", spelling):
-        return bytes.fromhex(spelling)
-    b64 = spelling.rstrip("=").replace("-", "+").replace("_", "/")  # url-safe and unpadded too
-    return base64.b64decode(b64 + "=" * (-len(b64) % 4), validate=True)
-
-
 def env_int(name: str) -> Optional[int]:
     raw = os.environ.get(name, "").strip()
     if not raw:
@@ -1438,20 +1428,11 @@ def load_engine() -> Callable[[], Engine]:
               "(tokens will not survive a restart or work across instances)", file=sys.stderr, flush=True)
         dev = Engine.development()
         return lambda: dev
-    keys: List[Tuple[str, bytes]] = []
-    for n, entry in enumerate(spec.split(","), 1):
-        kid, sep, secret = entry.strip().partition(":")
-        try:
-            if not sep:
-                raise ValueError("no ':'")
-            keys.append((kid, decode_secret(secret)))
-        except ValueError:  # binascii.Error is a ValueError
-            fail(f"SNODO_KEYS entry {n} is malformed: expected id:hex or id:base64")  # never echo the secret
     ttl = env_int("SNODO_TTL_SECS")  # token lifetime; unset = snodo's default (300 s)
-    try:
-        engine = Engine(keys, server_info=SERVER_INFO, ttl_secs=ttl)
+    try:  # the core's SNODO_KEYS loader: its ConfigError names a bad entry, never its bytes
+        engine = Engine.from_env(server_info=SERVER_INFO, ttl_secs=ttl)
     except (mrtr.SnodoError, ValueError, TypeError) as e:
-        fail(f"SNODO_KEYS: {e}")
+        fail(f"configuration: {e}")  # a key error names SNODO_KEYS and the entry
     return lambda: engine
 
 
