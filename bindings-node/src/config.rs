@@ -73,16 +73,8 @@ pub struct EngineConfig {
 }
 
 /// The config fields that are not rows of the core's `LIMITS` (camelCase).
-const OTHER_FIELDS: [&str; 8] = [
-    "keys",
-    "supportedVersions",
-    "legacyVersions",
-    "serverInfo",
-    "fixedTime",
-    "strictAnswers",
-    "audience",
-    "testRandomSeed",
-];
+const OTHER_FIELDS: &str =
+    "keys supportedVersions legacyVersions serverInfo fixedTime strictAnswers audience testRandomSeed";
 
 /// The test-only settings, applied by a build with the cargo feature `test-knobs` (the test
 /// suites'), refused by any other: an installed package never predicts its ids or stops its clock.
@@ -108,7 +100,7 @@ fn known_fields(obj: &Object) -> Result<()> {
     let names = obj.get_property_names().coded()?;
     for i in 0..names.get_array_length().coded()? {
         let name: String = names.get_element::<String>(i).coded()?;
-        if !OTHER_FIELDS.contains(&name.as_str()) && !snodo::LIMITS.iter().any(|l| l.camel == name) {
+        if !OTHER_FIELDS.split(' ').any(|f| f == name) && !snodo::LIMITS.iter().any(|l| l.camel == name) {
             let hint = if name == "now" { " (the fixed clock is `fixedTime`)" } else { "" };
             return Err(config(format!("{name}: unknown config field{hint}")));
         }
@@ -167,10 +159,11 @@ fn read_key(item: Unknown, i: usize) -> Result<Key> {
 /// Reads `new Engine(config)`'s argument into the core's `Config`; with `from_env` (the ring
 /// `Engine.fromEnv` read from `SNODO_KEYS`), its options: the same fields but `keys`.
 pub(crate) fn read(env: &Env, value: Unknown, from_env: Option<Vec<Key>>) -> Result<Config> {
-    if value.get_type().coded()? != ValueType::Object {
-        return Err(config("config: must be an object"));
-    }
-    let obj = Object::from_unknown(value).coded()?;
+    let obj = match value.get_type().coded()? {
+        ValueType::Object => Object::from_unknown(value).coded()?,
+        ValueType::Undefined | ValueType::Null if from_env.is_some() => Object::new(env).coded()?,
+        _ => return Err(config("config: must be an object")),
+    };
     known_fields(&obj)?;
     let keys = match (prop(&obj, "keys")?, from_env) {
         (None, Some(ring)) => Err(ring),
@@ -241,7 +234,7 @@ mod tests {
         };
         let mut fields: Vec<String> = fields.iter().map(|f| camel(f)).collect();
         let mut want: Vec<String> = snodo::LIMITS.iter().map(|l| l.camel.to_owned()).collect();
-        want.extend(super::OTHER_FIELDS.iter().map(|f| (*f).to_owned()));
+        want.extend(super::OTHER_FIELDS.split(' ').map(str::to_owned));
         fields.sort();
         want.sort();
         assert_eq!(fields, want);

@@ -3,10 +3,11 @@
 //! object, so neither `util.inspect` nor `JSON.stringify` can show them.
 
 use napi::bindgen_prelude::*;
+use serde_json::Value;
 use snodo::Config;
 
 use crate::call::Call;
-use crate::error::{Coded, Result, core};
+use crate::error::{Result, core};
 use crate::response::{Response, outcome_arg};
 use crate::{config, json};
 
@@ -59,17 +60,9 @@ impl Engine {
     /// The key ring of `SNODO_KEYS` (`id:hex` or `id:base64` entries, comma-separated, the first
     /// signs) and `options`, `new Engine`'s fields but `keys`. Throws `CONFIG` if it is unset or
     /// blank, or naming a bad entry by position and id (never key bytes).
-    #[napi(factory, catch_unwind)]
-    pub fn from_env(
-        env: Env,
-        #[napi(ts_arg_type = "Omit<EngineConfig, 'keys'>")] options: Option<Unknown>,
-    ) -> Result<Self> {
-        let ring = Config::from_env().map_err(core)?.keys;
-        let options = match options {
-            Some(v) if !json::is_nullish(&v)? => v,
-            _ => Object::new(&env).coded()?.to_unknown(),
-        };
-        let config = config::read(&env, options, Some(ring))?;
+    #[napi(factory, catch_unwind, ts_args_type = "options?: Omit<EngineConfig, 'keys'>")]
+    pub fn from_env(env: Env, options: Unknown) -> Result<Self> {
+        let config = config::read(&env, options, Some(Config::from_env().map_err(core)?.keys))?;
         Ok(Engine { summary: summary(&config, false), inner: snodo::Engine::new(config).map_err(core)? })
     }
 
@@ -118,11 +111,8 @@ impl Engine {
     ) -> Result<Either<Call, Response>> {
         let principal = json::principal(principal)?;
         let id = json::id(env, id)?;
-        let params = if json::is_nullish(&params)? {
-            serde_json::Value::Null
-        } else {
-            json::read(env, params, "params")?
-        };
+        let params =
+            if json::is_nullish(&params)? { Value::Null } else { json::read(env, params, "params")? };
         Ok(begun(self.inner.begin_parts(id, &method, params, &principal).map_err(core)?))
     }
 
