@@ -14,6 +14,9 @@ proven:
            the TypeScript SDK and node-redis are installed, checked with
            `tsc --strict --checkJs`, run, driven.
   sh       run with bash in a fresh folder (the commands of an install line).
+  console  each `$ ` line runs with bash in a fresh folder, and what it
+           prints must match the lines after it (`…` stands for any text,
+           a line of `…` alone for any lines, `  # ` starts a comment).
   lines    every command of the block is a line of the script that
            `make test` runs (the block is that script's recipe).
   covered  code a named suite compiles or compares byte for byte (the C
@@ -50,7 +53,7 @@ FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
 @dataclass
 class Claim:
     file: str
-    first: str  # the block's first line starts with this
+    first: str  # the block's first line starts with this, or the block holds it
     kind: str
     prelude: str = ""
     driver: str = ""
@@ -58,6 +61,7 @@ class Claim:
     by: str = ""  # lines, covered: the script that proves it
     env: Optional[Dict[str, str]] = None
     cwd: str = ""  # sh: "checkout" runs it at the checkout's root, else in a fresh folder
+    after: str = ""  # python, js: a block of the same page this one continues (its `first`)
 
 
 # Names the pages leave to the reader, and what each driver checks.
@@ -222,6 +226,58 @@ await client.quit();
 console.log('booked once; checkOnce gives the remembered result');
 """
 
+KEYS = {"SNODO_KEYS": "docs:" + "07" * 32}
+TS_COLOR_DRIVER = """
+import { callTool, check } from './drive_sdk.mjs';
+const asked = await callTool(factory, 'preferred_color', {});
+check(asked.result?.resultType === 'input_required', asked);
+const done = await callTool(factory, 'preferred_color', {}, { requestState: asked.result.requestState,
+  inputResponses: { color: { action: 'accept', content: { color: 'teal' } } } });
+check(done.result?.content?.[0]?.text === 'teal', done);
+console.log('asks through the SDK, completes with the answer');
+"""
+TS_TRANSFER_DRIVER = """
+import { callTool, check } from './drive_sdk.mjs';
+const asked = await callTool(factory, 'transfer', { amount: 5 });
+check(asked.result?.resultType === 'input_required', asked);
+const retry = { requestState: asked.result.requestState, inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } };
+const done = await callTool(factory, 'transfer', { amount: 5 }, retry);
+check(done.result?.content?.[0]?.text === 'Sent 5 (#1)', done);
+const again = await callTool(factory, 'transfer', { amount: 5 }, retry);
+check(again.result?.content?.[0]?.text === 'Sent 5 (#1)' && sent.length === 1, 'a retry is not sent twice', again, sent);
+const bare = await callTool(factory, 'transfer', { amount: 5 }, { requestState: asked.result.requestState });
+check(bare.error?.code === -32602 && bare.error?.data?.reason === 'replayed', bare);
+const bad = await callTool(factory, 'transfer', { amount: -1 });
+check(bad.result?.isError === true, 'the inputSchema is checked', bad);
+console.log('sends once per flow; a replay is -32602 replayed; bad arguments are an isError result');
+"""
+TS_HTTP_DRIVER = """
+import { check } from './drive_sdk.mjs';
+await new Promise((ok) => setTimeout(ok, 100));
+const post = (/** @type {Record<string, string>} */ headers, /** @type {unknown} */ body) => fetch('http://127.0.0.1:3000/mcp', {
+  method: 'POST', body: JSON.stringify(body),
+  headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } });
+const init = await post({}, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25',
+  capabilities: { elicitation: {} }, clientInfo: { name: 'docs', version: '1' } } });
+check(init.status === 200 && init.headers.get('mcp-session-id'), 'a 2025 client gets a session', init.status);
+const page = await post({ origin: 'https://page.example' }, {});
+check(page.status === 403, 'a foreign page is refused', page.status);
+console.log('both eras on one listener; a foreign page gets 403');
+await listener.close();
+process.exit(0);
+"""
+TS_LOW_PRELUDE = """import { Server } from '@modelcontextprotocol/server';
+const server = new Server({ name: 'low', version: '1' }, { capabilities: { tools: {} } });
+/** @param {import('snodo-mrtr').Call} call */
+const route = (call) => preferredColor(call);
+"""
+TS_LOW_DRIVER = """
+import { callTool, check } from './drive_sdk.mjs';
+const asked = await callTool(() => server, 'preferred_color', {});
+check(asked.result?.resultType === 'input_required', asked);
+console.log('the low-level handler asks');
+"""
+
 SH_INSTALL = """\
 export CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}" RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}"
 export CARGO_TARGET_DIR=<checkout>/target HOME="$PWD/home" npm_config_cache="$PWD/npm-cache"
@@ -253,6 +309,8 @@ CLAIMS: List[Claim] = [
     Claim("bindings-python/README.md", "pip install <checkout>/bindings-python", "sh",
           prelude="python3 -m venv venv && . venv/bin/activate\n",
           driver="python -c 'import snodo_mrtr'\n"),
+    Claim("bindings-python/README.md", "engine = mrtr.Engine.from_env(", "python", env=KEYS,
+          driver='\nassert "docs" in repr(engine), engine\n'),
     Claim("bindings-python/README.md", "from typing import Optional, Tuple", "python", prelude=SECRET,
           driver='\nfrom drive import drive\ndrive("bindings-python/README.md handler", on_message)\n'),
     Claim("bindings-python/README.md", "# On initialize (no 2026 _meta claim)", "python", prelude=PY_LEGACY,
@@ -264,6 +322,8 @@ CLAIMS: List[Claim] = [
     Claim("bindings-node/README.md", "import { Engine, Call, elicitForm", "js",
           env={"KEY_HEX": "07" * 32},
           driver="\nimport { drive } from './drive.mjs';\ndrive('bindings-node/README.md', onMessage);\n"),
+    Claim("bindings-node/README.md", "const engine = Engine.fromEnv(", "js", env=KEYS,
+          driver="\nif (engine.toJSON().keyIds[0] !== 'docs') throw new Error('not the ring of SNODO_KEYS');\n"),
     Claim("bindings-node/README.md", "npm install <checkout>/bindings-node", "sh",
           prelude="npm init -y >/dev/null\n", driver="node -e 'require(\"snodo-mrtr\")'\n"),
     Claim("bindings-node/README.md", "// On initialize: answer engine.legacyVersionFor", "js",
@@ -283,9 +343,20 @@ CLAIMS: List[Claim] = [
     Claim("docs/once.md", "use snodo::{check_once", "covered", by="core/src/lib.rs"),
     Claim("docs/token-format.md", "token     =", "text"),
     Claim("docs/wire.md", "", "covered", by="scripts/wire-doc.py"),
+    # docs/with-mcp-typescript.md
+    Claim("docs/with-mcp-typescript.md", "npm install <checkout>/bindings-node @modelcontextprotocol/server", "sh",
+          prelude="npm init -y >/dev/null\n", driver="node -e 'require(\"snodo-mrtr/mcp\"); require(\"zod\")'\n"),
+    Claim("docs/with-mcp-typescript.md", "preferred_color: [{ description", "js", env=KEYS, driver=TS_COLOR_DRIVER),
+    Claim("docs/with-mcp-typescript.md", "async function transfer(", "js", env=KEYS, driver=TS_TRANSFER_DRIVER),
+    Claim("docs/with-mcp-typescript.md", "const listener = snodo.http(sdk, factory", "js", env=KEYS,
+          after="preferred_color: [{ description", driver=TS_HTTP_DRIVER),
+    Claim("docs/with-mcp-typescript.md", "server.setRequestHandler('tools/call', snodo.handler(", "js", env=KEYS,
+          after="preferred_color: [{ description", prelude=TS_LOW_PRELUDE, driver=TS_LOW_DRIVER),
     # ffi/README.md: scripts/test-c-readme.sh runs the install block and the program as written.
     Claim("ffi/README.md", "make -C snodo install", "covered", by="scripts/test-c-readme.sh"),
     Claim("ffi/README.md", "lib/libsnodo.so.0.1.0", "text"),
+    Claim("ffi/README.md", "cc -std=c11 -Wall colour.c $(pkg-config --cflags --libs snodo-static)", "covered",
+          by="scripts/test-c-readme.sh"),
     Claim("ffi/README.md", "#include <stdio.h>", "covered", by="scripts/test-c-readme.sh"),
     Claim("ffi/README.md", "#include <stdlib.h>", "covered", by="scripts/test-c.sh"),
     Claim("ffi/README.md", "cc -std=c11 examples/c/once_redis.c", "covered", by="scripts/test-c.sh"),
@@ -318,6 +389,25 @@ def run(cmd: List[str], cwd: Path, env: Optional[Dict[str, str]] = None) -> Tupl
     return p.returncode == 0, (p.stdout + p.stderr).strip()
 
 
+def console(code: str, folder: Path, env: Optional[Dict[str, str]]) -> List[str]:
+    """Runs a ```console block; returns what differs (nothing when it matches)."""
+    steps: List[Tuple[str, List[str]]] = []
+    for line in code.splitlines():
+        if line.startswith("$ "):
+            steps.append((line[2:], []))
+        elif steps:
+            steps[-1][1].append(re.sub(r"\s{2,}# .*$", "", line))
+    problems = []
+    for cmd, want in steps:
+        ok, out = run(["bash", "-euo", "pipefail", "-c", cmd], folder, env)
+        pattern = "".join(r"(?:.*\n)*?" if w == "…" else
+                          ".*".join(map(re.escape, w.split("…"))) + r"\n" for w in want)
+        got = "\n".join(s.rstrip() for s in out.splitlines()) + "\n"
+        if (not re.fullmatch(pattern, got)) if want else out:
+            problems.append(f"$ {cmd}\n--- printed:\n{got}--- the page shows:\n" + "\n".join(want))
+    return problems
+
+
 def body(claim: Claim, code: str, indent: str) -> str:
     if claim.wrap:
         return claim.wrap + "\n" + textwrap.indent(code, indent) + "\n"
@@ -342,7 +432,8 @@ def main() -> int:
     node.mkdir()
     (node / "node_modules").symlink_to(Path(args.node_dir).resolve() / "node_modules")
     (node / "package.json").write_text('{"type": "module", "private": true}\n')
-    shutil.copy(ROOT / "tests" / "docs" / "drive.mjs", node / "drive.mjs")
+    for helper in ("drive.mjs", "drive_sdk.mjs"):
+        shutil.copy(ROOT / "tests" / "docs" / helper, node / helper)
 
     failures: List[str] = []
     used = [0] * len(CLAIMS)
@@ -351,7 +442,8 @@ def main() -> int:
         for lang, code, line in blocks(page):
             where = f"{page}:{line}"
             first = code.lstrip("\n").split("\n", 1)[0]
-            hits = [i for i, c in enumerate(CLAIMS) if c.file == page and first.startswith(c.first)]
+            mine = [i for i, c in enumerate(CLAIMS) if c.file == page]
+            hits = [i for i in mine if first.startswith(CLAIMS[i].first)] or [i for i in mine if CLAIMS[i].first in code]
             if len(hits) != 1:
                 failures.append(f"{where}: {len(hits)} claims for the ```{lang} block starting {first[:60]!r}")
                 continue
@@ -361,14 +453,18 @@ def main() -> int:
                 if lang != "text":
                     failures.append(f"{where}: a `text` claim on a ```{lang} block")
                 continue
+            # A block that continues another runs after it, as a reader pastes both.
+            before = next((c for lg, c, _ in blocks(page) if claim.after and claim.after in c), "")
+            if claim.after and not before:
+                failures.append(f"{where}: no block holding {claim.after!r} to continue")
             if claim.kind == "python":
                 path = work / "py" / f"{slug(claim, line)}.py"
-                path.write_text(claim.prelude + body(claim, code, "    ") + claim.driver, encoding="utf-8")
+                path.write_text(claim.prelude + before + body(claim, code, "    ") + claim.driver, encoding="utf-8")
                 jobs.append((where, claim, path))
             elif claim.kind == "js":
                 path = node / f"{slug(claim, line)}.mjs"
-                path.write_text(claim.prelude + body(claim, code, "  ") + ("}\n" if claim.wrap else "") + claim.driver,
-                                encoding="utf-8")
+                path.write_text(claim.prelude + before + body(claim, code, "  ") + ("}\n" if claim.wrap else "")
+                                + claim.driver, encoding="utf-8")
                 jobs.append((where, claim, path))
             elif claim.kind == "sh":
                 folder = work / "sh" / slug(claim, line)
@@ -379,6 +475,12 @@ def main() -> int:
                 print(f"{where}: sh {'ok' if ok else 'FAILED'}")
                 if not ok:
                     failures.append(f"{where}: {out[-2000:]}")
+            elif claim.kind == "console":
+                folder = work / "console" / slug(claim, line)
+                folder.mkdir(parents=True)
+                diffs = console(code, folder, claim.env)
+                print(f"{where}: console {'ok' if not diffs else 'FAILED'}")
+                failures.extend(f"{where}: {d}" for d in diffs)
             elif claim.kind == "go":
                 folder = work / "go"
                 folder.mkdir()
