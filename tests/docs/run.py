@@ -34,11 +34,13 @@ from __future__ import annotations
 
 import argparse
 import glob
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -278,6 +280,86 @@ check(asked.result?.resultType === 'input_required', asked);
 console.log('the low-level handler asks');
 """
 
+PY_SDK = """
+import anyio
+from typing import Any
+
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+from mcp.types import ElicitResult
+
+
+def accepting(content: Any) -> Any:
+    async def answer(context: Any, params: Any) -> ElicitResult:
+        return ElicitResult(action="accept", content=content)
+    return answer
+"""
+PY_COLOR_DRIVER = PY_SDK + """
+
+async def main() -> None:
+    async with Client(mcp, mode="2026-07-28", elicitation_callback=accepting({"color": "teal"})) as client:
+        done = await client.call_tool("preferred_color", {})
+        assert getattr(done.content[0], "text", None) == "teal", done
+    print("asks through the SDK, completes with the answer")
+
+anyio.run(main)
+"""
+PY_TRANSFER_DRIVER = PY_SDK + """
+
+async def main() -> None:
+    async with Client(mcp, mode="2026-07-28", elicitation_callback=accepting({"confirm": True})) as client:
+        first = await client.session.call_tool("transfer", {"amount": 5}, allow_input_required=True)
+        token = getattr(first, "request_state", None)
+        assert isinstance(token, str), first
+
+        async def final(confirm: Any) -> Any:
+            answers: Any = {"confirm": ElicitResult(action="accept", content={"confirm": confirm})} if confirm else None
+            return await client.session.call_tool("transfer", {"amount": 5}, input_responses=answers,
+                                                  request_state=token, allow_input_required=True)
+
+        texts = [getattr((await final(True)).content[0], "text", None) for _ in range(2)]
+        assert texts == ["Sent 5 (#1)"] * 2 and SENT == [5], (texts, SENT)  # the retry is not sent again
+        try:
+            await final(None)
+            raise AssertionError("a replay must be refused")
+        except MCPError as e:
+            assert e.code == -32602 and (e.error.data or {}).get("reason") == "replayed", e
+    print("sends once per flow; a replay is -32602 replayed")
+
+anyio.run(main)
+"""
+PY_LOW_PRELUDE = """from typing import Any
+
+import mcp_types as t
+
+import snodo_mrtr as mrtr
+from snodo_mrtr.mcp import Snodo
+
+engine = mrtr.Engine.from_env()
+COLOR = mrtr.elicit_form("Which color?", {"type": "object", "properties": {"color": {"type": "string"}}, "required": ["color"]})
+
+
+async def list_tools(ctx: Any, params: Any) -> t.ListToolsResult:
+    return t.ListToolsResult(tools=[t.Tool(name="preferred_color", input_schema={"type": "object"})])
+
+
+def route(call: mrtr.Call) -> mrtr.Outcome:
+    a = call.response("color", COLOR)
+    if a.kind == "accepted":
+        return mrtr.complete({"content": [{"type": "text", "text": a.value["color"]}]})
+    return mrtr.input_required({"color": COLOR})
+"""
+PY_LOW_DRIVER = PY_COLOR_DRIVER.replace("Client(mcp,", "Client(server,")
+
+def cli_env(python: str) -> Dict[str, str]:
+    """TOKEN and KEYS of docs/cli.md: the token and ring of the CLI vector the
+    page's samples are (tests/vectors/cli/cli.json), and the command on PATH."""
+    cases = json.loads((ROOT / "tests" / "vectors" / "cli" / "cli.json").read_text(encoding="utf-8"))["tests"]
+    case = next(c for c in cases if c["comment"].startswith("tokens.json 4 ") and c["keys"])
+    return {"TOKEN": case["args"][-1], "KEYS": case["keys"],
+            "PATH": f"{Path(python).parent}{os.pathsep}{os.environ['PATH']}"}
+
+
 SH_INSTALL = """\
 export CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}" RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}"
 export CARGO_TARGET_DIR=<checkout>/target HOME="$PWD/home" npm_config_cache="$PWD/npm-cache"
@@ -343,6 +425,18 @@ CLAIMS: List[Claim] = [
     Claim("docs/once.md", "use snodo::{check_once", "covered", by="core/src/lib.rs"),
     Claim("docs/token-format.md", "token     =", "text"),
     Claim("docs/wire.md", "", "covered", by="scripts/wire-doc.py"),
+    Claim("docs/cli.md", "$ snodo-mrtr keygen", "console", env={}),
+    Claim("docs/cli.md", "$ snodo-mrtr inspect", "console", env={}),
+    Claim("docs/cli.md", '$ SNODO_KEYS="$KEYS" snodo-mrtr inspect', "console", env={}),
+    # docs/with-mcp-python.md (the mcp SDK pinned as the interop client pins it)
+    Claim("docs/with-mcp-python.md", 'pip install "<checkout>/bindings-python[mcp]"', "sh",
+          prelude="python3 -m venv venv && . venv/bin/activate\n",
+          env={"PIP_CONSTRAINT": str(ROOT / "interop" / "python_client" / "requirements.txt")},
+          driver="python -c 'import snodo_mrtr.mcp, mcp'\n"),
+    Claim("docs/with-mcp-python.md", "def preferred_color(call", "python", env=KEYS, driver=PY_COLOR_DRIVER),
+    Claim("docs/with-mcp-python.md", "async def transfer(call", "python", env=KEYS, driver=PY_TRANSFER_DRIVER),
+    Claim("docs/with-mcp-python.md", "from mcp.server import Server", "python", env=KEYS,
+          prelude=PY_LOW_PRELUDE, driver=PY_LOW_DRIVER),
     # docs/with-mcp-typescript.md
     Claim("docs/with-mcp-typescript.md", "npm install <checkout>/bindings-node @modelcontextprotocol/server", "sh",
           prelude="npm init -y >/dev/null\n", driver="node -e 'require(\"snodo-mrtr/mcp\"); require(\"zod\")'\n"),
@@ -383,7 +477,10 @@ WORK = ROOT / "target" / "docs"
 def run(cmd: List[str], cwd: Path, env: Optional[Dict[str, str]] = None) -> Tuple[bool, str]:
     home = Path.home()
     # A page's block may run under a fresh HOME; the toolchains stay the machine's.
-    full = {"CARGO_HOME": str(home / ".cargo"), "RUSTUP_HOME": str(home / ".rustup"), **os.environ,
+    # A block gets nothing the suites set up for themselves (the interop
+    # interpreter): what it needs, it must say.
+    inherited = {k: v for k, v in os.environ.items() if not k.startswith("SNODO_INTEROP")}
+    full = {"CARGO_HOME": str(home / ".cargo"), "RUSTUP_HOME": str(home / ".rustup"), **inherited,
             **{k: v.replace("<work>", str(WORK)) for k, v in (env or {}).items()}}
     p = subprocess.run(cmd, cwd=cwd, env=full, capture_output=True, text=True, timeout=600)
     return p.returncode == 0, (p.stdout + p.stderr).strip()
@@ -467,18 +564,19 @@ def main() -> int:
                                 + claim.driver, encoding="utf-8")
                 jobs.append((where, claim, path))
             elif claim.kind == "sh":
-                folder = work / "sh" / slug(claim, line)
-                folder.mkdir(parents=True)
+                # Outside the checkout: `cargo init` there would join the workspace.
+                folder = Path(tempfile.mkdtemp(prefix=f"snodo-docs-{slug(claim, line)}-"))
                 script = (claim.prelude + code + claim.driver).replace("<checkout>", str(ROOT))
                 ok, out = run(["bash", "-euo", "pipefail", "-c", script],
                               ROOT if claim.cwd == "checkout" else folder, claim.env)
                 print(f"{where}: sh {'ok' if ok else 'FAILED'}")
+                shutil.rmtree(folder, ignore_errors=True)
                 if not ok:
                     failures.append(f"{where}: {out[-2000:]}")
             elif claim.kind == "console":
                 folder = work / "console" / slug(claim, line)
                 folder.mkdir(parents=True)
-                diffs = console(code, folder, claim.env)
+                diffs = console(code, folder, {**cli_env(args.python), **(claim.env or {})})
                 print(f"{where}: console {'ok' if not diffs else 'FAILED'}")
                 failures.extend(f"{where}: {d}" for d in diffs)
             elif claim.kind == "go":
