@@ -230,4 +230,4 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// as a reader copies it.
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/once.md")]
-pub struct OnceDocs;
+struct OnceDocs;
