@@ -5,8 +5,8 @@
 # scripts/test-*.sh that start servers, and by scripts/demo.sh.
 #
 #   interop_setup_node_server     the snodo-mrtr addon (bindings-node), which the Node servers import
-#   interop_setup_python_server   the snodo-mrtr wheel, the official Python client and the Python
-#                                 example's requirements in target/interop/venv (sets SNODO_INTEROP_PYTHON)
+#   interop_setup_python_server   the snodo-mrtr wheel, the official Python client, FastMCP and the
+#                                 Python example's requirements in target/interop/venv (sets SNODO_INTEROP_PYTHON)
 #   interop_setup_node_servers    the Node contract servers' packages (interop/servers/node:
 #                                 snodo-mrtr linked from bindings-node, the TS SDK server, node-redis)
 #   interop_setup_npm DIR         npm ci --ignore-scripts in interop/DIR
@@ -34,7 +34,7 @@ interop_setup_python_server() {
   interop_log "venv: the wheel, the official Python client and the Python example's requirements"
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
   "$venv/bin/python" -m pip install -q --disable-pip-version-check -r interop/python_client/requirements.txt \
-    -r bindings-python/examples/requirements.txt
+    -r bindings-python/examples/requirements.txt -r interop/servers/python/requirements-fastmcp.txt
   "$venv/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps \
     target/interop/wheels/snodo_mrtr-*.whl
   export SNODO_INTEROP_PYTHON="$venv/bin/python"
