@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Interop inside the official SDKs: the contract servers built on the
 # official SDK server classes with snodo doing every MRTR decision —
-# interop/servers/python/sdk_server.py (`mcp` 2.3.0 MCPServer) and
+# interop/servers/python/sdk_server.py (`mcp` 2.3.0 MCPServer),
 # interop/servers/node/sdk_server.mjs (@modelcontextprotocol/server 2.4.0
-# McpServer) — against the official TypeScript client (pinned to 2026-07-28,
+# McpServer) and interop/servers/python/fastmcp_server.py (FastMCP 4.2.3, on
+# mcp 2.3.0, kind `fastmcp`) — against the official TypeScript client (pinned to 2026-07-28,
 # and with its default options: a 2025-era session), the official Python
 # client (mode 2026-07-28, and mode=legacy) and the conformance suite.
 #
 # The SDKs come from the repository's own pins: `mcp` from
-# interop/python_client/requirements.txt, @modelcontextprotocol/server from
-# interop/servers/node/package-lock.json (the version bindings-node pins). Summaries: target/interop/<suite>-<python|node>-sdk-<transport>.json;
+# interop/python_client/requirements.txt, FastMCP from
+# interop/servers/python/requirements-fastmcp.txt, @modelcontextprotocol/server from
+# interop/servers/node/package-lock.json (the version bindings-node pins). Summaries: target/interop/<suite>-<python-sdk|node-sdk|fastmcp>-<transport>.json;
 # any missing, empty or failing summary fails, and so does any WARNING or
 # SKIPPED check in an input-required-result-* scenario.
 set -euo pipefail
@@ -20,7 +22,7 @@ source interop/setup.sh
 
 OUT=target/interop
 mkdir -p "$OUT"
-rm -f "$OUT"/*-sdk-*.json  # only this run's SDK summaries count
+rm -f "$OUT"/*-sdk-*.json "$OUT"/*-fastmcp-*.json  # only this run's SDK summaries count
 
 interop_setup_node_server
 interop_setup_node_servers
@@ -33,19 +35,20 @@ run() {
   echo "-- $*"
   "$@" || status=1
 }
-# The adapter in process (needs the mcp extra, hence here and not in test-python.sh).
-interop_log "snodo_mrtr.mcp in process (bindings-python/tests_sdk)"
+# The adapters in process (they need the mcp and fastmcp extras, hence here and not in test-python.sh).
+interop_log "snodo_mrtr.mcp and snodo_mrtr.fastmcp in process (bindings-python/tests_sdk)"
 run "$SNODO_INTEROP_PYTHON" -m pytest -q -p no:cacheprovider bindings-python/tests_sdk
 # The adapter and the SDK contract server type-check as they are: mypy --strict (from the tools
 # venv interop_setup_python_server makes) with the SDK's own types from the interop venv. The
 # modules the adapter imports are followed silently: the rest of the package (once.py needs
 # redis-py's types) is scripts/test-python.sh's.
-interop_log "mypy --strict snodo_mrtr/mcp.py and interop/servers/python/sdk_server.py"
-for checked in bindings-python/python/snodo_mrtr/mcp.py interop/servers/python/sdk_server.py; do
+interop_log "mypy --strict snodo_mrtr/{mcp,fastmcp}.py and interop/servers/python/{sdk,fastmcp}_server.py"
+for checked in bindings-python/python/snodo_mrtr/mcp.py interop/servers/python/sdk_server.py \
+  bindings-python/python/snodo_mrtr/fastmcp.py interop/servers/python/fastmcp_server.py; do
   run "$PWD/.venv/bin/python" -m mypy --strict --no-incremental --follow-imports=silent \
     --cache-dir "$OUT/mypy-cache-sdk" --python-executable "$SNODO_INTEROP_PYTHON" "$checked"
 done
-for server in python-sdk node-sdk; do
+for server in python-sdk node-sdk fastmcp; do
   for transport in stdio http; do
     interop_log "official TypeScript client (2026-07-28 pin): $server server over $transport"
     run node interop/official_client/run.mjs --server "$server" --transport "$transport"
@@ -57,9 +60,9 @@ for server in python-sdk node-sdk; do
   run node interop/conformance/run.mjs --server "$server"
 done
 # 2025-era sessions: the Node SDK server through the TS SDK's legacy shim, the
-# Python SDK server through snodo_mrtr.mcp driving the core's legacy bridge
-# over the SDK session's back-channel (ServerSession.send_request).
-for server in python-sdk node-sdk; do
+# Python SDK and FastMCP servers through snodo_mrtr.mcp driving the core's legacy
+# bridge over the SDK session's back-channel (ServerSession.send_request).
+for server in python-sdk node-sdk fastmcp; do
   for transport in stdio http; do
     interop_log "official TypeScript client (default options: a 2025 session): $server server over $transport"
     run node interop/official_client/run.mjs --server "$server" --transport "$transport" --negotiation default
@@ -70,11 +73,11 @@ for server in python-sdk node-sdk; do
 done
 
 interop_log "summaries"
-# Both SDK servers: the 2026 suites, the official TypeScript client with
+# The three SDK servers: the 2026 suites, the official TypeScript client with
 # default options and the official Python client on a 2025 session. Same
 # checker as test-interop.sh.
 names=()
-for server in python-sdk node-sdk; do
+for server in python-sdk node-sdk fastmcp; do
   names+=("official_client-$server-stdio.json" "official_client-$server-http.json"
           "python_client-$server-stdio.json" "python_client-$server-http.json"
           "conformance-$server-http.json"

@@ -27,6 +27,7 @@ export const SERVERS = {
   node: [NODE, 'interop/servers/node/server.mjs'],
   'python-sdk': [PYTHON, 'interop/servers/python/sdk_server.py'],
   'node-sdk': [NODE, 'interop/servers/node/sdk_server.mjs'],
+  fastmcp: [PYTHON, 'interop/servers/python/fastmcp_server.py'],
   'python-example': [PYTHON, 'bindings-python/examples/server.py'],
   'node-example': [NODE, 'bindings-node/examples/server.mjs'],
 };

@@ -36,6 +36,7 @@ SERVERS = {
     "node": "interop/servers/node/server.mjs",
     "python-sdk": "interop/servers/python/sdk_server.py",
     "node-sdk": "interop/servers/node/sdk_server.mjs",
+    "fastmcp": "interop/servers/python/fastmcp_server.py",
     "python-example": "bindings-python/examples/server.py",
     "node-example": "bindings-node/examples/server.mjs",
 }
@@ -57,7 +58,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item
     legacy = config.getoption("--era") == "legacy"
     server = str(config.getoption("--server"))
     # Which suites a kind runs: the contract's, the examples', or (SDK servers) both.
-    suites = {True} if server.endswith("-example") else {False, True} if server.endswith("-sdk") else {False}
+    # (fastmcp: the contract server on FastMCP, which serves book_room as the SDK servers do.)
+    suites = {True} if server.endswith("-example") else \
+        {False, True} if server.endswith("-sdk") or server == "fastmcp" else {False}
     keep = [i for i in items
             if (i.path.name in LEGACY_MODULES) == legacy and (i.path.name in EXAMPLE_MODULES) in suites]
     gone = [i for i in items if i not in keep]
@@ -68,7 +71,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item
 
 def server_command(server: str, mode: List[str]) -> List[str]:
     script = str(ROOT / SERVERS[server])
-    if server.startswith("python"):
+    if script.endswith(".py"):
         return [os.environ.get("SNODO_INTEROP_PYTHON", sys.executable), script, *mode]
     return [os.environ.get("SNODO_INTEROP_NODE", "node"), script, *mode]
 
