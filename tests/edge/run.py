@@ -2,7 +2,7 @@
 would, against every server the suites start (docs/operations.md, "The HTTP edge").
 
 scripts/test-edge.sh starts the HTTP servers (the four contract servers of
-interop/servers/ by default; scripts/test-examples.sh has it start the two
+interop/servers/ and the FastMCP one by default; scripts/test-examples.sh has it start the two
 examples, python-example and node-example) and runs this script once per
 server:
 
