@@ -423,6 +423,8 @@ CLAIMS: List[Claim] = [
       for first in ("redis.replicate_commands()", "local r = redis.call('HMGET', KEYS[1], 'state', 'fence'",
                     "local r = redis.call('HMGET', KEYS[1], 'state', 'owner')")],
     Claim("docs/once.md", "use snodo::{check_once", "covered", by="core/src/lib.rs"),
+    # Plans for SDKs this machine cannot install: every block is a marked sketch.
+    Claim("docs/other-sdks.md", "# sketch, not runnable", "text"),
     Claim("docs/token-format.md", "token     =", "text"),
     Claim("docs/wire.md", "", "covered", by="scripts/wire-doc.py"),
     Claim("docs/cli.md", "$ snodo-mrtr keygen", "console", env={}),
