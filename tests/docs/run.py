@@ -328,6 +328,56 @@ async def main() -> None:
 
 anyio.run(main)
 """
+PY_FASTMCP = """
+import anyio
+from typing import Any, Dict
+
+from fastmcp import Client
+from mcp.shared.exceptions import MCPError
+
+
+def accepting(content: Dict[str, Any]) -> Any:
+    async def answer(message: str, response_type: Any, params: Any, context: Any) -> Dict[str, Any]:
+        return content
+    return answer
+"""
+PY_FASTMCP_COLOR_DRIVER = PY_FASTMCP + """
+
+async def main() -> None:
+    async with Client(mcp, mode="2026-07-28", elicitation_handler=accepting({"color": "teal"})) as client:
+        first = await client.session.call_tool("preferred_color", {}, allow_input_required=True)
+        token = getattr(first, "request_state", "")
+        assert token.startswith("v1.docs."), first  # snodo's token, not FastMCP's envelope
+        done = await client.call_tool("preferred_color", {})
+        assert getattr(done.content[0], "text", None) == "teal", done
+    print("asks through FastMCP on snodo's token, completes with the answer")
+
+anyio.run(main)
+"""
+PY_FASTMCP_BOOK_DRIVER = PY_FASTMCP + """
+
+async def main() -> None:
+    async with Client(mcp, mode="2026-07-28", elicitation_handler=accepting({"nights": 2})) as client:
+        first = await client.session.call_tool("book_room", {}, allow_input_required=True)
+        token = getattr(first, "request_state", None)
+        assert isinstance(token, str), first
+
+        async def final(nights: Any) -> Any:
+            answers: Any = {"nights": {"action": "accept", "content": {"nights": nights}}} if nights else None
+            return await client.session.call_tool("book_room", {}, input_responses=answers,
+                                                  request_state=token, allow_input_required=True)
+
+        texts = [getattr((await final(2)).content[0], "text", None) for _ in range(2)]
+        assert texts == ["Booked #1"] * 2 and BOOKED == [2], (texts, BOOKED)  # the retry is not booked again
+        try:
+            await final(None)
+            raise AssertionError("a replay must be refused")
+        except MCPError as e:
+            assert e.code == -32602 and (e.error.data or {}).get("reason") == "replayed", e
+    print("books once per flow; a replay is -32602 replayed")
+
+anyio.run(main)
+"""
 PY_LOW_PRELUDE = """from typing import Any
 
 import mcp_types as t
@@ -439,6 +489,14 @@ CLAIMS: List[Claim] = [
     Claim("docs/with-mcp-python.md", "async def transfer(call", "python", env=KEYS, driver=PY_TRANSFER_DRIVER),
     Claim("docs/with-mcp-python.md", "from mcp.server import Server", "python", env=KEYS,
           prelude=PY_LOW_PRELUDE, driver=PY_LOW_DRIVER),
+    # docs/with-fastmcp.md (FastMCP pinned as the interop venv pins it)
+    Claim("docs/with-fastmcp.md", 'pip install "<checkout>/bindings-python[fastmcp]"', "sh",
+          prelude="python3 -m venv venv && . venv/bin/activate\n",
+          env={"PIP_CONSTRAINT": " ".join(str(ROOT / f) for f in (
+              "interop/python_client/requirements.txt", "interop/servers/python/requirements-fastmcp.txt"))},
+          driver="python -c 'import snodo_mrtr.fastmcp, fastmcp'\n"),
+    Claim("docs/with-fastmcp.md", "def preferred_color(call", "python", env=KEYS, driver=PY_FASTMCP_COLOR_DRIVER),
+    Claim("docs/with-fastmcp.md", "async def book_room(call", "python", env=KEYS, driver=PY_FASTMCP_BOOK_DRIVER),
     # docs/with-mcp-typescript.md
     Claim("docs/with-mcp-typescript.md", "npm install <checkout>/bindings-node @modelcontextprotocol/server", "sh",
           prelude="npm init -y >/dev/null\n", driver="node -e 'require(\"snodo-mrtr/mcp\"); require(\"zod\")'\n"),
