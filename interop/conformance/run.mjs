@@ -35,7 +35,7 @@ const SKIPPED_BY_DESIGN = new Set([
 ]);
 
 const { values: opts } = parseArgs({ options: { server: { type: 'string' }, only: { type: 'string' } } });
-if (!['python', 'node', 'python-sdk', 'node-sdk', 'fastmcp'].includes(opts.server)) {
+if (!['python', 'node', 'python-sdk', 'node-sdk', 'fastmcp', 'rust-sdk'].includes(opts.server)) {
   console.error('usage: run.mjs --server python|node [--only SCENARIO]');
   process.exit(2);
 }

@@ -22,12 +22,15 @@ export const KEYS = {
 // preferred_color and book_room with the contract's texts.
 const PYTHON = () => process.env.SNODO_INTEROP_PYTHON || 'python3'; // the interpreter with the snodo-mrtr wheel
 const NODE = () => process.env.SNODO_INTEROP_NODE || process.execPath;
+export const RUST_SDK_SERVER = 'target/release/examples/contract_server';
 export const SERVERS = {
   python: [PYTHON, 'interop/servers/python/server.py'],
   node: [NODE, 'interop/servers/node/server.mjs'],
   'python-sdk': [PYTHON, 'interop/servers/python/sdk_server.py'],
   'node-sdk': [NODE, 'interop/servers/node/sdk_server.mjs'],
   fastmcp: [PYTHON, 'interop/servers/python/fastmcp_server.py'],
+  // A binary, no script: the rmcp contract server (scripts/test-interop-sdk.sh builds it).
+  'rust-sdk': [() => path.join(ROOT, RUST_SDK_SERVER), null],
   'python-example': [PYTHON, 'bindings-python/examples/server.py'],
   'node-example': [NODE, 'bindings-node/examples/server.mjs'],
 };
@@ -39,7 +42,7 @@ export function serverCommand(server, args) {
     throw new Error(`unknown server ${server}: expected one of ${Object.keys(SERVERS).join(', ')}`);
   }
   const [command, script] = SERVERS[server];
-  return { command: command(), args: [path.join(ROOT, script), ...args] };
+  return { command: command(), args: script === null ? args : [path.join(ROOT, script), ...args] };
 }
 
 /** The stdio spawn parameters for the official client's StdioClientTransport. */

@@ -381,7 +381,7 @@ let selected = DEFAULT_NEGOTIATION ? legacyWorkflows : workflows;
 if (isExample(opts.server)) selected = exampleWorkflows;
 // The servers on the official SDKs serve the examples' book_room too (their
 // adapters' runOnce), in both eras.
-const SDK_SERVERS = ['python-sdk', 'node-sdk', 'fastmcp'];
+const SDK_SERVERS = ['python-sdk', 'node-sdk', 'fastmcp', 'rust-sdk'];
 if (SDK_SERVERS.includes(opts.server)) selected = { ...selected, 'example-3-book-room-once': exampleWorkflows['example-3-book-room-once'] };
 const results = {};
 for (const [name, run] of Object.entries(selected)) {

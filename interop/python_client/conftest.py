@@ -37,6 +37,8 @@ SERVERS = {
     "python-sdk": "interop/servers/python/sdk_server.py",
     "node-sdk": "interop/servers/node/sdk_server.mjs",
     "fastmcp": "interop/servers/python/fastmcp_server.py",
+    # A binary (scripts/test-interop-sdk.sh builds it): the contract server on rmcp.
+    "rust-sdk": "target/release/examples/contract_server",
     "python-example": "bindings-python/examples/server.py",
     "node-example": "bindings-node/examples/server.mjs",
 }
@@ -73,6 +75,8 @@ def server_command(server: str, mode: List[str]) -> List[str]:
     script = str(ROOT / SERVERS[server])
     if script.endswith(".py"):
         return [os.environ.get("SNODO_INTEROP_PYTHON", sys.executable), script, *mode]
+    if server == "rust-sdk":
+        return [script, *mode]
     return [os.environ.get("SNODO_INTEROP_NODE", "node"), script, *mode]
 
 

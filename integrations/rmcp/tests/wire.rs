@@ -145,7 +145,10 @@ impl Flows for App {
             Answer::Declined => return Ok(Outcome::Complete(text("You declined to choose a color."))),
             Answer::Cancelled => return Ok(Outcome::ToolError("You cancelled the color question.".into())),
             _ => {
-                return Ok(Outcome::InputRequired { requests: vec![("color".into(), question)], state: None });
+                return Ok(Outcome::InputRequired {
+                    requests: vec![("color".into(), question)],
+                    state: None,
+                });
             }
         };
         Ok(Outcome::Complete(match call.method() {
