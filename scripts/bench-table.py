@@ -5,7 +5,7 @@ Usage: bench-table.py CRITERION_DIR RESULTS_DIR
 CRITERION_DIR is criterion's output (groups core, growth, once); RESULTS_DIR
 holds what scripts/bench.sh wrote: python.json, node.json, c.json (the
 binding benches), sdk-python.json, sdk-node.json (snodo inside each official
-SDK), servers.json (the example servers under load), the *-memory.json of
+SDK), fastmcp-python.json (inside FastMCP; information, read when present), servers.json (the example servers under load), the *-memory.json of
 the memory benches and core-sampler.json (the round sampler's check).
 
 Only the guard rows, printed last, say [met] or [MISSED]; everything else is
@@ -317,6 +317,17 @@ def servers_table(res: str) -> None:
           ["server", "clients", "flows/s", "p50 ms", "p99 ms", "failed", "server CPU ms/flow"], rows)
 
 
+def fastmcp_table(res: str) -> None:
+    """Information, no guard: the two-round flow inside FastMCP, when its bench ran."""
+    flow = load(os.path.join(res, "fastmcp-python.json"), {}).get("us_per_flow", {})
+    if not all(k in flow for k in ("snodo_color", "fastmcp_color", "floor")):
+        return
+    table("Inside FastMCP 4.2.3 (bindings-python/benches/fastmcp_bench.py, µs per two-round flow, in process):",
+          ["snodo_mrtr.fastmcp", "FastMCP's guard pattern (its AES-GCM state)", "one-round floor", "snodo - FastMCP"],
+          [[f"{flow['snodo_color']:.1f}", f"{flow['fastmcp_color']:.1f}", f"{flow['floor']:.1f}",
+            f"{flow['snodo_color'] - flow['fastmcp_color']:+.1f}"]])
+
+
 def main() -> int:
     if len(sys.argv) != 3:
         print("usage: bench-table.py CRITERION_DIR RESULTS_DIR", file=sys.stderr)
@@ -336,6 +347,7 @@ def main() -> int:
     in_window_table(crit, res)
     memory_table(res)
     servers_table(res)
+    fastmcp_table(res)
     print("\nGuards:")
     for name, value, ok in checks:
         print(f"  {'[met]   ' if ok else '[MISSED]'} {name}: {value}")

@@ -18,7 +18,8 @@
 #            bindings-node/benches/memory.mjs: RSS over 100 000 flows;
 #   sdk      bindings-python/benches/sdk_bench.py, bindings-node/benches/sdk_bench.mjs:
 #            a two-round tool flow inside each official SDK server, served by
-#            snodo vs by the SDK's own state handling;
+#            snodo vs by the SDK's own state handling; bindings-python/benches/
+#            fastmcp_bench.py: the same inside FastMCP 4.2.3 (information);
 #   c        ffi/benches/bench.c: begin + decide calls/s through libsnodo,
 #            1 and 2 threads; ffi/benches/rss.c: peak RSS over 100 000 flows;
 #   servers  interop/load/run.py bench: flows/s of the two example servers
@@ -79,7 +80,8 @@ uptime
 
 step "tools: python venv (pinned), npm ci (pinned)"
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check -r bindings-python/benches/requirements.txt
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check -r bindings-python/benches/requirements.txt \
+  -r interop/servers/python/requirements-fastmcp.txt
 (cd bindings-node && npm ci --no-audit --no-fund --loglevel=error)
 (cd bindings-node/benches && npm ci --no-audit --no-fund --loglevel=error)
 
@@ -154,6 +156,8 @@ step "inside the official SDKs: snodo vs the SDK's own state handling, per two-r
 # requestState sealing), plus a one-round floor. The Python SDK comes from
 # bindings-python/benches/requirements.txt, the TS SDK from bindings-node's lockfile.
 (cd "$OUT" && "$VENV/bin/python" "$ROOT/bindings-python/benches/sdk_bench.py" "$OUT/sdk-python.json")
+# The same flow inside FastMCP (snodo_mrtr.fastmcp vs FastMCP's guard pattern): information, no guard.
+(cd "$OUT" && "$VENV/bin/python" "$ROOT/bindings-python/benches/fastmcp_bench.py" "$OUT/fastmcp-python.json")
 node bindings-node/benches/sdk_bench.mjs "$OUT/sdk-node.json" 2>&1 | grep -v "responseMode: 'json' drops"
 
 step "c: libsnodo, run"
