@@ -105,6 +105,8 @@ def test_the_private_hook_has_the_tested_shape() -> None:
     assert server._mcp_server.middleware[1] is snodo
     with pytest.raises(RuntimeError, match="not"):
         Snodo(mrtr.Engine(KEYS)).install(server)  # the chain has another shape now
+    with pytest.raises(mrtr.ArgumentError, match="not on a FastMCP server"):
+        snodo.call_tool(pick)  # the low-level handlers of snodo_mrtr.mcp: FastMCP has its own
     other = FastMCP("u")
     other._mcp_server.middleware.reverse()
     with pytest.raises(RuntimeError, match=r"fastmcp 4\.2"):

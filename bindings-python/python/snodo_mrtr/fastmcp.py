@@ -36,7 +36,7 @@ errors, never ``isError`` results.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Any, Callable, NoReturn, Optional
 
 from . import mcp as _mcp
 from .errors import ArgumentError
@@ -76,12 +76,28 @@ def middleware_chain(server: Any) -> Any:
 class Snodo(_mcp.Snodo):
     """snodo as the MRTR engine of a FastMCP server.
 
-    ``principal(ctx)`` gets the SDK's ``ServerRequestContext`` (FastMCP's
-    request context is bound by then: ``fastmcp.server.dependencies.
-    get_access_token()`` works) and returns the verified user name, or
-    ``None`` for the explicit anonymous principal (the default for every
-    request). ``once``: the store of :meth:`run_once`/:meth:`check_once`.
+    ``principal(ctx)`` gets the SDK's ``ServerRequestContext`` (on HTTP,
+    ``ctx.request`` is the Starlette request) and returns the verified user
+    name, or ``None`` for the explicit anonymous principal (the default for
+    every request). ``once``: the store of :meth:`run_once`/:meth:`check_once`.
+
+    FastMCP registers its own handlers for every method, so the low-level
+    ``call_tool``/``get_prompt``/``read_resource`` of ``snodo_mrtr.mcp`` are
+    refused here: register components with :meth:`tool`, :meth:`prompt`,
+    :meth:`resource`.
     """
+
+    def _low_level(self, name: str) -> NoReturn:
+        raise ArgumentError(f"Snodo.{name}: not on a FastMCP server (use snodo.tool/prompt/resource)")
+
+    def call_tool(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        return self._low_level("call_tool")
+
+    def get_prompt(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        return self._low_level("get_prompt")
+
+    def read_resource(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        return self._low_level("read_resource")
 
     def install(self, server: Any) -> "Snodo":
         """Puts snodo's middleware on the FastMCP ``server``, between FastMCP's
