@@ -6,7 +6,7 @@
 #
 #   bash scripts/test-edge.sh [KIND...]
 #
-# KIND: python, python-sdk, fastmcp, node, node-sdk (the contract servers, the
+# KIND: python, python-sdk, fastmcp, node, node-sdk, rust-sdk (the contract servers, the
 # default) or python-example, node-example (the examples; scripts/test-examples.sh
 # runs those). SNODO_EDGE_SKIP_SETUP=1 skips the builds (for a caller that
 # has set things up, or a rerun).
@@ -17,11 +17,12 @@ export CARGO_TERM_COLOR=never
 source interop/setup.sh
 
 KINDS=("$@")
-[ "${#KINDS[@]}" -gt 0 ] || KINDS=(python python-sdk fastmcp node node-sdk)
+[ "${#KINDS[@]}" -gt 0 ] || KINDS=(python python-sdk fastmcp node node-sdk rust-sdk)
 if [ "${SNODO_EDGE_SKIP_SETUP:-0}" != 1 ]; then
   interop_setup_node_server
   interop_setup_node_servers
   interop_setup_python_server
+  cargo build --locked --release -p snodo-rmcp --example contract_server
 fi
 PY="${SNODO_INTEROP_PYTHON:-$PWD/target/interop/venv/bin/python}"
 export SNODO_KEYS="edge:$(printf '37%.0s' $(seq 1 32))"
@@ -47,6 +48,7 @@ start() {
     python) "$PY" interop/servers/python/server.py --http 0 2>"$log" & ;;
     python-sdk) "$PY" interop/servers/python/sdk_server.py --http 0 2>"$log" & ;;
     fastmcp) "$PY" interop/servers/python/fastmcp_server.py --http 0 2>"$log" & ;;
+    rust-sdk) target/release/examples/contract_server --http 0 2>"$log" & ;;
     node) node interop/servers/node/server.mjs --http 0 2>"$log" & ;;
     node-sdk) node interop/servers/node/sdk_server.mjs --http 0 2>"$log" & ;;
     python-example) "$PY" bindings-python/examples/server.py --http 0 2>"$log" & ;;

@@ -3,8 +3,9 @@
 # official SDK server classes with snodo doing every MRTR decision —
 # interop/servers/python/sdk_server.py (`mcp` 2.3.0 MCPServer),
 # interop/servers/node/sdk_server.mjs (@modelcontextprotocol/server 2.4.0
-# McpServer) and interop/servers/python/fastmcp_server.py (FastMCP 4.2.3, on
-# mcp 2.3.0, kind `fastmcp`) — against the official TypeScript client (pinned to 2026-07-28,
+# McpServer), interop/servers/python/fastmcp_server.py (FastMCP 4.2.3, on
+# mcp 2.3.0, kind `fastmcp`) and integrations/rmcp/examples/contract_server.rs
+# (rmcp 3.11 through snodo-rmcp, kind `rust-sdk`) — against the official TypeScript client (pinned to 2026-07-28,
 # and with its default options: a 2025-era session), the official Python
 # client (mode 2026-07-28, and mode=legacy) and the conformance suite.
 #
@@ -29,6 +30,9 @@ interop_setup_node_servers
 interop_setup_python_server
 interop_setup_npm official_client
 interop_setup_npm conformance
+# The contract server on rmcp (kind rust-sdk): a binary of the snodo-rmcp crate.
+interop_log "build: the rmcp contract server (integrations/rmcp/examples/contract_server.rs)"
+cargo build --locked --release -p snodo-rmcp --example contract_server
 
 status=0
 run() {
@@ -48,7 +52,7 @@ for checked in bindings-python/python/snodo_mrtr/mcp.py interop/servers/python/s
   run "$PWD/.venv/bin/python" -m mypy --strict --no-incremental --follow-imports=silent \
     --cache-dir "$OUT/mypy-cache-sdk" --python-executable "$SNODO_INTEROP_PYTHON" "$checked"
 done
-for server in python-sdk node-sdk fastmcp; do
+for server in python-sdk node-sdk fastmcp rust-sdk; do
   for transport in stdio http; do
     interop_log "official TypeScript client (2026-07-28 pin): $server server over $transport"
     run node interop/official_client/run.mjs --server "$server" --transport "$transport"
@@ -61,8 +65,9 @@ for server in python-sdk node-sdk fastmcp; do
 done
 # 2025-era sessions: the Node SDK server through the TS SDK's legacy shim, the
 # Python SDK and FastMCP servers through snodo_mrtr.mcp driving the core's legacy
-# bridge over the SDK session's back-channel (ServerSession.send_request).
-for server in python-sdk node-sdk fastmcp; do
+# bridge over the SDK session's back-channel (ServerSession.send_request), the
+# rmcp server through snodo-rmcp driving it over rmcp's peer handle.
+for server in python-sdk node-sdk fastmcp rust-sdk; do
   for transport in stdio http; do
     interop_log "official TypeScript client (default options: a 2025 session): $server server over $transport"
     run node interop/official_client/run.mjs --server "$server" --transport "$transport" --negotiation default
@@ -73,11 +78,11 @@ for server in python-sdk node-sdk fastmcp; do
 done
 
 interop_log "summaries"
-# The three SDK servers: the 2026 suites, the official TypeScript client with
+# The four SDK servers: the 2026 suites, the official TypeScript client with
 # default options and the official Python client on a 2025 session. Same
 # checker as test-interop.sh.
 names=()
-for server in python-sdk node-sdk fastmcp; do
+for server in python-sdk node-sdk fastmcp rust-sdk; do
   names+=("official_client-$server-stdio.json" "official_client-$server-http.json"
           "python_client-$server-stdio.json" "python_client-$server-http.json"
           "conformance-$server-http.json"

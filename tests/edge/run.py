@@ -2,7 +2,7 @@
 would, against every server the suites start (docs/operations.md, "The HTTP edge").
 
 scripts/test-edge.sh starts the HTTP servers (the four contract servers of
-interop/servers/ and the FastMCP one by default; scripts/test-examples.sh has it start the two
+interop/servers/, the FastMCP one and the rmcp one by default; scripts/test-examples.sh has it start the two
 examples, python-example and node-example) and runs this script once per
 server:
 
@@ -193,7 +193,10 @@ class Flow:
                 if text.startswith("data:"):
                     data.append(text[5:].lstrip())
                 elif not text and data:
-                    self.events.put(json.loads("\n".join(data)))
+                    # An event with empty data (a priming event: rmcp sends one
+                    # to set the reconnect delay) carries no message.
+                    if "".join(data).strip():
+                        self.events.put(json.loads("\n".join(data)))
                     data = []
         except Exception as e:  # reported as an event: the checks then fail on it
             self.events.put(e)

@@ -355,7 +355,11 @@ impl Contract {
     }
 }
 
-fn listed<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ErrorData> {
+/// A list result. `resultType` is explicit: rmcp's constructors set it, its
+/// serde reading of a value without one leaves it out (rmcp drops it again
+/// for 2025 peers).
+fn listed<T: serde::de::DeserializeOwned>(mut value: Value) -> Result<T, ErrorData> {
+    value["resultType"] = json!("complete");
     serde_json::from_value(value).map_err(|e| ErrorData::internal_error(format!("list: {e}"), None))
 }
 
@@ -402,6 +406,14 @@ impl ServerHandler for Contract {
     ) -> Result<ListResourcesResult, ErrorData> {
         listed(json!({"resources": [{"uri": COLOR_URI, "name": "preferred-color",
             "description": "Your preferred color", "mimeType": "text/plain"}]}))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _: Option<PaginatedRequestParams>,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        listed(json!({"resourceTemplates": []}))
     }
 
     // Names snodo does not own reach these.
@@ -501,8 +513,10 @@ async fn edge(State(edge): State<Edge>, request: Request, next: Next) -> HttpRes
         f(&mut guard);
     };
     if let Some(id) = &session {
-        let mut mine = true;
-        sessions(&mut |s| mine = s.get(id).is_none_or(|owner| *owner == who));
+        // Unknown and foreign ids get the same bytes: a leaked id neither
+        // works nor tells its finder that it exists.
+        let mut mine = false;
+        sessions(&mut |s| mine = s.get(id).is_some_and(|owner| *owner == who));
         if !mine {
             return snodo_response(&snodo::unknown_session());
         }
