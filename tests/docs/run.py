@@ -506,6 +506,10 @@ CLAIMS: List[Claim] = [
           after="preferred_color: [{ description", driver=TS_HTTP_DRIVER),
     Claim("docs/with-mcp-typescript.md", "server.setRequestHandler('tools/call', snodo.handler(", "js", env=KEYS,
           after="preferred_color: [{ description", prelude=TS_LOW_PRELUDE, driver=TS_LOW_DRIVER),
+    # docs/with-rmcp.md: the Rust block is snodo-rmcp's doctest (compiled, not run: it serves stdio);
+    # the install block's pins are compared with the crate's manifest.
+    Claim("docs/with-rmcp.md", "[dependencies]", "covered", by="integrations/rmcp/tests/docs_page.rs"),
+    Claim("docs/with-rmcp.md", "use std::sync::Arc;", "covered", by="integrations/rmcp/src/lib.rs"),
     # ffi/README.md: scripts/test-c-readme.sh runs the install block and the program as written.
     Claim("ffi/README.md", "make -C snodo install", "covered", by="scripts/test-c-readme.sh"),
     Claim("ffi/README.md", "lib/libsnodo.so.0.1.0", "text"),

@@ -36,6 +36,11 @@ use snodo::{
 
 pub use snodo;
 
+/// docs/with-rmcp.md's Rust blocks, compiled as this crate's doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/with-rmcp.md")]
+struct WithRmcpPage;
+
 /// The three methods a flow may answer with `input_required`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
