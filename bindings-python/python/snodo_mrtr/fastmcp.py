@@ -41,7 +41,7 @@ from typing import Any, Callable, NoReturn, Optional
 from . import mcp as _mcp
 from .errors import ArgumentError
 
-__all__ = ["Snodo", "TESTED", "current_call"]
+__all__ = ["Snodo", "TESTED", "current_call", "middleware_chain"]
 
 #: The FastMCP minor this adapter's private hook was checked against.
 TESTED = "fastmcp 4.2 (mcp 2.3)"
