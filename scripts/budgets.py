@@ -25,13 +25,15 @@ BUDGETS = [
     ("bindings-python/src (Rust)", ["bindings-python/src"], (".rs",), 2500),
     ("bindings-node/src (Rust and JS)", ["bindings-node/src"], (".rs", ".js", ".mjs", ".cjs"), 2500),
     ("ffi/src (Rust)", ["ffi/src"], (".rs",), 3500),
+    ("integrations/rmcp/src (Rust)", ["integrations/rmcp/src"], (".rs",), 800),
     ("bindings-python/examples/server.py", ["bindings-python/examples/server.py"], (".py",), 250),
     ("bindings-node/examples/server.mjs", ["bindings-node/examples/server.mjs"], (".mjs",), 250),
     ("docs/benchmarks.md", ["docs/benchmarks.md"], (".md",), 250),
 ]
 
 # Where history in comments is looked for: every source file of the project.
-SOURCE_DIRS = ["core", "ffi", "bindings-python", "bindings-node", "examples", "interop", "tests", "scripts", "fuzz"]
+SOURCE_DIRS = ["core", "ffi", "bindings-python", "bindings-node", "examples", "interop", "tests", "scripts", "fuzz",
+               "integrations"]
 SOURCE_SUFFIXES = (".rs", ".py", ".js", ".mjs", ".cjs", ".ts", ".c", ".h", ".go", ".sh")
 SKIP_DIRS = {"node_modules", "target", ".venv", "__pycache__", "corpus", "artifacts"}
 HISTORY = re.compile(r"\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|"

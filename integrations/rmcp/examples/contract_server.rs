@@ -482,10 +482,13 @@ fn engine() -> Result<Engine, String> {
 /// anything is read, and each 2025 session bound to the principal of its
 /// `initialize` (another principal gets the bytes of an unknown session),
 /// at most `PER_CLIENT` sessions per principal.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 struct Edge {
     policy: Arc<OriginPolicy>,
     sessions: Arc<Mutex<Owners>>,
+    /// rmcp's sessions: one it closed (idle for 5 minutes, or ended) no
+    /// longer counts against its principal's quota.
+    manager: Arc<LocalSessionManager>,
 }
 
 const PER_CLIENT: usize = 16;
@@ -521,7 +524,10 @@ async fn edge(State(edge): State<Edge>, request: Request, next: Next) -> HttpRes
             return snodo_response(&snodo::unknown_session());
         }
     } else if request.method() == axum::http::Method::POST {
-        // Only an initialize opens a session; count this principal's.
+        // Only an initialize opens a session; count this principal's live ones.
+        let live: std::collections::HashSet<String> =
+            edge.manager.sessions.read().await.keys().map(|id| id.to_string()).collect();
+        sessions(&mut |s| s.retain(|id, _| live.contains(id)));
         let mut full = false;
         sessions(&mut |s| full = s.values().filter(|o| **o == who).count() >= PER_CLIENT);
         if full && is_initialize(&request) {
@@ -560,13 +566,14 @@ fn is_initialize(request: &Request) -> bool {
 }
 
 async fn serve_http(server: Snodo<Contract>, port: u16) -> Result<(), String> {
+    let manager = Arc::new(LocalSessionManager::default());
     let service = StreamableHttpService::new(
         move || Ok(server.clone()),
-        Arc::new(LocalSessionManager::default()),
+        Arc::clone(&manager),
         // snodo's check (edge) decides Host and Origin; rmcp's own compares exact strings.
         StreamableHttpServerConfig::default().disable_allowed_hosts(),
     );
-    let edge_state = Edge { policy: Arc::new(OriginPolicy::loopback()), ..Edge::default() };
+    let edge_state = Edge { policy: Arc::new(OriginPolicy::loopback()), sessions: Arc::default(), manager };
     let app = axum::Router::new()
         .route_service("/mcp", service)
         .layer(axum::middleware::from_fn_with_state(edge_state, edge));
