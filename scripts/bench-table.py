@@ -5,7 +5,8 @@ Usage: bench-table.py CRITERION_DIR RESULTS_DIR
 CRITERION_DIR is criterion's output (groups core, growth, once); RESULTS_DIR
 holds what scripts/bench.sh wrote: python.json, node.json, c.json (the
 binding benches), sdk-python.json, sdk-node.json (snodo inside each official
-SDK), fastmcp-python.json (inside FastMCP; information, read when present), servers.json (the example servers under load), the *-memory.json of
+SDK), fastmcp-python.json (inside FastMCP; information, read when present), rmcp.json (inside
+rmcp; information, read when present), servers.json (the example servers under load), the *-memory.json of
 the memory benches and core-sampler.json (the round sampler's check).
 
 Only the guard rows, printed last, say [met] or [MISSED]; everything else is
@@ -328,6 +329,17 @@ def fastmcp_table(res: str) -> None:
             f"{flow['snodo_color'] - flow['fastmcp_color']:+.1f}"]])
 
 
+def rmcp_table(res: str) -> None:
+    """Information, no guard: the two-round flow inside rmcp, when its bench ran."""
+    flow = load(os.path.join(res, "rmcp.json"), {}).get("us_per_flow", {})
+    if not all(k in flow for k in ("snodo", "rmcp", "floor")):
+        return
+    table("Inside rmcp 3.11 (integrations/rmcp/examples/bench_flow.rs, µs per two-round flow, in process):",
+          ["snodo-rmcp", "rmcp's own MRTR (its rs2 codec)", "two plain calls", "snodo - rmcp"],
+          [[f"{flow['snodo']:.1f}", f"{flow['rmcp']:.1f}", f"{flow['floor']:.1f}",
+            f"{flow['snodo'] - flow['rmcp']:+.1f}"]])
+
+
 def main() -> int:
     if len(sys.argv) != 3:
         print("usage: bench-table.py CRITERION_DIR RESULTS_DIR", file=sys.stderr)
@@ -348,6 +360,7 @@ def main() -> int:
     memory_table(res)
     servers_table(res)
     fastmcp_table(res)
+    rmcp_table(res)
     print("\nGuards:")
     for name, value, ok in checks:
         print(f"  {'[met]   ' if ok else '[MISSED]'} {name}: {value}")

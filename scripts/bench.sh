@@ -20,6 +20,8 @@
 #            a two-round tool flow inside each official SDK server, served by
 #            snodo vs by the SDK's own state handling; bindings-python/benches/
 #            fastmcp_bench.py: the same inside FastMCP 4.2.3 (information);
+#            integrations/rmcp/examples/bench_flow.rs: the same inside rmcp 3.11
+#            (information);
 #   c        ffi/benches/bench.c: begin + decide calls/s through libsnodo,
 #            1 and 2 threads; ffi/benches/rss.c: peak RSS over 100 000 flows;
 #   servers  interop/load/run.py bench: flows/s of the two example servers
@@ -159,6 +161,9 @@ step "inside the official SDKs: snodo vs the SDK's own state handling, per two-r
 # The same flow inside FastMCP (snodo_mrtr.fastmcp vs FastMCP's guard pattern): information, no guard.
 (cd "$OUT" && "$VENV/bin/python" "$ROOT/bindings-python/benches/fastmcp_bench.py" "$OUT/fastmcp-python.json")
 node bindings-node/benches/sdk_bench.mjs "$OUT/sdk-node.json" 2>&1 | grep -v "responseMode: 'json' drops"
+# The same flow inside rmcp 3.11 (snodo-rmcp vs rmcp's own codec, and two plain calls): information, no guard.
+cargo build --release --locked -p snodo-rmcp --example bench_flow 2>&1 | tail -n 1
+target/release/examples/bench_flow "$OUT/rmcp.json"
 
 step "c: libsnodo, run"
 cargo build --release --locked -p snodo-ffi 2>&1 | tail -n 1
