@@ -483,3 +483,32 @@ async fn a_2025_decline_reaches_the_handler() {
     let done = wire.recv().await;
     assert_eq!(done["result"]["content"][0]["text"], "You declined to choose a color.", "{done}");
 }
+
+/// A 2025 client cancels its request while snodo waits on the question:
+/// the question is cancelled on the session (under rmcp's id for it) and
+/// the request gets no response.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_cancellation_cancels_the_question() {
+    let (server, _) = served();
+    let mut wire = connect(server);
+    wire.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "t", "version": "1"}}}))
+        .await;
+    let _ = wire.recv().await;
+    wire.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    wire.send(
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "preferred_color"}}),
+    )
+    .await;
+    let ask = wire.recv().await;
+    assert_eq!(ask["method"], "elicitation/create", "{ask}");
+    wire.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2, "reason": "user"}}))
+        .await;
+    let cancelled = wire.recv().await;
+    assert_eq!(cancelled["method"], "notifications/cancelled", "{cancelled}");
+    assert_eq!(cancelled["params"]["requestId"], ask["id"], "{cancelled}");
+    // Nothing for request 2: the next message answers the ping.
+    wire.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "ping"})).await;
+    let pong = wire.recv().await;
+    assert_eq!(pong["id"], 3, "{pong}");
+}
