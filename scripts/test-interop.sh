@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Interop: the official MCP TypeScript client, the official Python
-# client and the official conformance suite against both contract servers
+# client, the official conformance suite and the Tasks extension checks
+# (interop/tasks/run.mjs) against both contract servers
 # (interop/servers/python/server.py, interop/servers/node/server.mjs; they
 # serve interop/CONTRACT.md).
 #
@@ -46,6 +47,8 @@ for server in python node; do
   done
   interop_log "conformance suite: $server server over http"
   run node interop/conformance/run.mjs --server "$server"
+  interop_log "Tasks extension rules (interop/tasks/run.mjs): $server server over http"
+  run node interop/tasks/run.mjs --server "$server"
 done
 
 # The Python contract server type-checks (mypy from the tools venv that
@@ -62,7 +65,7 @@ names=()
 for server in python node; do
   names+=("official_client-$server-stdio.json" "official_client-$server-http.json"
           "python_client-$server-stdio.json" "python_client-$server-http.json"
-          "conformance-$server-http.json")
+          "conformance-$server-http.json" "tasks-$server-http.json")
 done
 for server in python node; do
   for transport in stdio http; do

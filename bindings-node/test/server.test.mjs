@@ -93,7 +93,8 @@ test('SNODO_KEYS: empty warns, malformed or invalid exits 2, url-safe base64 wor
   const child = start(['--stdio'], { SNODO_KEYS: `new:${urlSafe},k1:${'ab'.repeat(32)}` });
   child.stdin.write(`${JSON.stringify(msg(0, 'server/discover'))}\n`);
   const [line] = await once(readline.createInterface({ input: child.stdout }), 'line');
-  assert.deepEqual(JSON.parse(line).result.capabilities, { tools: {}, resources: {}, prompts: {} });
+  assert.deepEqual(JSON.parse(line).result.capabilities, {
+    tools: {}, resources: {}, prompts: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } });
   assert.equal((await finish(child)).code, 0);
 });
 

@@ -10,8 +10,10 @@
 //!    field is absent or not a string the comparison is skipped: `begin`
 //!    answers `-32602` for it (the conformance suite expects that code).
 //! 2. `Mcp-Method` is required and must equal `method`.
-//! 3. On `tools/call` and `prompts/get` (`params.name`) and `resources/read`
-//!    (`params.uri`), when that body value is a string, `Mcp-Name` is
+//! 3. On `tools/call` and `prompts/get` (`params.name`), `resources/read`
+//!    (`params.uri`) and the Tasks extension's `tasks/get`, `tasks/update`
+//!    and `tasks/cancel` (`params.taskId`, the extension's routing-header
+//!    rule), when that body value is a string, `Mcp-Name` is
 //!    required and must equal it after decoding the `=?base64?…?=` form
 //!    (standard base64 with padding, of UTF-8; markers case-sensitive). When
 //!    the body value is absent or not a string the header is not expected
@@ -101,6 +103,7 @@ pub fn header_mismatch(headers: &[(&str, &str)], request: &Value) -> Option<(Val
     let field = match method {
         "tools/call" | "prompts/get" => "name",
         "resources/read" => "uri",
+        "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
         _ => return None,
     };
     // Absent or not a string in the body: the header is not expected.
@@ -243,6 +246,19 @@ mod tests {
         assert_eq!(what(&[], &json!({"jsonrpc":"2.0","method":"notifications/x"})), None);
         assert_eq!(what(&[], &json!({"jsonrpc":"2.0","id":null,"method":"x"})), None);
         assert_eq!(what(&[], &json!([1])), None);
+    }
+
+    #[test]
+    fn tasks_methods_compare_the_task_id() {
+        for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
+            let r = call(method, json!({"taskId":"t-1"}));
+            let h = [OK[0], ("Mcp-Method", method), ("Mcp-Name", "t-1")];
+            assert_eq!(what(&h, &r), None, "{method}");
+            let h = [OK[0], ("Mcp-Method", method), ("Mcp-Name", "t-2")];
+            assert!(what(&h, &r).unwrap().contains("does not match params.taskId"), "{method}");
+            let h = [OK[0], ("Mcp-Method", method)];
+            assert!(what(&h, &r).unwrap().starts_with("Mcp-Name header missing"), "{method}");
+        }
     }
 
     #[test]

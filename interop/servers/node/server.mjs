@@ -164,14 +164,34 @@ function multiRound(call) {
   return inputRequired({ step1: STEP1 }, { step: 1 });
 }
 
-// --- a task-backed tool (Tasks extension, io.modelcontextprotocol/tasks)
+// --- task-backed tools (Tasks extension, io.modelcontextprotocol/tasks)
 //
-// DEMO ONLY: tasks live in this process's memory, so tasks/get and
-// tasks/update must reach the process that created the task. A real server
-// keeps them in a shared store (and expires them after ttlMs).
+// DEMO ONLY: tasks live in this process's memory, so tasks/get, tasks/update
+// and tasks/cancel must reach the process that created the task. A real
+// server keeps them in a shared store (and expires them after ttlMs). A
+// task's work is a deadline, not a timer: the task settles when a tasks/get
+// sees the deadline passed, so nothing runs in the background and a
+// cancelled task can never settle afterwards.
 const TASKS = new Map();
 const TASK_TTL_MS = 60_000;
+const TASK_TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+// The -32021 data for a client that must declare the extension (SEP-2663).
+const TASKS_REQUIRED = { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } };
 const utcNow = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+// Stores a task whose work ends `afterS` seconds from now with `outcome`
+// ({ result } or { error }), then answers with its CreateTaskResult. The task
+// is stored before the answer leaves, so an immediate tasks/get finds it. The
+// id is a random UUID (122 random bits): not guessable.
+function createTask(outcome, afterS = 0) {
+  const now = utcNow();
+  const status = afterS > 0 ? 'working' : ('result' in outcome ? 'completed' : 'failed');
+  const task = { taskId: randomUUID(), status, createdAt: now, lastUpdatedAt: now,
+    ttlMs: TASK_TTL_MS, pollIntervalMs: 1000 };
+  TASKS.set(task.taskId, { task, outcome, due: performance.now() + afterS * 1000 });
+  return complete({ resultType: 'task', ...task });
+}
 
 // Asks the color by MRTR; the last round answers with a task when the client
 // declared the Tasks extension (a finished one: painting is instant here),
@@ -182,29 +202,80 @@ function paintTask(call) {
   if (a.kind !== 'accepted') return inputRequired({ color: COLOR });
   const result = text(`Painted it ${a.value.color}.`);
   if (!declaresTasks(call.clientCapabilities)) return complete(result);
-  const now = utcNow();
-  const task = { taskId: randomUUID(), status: 'completed', createdAt: now, lastUpdatedAt: now,
-    ttlMs: TASK_TTL_MS, pollIntervalMs: 1000 };
-  TASKS.set(task.taskId, { task, result });
-  return complete({ resultType: 'task', ...task });
+  return createTask({ result });
 }
 
-function tasksGet(call) {
-  const entry = TASKS.get(String(call.params.taskId));
-  if (!entry) return error(-32602, `Unknown task: ${call.params.taskId}`);
+// Works `seconds` (0-60): as a task when the client declared the extension
+// and there is work to wait for, else synchronously (a Promise).
+function slowCompute(call) {
+  const { seconds = 1, label = 'slow_compute' } = call.params.arguments ?? {};
+  if (typeof seconds !== 'number' || !(seconds >= 0 && seconds <= 60)) {
+    return toolError('seconds must be a number from 0 to 60.');
+  }
+  const result = text(`${label}: done after ${seconds} s.`);
+  if (seconds > 0 && declaresTasks(call.clientCapabilities)) return createTask({ result }, seconds);
+  return new Promise((done) => setTimeout(() => done(complete(result)), seconds * 1000));
+}
+
+// Task-only: a client without the extension gets -32021; as a task it ends
+// completed with a tool error (a tool error is a result, never a failed task).
+const failingJob = (call) => (declaresTasks(call.clientCapabilities)
+  ? createTask({ result: { ...text('The job failed.'), isError: true } }, 1)
+  : error(-32021, 'failing_job runs only as a task: declare the Tasks extension', TASKS_REQUIRED));
+
+// As a task it ends failed with a JSON-RPC error; without the extension, that error.
+const JOB_ERROR = { code: -32603, message: 'The job hit an internal error.' };
+const protocolErrorJob = (call) => (declaresTasks(call.clientCapabilities)
+  ? createTask({ error: JOB_ERROR }, 1) : error(JOB_ERROR.code, JOB_ERROR.message));
+
+// The task as it stands now: working until its deadline.
+function settled(entry) {
+  const { task } = entry;
+  if (task.status === 'working' && performance.now() >= entry.due) {
+    task.status = 'result' in entry.outcome ? 'completed' : 'failed';
+    task.lastUpdatedAt = utcNow();
+  }
+  return task;
+}
+
+function tasksGet(call, entry) {
+  const task = { ...settled(entry) };
   // The input requests a task carries must be receivable by this client
   // (none here once created; the check shows where it goes).
-  const missing = checkTaskInputRequests(entry.task, call.clientCapabilities);
+  const missing = checkTaskInputRequests(task, call.clientCapabilities);
   if (Object.keys(missing).length) {
     return error(-32021, 'Missing required client capability', { requiredCapabilities: missing });
   }
-  return complete({ ...entry.task, result: entry.result });
+  // A finished task inlines its result, or its JSON-RPC error.
+  return complete(task.status === 'completed' || task.status === 'failed' ? { ...task, ...entry.outcome } : task);
 }
 
 // Answers (call.inputResponses, read with call.response) for keys the task
-// never asked are ignored: this task asks none once created.
-const tasksUpdate = (call) => (TASKS.has(String(call.params.taskId))
-  ? complete({}) : error(-32602, `Unknown task: ${call.params.taskId}`));
+// never asked are ignored: these tasks ask none once created.
+const tasksUpdate = () => complete({});
+
+// A terminal task stays as it ended; the ack is the same either way.
+function tasksCancel(call, entry) {
+  const task = settled(entry);
+  if (!TASK_TERMINAL.has(task.status)) Object.assign(task, { status: 'cancelled', lastUpdatedAt: utcNow() });
+  return complete({});
+}
+
+const TASK_METHODS = { 'tasks/get': tasksGet, 'tasks/update': tasksUpdate, 'tasks/cancel': tasksCancel };
+
+// The gates every tasks/* request passes, in the order SEP-2663 and the
+// conformance suite use: the extension declared on this request (-32021, even
+// for an unknown id), then a known task (-32602, the same for an id that
+// never existed or has expired).
+function taskMethod(call) {
+  if (!declaresTasks(call.clientCapabilities)) {
+    return error(-32021, `${call.method} needs the Tasks extension declared on the request`, TASKS_REQUIRED);
+  }
+  const { taskId } = call.params;
+  const entry = typeof taskId === 'string' ? TASKS.get(taskId) : undefined;
+  if (!entry) return error(-32602, `Unknown task: ${taskId}`);
+  return TASK_METHODS[call.method](call, entry);
+}
 
 // --- an effectful tool: book_room (docs/once.md)
 //
@@ -427,6 +498,9 @@ const TOOLS = {
   test_trigger_tool_change: ['Conformance: tool list change', () => complete(text('The tool list is static.'))],
   test_trigger_prompt_change: ['Conformance: prompt list change', () => complete(text('The prompt list is static.'))],
   paint_task: ['Asks a color, then paints as a task (Tasks extension) or directly', paintTask],
+  slow_compute: ['Tasks conformance: works `seconds`, as a task when the client declared the extension', slowCompute],
+  failing_job: ['Tasks conformance: task-only, ends with a tool error', failingJob],
+  protocol_error_job: ['Tasks conformance: as a task, ends failed with a JSON-RPC error', protocolErrorJob],
 };
 
 // --- the resource and the prompts
@@ -462,7 +536,8 @@ const lookup = (table, key) => (typeof key === 'string' && Object.hasOwn(table, 
 function route(call) {
   switch (call.method) {
     case 'server/discover': // no listChanged/subscribe: there is nothing to listen to
-      return listed({ supportedVersions: ['2026-07-28'], capabilities: { tools: {}, resources: {}, prompts: {} } });
+      return listed({ supportedVersions: ['2026-07-28'],
+        capabilities: { tools: {}, resources: {}, prompts: {}, extensions: { [TASKS_EXTENSION]: {} } } });
     case 'tools/list':
       return listed({ tools: Object.entries({ ...TOOLS, ...EFFECT_TOOLS }).map(([name, [description]]) => ({
         name, description, inputSchema: { type: 'object', properties: {} } })) });
@@ -480,9 +555,9 @@ function route(call) {
       return call.uri === 'prefs://color' ? readColor(call)
         : error(-32602, `Resource not found: ${call.uri}`, { uri: call.uri });
     case 'tasks/get':
-      return tasksGet(call);
     case 'tasks/update':
-      return tasksUpdate(call);
+    case 'tasks/cancel':
+      return taskMethod(call);
     case 'prompts/get':
       return (lookup(PROMPTS, call.name) ?? (() => error(-32602, `Unknown prompt: ${call.name}`)))(call);
     default: // includes the removed initialize, ping, logging/setLevel, subscriptions/listen, ...

@@ -156,17 +156,37 @@ def book_table(call: Call) -> Outcome:
     return mrtr.input_required(asks, state or None)
 
 
-# --- a task-backed tool (Tasks extension, io.modelcontextprotocol/tasks) ---
+# --- task-backed tools (Tasks extension, io.modelcontextprotocol/tasks) ---
 #
-# DEMO ONLY: tasks live in this process's memory, so tasks/get and tasks/update must
-# reach the process that created the task. A real server keeps them in a shared store.
+# DEMO ONLY: tasks live in this process's memory, so tasks/get, tasks/update and
+# tasks/cancel must reach the process that created the task. A real server keeps
+# them in a shared store. A task's work is a deadline, not a thread: the task
+# settles when a tasks/get sees the deadline passed, so nothing runs in the
+# background and a cancelled task can never settle afterwards.
 TASKS: Dict[str, Dict[str, Any]] = {}
 TASKS_LOCK = threading.Lock()
 TASK_TTL_MS = 60_000
+TASK_TERMINAL = ("completed", "failed", "cancelled")
+# The -32021 data for a client that must declare the extension (SEP-2663).
+TASKS_REQUIRED: Dict[str, Any] = {"requiredCapabilities": {"extensions": {mrtr.TASKS_EXTENSION: {}}}}
 
 
 def utc_now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def create_task(outcome: Dict[str, Any], after_s: float = 0.0) -> Outcome:
+    """Stores a task whose work ends `after_s` seconds from now with `outcome`
+    ({"result": ...} or {"error": ...}), then answers with its CreateTaskResult. The task
+    is stored before the answer leaves, so an immediate tasks/get finds it. The id is a
+    random UUID (122 random bits): not guessable."""
+    now = utc_now()
+    status = "working" if after_s > 0 else ("completed" if "result" in outcome else "failed")
+    task: Dict[str, Any] = {"taskId": str(uuid.uuid4()), "status": status, "createdAt": now, "lastUpdatedAt": now,
+            "ttlMs": TASK_TTL_MS, "pollIntervalMs": 1000}
+    with TASKS_LOCK:
+        TASKS[task["taskId"]] = {"task": task, "outcome": outcome, "due": time.monotonic() + after_s}
+    return mrtr.complete({"resultType": "task", **task})
 
 
 def paint_task(call: Call) -> Outcome:
@@ -180,36 +200,90 @@ def paint_task(call: Call) -> Outcome:
     result = {"content": [{"type": "text", "text": f"Painted it {(a.value or {})['color']}."}]}
     if not mrtr.declares_tasks(call.client_capabilities):
         return mrtr.complete(result)
-    now = utc_now()
-    task: Dict[str, Any] = {"taskId": str(uuid.uuid4()), "status": "completed", "createdAt": now, "lastUpdatedAt": now,
-            "ttlMs": TASK_TTL_MS, "pollIntervalMs": 1000}
+    return create_task({"result": result})
+
+
+def slow_compute(call: Call) -> Outcome:
+    """Works `seconds` (0-60): as a task when the client declared the extension and there is
+    work to wait for, else synchronously (this thread sleeps)."""
+    args = call.params.get("arguments") or {}
+    seconds, label = args.get("seconds", 1), str(args.get("label", "slow_compute"))
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not 0 <= seconds <= 60:
+        return mrtr.tool_error("seconds must be a number from 0 to 60.")
+    result = {"content": [{"type": "text", "text": f"{label}: done after {seconds} s."}]}
+    if seconds > 0 and mrtr.declares_tasks(call.client_capabilities):
+        return create_task({"result": result}, float(seconds))
+    time.sleep(seconds)
+    return mrtr.complete(result)
+
+
+def failing_job(call: Call) -> Outcome:
+    """Task-only: a client without the extension gets -32021; as a task it ends completed with
+    a tool error (a tool error is a result, never a failed task)."""
+    if not mrtr.declares_tasks(call.client_capabilities):
+        return mrtr.error(-32021, "failing_job runs only as a task: declare the Tasks extension", TASKS_REQUIRED)
+    return create_task({"result": {"content": [{"type": "text", "text": "The job failed."}], "isError": True}}, 1.0)
+
+
+def protocol_error_job(call: Call) -> Outcome:
+    """As a task it ends failed with a JSON-RPC error; without the extension, that error."""
+    code, message = -32603, "The job hit an internal error."
+    if not mrtr.declares_tasks(call.client_capabilities):
+        return mrtr.error(code, message)
+    return create_task({"error": {"code": code, "message": message}}, 1.0)
+
+
+def settled(entry: Dict[str, Any]) -> Dict[str, Any]:
+    """The task as it stands now (call with TASKS_LOCK held): working until its deadline."""
+    task: Dict[str, Any] = entry["task"]
+    if task["status"] == "working" and time.monotonic() >= entry["due"]:
+        task["status"] = "completed" if "result" in entry["outcome"] else "failed"
+        task["lastUpdatedAt"] = utc_now()
+    return task
+
+
+def tasks_get(call: Call, entry: Dict[str, Any]) -> Outcome:
     with TASKS_LOCK:
-        TASKS[task["taskId"]] = {"task": task, "result": result}
-    return mrtr.complete({"resultType": "task", **task})
-
-
-def known_task(call: Call) -> Optional[Dict[str, Any]]:
-    with TASKS_LOCK:
-        return TASKS.get(str(call.params.get("taskId")))
-
-
-def tasks_get(call: Call) -> Outcome:
-    entry = known_task(call)
-    if entry is None:
-        return mrtr.error(-32602, f"Unknown task: {call.params.get('taskId')}")
-    task = entry["task"]
+        task = dict(settled(entry))
     # The input requests a task carries must be receivable by this client (none here; the check shows where).
     missing = mrtr.check_task_input_requests(task, call.client_capabilities)
     if missing:
         return mrtr.error(-32021, "Missing required client capability", {"requiredCapabilities": missing})
-    return mrtr.complete({**task, "result": entry["result"]})
+    if task["status"] in ("completed", "failed"):
+        task.update(entry["outcome"])  # the inlined result, or the JSON-RPC error
+    return mrtr.complete(task)
 
 
-def tasks_update(call: Call) -> Outcome:
-    # Answers for keys the task never asked are ignored (this task asks none once created).
-    if known_task(call) is None:
-        return mrtr.error(-32602, f"Unknown task: {call.params.get('taskId')}")
+def tasks_update(call: Call, entry: Dict[str, Any]) -> Outcome:
+    # Answers for keys the task never asked are ignored (these tasks ask none once created).
     return mrtr.complete({})
+
+
+def tasks_cancel(call: Call, entry: Dict[str, Any]) -> Outcome:
+    # A terminal task stays as it ended; the ack is the same either way.
+    with TASKS_LOCK:
+        task = settled(entry)
+        if task["status"] not in TASK_TERMINAL:
+            task["status"], task["lastUpdatedAt"] = "cancelled", utc_now()
+    return mrtr.complete({})
+
+
+TASK_METHODS: Dict[str, Callable[[Call, Dict[str, Any]], Outcome]] = {
+    "tasks/get": tasks_get, "tasks/update": tasks_update, "tasks/cancel": tasks_cancel}
+
+
+def task_method(call: Call) -> Outcome:
+    """The gates every tasks/* request passes, in the order SEP-2663 and the conformance
+    suite use: the extension declared on this request (-32021, even for an unknown id),
+    then a known task (-32602, the same for an id that never existed or has expired)."""
+    if not mrtr.declares_tasks(call.client_capabilities):
+        return mrtr.error(-32021, f"{call.method} needs the Tasks extension declared on the request", TASKS_REQUIRED)
+    task_id = call.params.get("taskId")
+    with TASKS_LOCK:
+        entry = TASKS.get(task_id) if isinstance(task_id, str) else None
+    if entry is None:
+        return mrtr.error(-32602, f"Unknown task: {task_id}")
+    return TASK_METHODS[call.method](call, entry)
 
 
 # --- conformance fixtures (input-required-result-*, server-stateless) ---
@@ -443,6 +517,9 @@ TOOLS: Dict[str, Tuple[str, Handler]] = {
     "test_trigger_tool_change": ("Conformance: tool list change", lambda c: text("The tool list is static.")),
     "test_trigger_prompt_change": ("Conformance: prompt list change", lambda c: text("The prompt list is static.")),
     "paint_task": ("Asks a color, then paints as a task (Tasks extension) or directly", paint_task),
+    "slow_compute": ("Tasks conformance: works `seconds`, as a task when the client declared the extension", slow_compute),
+    "failing_job": ("Tasks conformance: task-only, ends with a tool error", failing_job),
+    "protocol_error_job": ("Tasks conformance: as a task, ends failed with a JSON-RPC error", protocol_error_job),
 }
 RESOURCES: Dict[str, Handler] = {"prefs://color": preferred_color_resource}
 PROMPTS: Dict[str, Tuple[str, Handler]] = {
@@ -452,7 +529,8 @@ PROMPTS: Dict[str, Tuple[str, Handler]] = {
 RESOURCE_LIST = [{"uri": "prefs://color", "name": "preferred-color", "description": "Your preferred color", "mimeType": "text/plain"}]
 # No listChanged/subscribe anywhere: the lists are static and there is nothing to listen to.
 LISTS: Dict[str, Dict[str, Any]] = {
-    "server/discover": {"supportedVersions": [mrtr.MRTR_VERSION], "capabilities": {"tools": {}, "resources": {}, "prompts": {}}},
+    "server/discover": {"supportedVersions": [mrtr.MRTR_VERSION], "capabilities": {"tools": {}, "resources": {}, "prompts": {},
+                                                                   "extensions": {mrtr.TASKS_EXTENSION: {}}}},
     "tools/list": {"tools": [{"name": n, "description": d, "inputSchema": {"type": "object", "properties": {}}}
                              for n, (d, _) in [*TOOLS.items(), *EFFECT_TOOLS.items()]]},
     "resources/list": {"resources": RESOURCE_LIST},
@@ -470,10 +548,8 @@ def route(call: Call) -> Outcome:
     if call.method == "resources/read":
         resource = RESOURCES.get(call.uri or "")
         return resource(call) if resource else mrtr.error(-32602, f"Resource not found: {call.uri}", {"uri": call.uri})
-    if call.method == "tasks/get":
-        return tasks_get(call)
-    if call.method == "tasks/update":
-        return tasks_update(call)
+    if call.method in TASK_METHODS:
+        return task_method(call)
     if call.method == "prompts/get":
         prompt = PROMPTS.get(call.name or "")
         return prompt[1](call) if prompt else mrtr.error(-32602, f"Unknown prompt: {call.name}")
