@@ -5,7 +5,7 @@ Usage: check_summaries.py OUT_DIR NAME...
 Each NAME is a summary file in OUT_DIR written by a runner (official
 clients, conformance). A summary passes only when it exists, lists at least
 one result, every result passed, its totals agree, and no
-`input-required-result-*` scenario has a warning or a skipped check (a
+`input-required-result-*` or `tasks-*` scenario has a warning or a skipped check (a
 conformance warning is never counted as a pass). One checker for every
 suite, so the gate cannot differ between test-interop.sh and
 test-interop-sdk.sh. Exits 1 when any summary fails.
@@ -27,7 +27,7 @@ def check(out: Path, name: str) -> bool:
         print(f"FAIL {name}: {len(results)} results, failed: {', '.join(failed) or 'none listed'}")
         return False
     strict = [k for k, v in results.items()
-              if k.startswith("input-required-result-") and (v.get("warning", 0) or v.get("skipped", 0))]
+              if k.startswith(("input-required-result-", "tasks-")) and (v.get("warning", 0) or v.get("skipped", 0))]
     if strict:
         print(f"FAIL {name}: warnings or skips in {', '.join(sorted(strict))}")
         return False

@@ -8,9 +8,9 @@
 # Every suite writes target/interop/<suite>-<server>-<transport>.json; this
 # script fails when any expected summary is missing, empty, or records a
 # failure, so a suite that silently did not run can never pass. Conformance:
-# any WARNING or SKIPPED check in an input-required-result-* scenario fails
-# (checked here again, not only in run.mjs); server-stateless's skipped checks
-# are reported as skipped by design, apart from the passes.
+# any WARNING or SKIPPED check in an input-required-result-* or tasks-*
+# scenario fails (checked here again, not only in run.mjs); server-stateless's
+# skipped checks are reported as skipped by design, apart from the passes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
@@ -47,6 +47,8 @@ for server in python node; do
   done
   interop_log "conformance suite: $server server over http"
   run node interop/conformance/run.mjs --server "$server"
+  interop_log "conformance suite, Tasks extension scenarios: $server server over http"
+  run node interop/conformance/run.mjs --server "$server" --tasks
   interop_log "Tasks extension rules (interop/tasks/run.mjs): $server server over http"
   run node interop/tasks/run.mjs --server "$server"
 done
@@ -65,7 +67,7 @@ names=()
 for server in python node; do
   names+=("official_client-$server-stdio.json" "official_client-$server-http.json"
           "python_client-$server-stdio.json" "python_client-$server-http.json"
-          "conformance-$server-http.json" "tasks-$server-http.json")
+          "conformance-$server-http.json" "conformance-tasks-$server-http.json" "tasks-$server-http.json")
 done
 for server in python node; do
   for transport in stdio http; do

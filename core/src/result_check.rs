@@ -5,7 +5,10 @@
 //!
 //! * every method: a complete result never carries `inputRequests` or
 //!   `requestState` (those belong to `input_required` only); `_meta`, when
-//!   present, is an object;
+//!   present, is an object. One exception: a `tasks/get` result (the Tasks
+//!   extension's `DetailedTask`) whose `status` is `input_required` carries
+//!   the task's outstanding `inputRequests`; the server checks them against
+//!   the client with `check_task_input_requests`;
 //! * `tools/call` (`CallToolResult`): `content` an array of content blocks;
 //!   `isError` a boolean when present. `structuredContent` may be any JSON
 //!   value: the 2026-07-28 schema widened it from an object (`unknown`);
@@ -34,8 +37,10 @@ use serde_json::{Map, Value};
 /// is in the 2026-07-28 dialect or later (cache hints are required there).
 /// `Err` is a diagnostic naming the field as a JSON pointer.
 pub fn check_result(method: &str, result: &Map<String, Value>, modern: bool) -> Result<(), String> {
+    let task_waits =
+        method == "tasks/get" && result.get("status").and_then(Value::as_str) == Some("input_required");
     for key in ["inputRequests", "requestState"] {
-        if result.contains_key(key) {
+        if result.contains_key(key) && !(key == "inputRequests" && task_waits) {
             return Err(format!("/{key}: a complete result must not carry {key}"));
         }
     }
@@ -237,6 +242,23 @@ mod tests {
             let why = check("tools/call", bad.clone()).unwrap_err();
             assert!(why.starts_with(field), "{bad}: {why}");
         }
+    }
+
+    #[test]
+    fn a_waiting_task_carries_its_input_requests() {
+        let asks = json!({"k-1": {"method": "roots/list"}});
+        let task = |status: &str| json!({"taskId": "t", "status": status, "inputRequests": asks});
+        check("tasks/get", task("input_required")).unwrap();
+        for status in ["working", "completed"] {
+            assert!(check("tasks/get", task(status)).unwrap_err().starts_with("/inputRequests:"));
+        }
+        assert!(
+            check("tools/call", json!({"content": [], "status": "input_required", "inputRequests": asks}))
+                .is_err()
+        );
+        let mut forged = task("input_required");
+        forged["requestState"] = json!("s");
+        assert!(check("tasks/get", forged).unwrap_err().starts_with("/requestState:"));
     }
 
     #[test]

@@ -228,6 +228,57 @@ const JOB_ERROR = { code: -32603, message: 'The job hit an internal error.' };
 const protocolErrorJob = (call) => (declaresTasks(call.clientCapabilities)
   ? createTask({ error: JOB_ERROR }, 1) : error(JOB_ERROR.code, JOB_ERROR.message));
 
+// The questions of the input-asking task fixtures. multi_input's answers may
+// carry both fields.
+const DELETE_OK = form('Delete the file?', { confirm: { type: 'boolean' } });
+const PART = elicitForm('One part of the input', {
+  type: 'object', properties: { name: { type: 'string' }, confirm: { type: 'boolean' } } });
+const answered = (a) => a.kind === 'accepted' || a.kind === 'declined' || a.kind === 'cancelled';
+
+// Stores a task parked at input_required on `asks` (name -> question), then
+// answers with its CreateTaskResult. Each question goes out under a key
+// minted for this task (the name plus random hex), never reused: a key names
+// one request for the task's whole life. When every key is answered
+// (tasks/update) the task completes with finish(answers by name).
+function createInputTask(asks, finish) {
+  const now = utcNow();
+  const task = { taskId: randomUUID(), status: 'input_required', createdAt: now, lastUpdatedAt: now,
+    ttlMs: TASK_TTL_MS, pollIntervalMs: 1000 };
+  const keyed = new Map(Object.entries(asks).map(([name, q]) => [`${name}-${randomUUID().slice(-12)}`, [name, q]]));
+  TASKS.set(task.taskId, { task, outcome: {}, due: 0, asks: keyed, answers: {}, finish });
+  return complete({ resultType: 'task', ...task });
+}
+
+// Asks to confirm deleting `filename`: as a task parked on the question when
+// the client declared the extension, else by MRTR.
+function confirmDelete(call) {
+  const filename = String(call.params.arguments?.filename ?? 'the file');
+  const finish = (v) => text(v.confirm?.confirm === true ? `Deleted ${filename}.` : `Kept ${filename}.`);
+  if (declaresTasks(call.clientCapabilities)) return createInputTask({ confirm: DELETE_OK }, finish);
+  const a = call.response('confirm', DELETE_OK);
+  if (!answered(a)) return inputRequired({ confirm: DELETE_OK });
+  return complete(finish({ confirm: a.kind === 'accepted' ? a.value : null }));
+}
+
+// Task only: two questions at once, which may be answered one tasks/update at a time.
+const multiInput = (call) => (declaresTasks(call.clientCapabilities)
+  ? createInputTask({ first: PART, second: PART },
+    (v) => text(`Received ${Object.values(v).filter((x) => x !== null).length} of 2 inputs.`))
+  : error(-32021, 'multi_input runs only as a task: declare the Tasks extension', TASKS_REQUIRED));
+
+// Task only: asks the name by MRTR first (those rounds end before the task
+// exists, so their key is not a task key), then answers with a finished task
+// that greets it.
+function toolWithTask(call) {
+  if (!declaresTasks(call.clientCapabilities)) {
+    return error(-32021, 'test_tool_with_task runs only as a task: declare the Tasks extension', TASKS_REQUIRED);
+  }
+  const a = call.response('user_name', NAME);
+  if (a.kind === 'declined' || a.kind === 'cancelled') return toolError('No name given: no task created.');
+  if (a.kind !== 'accepted') return inputRequired({ user_name: NAME });
+  return createTask({ result: text(`Hello, ${a.value.name}, from a task.`) });
+}
+
 // The task as it stands now: working until its deadline.
 function settled(entry) {
   const { task } = entry;
@@ -240,6 +291,10 @@ function settled(entry) {
 
 function tasksGet(call, entry) {
   const task = { ...settled(entry) };
+  // A waiting task carries every outstanding input request.
+  if (task.status === 'input_required') {
+    task.inputRequests = Object.fromEntries([...entry.asks].map(([key, [, q]]) => [key, q.value]));
+  }
   // The input requests a task carries must be receivable by this client
   // (none here once created; the check shows where it goes).
   const missing = checkTaskInputRequests(task, call.clientCapabilities);
@@ -250,9 +305,26 @@ function tasksGet(call, entry) {
   return complete(task.status === 'completed' || task.status === 'failed' ? { ...task, ...entry.outcome } : task);
 }
 
-// Answers (call.inputResponses, read with call.response) for keys the task
-// never asked are ignored: these tasks ask none once created.
-const tasksUpdate = () => complete({});
+// Takes the answers to the outstanding keys (each validated against its
+// question; an invalid one stays outstanding); answers to any other key are
+// ignored. The last answer completes the task, visible to the very next
+// tasks/get.
+function tasksUpdate(call, entry) {
+  const { task, asks } = entry;
+  if (task.status !== 'input_required') return complete({});
+  for (const [key, [name, q]] of [...asks]) {
+    const a = call.response(key, q);
+    if (!answered(a)) continue;
+    entry.answers[name] = a.kind === 'accepted' ? a.value : null;
+    asks.delete(key);
+  }
+  if (asks.size === 0) {
+    entry.outcome = { result: entry.finish(entry.answers) };
+    task.status = 'completed';
+  }
+  task.lastUpdatedAt = utcNow();
+  return complete({});
+}
 
 // A terminal task stays as it ended; the ack is the same either way.
 function tasksCancel(call, entry) {
@@ -498,6 +570,11 @@ const TOOLS = {
   test_trigger_tool_change: ['Conformance: tool list change', () => complete(text('The tool list is static.'))],
   test_trigger_prompt_change: ['Conformance: prompt list change', () => complete(text('The prompt list is static.'))],
   paint_task: ['Asks a color, then paints as a task (Tasks extension) or directly', paintTask],
+  greet: ['Tasks conformance: greets `name`, never as a task',
+    (call) => complete(text(`Hello, ${call.params.arguments?.name ?? 'there'}!`))],
+  confirm_delete: ['Tasks conformance: confirms deleting `filename`, as a task waiting for the answer', confirmDelete],
+  test_tool_with_task: ['Tasks conformance: task-only, asks a name by MRTR, then creates the task', toolWithTask],
+  multi_input: ['Tasks conformance: task-only, two questions at once', multiInput],
   slow_compute: ['Tasks conformance: works `seconds`, as a task when the client declared the extension', slowCompute],
   failing_job: ['Tasks conformance: task-only, ends with a tool error', failingJob],
   protocol_error_job: ['Tasks conformance: as a task, ends failed with a JSON-RPC error', protocolErrorJob],

@@ -233,6 +233,63 @@ def protocol_error_job(call: Call) -> Outcome:
     return create_task({"error": {"code": code, "message": message}}, 1.0)
 
 
+# The questions of the input-asking task fixtures. multi_input's answers may carry both fields.
+DELETE_OK = form("Delete the file?", "confirm", {"type": "boolean"})
+PART = mrtr.elicit_form("One part of the input", {"type": "object", "properties": {
+    "name": {"type": "string"}, "confirm": {"type": "boolean"}}})
+
+
+def create_input_task(asks: Dict[str, mrtr.Question], finish: Callable[[Dict[str, Any]], Dict[str, Any]]) -> Outcome:
+    """Stores a task parked at input_required on `asks` (name → question), then answers with its
+    CreateTaskResult. Each question goes out under a key minted for this task (the name plus
+    random hex), never reused: a key names one request for the task's whole life. When every key
+    is answered (tasks/update) the task completes with `finish(answers by name)`."""
+    now = utc_now()
+    task: Dict[str, Any] = {"taskId": str(uuid.uuid4()), "status": "input_required", "createdAt": now,
+            "lastUpdatedAt": now, "ttlMs": TASK_TTL_MS, "pollIntervalMs": 1000}
+    keyed = {f"{name}-{uuid.uuid4().hex[:12]}": (name, q) for name, q in asks.items()}
+    with TASKS_LOCK:
+        TASKS[task["taskId"]] = {"task": task, "outcome": {}, "due": 0.0, "asks": keyed, "answers": {}, "finish": finish}
+    return mrtr.complete({"resultType": "task", **task})
+
+
+def confirm_delete(call: Call) -> Outcome:
+    """Asks to confirm deleting `filename`: as a task parked on the question when the client
+    declared the extension, else by MRTR."""
+    filename = str((call.params.get("arguments") or {}).get("filename", "the file"))
+
+    def finish(v: Dict[str, Any]) -> Dict[str, Any]:
+        confirmed = (v.get("confirm") or {}).get("confirm") is True
+        return {"content": [{"type": "text", "text": f"Deleted {filename}." if confirmed else f"Kept {filename}."}]}
+    if mrtr.declares_tasks(call.client_capabilities):
+        return create_input_task({"confirm": DELETE_OK}, finish)
+    a = call.response("confirm", DELETE_OK)
+    if not (a.is_accepted or a.is_declined or a.is_cancelled):
+        return mrtr.input_required({"confirm": DELETE_OK})
+    return mrtr.complete(finish({"confirm": a.value if a.is_accepted else None}))
+
+
+def multi_input(call: Call) -> Outcome:
+    """Task only: two questions at once, which may be answered one tasks/update at a time."""
+    if not mrtr.declares_tasks(call.client_capabilities):
+        return mrtr.error(-32021, "multi_input runs only as a task: declare the Tasks extension", TASKS_REQUIRED)
+    return create_input_task({"first": PART, "second": PART}, lambda v: {
+        "content": [{"type": "text", "text": f"Received {sum(x is not None for x in v.values())} of 2 inputs."}]})
+
+
+def tool_with_task(call: Call) -> Outcome:
+    """Task only: asks the name by MRTR first (those rounds end before the task exists, so their
+    key is not a task key), then answers with a finished task that greets it."""
+    if not mrtr.declares_tasks(call.client_capabilities):
+        return mrtr.error(-32021, "test_tool_with_task runs only as a task: declare the Tasks extension", TASKS_REQUIRED)
+    a = call.response("user_name", NAME)
+    if a.is_declined or a.is_cancelled:
+        return mrtr.tool_error("No name given: no task created.")
+    if not a.is_accepted:
+        return mrtr.input_required({"user_name": NAME})
+    return create_task({"result": {"content": [{"type": "text", "text": f"Hello, {(a.value or {})['name']}, from a task."}]}})
+
+
 def settled(entry: Dict[str, Any]) -> Dict[str, Any]:
     """The task as it stands now (call with TASKS_LOCK held): working until its deadline."""
     task: Dict[str, Any] = entry["task"]
@@ -244,7 +301,7 @@ def settled(entry: Dict[str, Any]) -> Dict[str, Any]:
 
 def tasks_get(call: Call, entry: Dict[str, Any]) -> Outcome:
     with TASKS_LOCK:
-        task = dict(settled(entry))
+        task = task_with_requests(entry)
     # The input requests a task carries must be receivable by this client (none here; the check shows where).
     missing = mrtr.check_task_input_requests(task, call.client_capabilities)
     if missing:
@@ -254,8 +311,31 @@ def tasks_get(call: Call, entry: Dict[str, Any]) -> Outcome:
     return mrtr.complete(task)
 
 
+def task_with_requests(entry: Dict[str, Any]) -> Dict[str, Any]:
+    """The task (call with TASKS_LOCK held), with every outstanding input request while it waits."""
+    task = dict(settled(entry))
+    if task["status"] == "input_required":
+        task["inputRequests"] = {k: q.value for k, (_, q) in entry["asks"].items()}
+    return task
+
+
 def tasks_update(call: Call, entry: Dict[str, Any]) -> Outcome:
-    # Answers for keys the task never asked are ignored (these tasks ask none once created).
+    """Takes the answers to the outstanding keys (each validated against its question; an
+    invalid one stays outstanding); answers to any other key are ignored. The last answer
+    completes the task, visible to the very next tasks/get."""
+    with TASKS_LOCK:
+        task, asks = entry["task"], entry.get("asks") or {}
+        if task["status"] != "input_required":
+            return mrtr.complete({})
+        for key, (name, q) in list(asks.items()):
+            a = call.response(key, q)
+            if a.is_accepted or a.is_declined or a.is_cancelled:
+                entry["answers"][name] = a.value if a.is_accepted else None
+                del asks[key]
+        if not asks:
+            entry["outcome"] = {"result": entry["finish"](entry["answers"])}
+            task["status"] = "completed"
+        task["lastUpdatedAt"] = utc_now()
     return mrtr.complete({})
 
 
@@ -517,6 +597,11 @@ TOOLS: Dict[str, Tuple[str, Handler]] = {
     "test_trigger_tool_change": ("Conformance: tool list change", lambda c: text("The tool list is static.")),
     "test_trigger_prompt_change": ("Conformance: prompt list change", lambda c: text("The prompt list is static.")),
     "paint_task": ("Asks a color, then paints as a task (Tasks extension) or directly", paint_task),
+    "greet": ("Tasks conformance: greets `name`, never as a task", lambda c: text(
+        f"Hello, {(c.params.get('arguments') or {}).get('name', 'there')}!")),
+    "confirm_delete": ("Tasks conformance: confirms deleting `filename`, as a task waiting for the answer", confirm_delete),
+    "test_tool_with_task": ("Tasks conformance: task-only, asks a name by MRTR, then creates the task", tool_with_task),
+    "multi_input": ("Tasks conformance: task-only, two questions at once", multi_input),
     "slow_compute": ("Tasks conformance: works `seconds`, as a task when the client declared the extension", slow_compute),
     "failing_job": ("Tasks conformance: task-only, ends with a tool error", failing_job),
     "protocol_error_job": ("Tasks conformance: as a task, ends failed with a JSON-RPC error", protocol_error_job),
