@@ -205,16 +205,17 @@ function paintTask(call) {
   return createTask({ result });
 }
 
-// Works `seconds` (0-60): as a task when the client declared the extension
-// and there is work to wait for, else synchronously (a Promise).
+// Simulated work of `seconds` (0-60): as a task that completes `seconds`
+// later when the client declared the extension and there is work to wait
+// for, else answered at once (the work is only a number here).
 function slowCompute(call) {
   const { seconds = 1, label = 'slow_compute' } = call.params.arguments ?? {};
   if (typeof seconds !== 'number' || !(seconds >= 0 && seconds <= 60)) {
     return toolError('seconds must be a number from 0 to 60.');
   }
-  const result = text(`${label}: done after ${seconds} s.`);
+  const result = text(`${label}: done (${seconds} s of work).`);
   if (seconds > 0 && declaresTasks(call.clientCapabilities)) return createTask({ result }, seconds);
-  return new Promise((done) => setTimeout(() => done(complete(result)), seconds * 1000));
+  return complete(result);
 }
 
 // Task-only: a client without the extension gets -32021; as a task it ends

@@ -204,16 +204,16 @@ def paint_task(call: Call) -> Outcome:
 
 
 def slow_compute(call: Call) -> Outcome:
-    """Works `seconds` (0-60): as a task when the client declared the extension and there is
-    work to wait for, else synchronously (this thread sleeps)."""
+    """Simulated work of `seconds` (0-60): as a task that completes `seconds` later when the
+    client declared the extension and there is work to wait for, else answered at once (the
+    HTTP loop must never sleep: the work is only a number here)."""
     args = call.params.get("arguments") or {}
     seconds, label = args.get("seconds", 1), str(args.get("label", "slow_compute"))
     if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not 0 <= seconds <= 60:
         return mrtr.tool_error("seconds must be a number from 0 to 60.")
-    result = {"content": [{"type": "text", "text": f"{label}: done after {seconds} s."}]}
+    result = {"content": [{"type": "text", "text": f"{label}: done ({seconds} s of work)."}]}
     if seconds > 0 and mrtr.declares_tasks(call.client_capabilities):
         return create_task({"result": result}, float(seconds))
-    time.sleep(seconds)
     return mrtr.complete(result)
 
 
