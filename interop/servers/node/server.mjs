@@ -296,8 +296,8 @@ function tasksGet(call, entry) {
   if (task.status === 'input_required') {
     task.inputRequests = Object.fromEntries([...entry.asks].map(([key, [, q]]) => [key, q.value]));
   }
-  // The input requests a task carries must be receivable by this client
-  // (none here once created; the check shows where it goes).
+  // The input requests a waiting task carries must be receivable by the
+  // client asking (this request's capabilities).
   const missing = checkTaskInputRequests(task, call.clientCapabilities);
   if (Object.keys(missing).length) {
     return error(-32021, 'Missing required client capability', { requiredCapabilities: missing });
@@ -576,7 +576,7 @@ const TOOLS = {
   confirm_delete: ['Tasks conformance: confirms deleting `filename`, as a task waiting for the answer', confirmDelete],
   test_tool_with_task: ['Tasks conformance: task-only, asks a name by MRTR, then creates the task', toolWithTask],
   multi_input: ['Tasks conformance: task-only, two questions at once', multiInput],
-  slow_compute: ['Tasks conformance: works `seconds`, as a task when the client declared the extension', slowCompute],
+  slow_compute: ['Tasks conformance: simulated work of `seconds`, as a task when the client declared the extension', slowCompute],
   failing_job: ['Tasks conformance: task-only, ends with a tool error', failingJob],
   protocol_error_job: ['Tasks conformance: as a task, ends failed with a JSON-RPC error', protocolErrorJob],
 };

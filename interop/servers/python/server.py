@@ -302,7 +302,7 @@ def settled(entry: Dict[str, Any]) -> Dict[str, Any]:
 def tasks_get(call: Call, entry: Dict[str, Any]) -> Outcome:
     with TASKS_LOCK:
         task = task_with_requests(entry)
-    # The input requests a task carries must be receivable by this client (none here; the check shows where).
+    # The input requests a waiting task carries must be receivable by the client asking (this request's capabilities).
     missing = mrtr.check_task_input_requests(task, call.client_capabilities)
     if missing:
         return mrtr.error(-32021, "Missing required client capability", {"requiredCapabilities": missing})
@@ -602,7 +602,7 @@ TOOLS: Dict[str, Tuple[str, Handler]] = {
     "confirm_delete": ("Tasks conformance: confirms deleting `filename`, as a task waiting for the answer", confirm_delete),
     "test_tool_with_task": ("Tasks conformance: task-only, asks a name by MRTR, then creates the task", tool_with_task),
     "multi_input": ("Tasks conformance: task-only, two questions at once", multi_input),
-    "slow_compute": ("Tasks conformance: works `seconds`, as a task when the client declared the extension", slow_compute),
+    "slow_compute": ("Tasks conformance: simulated work of `seconds`, as a task when the client declared the extension", slow_compute),
     "failing_job": ("Tasks conformance: task-only, ends with a tool error", failing_job),
     "protocol_error_job": ("Tasks conformance: as a task, ends failed with a JSON-RPC error", protocol_error_job),
 }
