@@ -138,13 +138,3 @@ class Snodo(_mcp.Snodo):
             return fn
 
         return register
-
-    def resource(self, server: Any, uri: str, **options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        """``@snodo.resource(mcp, uri)``: ``fn(call) -> outcome`` as a static FastMCP resource."""
-
-        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-            server.resource(uri, **options)(self._wrap(fn, lambda: ""))
-            self._claims["resources/read"].add(uri)
-            return fn
-
-        return register
