@@ -169,6 +169,7 @@ fn begin_envelope(
         decided: Arc::new(AtomicBool::new(false)),
         strict_answers: policy.strict_answers,
         legacy_tag: None,
+        task: None,
     });
     let now = call.flow_start;
     if call.mrtr && call.method == crate::tasks::TASKS_UPDATE {

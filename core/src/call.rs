@@ -1,6 +1,7 @@
 //! The [`Call`]: one request as the handler sees it, and the answers it
 //! reads ([`Call::response`]).
 
+use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
@@ -43,6 +44,26 @@ pub struct Call {
     /// (`legacy::begin_legacy`); the tag names the legacy bridge's
     /// outgoing request ids. `None` on every 2026 call.
     pub(crate) legacy_tag: Option<String>,
+    /// `Some` on a run of a handler as a task (or as its inline
+    /// continuation): the state and pinned questions come from the task, not
+    /// from a token.
+    pub(crate) task: Option<Box<TaskLeg>>,
+}
+
+/// What a task run reads instead of a token (`tasks::step`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TaskLeg {
+    /// The task's id; `None` on an inline continuation (no task exists).
+    pub(crate) task_id: Option<String>,
+    /// The run's number in the task (`leg` in the store).
+    pub(crate) leg: u64,
+    pub(crate) state: Option<Value>,
+    pub(crate) state_text: Option<String>,
+    /// The digest of each question asked under the handler's key; an answer
+    /// counts only for the same question, as with a token.
+    pub(crate) pins: BTreeMap<String, [u8; 32]>,
+    /// How many times in a row the handler handed itself on.
+    pub(crate) hops: u64,
 }
 
 impl Call {
@@ -157,11 +178,22 @@ impl Call {
     }
     /// The application state carried by the token, if any.
     pub fn state(&self) -> Option<&Value> {
+        if let Some(task) = &self.task {
+            return task.state.as_ref();
+        }
         self.state_cache.get_or_init(|| self.opened.as_ref().and_then(Opened::state)).as_ref()
     }
     /// The token's state as canonical JSON text, if any.
     pub fn state_text(&self) -> Option<&str> {
+        if let Some(task) = &self.task {
+            return task.state_text.as_deref();
+        }
         self.opened.as_ref().and_then(Opened::state_json)
+    }
+    /// The task this run of the handler belongs to: `Some` while the
+    /// handler runs as a task (in the background), `None` in a request.
+    pub fn task_id(&self) -> Option<&str> {
+        self.task.as_ref().and_then(|t| t.task_id.as_deref())
     }
     /// The keys asked in the previous round (empty on round 1).
     pub fn asked_keys(&self) -> Vec<&str> {
@@ -181,9 +213,10 @@ impl Call {
     /// unless the engine is configured with `strict_answers`. Either way
     /// accepted content is validated against the question's schema.
     pub fn response(&self, key: &str, question: &Question) -> Answer {
-        match &self.opened {
-            Some(opened) => {
-                let Some(pinned) = opened.question_digests.get(key) else { return Answer::Missing };
+        let pins = self.task.as_ref().map(|t| &t.pins).or(self.opened.as_ref().map(|o| &o.question_digests));
+        match pins {
+            Some(pins) => {
+                let Some(pinned) = pins.get(key) else { return Answer::Missing };
                 if pinned != question.digest() {
                     // An answer to a question that changed since sealing
                     // is its own state, not silently missing.

@@ -86,6 +86,10 @@ fn decide_once(ctx: &Ctx<'_>, call: &Call, outcome: Outcome) -> Response {
             let message = if message.is_empty() { "Server error".to_owned() } else { message };
             Response::error(id, code, &message, data, crate::response::status_for(code))
         }
+        Outcome::Task { .. } => Response::internal(
+            call.id.clone(),
+            "a task outcome is answered by Engine::task_step, which stores the task".into(),
+        ),
         Outcome::ToolError(message) => {
             if call.method != "tools/call" {
                 return Response::internal(

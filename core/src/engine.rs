@@ -134,6 +134,20 @@ impl Engine {
         decide::decide(&self.policy, &self.sealer, &|| self.now(), call, outcome)
     }
 
+    /// The task machine's step for `call` (`docs/tasks.md`): for a
+    /// `tasks/get`, `tasks/update` or `tasks/cancel` request (no `outcome`),
+    /// or for the handler's `outcome` on a request or on a run of the
+    /// handler as a task. Run the step's command on a [`TaskStore`]
+    /// (`crate::TaskStore`), then [`TaskStep::finish`] gives the response
+    /// to send and the next run of the handler, if any. An outcome other
+    /// than [`Outcome::Task`] on a request is decided as [`Engine::decide`]
+    /// decides it. `ARGUMENT` when a run has no outcome; `ALREADY_DECIDED`
+    /// as for `decide`.
+    pub fn task_step(&self, call: &Call, outcome: Option<Outcome>) -> Result<crate::TaskStep> {
+        let ctx = crate::tasks::StepCtx { policy: &self.policy, sealer: &self.sealer, now: &|| self.now() };
+        crate::tasks::step(&ctx, call, outcome)
+    }
+
     /// Reads a request that arrived on a 2025-era `session` into
     /// the same [`Call`] a 2026 request gives (see `docs/legacy.md`).
     pub fn begin_legacy(&self, request: &[u8], session: &Session, principal: &Principal) -> Result<Begin> {

@@ -42,6 +42,16 @@ pub enum Outcome {
     /// A tool-level failure (`tools/call` only): a complete result with
     /// `isError: true` and the message as text content.
     ToolError(String),
+    /// Go on as a task (Tasks extension): on a `tools/call` whose client
+    /// declared the extension, [`Engine::task_step`](crate::Engine::task_step)
+    /// stores a task and answers its `CreateTaskResult`, and the handler runs
+    /// again in the background reading `state`; for any other client it runs
+    /// again at once, in the request. Only `task_step` takes it: `decide`
+    /// answers it with `-32603`.
+    Task {
+        /// What the next run of the handler reads as its state.
+        state: Option<Value>,
+    },
     /// A raw result object, checked exactly like the typed outcomes
     /// (`resultType` absent or `"complete"` → complete; `"input_required"` →
     /// input required with its `inputRequests`).
@@ -59,6 +69,7 @@ impl Outcome {
     /// * `{"type":"error","code":-32602,"message":"…","data":…}`
     /// * `{"type":"tool_error","message":"…"}`
     /// * `{"type":"raw","result":{…}}`
+    /// * `{"type":"task","state":…}` (state optional)
     pub fn from_value(value: Value) -> Result<Outcome> {
         let bad = |m: &str| Error::new(ErrorCode::Argument, format!("outcome: {m}"));
         let Value::Object(mut o) = value else { return Err(bad("must be an object")) };
@@ -91,6 +102,7 @@ impl Outcome {
                 };
                 Ok(Outcome::Error { code, message, data: o.remove("data") })
             }
+            "task" => Ok(Outcome::Task { state: o.remove("state").filter(|s| !s.is_null()) }),
             "tool_error" => match o.remove("message") {
                 Some(Value::String(m)) => Ok(Outcome::ToolError(m)),
                 _ => Err(bad("tool_error needs a string `message`")),
@@ -182,6 +194,11 @@ impl Response {
         let mut r = Response::error(id, -32603, "Internal error", None, 200);
         r.diagnostic = Some(why);
         r
+    }
+
+    pub(crate) fn with_diagnostic(mut self, why: &str) -> Response {
+        self.diagnostic = Some(why.to_owned());
+        self
     }
 
     /// The legacy bridge answers on a 2025 session, whose transport

@@ -275,5 +275,6 @@ pub(crate) fn resume(
         decided: Arc::new(AtomicBool::new(false)),
         strict_answers: origin.strict_answers,
         legacy_tag: Some(origin.tag),
+        task: None,
     }))
 }

@@ -141,6 +141,7 @@ pub(crate) fn begin_legacy_value(
         decided: Arc::new(AtomicBool::new(false)),
         strict_answers: policy.strict_answers,
         legacy_tag: Some(tag),
+        task: None,
     })))
 }
 

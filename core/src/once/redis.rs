@@ -305,9 +305,24 @@ impl OnceStore for RedisStore {
     }
 
     fn execute(&self, command: &OnceCommand) -> Result<String> {
+        self.eval(&format!("once store: {}", command.op().name()), self.script(command.op()), command.script(), command.key(), &command.args())
+    }
+}
+
+/// The same Redis runs the task store's commands (`docs/tasks.md`): the
+/// same connections, eviction-policy check and replica acknowledgement.
+impl crate::TaskStore for RedisStore {
+    fn execute(&self, command: &crate::TaskCommand) -> Result<String> {
+        let script = redis::Script::new(command.script());
+        self.eval(&format!("task store: {}", command.op().name()), &script, command.script(), command.key(), command.args())
+    }
+}
+
+impl RedisStore {
+    /// Runs one script on one key: `EVALSHA` (with `EVAL` on `NOSCRIPT`),
+    /// or `EVAL` then `WAIT` when replicas must acknowledge.
+    fn eval(&self, op: &str, script: &redis::Script, text: &str, key: &str, args: &[String]) -> Result<String> {
         self.ensure_checked()?;
-        let script = self.script(command.op());
-        let args = command.args();
         match (&self.backend, self.replicas) {
             (Backend::Single { .. }, Some((replicas, timeout))) => {
                 // EVAL (not EVALSHA: no NOSCRIPT retry inside a pipeline)
@@ -317,10 +332,10 @@ impl OnceStore for RedisStore {
                 let (reply, acked): (String, u64) = self.with_single(|con| {
                     redis::pipe()
                         .cmd("EVAL")
-                        .arg(command.script())
+                        .arg(text)
                         .arg(1)
-                        .arg(command.key())
-                        .arg(&args)
+                        .arg(key)
+                        .arg(args)
                         .cmd("WAIT")
                         .arg(replicas)
                         .arg(wait_ms)
@@ -329,20 +344,13 @@ impl OnceStore for RedisStore {
                 if acked < u64::from(replicas) {
                     return Err(Error::new(
                         ErrorCode::Store,
-                        format!(
-                            "once store: {} reached {acked} of {replicas} replicas within {wait_ms} ms: not confirmed",
-                            command.op().name()
-                        ),
+                        format!("{op} reached {acked} of {replicas} replicas within {wait_ms} ms: not confirmed"),
                     ));
                 }
                 Ok(reply)
             }
-            (Backend::Single { .. }, None) => {
-                self.with_single(|con| script.key(command.key()).arg(&args).invoke(con))
-            }
-            (Backend::Cluster { .. }, _) => {
-                self.with_cluster(|con| script.key(command.key()).arg(&args).invoke(con))
-            }
+            (Backend::Single { .. }, None) => self.with_single(|con| script.key(key).arg(args).invoke(con)),
+            (Backend::Cluster { .. }, _) => self.with_cluster(|con| script.key(key).arg(args).invoke(con)),
         }
     }
 }

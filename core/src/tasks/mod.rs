@@ -18,10 +18,34 @@
 //!   result carries against the capabilities the `tasks/get` request
 //!   declared, with the same rules as an `input_required` result.
 
+mod command;
+mod memory;
+mod scripts;
+mod step;
+#[cfg(test)]
+mod store_tests;
+
+pub use command::{TaskCommand, TaskOp};
+pub use memory::{DEFAULT_MAX_TASKS, MemoryTaskStore};
+pub use scripts::*;
+pub use step::{DEFAULT_TASK_POLL_MS, DEFAULT_TASK_TTL_MS, MAX_TASK_HOPS, TaskDone, TaskStep};
+pub(crate) use step::{Ctx as StepCtx, step};
+
 use serde_json::{Map, Value, json};
 
 use crate::capabilities;
 use crate::elicitation;
+use crate::error::Result;
+
+/// A store tasks live in, shared by every thread of a server (and, for
+/// `RedisStore` (feature `redis`), by every process of a fleet). It runs
+/// one [`TaskCommand`] atomically and answers its script's reply text.
+/// Every error is [`ErrorCode::Store`](crate::ErrorCode::Store); the step
+/// then answers `-32603` and changes nothing it could not confirm.
+pub trait TaskStore: Send + Sync {
+    /// Runs `command` and returns its reply text.
+    fn execute(&self, command: &TaskCommand) -> Result<String>;
+}
 
 /// The extension's identifier, the key under `capabilities.extensions`.
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
