@@ -305,7 +305,13 @@ impl OnceStore for RedisStore {
     }
 
     fn execute(&self, command: &OnceCommand) -> Result<String> {
-        self.eval(&format!("once store: {}", command.op().name()), self.script(command.op()), command.script(), command.key(), &command.args())
+        self.eval(
+            &format!("once store: {}", command.op().name()),
+            self.script(command.op()),
+            command.script(),
+            command.key(),
+            &command.args(),
+        )
     }
 }
 
@@ -314,14 +320,27 @@ impl OnceStore for RedisStore {
 impl crate::TaskStore for RedisStore {
     fn execute(&self, command: &crate::TaskCommand) -> Result<String> {
         let script = redis::Script::new(command.script());
-        self.eval(&format!("task store: {}", command.op().name()), &script, command.script(), command.key(), command.args())
+        self.eval(
+            &format!("task store: {}", command.op().name()),
+            &script,
+            command.script(),
+            command.key(),
+            command.args(),
+        )
     }
 }
 
 impl RedisStore {
     /// Runs one script on one key: `EVALSHA` (with `EVAL` on `NOSCRIPT`),
     /// or `EVAL` then `WAIT` when replicas must acknowledge.
-    fn eval(&self, op: &str, script: &redis::Script, text: &str, key: &str, args: &[String]) -> Result<String> {
+    fn eval(
+        &self,
+        op: &str,
+        script: &redis::Script,
+        text: &str,
+        key: &str,
+        args: &[String],
+    ) -> Result<String> {
         self.ensure_checked()?;
         match (&self.backend, self.replicas) {
             (Backend::Single { .. }, Some((replicas, timeout))) => {
@@ -344,7 +363,9 @@ impl RedisStore {
                 if acked < u64::from(replicas) {
                     return Err(Error::new(
                         ErrorCode::Store,
-                        format!("{op} reached {acked} of {replicas} replicas within {wait_ms} ms: not confirmed"),
+                        format!(
+                            "{op} reached {acked} of {replicas} replicas within {wait_ms} ms: not confirmed"
+                        ),
                     ));
                 }
                 Ok(reply)

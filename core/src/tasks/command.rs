@@ -84,7 +84,10 @@ pub(crate) fn task_key(id: &str) -> String {
 pub(crate) fn unexpected(op: TaskOp) -> Error {
     Error::new(
         ErrorCode::Store,
-        format!("task store: an unexpected reply to {} (does another application write snodo:task: keys?)", op.name()),
+        format!(
+            "task store: an unexpected reply to {} (does another application write snodo:task: keys?)",
+            op.name()
+        ),
     )
 }
 

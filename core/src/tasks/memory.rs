@@ -36,7 +36,9 @@ impl Default for MemoryTaskStore {
 }
 
 fn now_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 fn clear(record: &mut Record) {
@@ -172,7 +174,10 @@ impl TaskStore for MemoryTaskStore {
                         set(record, &[("state", arg(2))]);
                     }
                     let next = arg(0).parse::<u64>().map_err(|_| unexpected(TaskOp::Park))?.saturating_add(1);
-                    set(record, &[("status", "input_required"), ("leg", &next.to_string()), ("updated", arg(1))]);
+                    set(
+                        record,
+                        &[("status", "input_required"), ("leg", &next.to_string()), ("updated", arg(1))],
+                    );
                     "parked".into()
                 } else {
                     record.remove("state");

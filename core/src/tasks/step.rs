@@ -189,9 +189,13 @@ fn start(ctx: &Ctx<'_>, call: &Call, outcome: Outcome) -> Result<TaskStep> {
     let hops = call.task.as_ref().map_or(0, |t| t.hops) + 1;
     if hops > MAX_TASK_HOPS {
         let why = format!("the handler handed itself on {MAX_TASK_HOPS} times without asking or ending");
-        return Ok(done(Some(ctx.respond(call, Outcome::Error { code: -32603, message: why, data: None })?), None));
+        return Ok(done(
+            Some(ctx.respond(call, Outcome::Error { code: -32603, message: why, data: None })?),
+            None,
+        ));
     }
-    let as_task = call.method == "tools/call" && call.mrtr && call.legacy_tag.is_none() && call.task.is_none();
+    let as_task =
+        call.method == "tools/call" && call.mrtr && call.legacy_tag.is_none() && call.task.is_none();
     if !as_task || !declares_tasks(&call.capabilities) {
         // Inline: the same request goes on with the state, no task exists.
         let mut leg = state_leg(None, 0, state);
@@ -252,17 +256,25 @@ fn request(ctx: &Ctx<'_>, call: &Call) -> TaskStep {
     };
     if !declares_tasks(&call.capabilities) {
         let data = json!({"requiredCapabilities": super::task_required_capabilities()});
-        let message = format!("{} needs the extension {TASKS_EXTENSION} declared on the request", call.method);
+        let message =
+            format!("{} needs the extension {TASKS_EXTENSION} declared on the request", call.method);
         return done(Some(error(id, -32021, &message, Some(data))), None);
     }
     let task_id = match call.params.get("taskId") {
         Some(Value::String(t)) if !t.is_empty() => t.clone(),
-        _ => return done(Some(error(id, -32602, "Invalid params: taskId must be a non-empty string", None)), None),
+        _ => {
+            return done(
+                Some(error(id, -32602, "Invalid params: taskId must be a non-empty string", None)),
+                None,
+            );
+        }
     };
     let updated = iso((ctx.now)());
     let mut args = vec![who(&call.principal)];
     let then = match op {
-        TaskOp::Get => Then::Get { id: id.clone(), task_id: task_id.clone(), caps: call.capabilities.clone() },
+        TaskOp::Get => {
+            Then::Get { id: id.clone(), task_id: task_id.clone(), caps: call.capabilities.clone() }
+        }
         TaskOp::Answer => {
             args.push(updated);
             for (k, v) in &call.responses {
@@ -312,7 +324,9 @@ fn settle(ctx: &Ctx<'_>, call: &Call, leg: &TaskLeg, outcome: Outcome) -> Result
         Outcome::Raw(Value::Object(mut obj))
             if obj.get("resultType").and_then(Value::as_str) == Some("input_required") =>
         {
-            match crate::decide::raw_input_requests(&mut obj).map_err(str::to_owned).and_then(crate::decide::questions_of)
+            match crate::decide::raw_input_requests(&mut obj)
+                .map_err(str::to_owned)
+                .and_then(crate::decide::questions_of)
             {
                 Ok(requests) => Outcome::InputRequired { requests, state: None },
                 Err(why) => return Ok(fail(-32603, format!("invalid input requests: {why}"), None)),
@@ -324,7 +338,8 @@ fn settle(ctx: &Ctx<'_>, call: &Call, leg: &TaskLeg, outcome: Outcome) -> Result
         Outcome::Task { state } => {
             let hops = leg.hops + 1;
             if hops > MAX_TASK_HOPS {
-                let why = format!("the handler handed itself on {MAX_TASK_HOPS} times without asking or ending");
+                let why =
+                    format!("the handler handed itself on {MAX_TASK_HOPS} times without asking or ending");
                 return Ok(fail(-32603, why, None));
             }
             let mut next = state_leg(leg.task_id.clone(), leg.leg, state);
@@ -337,13 +352,15 @@ fn settle(ctx: &Ctx<'_>, call: &Call, leg: &TaskLeg, outcome: Outcome) -> Result
             }
             // The client learns of the questions on tasks/get; it must be
             // able to answer them by the capabilities it created the task with.
-            let missing = crate::capabilities::missing_of(requests.iter().map(|(_, q)| q.value()), &call.capabilities);
+            let missing =
+                crate::capabilities::missing_of(requests.iter().map(|(_, q)| q.value()), &call.capabilities);
             if missing.as_object().is_some_and(|m| !m.is_empty()) {
                 let data = json!({"requiredCapabilities": missing});
                 return Ok(fail(-32021, "Missing required client capability".into(), Some(data)));
             }
             let next = leg.leg.saturating_add(1);
-            let mut args = vec![leg.leg.to_string(), updated.clone(), state.as_ref().map(text).unwrap_or_default()];
+            let mut args =
+                vec![leg.leg.to_string(), updated.clone(), state.as_ref().map(text).unwrap_or_default()];
             for (i, (k, q)) in requests.iter().enumerate() {
                 if let Err(e) = elicitation::validate_key(k) {
                     return Ok(fail(-32603, format!("input request key: {}", e.message()), None));
@@ -388,7 +405,10 @@ impl TaskStep {
         };
         let Some(reply) = reply else {
             let id = match &self.then {
-                Then::Get { id, .. } | Then::Answer { id, .. } | Then::Cancel { id } | Then::Settle { id } => id,
+                Then::Get { id, .. }
+                | Then::Answer { id, .. }
+                | Then::Cancel { id }
+                | Then::Settle { id } => id,
                 Then::Create { response, .. } => response.body().get("id").unwrap_or(&Value::Null),
                 Then::Done(_) => &Value::Null,
             };
@@ -397,7 +417,9 @@ impl TaskStep {
         let op = command.op;
         let reply = read_reply(op, reply)?;
         Ok(match (self.then, reply) {
-            (Then::Create { response, leg }, Reply::Word("created")) => TaskDone { response: Some(response), leg: Some(leg) },
+            (Then::Create { response, leg }, Reply::Word("created")) => {
+                TaskDone { response: Some(response), leg: Some(leg) }
+            }
             (Then::Get { id, .. } | Then::Answer { id, .. } | Then::Cancel { id }, Reply::Word("none")) => {
                 TaskDone { response: Some(not_found(&id)), leg: None }
             }
@@ -417,10 +439,7 @@ impl TaskStep {
 }
 
 fn parse(record: &Record, field: &str) -> Result<Option<Value>> {
-    record
-        .get(field)
-        .map(|t| serde_json::from_str(t).map_err(|_| unexpected(TaskOp::Get)))
-        .transpose()
+    record.get(field).map(|t| serde_json::from_str(t).map_err(|_| unexpected(TaskOp::Get))).transpose()
 }
 
 fn number(record: &Record, field: &str) -> Result<u64> {
