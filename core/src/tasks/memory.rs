@@ -54,7 +54,7 @@ fn set(record: &mut Record, pairs: &[(&str, &str)]) {
 /// The pairs after the first `skip` arguments, as (field, value).
 fn pairs(args: &[String], skip: usize) -> impl Iterator<Item = (&String, &String)> {
     let rest = args.get(skip..).unwrap_or_default();
-    rest.chunks_exact(2).map(|p| (&p[0], &p[1]))
+    rest.chunks_exact(2).filter_map(|p| Some((p.first()?, p.get(1)?)))
 }
 
 impl MemoryTaskStore {

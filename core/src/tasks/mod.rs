@@ -28,8 +28,6 @@ mod store_tests;
 pub use command::{TaskCommand, TaskOp};
 pub use memory::{DEFAULT_MAX_TASKS, MemoryTaskStore};
 pub use scripts::*;
-#[cfg(test)]
-pub(crate) use step::iso;
 pub(crate) use step::{Ctx as StepCtx, step};
 pub use step::{DEFAULT_TASK_POLL_MS, DEFAULT_TASK_TTL_MS, MAX_TASK_HOPS, TaskDone, TaskStep};
 
