@@ -43,6 +43,10 @@ trap 'redis_stop; redis_cluster_stop' EXIT
 cargo test --locked -p snodo --features redis --test once_redis 2>&1 | tee target/snodo-once-redis.log
 grep -qE '^test result: ok\. [1-9][0-9]* passed' target/snodo-once-redis.log ||
   { echo "FAIL: the Redis once-store tests did not run" >&2; exit 1; }
+echo "== rust: the task machine on a real Redis and a Redis Cluster, step by step against the memory store"
+cargo test --locked -p snodo --features redis --test tasks_redis 2>&1 | tee target/snodo-tasks-redis.log
+grep -qE '^test result: ok\. [1-9][0-9]* passed' target/snodo-tasks-redis.log ||
+  { echo "FAIL: the Redis task-store tests did not run" >&2; exit 1; }
 redis_stop
 redis_cluster_stop
 trap - EXIT
