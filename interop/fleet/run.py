@@ -17,10 +17,12 @@ between the phases):
                        whose lease lapses, a server takes the flow over, then this
                        script releases and completes, late)
                     h. the final round's connection dropped mid-flight, then retried
+                    t. tasks: each step of a task (create, poll, answer, finish,
+                       cancel) on another server; two last answers at once
                     d1. round 1 of the outage flows (no store involved yet)
     run.py storm    d2. flows keep running while the script stops Redis: every
                         answer a booking or -32603, one text per flow
-    run.py outage   d3. Redis stopped: final retries -> -32603, servers alive
+    run.py outage   d3. Redis stopped: final retries and tasks/get -> -32603, servers alive
     run.py resumed  d4. Redis back on the same port (empty): the failed flows
                         (d2's that booked nowhere, d3's) retried -> each booked
                         exactly once, on all four servers
@@ -81,6 +83,8 @@ def post(port: int, msg: Dict[str, Any], user: Optional[str], timeout: float = 2
                "Mcp-Method": msg["method"]}
     if "name" in msg["params"]:
         headers["Mcp-Name"] = msg["params"]["name"]
+    elif "taskId" in msg["params"]:
+        headers["Mcp-Name"] = msg["params"]["taskId"]
     if user:
         headers["Authorization"] = f"Bearer {user}"
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
@@ -94,6 +98,31 @@ def post(port: int, msg: Dict[str, Any], user: Optional[str], timeout: float = 2
 
 def request(rid: Any, method: str, **params: Any) -> Dict[str, Any]:
     return {"jsonrpc": "2.0", "id": rid, "method": method, "params": {**params, "_meta": META}}
+
+
+# A client that declares the Tasks extension on its requests.
+TASKS_META = {**META, "io.modelcontextprotocol/clientCapabilities": {
+    "elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}}
+
+
+def task_request(rid: Any, method: str, **params: Any) -> Dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": rid, "method": method, "params": {**params, "_meta": TASKS_META}}
+
+
+def task_call(port: int, user: str, rid: Any, method: str, **params: Any) -> Tuple[int, Dict[str, Any]]:
+    status, raw = post(port, task_request(rid, method, **params), user)
+    return status, json.loads(raw)
+
+
+def poll(port: int, user: str, task_id: str, until: Tuple[str, ...], seconds: float = 15) -> Dict[str, Any]:
+    """tasks/get on `port` until the status is one of `until` (the task runs in the background)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        _, body = task_call(port, user, "poll", "tasks/get", taskId=task_id)
+        res = body.get("result") or {}
+        if res.get("status") in until or time.monotonic() > deadline:
+            return body
+        time.sleep(0.05)
 
 
 def nights_for(n: int) -> int:
@@ -272,6 +301,8 @@ def phase_shared(rep: Report, fleet: List[Tuple[str, int]], redis_port: int, sta
              f"({time.monotonic() - t0:.1f} s)", n0)
 
     scenarios_on_one_flow(rep, fleet, redis_port, flows)
+
+    tasks_across_the_fleet(rep, fleet, state)
 
     # d1. round 1 of the flows the outage will interrupt (no store is involved in round 1)
     outage = []
@@ -459,6 +490,66 @@ def dropped_mid_flight(rep: Report, ports: List[int], redis_port: int) -> None:
              f"({time.monotonic() - t0:.1f} s)", n0)
 
 
+def tasks_across_the_fleet(rep: Report, fleet: List[Tuple[str, int]], state: Dict[str, Any]) -> None:
+    """t. Tasks (io.modelcontextprotocol/tasks) in the one store: each step of a task on
+    another server than the one before, the two languages alternating."""
+    ports = [p for _, p in fleet]
+    t0, n0 = time.monotonic(), len(rep.failures)
+    done = 0
+    for i in range(8):
+        user, at = USERS[i % len(USERS)], [ports[(i + k) % 4] for k in range(4)]
+        _, created = task_call(at[0], user, 1, "tools/call", name="confirm_delete",
+                               arguments={"filename": f"f{i}.txt"})
+        task = created.get("result") or {}
+        if not rep.check(task.get("resultType") == "task", f"t{i}: confirm_delete on :{at[0]}: {created}"):
+            continue
+        tid = task["taskId"]
+        waiting = (poll(at[1], user, tid, ("input_required",)).get("result") or {})
+        keys = list(waiting.get("inputRequests") or {})
+        rep.check(waiting.get("status") == "input_required" and len(keys) == 1, f"t{i}: waiting on :{at[1]}: {waiting}")
+        _, foreign = task_call(at[2], "mallory", 2, "tasks/get", taskId=tid)
+        rep.check((foreign.get("error") or {}).get("code") == -32602, f"t{i}: another user on :{at[2]}: {foreign}")
+        answer = {k: {"action": "accept", "content": {"confirm": True}} for k in keys}
+        _, ack = task_call(at[2], user, 3, "tasks/update", taskId=tid, inputResponses=answer)
+        rep.check(ack.get("result") == {"resultType": "complete"}, f"t{i}: tasks/update on :{at[2]}: {ack}")
+        final = poll(at[3], user, tid, ("completed", "failed", "cancelled")).get("result") or {}
+        ok = rep.check(final.get("status") == "completed" and
+                       (final.get("result") or {}).get("content", [{}])[0].get("text") == f"Deleted f{i}.txt.",
+                       f"t{i}: finished on :{at[3]}: {final}")
+        seen = [json.dumps(task_call(p, user, 4, "tasks/get", taskId=tid)[1], sort_keys=True) for p in ports]
+        done += rep.check(ok and len(set(seen)) == 1, f"t{i}: the four servers answer tasks/get differently: {seen}")
+    # Cancelled on one server while it works (60 s of simulated work), seen cancelled on all.
+    _, created = task_call(ports[2], "alice", 5, "tools/call", name="slow_compute", arguments={"seconds": 60})
+    tid = str((created.get("result") or {}).get("taskId"))
+    _, ack = task_call(ports[0], "alice", 6, "tasks/cancel", taskId=tid)
+    rep.check(ack.get("result") == {"resultType": "complete"}, f"cancel on :{ports[0]}: {ack}")
+    statuses = [(task_call(p, "alice", 7, "tasks/get", taskId=tid)[1].get("result") or {}).get("status") for p in ports]
+    rep.check(statuses == ["cancelled"] * 4, f"the cancelled task on the four servers: {statuses}")
+    # Two users' last answers to two servers at once: the task completes once.
+    _, created = task_call(ports[1], "bob", 8, "tools/call", name="multi_input", arguments={})
+    tid = str((created.get("result") or {}).get("taskId"))
+    keys = list((poll(ports[3], "bob", tid, ("input_required",)).get("result") or {}).get("inputRequests") or {})
+    gate = threading.Barrier(2)
+
+    def answer(port: int, key: str) -> None:
+        gate.wait()
+        task_call(port, "bob", 9, "tasks/update", taskId=tid,
+                  inputResponses={key: {"action": "accept", "content": {"name": key}}})
+
+    pair = [threading.Thread(target=answer, args=(ports[j], k)) for j, k in zip((0, 3), keys)]
+    for t in pair:
+        t.start()
+    for t in pair:
+        t.join()
+    final = poll(ports[2], "bob", tid, ("completed", "failed", "cancelled")).get("result") or {}
+    rep.check(len(keys) == 2 and final.get("status") == "completed", f"multi_input answered on two servers: {final}")
+    state["task"] = {"id": tid, "user": "bob"}
+    rep.line("t. tasks across the fleet",
+             f"{done}/8 confirm_delete tasks created, polled, answered and finished on four different servers "
+             f"(another user: -32602), a task cancelled on one server is cancelled on all four, two last answers "
+             f"at once on two servers complete the task once ({time.monotonic() - t0:.1f} s)", n0)
+
+
 def phase_storm(rep: Report, fleet: List[Tuple[str, int]], state: Dict[str, Any]) -> None:
     """Flows keep running (the same final retry to all four at once) while test-fleet.sh stops
     Redis: in-flight requests see the connections drop. Every answer is a booking or the store
@@ -525,9 +616,15 @@ def phase_outage(rep: Report, fleet: List[Tuple[str, int]], state: Dict[str, Any
             store_errors += rep.check(err is not None and err.get("code") == -32603
                                       and str(err.get("message", "")).startswith(STORE_PREFIX),
                                       f"outage: flow {f['n']} on :{port}: {status} {raw[:200]!r}")
+    # A task in the stopped store: -32603 on every server, never a guess.
+    task = state["task"]
+    for port in ports:
+        _, body = task_call(port, task["user"], 1, "tasks/get", taskId=task["id"])
+        store_errors += rep.check((body.get("error") or {}).get("code") == -32603,
+                                  f"outage: tasks/get on :{port}: {body}")
     answering = alive_all(rep, fleet)
     rep.line("d. Redis stopped",
-             f"{store_errors}/{4 * len(state['outage'])} final retries got -32603 '{STORE_PREFIX}...', "
+             f"{store_errors}/{4 * len(state['outage']) + 4} final retries and tasks/get got -32603, "
              f"{answering}/4 servers still answer ({time.monotonic() - t0:.1f} s)", n0)
 
 
