@@ -329,6 +329,15 @@ hv("_meta protocolVersion missing: comparison skipped (begin answers -32602)", G
 hv("not JSON: left to begin (-32700)", [], '{"jsonrpc":')
 hv("a notification: left to the application (no response)", [], dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
 hv("a string id is echoed", GOOD[:2], req("tools/call", {"name": "get_weather"}, id="abc"), "Mcp-Name header missing")
+# The Tasks extension routes tasks/get, tasks/update and tasks/cancel by Mcp-Name = params.taskId.
+TASK_ID = "dGFzay0xMjM0NTY3ODkwMTI"
+hv("tasks/get: Mcp-Name is the task id", [[PV, V], [MM, "tasks/get"], [MN, TASK_ID]], req("tasks/get", {"taskId": TASK_ID}))
+hv("tasks/update: Mcp-Name names another task", [[PV, V], [MM, "tasks/update"], [MN, "other-task"]],
+   req("tasks/update", {"taskId": TASK_ID, "inputResponses": {}}), "Mcp-Name header value")
+hv("tasks/cancel: Mcp-Name names another task", [[PV, V], [MM, "tasks/cancel"], [MN, "other-task"]],
+   req("tasks/cancel", {"taskId": TASK_ID}), "Mcp-Name header value")
+hv("tasks/get: Mcp-Name missing", [[PV, V], [MM, "tasks/get"]], req("tasks/get", {"taskId": TASK_ID}),
+   "Mcp-Name header missing")
 
 # --- item 7: elicitation safety heuristics in the builders, with opt-outs
 for name in ["password", "api_key", "accessToken", "card_number", "cvv"]:
