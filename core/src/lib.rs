@@ -194,7 +194,7 @@ pub use tasks::{
     TASK_ANSWER_SCRIPT, TASK_CANCEL_SCRIPT, TASK_CREATE_SCRIPT, TASK_FINISH_SCRIPT, TASK_GET_SCRIPT,
     TASK_METHODS, TASK_PARK_SCRIPT, TASKS_EXTENSION, TASKS_UPDATE, TaskCommand, TaskDone, TaskInputCheck,
     TaskOp, TaskStep, TaskStore, check_create_task_result, check_task_input_requests, declares_tasks,
-    task_required_capabilities,
+    run_task_step, task_required_capabilities,
 };
 pub use token::{
     BINDING_PARAMS_MESSAGE, EMPTY_PRINCIPAL_MESSAGE, FORMAT_VERSION, FORMAT_VERSION_V2, Key, MAX_KEY_BYTES,

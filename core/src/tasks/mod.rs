@@ -37,6 +37,32 @@ use crate::capabilities;
 use crate::elicitation;
 use crate::error::Result;
 
+/// One step of the task machine on `store`, for Rust servers: runs the
+/// step's command, if any, and reads its reply. A store that fails makes
+/// the step answer `-32603` "task store unavailable" (the error goes to the
+/// response's diagnostic), never a guess; only a reply no script gives is
+/// an `Err` ([`ErrorCode::Store`](crate::ErrorCode::Store)). See
+/// [`Engine::task_step`](crate::Engine::task_step) for `call` and `outcome`.
+pub fn run_task_step(
+    engine: &crate::Engine,
+    store: &dyn TaskStore,
+    call: &crate::Call,
+    outcome: Option<crate::Outcome>,
+) -> Result<TaskDone> {
+    let step = engine.task_step(call, outcome)?;
+    let reply = match step.command().map(|c| store.execute(c)) {
+        None => None,
+        Some(Ok(reply)) => Some(reply),
+        Some(Err(e)) => {
+            let mut done = step.finish(None)?;
+            done.response =
+                done.response.map(|r| r.with_diagnostic(&format!("task store unavailable: {}", e.message())));
+            return Ok(done);
+        }
+    };
+    step.finish(reply.as_deref())
+}
+
 /// A store tasks live in, shared by every thread of a server (and, for
 /// `RedisStore` (feature `redis`), by every process of a fleet). It runs
 /// one [`TaskCommand`] atomically and answers its script's reply text.

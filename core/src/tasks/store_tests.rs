@@ -74,9 +74,7 @@ fn report(call: &Call) -> Outcome {
 }
 
 fn run(e: &Engine, store: &dyn TaskStore, call: &Call, outcome: Option<Outcome>) -> crate::TaskDone {
-    let step = e.task_step(call, outcome).unwrap();
-    let reply = step.command().map(|c| store.execute(c).unwrap());
-    step.finish(reply.as_deref()).unwrap()
+    crate::run_task_step(e, store, call, outcome).unwrap()
 }
 
 /// Runs a leg and its continuations to the end (as a runner's background loop).
@@ -251,6 +249,13 @@ fn a_failed_store_answers_32603_and_runs_nothing() {
     let done = step.finish(None).unwrap();
     assert!(done.leg.is_none(), "no run without a stored task");
     assert_eq!(done.response.unwrap().body()["error"]["message"], "task store unavailable");
+    // The Rust driver says why in the diagnostic, never to the client.
+    let call = begin(&e, "alice", "tools/call", json!({"name": "report"}), caps(true)).unwrap();
+    let done = crate::run_task_step(&e, &Down, &call, Some(report(&call))).unwrap();
+    let response = done.response.unwrap();
+    assert_eq!(response.body()["error"]["code"], -32603);
+    assert_eq!(response.diagnostic(), Some("task store unavailable: down"));
+    assert!(done.leg.is_none());
     // A reply no script gives is a STORE error, never a guess.
     let step = e.task_step(&call.clone(), Some(Outcome::Task { state: None }));
     assert!(step.is_err(), "decided already");
