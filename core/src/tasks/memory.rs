@@ -1,7 +1,8 @@
 //! The in-memory task store: one process. It runs each [`TaskCommand`]
 //! with the meaning of its Redis script (`scripts.rs`), on one map under one
 //! mutex, and answers the same reply text, so one reader serves every store.
-//! Bounded in tasks; a task expires at its `createdAt + ttlMs`.
+//! Bounded in tasks, with a share per principal (a quarter of the bound), so
+//! one user cannot take every place; a task expires at `createdAt + ttlMs`.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Mutex, PoisonError};
@@ -18,6 +19,8 @@ pub const DEFAULT_MAX_TASKS: usize = 10_000;
 struct Inner {
     records: HashMap<String, (Record, u64)>,
     by_expiry: BTreeSet<(u64, String)>,
+    /// Live tasks per principal (the record's `who`).
+    by_who: HashMap<String, usize>,
 }
 
 /// The in-process [`TaskStore`]: tasks live as long as the process, so
@@ -58,8 +61,9 @@ fn pairs(args: &[String], skip: usize) -> impl Iterator<Item = (&String, &String
 }
 
 impl MemoryTaskStore {
-    /// A store holding at most `max_tasks` live tasks; one more is a
-    /// `STORE` error ("full"), never an eviction of a live task.
+    /// A store holding at most `max_tasks` live tasks, a quarter of them per
+    /// principal; one more is a `STORE` error ("full"), never an eviction
+    /// of a live task.
     pub fn new(max_tasks: usize) -> MemoryTaskStore {
         MemoryTaskStore { inner: Mutex::new(Inner::default()), max_tasks }
     }
@@ -82,7 +86,15 @@ impl Inner {
                 break;
             }
             self.by_expiry.remove(&(at, key.clone()));
-            self.records.remove(&key);
+            if let Some((record, _)) = self.records.remove(&key) {
+                let who = record.get("who").cloned().unwrap_or_default();
+                if let Some(n) = self.by_who.get_mut(&who) {
+                    *n = n.saturating_sub(1);
+                    if *n == 0 {
+                        self.by_who.remove(&who);
+                    }
+                }
+            }
         }
     }
 }
@@ -103,6 +115,12 @@ impl TaskStore for MemoryTaskStore {
             }
             let at: u64 = arg(0).parse().map_err(|_| unexpected(TaskOp::Create))?;
             let record: Record = pairs(args, 1).map(|(k, v)| (k.clone(), v.clone())).collect();
+            let who = record.get("who").cloned().unwrap_or_default();
+            let share = inner.by_who.entry(who).or_default();
+            if *share >= (self.max_tasks / 4).max(1) {
+                return Err(Error::new(ErrorCode::Store, "task store: full for this principal (a quarter of the bound)"));
+            }
+            *share += 1;
             inner.by_expiry.insert((at, key.to_owned()));
             inner.records.insert(key.to_owned(), (record, at));
             return Ok("created".into());

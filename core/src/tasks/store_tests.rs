@@ -270,3 +270,19 @@ fn iso_dates() {
     assert_eq!(super::step::iso(951_782_400), "2000-02-29T00:00:00Z");
     assert_eq!(super::step::iso(1_796_994_000), "2026-12-11T13:00:00Z");
 }
+
+#[test]
+fn the_memory_store_is_bounded_per_principal() {
+    let (e, store) = (engine(), MemoryTaskStore::new(8));
+    let start = |who: &str| {
+        let call = begin(&e, who, "tools/call", json!({"name": "report"}), caps(true)).unwrap();
+        run(&e, &store, &call, Some(Outcome::Task { state: None })).response.unwrap().into_body()
+    };
+    for _ in 0..2 {
+        assert_eq!(start("alice")["result"]["resultType"], "task");
+    }
+    // A third task of alice's is refused; bob still has his share.
+    assert_eq!(start("alice")["error"]["code"], -32603);
+    assert_eq!(start("bob")["result"]["resultType"], "task");
+    assert_eq!(store.len(), 3);
+}
