@@ -118,7 +118,10 @@ impl TaskStore for MemoryTaskStore {
             let who = record.get("who").cloned().unwrap_or_default();
             let share = inner.by_who.entry(who).or_default();
             if *share >= (self.max_tasks / 4).max(1) {
-                return Err(Error::new(ErrorCode::Store, "task store: full for this principal (a quarter of the bound)"));
+                return Err(Error::new(
+                    ErrorCode::Store,
+                    "task store: full for this principal (a quarter of the bound)",
+                ));
             }
             *share += 1;
             inner.by_expiry.insert((at, key.to_owned()));

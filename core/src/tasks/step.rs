@@ -23,6 +23,8 @@
 //!   or belongs to someone else). `tasks/update` takes answers only for
 //!   outstanding keys; the last one hands back the next run, with the
 //!   answers under the handler's own keys, pinned to the questions asked.
+//! * A run with no outcome reads its own task (a `tasks/get` result): a
+//!   long run asks it now and then whether it was cancelled.
 
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
@@ -171,8 +173,18 @@ pub(crate) fn step(ctx: &Ctx<'_>, call: &Call, outcome: Option<Outcome>) -> Resu
     if call.method.starts_with("tasks/") && call.task.is_none() {
         return Ok(request(ctx, call));
     }
+    let leg = call.task.as_deref().filter(|t| t.task_id.is_some());
     let Some(outcome) = outcome else {
-        return Err(Error::new(ErrorCode::Argument, "task_step: a handler run needs the handler's outcome"));
+        // A run without an outcome reads its own task: a long run polls it
+        // to learn whether it was cancelled (cancellation is cooperative).
+        if let Some(TaskLeg { task_id: Some(task_id), .. }) = leg {
+            let then =
+                Then::Get { id: call.id.clone(), task_id: task_id.clone(), caps: call.capabilities.clone() };
+            let command =
+                TaskCommand { op: TaskOp::Get, key: task_key(task_id), args: vec![who(&call.principal)] };
+            return Ok(TaskStep { command: Some(command), then });
+        }
+        return Err(Error::new(ErrorCode::Argument, "task_step: a request needs the handler's outcome"));
     };
     match call.task.as_deref() {
         Some(leg @ TaskLeg { task_id: Some(_), .. }) => settle(ctx, call, leg, outcome),

@@ -225,9 +225,14 @@ fn gates_and_cancellation() {
     let call = begin(&e, "alice", "tools/call", json!({"name": "report"}), caps(true)).unwrap();
     let done = run(&e, &store, &call, Some(report(&call)));
     let id = done.response.unwrap().into_body()["result"]["taskId"].as_str().unwrap().to_owned();
+    let leg = done.leg.unwrap();
+    let status =
+        |leg: &Call| run(&e, &store, leg, None).response.unwrap().into_body()["result"]["status"].clone();
+    assert_eq!(status(&leg), "working", "a run reads its own task");
     let (ack, _) = tasks(&e, &store, "alice", "tasks/cancel", json!({"taskId": id}));
     assert_eq!(ack["result"], json!({"resultType": "complete"}));
-    run_legs(&e, &store, done.leg);
+    assert_eq!(status(&leg), "cancelled", "and learns it was cancelled");
+    run_legs(&e, &store, Some(leg));
     let (got, _) = tasks(&e, &store, "alice", "tasks/get", json!({"taskId": id}));
     assert_eq!(got["result"]["status"], "cancelled");
     assert!(got["result"].get("inputRequests").is_none());
