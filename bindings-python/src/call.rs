@@ -108,6 +108,11 @@ impl Call {
     fn state<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         self.inner.state_text().map(|s| text_to_py(py, s)).transpose()
     }
+    /// The task this run of the handler belongs to (`None` in a request).
+    #[getter]
+    fn task_id(&self) -> Option<&str> {
+        self.inner.task_id()
+    }
     #[getter]
     fn asked_keys(&self) -> Vec<String> {
         self.inner.asked_keys().into_iter().map(str::to_owned).collect()

@@ -13,6 +13,7 @@ use crate::legacy::{self, Feed, PendingFlow, Session};
 use crate::outcome::outcome_arg;
 use crate::question::question_arg;
 use crate::response::Response;
+use crate::tasks::TaskStep;
 use crate::token::{Opened, binding32};
 
 /// The MRTR engine: immutable and safe to share between threads.
@@ -31,40 +32,29 @@ pub struct Engine {
 struct EnvKeys(Vec<Key>);
 
 fn keys_arg(py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<Vec<Key>> {
+    let bad = |why: String| raise(py, ErrorCode::Config, why);
     if let Ok(ring) = keys.cast::<EnvKeys>() {
         return Ok(ring.get().0.clone());
     }
     let pairs: Vec<Bound<'_, PyAny>> = if let Ok(d) = keys.cast::<PyDict>() {
         d.items().try_iter()?.collect::<PyResult<_>>()?
     } else if keys.is_instance_of::<PyString>() || keys.is_instance_of::<PyBytes>() {
-        return Err(raise(
-            py,
-            ErrorCode::Config,
-            "keys: give a list of (id, bytes) pairs or a dict {id: bytes}",
-        ));
+        return Err(bad("keys: give a list of (id, bytes) pairs or a dict {id: bytes}".into()));
     } else {
         keys.try_iter()?.collect::<PyResult<_>>()?
     };
     let mut out = Vec::with_capacity(pairs.len());
     for (i, pair) in pairs.iter().enumerate() {
         let Ok((id, secret)) = pair.extract::<(String, Bound<'_, PyAny>)>() else {
-            return Err(raise(
-                py,
-                ErrorCode::Config,
-                format!("keys[{i}]: must be an (id: str, secret: bytes) pair"),
-            ));
+            return Err(bad(format!("keys[{i}]: must be an (id: str, secret: bytes) pair")));
         };
         // bytes or bytearray only: a str secret is almost always a hex or
         // base64 spelling the caller forgot to decode.
         if secret.is_instance_of::<PyString>() {
-            return Err(raise(
-                py,
-                ErrorCode::Config,
-                format!("keys[{i}]: the secret must be bytes, not str (decode it first)"),
-            ));
+            return Err(bad(format!("keys[{i}]: the secret must be bytes, not str (decode it first)")));
         }
         let Ok(bytes) = secret.extract::<Vec<u8>>() else {
-            return Err(raise(py, ErrorCode::Config, format!("keys[{i}]: the secret must be bytes")));
+            return Err(bad(format!("keys[{i}]: the secret must be bytes")));
         };
         out.push(Key::new(id, bytes).map_err(|e| to_py_err(py, &e))?);
     }
@@ -204,12 +194,7 @@ impl Engine {
             let value = to_value(request)?;
             py.detach(|| self.inner.begin_value(value, &who))
         } else {
-            let what = json::type_name(request);
-            return Err(raise(
-                py,
-                ErrorCode::Argument,
-                format!("request: expected str, bytes or dict, got {what}"),
-            ));
+            return Err(json::not_a_message("request", request));
         };
         begun_out(py, begun.map_err(|e| to_py_err(py, &e))?)
     }
@@ -247,6 +232,21 @@ impl Engine {
         let call = &call.get().inner;
         let inner = py.detach(|| self.inner.decide(call, outcome)).map_err(|e| to_py_err(py, &e))?;
         Ok(Response { inner })
+    }
+
+    /// The task machine's step for a `tasks/*` request (no `outcome`) or
+    /// for the handler's outcome on a request or on a run as a task.
+    #[pyo3(signature = (call, outcome=None))]
+    fn task_step(
+        &self,
+        py: Python<'_>,
+        call: &Bound<'_, Call>,
+        outcome: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<TaskStep> {
+        let outcome = outcome.filter(|o| !o.is_none()).map(outcome_arg).transpose()?;
+        let call = &call.get().inner;
+        let step = py.detach(|| self.inner.task_step(call, outcome)).map_err(|e| to_py_err(py, &e))?;
+        Ok(TaskStep(std::sync::Mutex::new(Some(step))))
     }
 
     /// Low-level: seals a continuation token at the engine's time.

@@ -126,6 +126,12 @@ pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
     obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "object".into())
 }
 
+/// The `ArgumentError` for a message `what` that is not JSON text or a dict.
+pub fn not_a_message(what: &str, obj: &Bound<'_, PyAny>) -> PyErr {
+    let why = format!("{what}: expected str, bytes or dict, got {}", type_name(obj));
+    raise(obj.py(), ErrorCode::Argument, why)
+}
+
 /// A Python value as JSON (the module docs give the rules).
 pub fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
     to_value_at(obj, 0)

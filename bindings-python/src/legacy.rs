@@ -8,11 +8,11 @@ use std::sync::{Mutex, MutexGuard};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serde_json::Value;
-use snodo::{Bridge, ErrorCode};
+use snodo::Bridge;
 
 use crate::call::Call;
 use crate::engine::begun_out;
-use crate::error::{raise, to_py_err};
+use crate::error::to_py_err;
 use crate::json::{self, is_text, json_arg, object_arg, text_bytes, to_py, to_value};
 use crate::outcome::outcome_arg;
 use crate::response::Response;
@@ -54,10 +54,7 @@ impl Session {
         let who = json::principal(py, principal)?;
         // Not `object_arg`: a non-object is the core's error, which names the field.
         let caps = json_arg(capabilities)?;
-        let info = match client_info {
-            Some(i) if !i.is_none() => Some(to_value(i)?),
-            _ => None,
-        };
+        let info = client_info.filter(|i| !i.is_none()).map(to_value).transpose()?;
         let session =
             snodo::Session::new(protocol_version, caps, info, &who).map_err(|e| to_py_err(py, &e))?;
         with_id(py, session, id)
@@ -265,23 +262,14 @@ impl Feed {
 }
 
 fn feed_out(py: Python<'_>, f: snodo::Feed) -> PyResult<Feed> {
-    Ok(match f {
-        snodo::Feed::Waiting => {
-            Feed { kind: "waiting", call: None, response: None, cancellations: Vec::new() }
+    let (kind, call, response, cancellations) = match f {
+        snodo::Feed::Waiting => ("waiting", None, None, Vec::new()),
+        snodo::Feed::Resume(c) => ("resume", Some(Py::new(py, Call { inner: *c })?), None, Vec::new()),
+        snodo::Feed::Respond { response, cancellations } => {
+            ("respond", None, Some(Py::new(py, Response { inner: response })?), cancellations)
         }
-        snodo::Feed::Resume(c) => Feed {
-            kind: "resume",
-            call: Some(Py::new(py, Call { inner: *c })?),
-            response: None,
-            cancellations: Vec::new(),
-        },
-        snodo::Feed::Respond { response, cancellations } => Feed {
-            kind: "respond",
-            call: None,
-            response: Some(Py::new(py, Response { inner: response })?),
-            cancellations,
-        },
-    })
+    };
+    Ok(Feed { kind, call, response, cancellations })
 }
 
 /// The answer to a message naming a session id the server does not know:
@@ -308,12 +296,7 @@ pub(crate) fn begin_legacy(
         let value = to_value(request)?;
         py.detach(|| engine.begin_legacy_value(value, s, &who))
     } else {
-        let what = json::type_name(request);
-        return Err(raise(
-            py,
-            ErrorCode::Argument,
-            format!("request: expected str, bytes or dict, got {what}"),
-        ));
+        return Err(json::not_a_message("request", request));
     };
     begun_out(py, begun.map_err(|e| to_py_err(py, &e))?)
 }
@@ -349,12 +332,7 @@ pub(crate) fn feed(
         let value = to_value(response)?;
         py.detach(|| engine.feed_value(&mut pending.lock(), value, &who))
     } else {
-        let what = json::type_name(response);
-        return Err(raise(
-            py,
-            ErrorCode::Argument,
-            format!("response: expected str, bytes or dict, got {what}"),
-        ));
+        return Err(json::not_a_message("response", response));
     };
     feed_out(py, fed.map_err(|e| to_py_err(py, &e))?)
 }

@@ -64,9 +64,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<http_origin::OriginPolicy>()?;
     m.add_function(wrap_pyfunction!(http_origin::check_http_origin, m)?)?;
     m.add("LOOPBACK_HOSTS", snodo::LOOPBACK_HOSTS.to_vec())?;
-    m.add_function(wrap_pyfunction!(tasks::check_task_input_requests, m)?)?;
-    m.add_function(wrap_pyfunction!(tasks::declares_tasks, m)?)?;
-    m.add("TASKS_EXTENSION", snodo::TASKS_EXTENSION)?;
+    tasks::register(m)?;
     m.add_function(wrap_pyfunction!(json::canonicalize, m)?)?;
     m.add_function(wrap_pyfunction!(inspect::run_cli, m)?)?;
     m.add_function(wrap_pyfunction!(token::binding_digest, m)?)?;

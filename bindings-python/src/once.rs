@@ -134,34 +134,26 @@ impl OnceStep {
     /// The command to run (kind `"command"`), else `None`.
     #[getter]
     fn command(&self) -> Option<OnceCommand> {
-        match &self.inner {
-            snodo::OnceStep::Command(c) => Some(OnceCommand { inner: c.clone() }),
-            _ => None,
-        }
+        let snodo::OnceStep::Command(c) = &self.inner else { return None };
+        Some(OnceCommand { inner: c.clone() })
     }
     /// The pause, in seconds (kind `"sleep"`), else `None`.
     #[getter]
     fn seconds(&self) -> Option<f64> {
-        match &self.inner {
-            snodo::OnceStep::Sleep(d) => Some(d.as_secs_f64()),
-            _ => None,
-        }
+        let snodo::OnceStep::Sleep(d) = &self.inner else { return None };
+        Some(d.as_secs_f64())
     }
     /// The effect's ticket (kind `"effect"`), else `None`.
     #[getter]
     fn ticket(&self) -> Option<OnceTicket> {
-        match &self.inner {
-            snodo::OnceStep::Effect(t) => Some(OnceTicket { inner: t.clone() }),
-            _ => None,
-        }
+        let snodo::OnceStep::Effect(t) = &self.inner else { return None };
+        Some(OnceTicket { inner: t.clone() })
     }
     /// The final result text (kind `"done"`), else `None`.
     #[getter]
     fn text(&self) -> Option<&str> {
-        match &self.inner {
-            snodo::OnceStep::Done(t) => Some(t),
-            _ => None,
-        }
+        let snodo::OnceStep::Done(t) = &self.inner else { return None };
+        Some(t)
     }
 
     fn __repr__(&self) -> String {

@@ -56,6 +56,7 @@ from ._native import (
     check_http_origin,
     check_task_input_requests,
     declares_tasks,
+    task_required_capabilities,
     elicit_form,
     elicit_form_without_lint,
     elicit_url,
@@ -82,7 +83,7 @@ from .errors import (
     TokenError,
     UrlError,
 )
-from .outcomes import Outcome, complete, error, input_required, raw, tool_error
+from .outcomes import Outcome, complete, error, input_required, raw, run_as_task, tool_error
 from ._native import (
     DEFAULT_CLOCK_SKEW_SECS,
     DEFAULT_ONCE_LEASE_SECS,
@@ -117,6 +118,21 @@ from .once import (
     run_once,
     run_once_async,
 )
+from ._native import (
+    DEFAULT_MAX_TASKS,
+    DEFAULT_TASK_POLL_MS,
+    DEFAULT_TASK_TTL_MS,
+    TASK_ANSWER_SCRIPT,
+    TASK_CANCEL_SCRIPT,
+    TASK_CREATE_SCRIPT,
+    TASK_FINISH_SCRIPT,
+    TASK_GET_SCRIPT,
+    TASK_PARK_SCRIPT,
+    MemoryTaskStore,
+    TaskCommand,
+    TaskStep,
+)
+from .tasks import Tasks
 from .literals import AnswerKind, ErrorName, TokenReason
 
 __version__ = VERSION
@@ -152,6 +168,21 @@ __all__ = [
     "check_once_prefix",
     "run_once",
     "run_once_async",
+    "DEFAULT_MAX_TASKS",
+    "DEFAULT_TASK_POLL_MS",
+    "DEFAULT_TASK_TTL_MS",
+    "TASK_ANSWER_SCRIPT",
+    "TASK_CANCEL_SCRIPT",
+    "TASK_CREATE_SCRIPT",
+    "TASK_FINISH_SCRIPT",
+    "TASK_GET_SCRIPT",
+    "TASK_PARK_SCRIPT",
+    "MemoryTaskStore",
+    "TaskCommand",
+    "TaskStep",
+    "Tasks",
+    "run_as_task",
+    "task_required_capabilities",
     "ERROR_CLASSES",
     "ERROR_CODES",
     "DEFAULT_LEGACY_VERSIONS",

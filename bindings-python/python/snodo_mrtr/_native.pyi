@@ -49,7 +49,20 @@ __all__ = [
     "LOOPBACK_HOSTS",
     "check_task_input_requests",
     "declares_tasks",
+    "task_required_capabilities",
     "TASKS_EXTENSION",
+    "TaskStep",
+    "TaskCommand",
+    "MemoryTaskStore",
+    "TASK_CREATE_SCRIPT",
+    "TASK_GET_SCRIPT",
+    "TASK_ANSWER_SCRIPT",
+    "TASK_CANCEL_SCRIPT",
+    "TASK_PARK_SCRIPT",
+    "TASK_FINISH_SCRIPT",
+    "DEFAULT_TASK_TTL_MS",
+    "DEFAULT_TASK_POLL_MS",
+    "DEFAULT_MAX_TASKS",
     "_register_errors",
     "ERROR_CODES",
     "TOKEN_REASONS",
@@ -190,6 +203,12 @@ class Engine:
     def decide(self, call: Call, outcome: _JsonObject) -> Response:
         """The response to send for the handler's outcome; once per call
         (a second decide raises ``AlreadyDecidedError``)."""
+    def task_step(self, call: Call, outcome: Optional[_JsonObject] = None) -> TaskStep:
+        """The task machine's step (``snodo_mrtr.tasks`` drives it): for a
+        ``tasks/get``, ``tasks/update`` or ``tasks/cancel`` request (no
+        ``outcome``), or for the handler's outcome on a request or on a run
+        of the handler as a task (``call.task_id`` set). An outcome other
+        than ``run_as_task`` on a request is decided as ``decide`` would."""
     def seal(
         self,
         *,
@@ -280,6 +299,9 @@ class Call:
     def state(self) -> Optional[Any]: ...
     @property
     def asked_keys(self) -> List[str]: ...
+    @property
+    def task_id(self) -> Optional[str]:
+        """The task this run of the handler belongs to; ``None`` in a request."""
     @property
     def input_responses(self) -> Dict[str, Any]:
         """Every ``inputResponses`` entry as sent, unvalidated (read-only copy)."""
@@ -671,7 +693,64 @@ def check_task_input_requests(task: _JsonObject, capabilities: _JsonObject) -> D
     result's input requests (``{}``: none); ``InputRequestError`` if malformed."""
 def declares_tasks(capabilities: _JsonObject) -> bool:
     """Whether the client declared the Tasks extension (a task result may be sent)."""
+def task_required_capabilities() -> Dict[str, Any]:
+    """``{"extensions": {TASKS_EXTENSION: {}}}``: the ``requiredCapabilities``
+    of the -32021 for a client that must declare the extension."""
 def _register_errors(classes: Dict[int, Any]) -> None: ...
+
+# The task machine (docs/tasks.md): its steps and store commands, and the
+# in-memory task store; the runner is tasks.py, the Redis stores once.py.
+
+TASK_CREATE_SCRIPT: str
+TASK_GET_SCRIPT: str
+TASK_ANSWER_SCRIPT: str
+TASK_CANCEL_SCRIPT: str
+TASK_PARK_SCRIPT: str
+TASK_FINISH_SCRIPT: str
+#: How long a task stays readable after its creation (``ttlMs``).
+DEFAULT_TASK_TTL_MS: int
+#: The ``pollIntervalMs`` a task suggests.
+DEFAULT_TASK_POLL_MS: int
+#: The default bound of a ``MemoryTaskStore``: live tasks at once.
+DEFAULT_MAX_TASKS: int
+
+@final
+class TaskCommand:
+    """One task store step: run ``script`` with ``KEYS = [key]`` and
+    ``ARGV = args`` and hand the reply text to ``TaskStep.finish``."""
+
+    @property
+    def op(self) -> Literal["create", "get", "answer", "cancel", "park", "finish"]: ...
+    @property
+    def key(self) -> str:
+        """``snodo:task:{<taskId>}``."""
+    @property
+    def script(self) -> str: ...
+    @property
+    def args(self) -> List[str]: ...
+
+@final
+class TaskStep:
+    """One step of the task machine: run ``command`` (if any) on a task
+    store, then ``finish`` with its reply, once."""
+
+    @property
+    def command(self) -> Optional[TaskCommand]: ...
+    def finish(self, reply: Optional[str]) -> Tuple[Optional[Response], Optional[Call]]:
+        """``(response, leg)``: the response to send (on a run of the handler,
+        set only when its end could not be stored: log it) and the next run
+        of the handler. ``reply`` is ``None`` without a command or when the
+        store failed (then a -32603 and no run). A second call raises
+        ``ArgumentError``; a reply snodo's scripts never give ``StoreError``."""
+
+@final
+class MemoryTaskStore:
+    """The core's in-memory task store: one process, thread-safe, bounded
+    (``StoreError`` when full, never an eviction), expiring at ``ttlMs``."""
+
+    def __new__(cls, max_tasks: int = ...) -> "MemoryTaskStore": ...
+    def execute(self, command: TaskCommand) -> str: ...
+    def __len__(self) -> int: ...
 
 # At most once per flow (docs/once.md): the core's once machine, its store
 # commands and the in-memory store; the drivers and Redis stores are once.py.

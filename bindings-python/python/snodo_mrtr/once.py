@@ -24,6 +24,9 @@ A store is any object with ``prefix``, ``lease_ms`` and ``execute(command)
 :class:`~snodo_mrtr.StoreError`, and the effect never runs on a claim the
 store did not confirm.
 
+The Redis stores also run the task machine's commands (:class:`TaskCommand`,
+``snodo_mrtr.tasks``): one client, one eviction check, the same errors.
+
 ``redis`` is imported only when a Redis store is built: install the extra
 ``snodo-mrtr[redis]``.
 """
@@ -45,16 +48,12 @@ from ._native import (
     DEFAULT_ONCE_PREFIX,
     DEFAULT_ONCE_WAIT_SECS,
     DEFAULT_REDIS_TIMEOUT_MS,
-    ONCE_CLAIM_SCRIPT,
-    ONCE_COMPLETE_SCRIPT,
-    ONCE_EXTEND_SCRIPT,
-    ONCE_LOOKUP_SCRIPT,
-    ONCE_RELEASE_SCRIPT,
     Call,
     OnceCommand,
     OnceRun,
     OnceStep,
     OnceTicket,
+    TaskCommand,
     check_once_eviction_policy,
 )
 from .errors import ArgumentError, ConfigError, StoreError
@@ -75,11 +74,17 @@ DEFAULT_REPLICAS_TIMEOUT_SECS = 1.0
 
 _MISSING_EXTRA = "snodo_mrtr.{cls} needs redis-py, which is not installed: pip install 'snodo-mrtr[redis]'"
 
-# EVALSHA names a script by the SHA-1 of its exact bytes.
-_SHAS: Dict[str, str] = {
-    script: hashlib.sha1(script.encode("utf-8"), usedforsecurity=False).hexdigest()
-    for script in (ONCE_CLAIM_SCRIPT, ONCE_COMPLETE_SCRIPT, ONCE_RELEASE_SCRIPT, ONCE_EXTEND_SCRIPT, ONCE_LOOKUP_SCRIPT)
-}
+# EVALSHA names a script by the SHA-1 of its exact bytes. Computed once per
+# script text: the once scripts and the task scripts (a TaskCommand runs on
+# these stores too), a dozen texts in all.
+_SHAS: Dict[str, str] = {}
+
+
+def _sha(script: str) -> str:
+    sha = _SHAS.get(script)
+    if sha is None:
+        sha = _SHAS[script] = hashlib.sha1(script.encode("utf-8"), usedforsecurity=False).hexdigest()
+    return sha
 
 
 def _import_redis(cls: str) -> Any:
@@ -315,7 +320,7 @@ class _RedisBase:
             what = "connect" if isinstance(e, connect) else "command"
         return StoreError(f"once store: redis {what} failed: {e}")
 
-    def _not_confirmed(self, command: OnceCommand, acked: Any) -> Optional[StoreError]:
+    def _not_confirmed(self, command: Union[OnceCommand, TaskCommand], acked: Any) -> Optional[StoreError]:
         assert self._replicas is not None
         replicas, wait_ms = self._replicas
         if int(acked) >= replicas:
@@ -386,8 +391,9 @@ class RedisStore(_RedisBase):
             raise self._store_error(e) from e
         return [_policy(r) for r in replies]
 
-    def execute(self, command: OnceCommand, *, now_ms: Optional[int] = None) -> str:
-        """Runs ``command`` (its script on its key) and returns the reply text.
+    def execute(self, command: Union[OnceCommand, TaskCommand], *, now_ms: Optional[int] = None) -> str:
+        """Runs ``command`` (its script on its key: a once command, or a
+        task command of :mod:`snodo_mrtr.tasks`) and returns the reply text.
         ``now_ms`` is accepted for any-store drivers and not used: the
         scripts read Redis's own clock."""
         if not self._checked:
@@ -407,7 +413,7 @@ class RedisStore(_RedisBase):
                     raise refused
                 return _text(reply)
             try:
-                reply = client.evalsha(_SHAS[command.script], 1, *args)
+                reply = client.evalsha(_sha(command.script), 1, *args)
             except self._redis.exceptions.NoScriptError:
                 reply = client.eval(command.script, 1, *args)
         except StoreError:
@@ -473,7 +479,7 @@ class AsyncRedisStore(_RedisBase):
             raise self._store_error(e) from e
         return [_policy(r) for r in replies]
 
-    async def execute(self, command: OnceCommand, *, now_ms: Optional[int] = None) -> str:
+    async def execute(self, command: Union[OnceCommand, TaskCommand], *, now_ms: Optional[int] = None) -> str:
         """:meth:`RedisStore.execute`, as a coroutine."""
         if not self._checked:
             await self.check()
@@ -490,7 +496,7 @@ class AsyncRedisStore(_RedisBase):
                     raise refused
                 return _text(reply)
             try:
-                reply = await client.evalsha(_SHAS[command.script], 1, *args)
+                reply = await client.evalsha(_sha(command.script), 1, *args)
             except self._redis.exceptions.NoScriptError:
                 reply = await client.eval(command.script, 1, *args)
         except StoreError:

@@ -13,7 +13,7 @@ from typing import Any, Dict, Mapping, Optional, Union
 
 from ._native import Question
 
-__all__ = ["Outcome", "complete", "input_required", "error", "tool_error", "raw"]
+__all__ = ["Outcome", "complete", "input_required", "error", "tool_error", "raw", "run_as_task"]
 
 #: What a handler returns: an outcome in its JSON spelling (what the helpers below build).
 Outcome = Dict[str, Any]
@@ -56,3 +56,17 @@ def tool_error(message: str) -> Outcome:
 def raw(result: Mapping[str, Any]) -> Outcome:
     """A raw result object, checked exactly like the typed outcomes."""
     return {"type": "raw", "result": result}
+
+
+def run_as_task(state: Any = None) -> Outcome:
+    """The rest may run as a task (the Tasks extension; see
+    :class:`snodo_mrtr.tasks.Tasks`, which hands it to
+    :meth:`Engine.task_step`). On a ``tools/call`` whose client declared
+    the extension the task is created and the handler runs again as the
+    task, in the background; anywhere else it runs again at once, in the
+    request. Either way the next run reads ``state`` as ``call.state``:
+    give one, or the handler cannot tell that run from the first."""
+    out: Outcome = {"type": "task"}
+    if state is not None:
+        out["state"] = state
+    return out
