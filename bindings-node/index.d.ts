@@ -62,13 +62,13 @@ export declare class Call {
   get answersDigest(): string
   /** The application state carried by the token, or `null`. */
   get state(): any
+  /** The task this run of the handler belongs to (a `leg` run as a task), else `null`. */
+  get taskId(): string | null
   /** The keys asked in the previous round (empty on round 1). */
   get askedKeys(): Array<string>
   /**
-   * The answer to input request `key`, which the handler asks as `question` (a `Question`, or a
-   * request as an object or JSON text, which the core makes one of). Ask the same question every
-   * round: on a retry it counts only if that exact question was asked under `key` in the
-   * previous round.
+   * The answer to input request `key`, asked as `question` (a `Question`, or a request as object
+   * or text): it counts only if that exact question was asked under `key` in the previous round.
    */
   response(key: string, question: Question | Record<string, any> | string | Buffer): Answer
   /**
@@ -85,10 +85,7 @@ export declare class Call {
   toJSON(): string
 }
 
-/**
- * The MRTR engine. Build it once (`new Engine(config)` or `Engine.development()`) and share it
- * across requests.
- */
+/** The MRTR engine: build it once (`new Engine(config)`, `Engine.development()`), share it. */
 export declare class Engine {
   /**
    * Validates `config` and builds the engine. Throws `CONFIG` on any invalid field (the message
@@ -96,42 +93,38 @@ export declare class Engine {
    */
   constructor(config: EngineConfig)
   /**
-   * The key ring of `SNODO_KEYS` (`id:hex` or `id:base64` entries, comma-separated, the first
-   * signs) and `options`, `new Engine`'s fields but `keys`. Throws `CONFIG` if it is unset or
-   * blank, or naming a bad entry by position and id (never key bytes).
+   * The key ring of `SNODO_KEYS` (`id:hex`/`id:base64`, comma-separated, the first signs) and
+   * `options` (`new Engine`'s but `keys`). `CONFIG` if unset, or naming a bad entry (never bytes).
    */
   static fromEnv(options?: Omit<EngineConfig, 'keys'>): Engine
   /**
-   * An engine with one random key that lives as long as this engine.
-   *
-   * **Development only, single process only**: its tokens cannot be opened by another process,
-   * another worker thread, or after a restart.
+   * An engine with one random key that lives as long as this engine. **Development only, single
+   * process only**: no other process, worker thread or restart can open its tokens.
    */
   static development(): Engine
   /**
-   * Reads a request message that may be an MRTR retry. `request` is the whole JSON-RPC message:
-   * text (`string`/`Buffer`, read exactly; what a transport has) or a parsed object (see the
-   * README on numbers). `principal` is the verified user, or `null` for anonymous.
-   *
-   * Returns a `Call` for the handler, or a ready `Response` to send as is (`result instanceof
-   * Call` tells them apart). Throws `NOT_A_REQUEST` for a notification or a response: send
-   * nothing back for those.
+   * Reads a request that may be an MRTR retry: the whole JSON-RPC message as text (read exactly)
+   * or an object; `principal` the verified user, or `null` for anonymous. Returns a `Call` for
+   * the handler or a ready `Response` to send (`instanceof Call` tells them apart). Throws
+   * `NOT_A_REQUEST` for a notification or a response: send nothing back for those.
    */
   begin(request: string | Buffer | object, principal: string | null): Call | Response
   /**
-   * `begin` for a request an SDK has already parsed: the JSON-RPC `id`, the `method` and the
-   * `params` as received (with `_meta`, `inputResponses` and `requestState` left in;
-   * `null`/`undefined` for no params; JSON text is read exactly). Same checks, binding and token
-   * as `begin` on the bytes.
+   * `begin` for a request an SDK has already parsed: `id`, `method` and `params` as received
+   * (`_meta`, `inputResponses`, `requestState` left in; nullish for none). Same checks as `begin`.
    */
   beginParts(id: string | number | null, method: string, params: object | string | Buffer | null | undefined, principal: string | null): Call | Response
   /**
-   * Turns the handler's outcome into the response to send, once per call (a second decide throws
-   * `ALREADY_DECIDED`). `outcome` is the JSON spelling (`complete(result)`,
-   * `inputRequired(requests, state)`, `error(code, message, data)`, `toolError(message)`,
-   * `raw(result)`), as an object or as JSON text.
+   * Turns the handler's outcome (`complete`, `inputRequired`, `error`, `toolError`, `raw`; object
+   * or JSON text) into the response to send, once per call (again: `ALREADY_DECIDED`).
    */
   decide(call: Call, outcome: Outcome | string | Buffer): Response
+  /**
+   * The task machine's step (`docs/tasks.md`): `outcome` is the handler's, on a request or on a
+   * run (`leg`); none for a `tasks/get|update|cancel` call. Another outcome than `runAsTask` on a
+   * request is decided as `decide` does.
+   */
+  taskStep(call: Call, outcome?: Outcome | string | Buffer | null): TaskStep
   /** Unix seconds from the engine's clock (fixed when `fixedTime` was given). */
   now(): number
   /** The configuration without secrets (also what `JSON.stringify` shows). */
@@ -147,10 +140,9 @@ export declare class Engine {
    */
   decideLegacy(call: Call, outcome: Outcome | string | Buffer): Bridge
   /**
-   * Feeds the client's JSON-RPC response (text as received, or an object), sent by `principal`
-   * (required; `null` for anonymous), to `pending`. Throws (`JSON`, `ARGUMENT`) for a response
-   * that is malformed, not of this flow, already answered, late, or from another principal than
-   * the flow's; the flow is then unchanged.
+   * Feeds the client's JSON-RPC response (text or object), sent by `principal` (required), to
+   * `pending`. Throws (`JSON`, `ARGUMENT`) for a malformed, foreign, repeated, late or
+   * other-principal response; the flow is then unchanged.
    */
   feed(pending: PendingFlow, response: string | Buffer | object, principal: string | null): Feed
   /**
@@ -164,23 +156,20 @@ export declare class Engine {
    */
   legacyVersionFor(requested: string): string | null
   /**
-   * Low-level: seals a token at the engine's time. `input` (object or JSON text): `{principal,
-   * binding | method+params, round?, flowStart?, questions?, state?}`; `binding` is 64 hex
-   * characters.
+   * Low-level: seals a token at the engine's time; `input` (object or JSON text) is a
+   * `SealInput`, `binding` 64 hex characters.
    */
   seal(input: SealInput | string | Buffer): string
   /**
-   * Low-level: opens `token` for `principal` and the request `binding` (`bindingDigest(method,
-   * params)`, a Buffer or hex) at the engine's time. Throws `TOKEN` with `err.reason` (one of
-   * `TOKEN_REASONS`).
+   * Low-level: opens `token` for `principal` and the request `binding` (`bindingDigest`, Buffer
+   * or hex) at the engine's time. Throws `TOKEN` with `err.reason` (of `TOKEN_REASONS`).
    */
   open(token: string, principal: string | null, binding: Buffer | string): Opened
 }
 
 /**
- * The in-memory once store of one process (the core's `MemoryStore`): bounded in bytes with a
- * share per principal, expiring, synchronous. It runs the commands a `OnceRun` hands out, with the
- * same meaning and replies as the Redis scripts.
+ * The in-memory once store of one process (the core's `MemoryStore`): bounded in bytes, a share
+ * per principal, expiring; it runs a `OnceRun`'s commands as the Redis scripts do.
  */
 export declare class MemoryStore {
   /**
@@ -197,9 +186,8 @@ export declare class MemoryStore {
   /** The bytes the records take, as the budget counts them. */
   get bytes(): number
   /**
-   * Runs a command a `OnceRun` handed out and returns the reply text to feed back. `nowMs` (Unix
-   * milliseconds) defaults to the system clock (pass the engine's time when its clock is fixed).
-   * Throws `STORE` when full, `ARGUMENT` for anything but a `OnceRun`'s command.
+   * Runs a `OnceRun`'s command; returns the reply text. `nowMs` (Unix ms) defaults to the system
+   * clock. Throws `STORE` when full, `ARGUMENT` for anything but a `OnceRun`'s command.
    */
   execute(command: OnceCommand, nowMs?: number | undefined | null): string
   /** A short description (for logs). */
@@ -207,18 +195,28 @@ export declare class MemoryStore {
 }
 
 /**
- * One run of the core's once machine for one final round (or one lookup), sans IO: each method
- * returns the next `OnceStep`. `runOnce` and `checkOnce` (`snodo-mrtr/once`) drive it; drive it
- * yourself only to use a store of your own. Errors: `TOKEN` with `reason 'replayed'` (the flow
- * completed with other answers), `STORE` (still running after the wait, the claim lost before
- * completing, a reply snodo does not write), `ARGUMENT` (the call is not a retry, a step out of
- * order).
+ * The in-memory task store of one process (the core's `MemoryTaskStore`): at most `maxTasks` live
+ * tasks (default 10 000; one more is `STORE`, never an eviction), each gone `ttlMs` after creation.
+ */
+export declare class MemoryTaskStore {
+  /** A store of at most `maxTasks` (a whole number, at least 1) live tasks. */
+  constructor(maxTasks?: number | undefined | null)
+  /** Runs a `TaskCommand` and returns its reply text. `STORE` when full. */
+  execute(command: TaskCommand): string
+  /** How many tasks are live. */
+  get size(): number
+}
+
+/**
+ * One run of the core's once machine for one final round (or lookup), sans IO: each method returns
+ * the next `OnceStep` (`runOnce`/`checkOnce` drive it). Errors: `TOKEN` `reason 'replayed'`,
+ * `STORE` (still running, claim lost, a reply snodo does not write), `ARGUMENT` (not a retry, out
+ * of order).
  */
 export declare class OnceRun {
   /**
-   * A run for the final round `call` (a retry: it opened a token) on a store with `prefix` and
-   * `leaseMs`; with `lookup: true`, a run that only looks. Throws `ARGUMENT` for a first round
-   * (no flow to key on), `CONFIG` for a bad prefix or lease.
+   * A run for the final round `call` (a retry) on a store's `prefix` and `leaseMs` (`lookup`:
+   * only looks). Throws `ARGUMENT` for a first round, `CONFIG` for a bad prefix or lease.
    */
   constructor(call: Call, options: OnceRunOptions)
   /** The first step: the claim (or the lookup) command. */
@@ -238,9 +236,8 @@ export declare class OnceRun {
    */
   effectFailed(): OnceStep
   /**
-   * Whether a lease extension held, from the reply to the `effect` step's `extend` command:
-   * `true` (a full lease from now), `false` (the claim is no longer this run's: stop, and do not
-   * write).
+   * Whether the `extend` command's reply says the lease held: `true` (a full lease from now),
+   * `false` (the claim is no longer this run's: stop, and do not write).
    */
   extended(reply: string): boolean
   /** The fencing number this run won (0 before it won). */
@@ -253,12 +250,10 @@ export declare class OnceRun {
  */
 export declare class OriginPolicy {
   /**
-   * `new OriginPolicy({ hosts?, origins? })`. Neither list (or no argument): the loopback
-   * default, as `OriginPolicy.loopback()`. Else the lists, a missing one empty: `hosts` entries
-   * are `name` (any port), `name:port` or `*` (any host: only behind a proxy that checks `Host`
-   * itself); `origins` entries are `scheme://host[:port]` (http or https) or `*` (any page). The
-   * request's own origin is always accepted; `null` never is. A bad entry or an unknown option
-   * throws `CONFIG`.
+   * `new OriginPolicy({ hosts?, origins? })`; neither list: `OriginPolicy.loopback()`. `hosts`:
+   * `name`, `name:port` or `*` (only behind a proxy checking `Host`); `origins`:
+   * `scheme://host[:port]` or `*`. The request's own origin is always accepted, `null` never. A
+   * bad entry or option throws `CONFIG`.
    */
   constructor(options?: { hosts?: string[]; origins?: string[] } | null)
   /** The loopback default: `LOOPBACK_HOSTS` on any port, and no origin but the request's own. */
@@ -266,9 +261,8 @@ export declare class OriginPolicy {
 }
 
 /**
- * One legacy round in flight (the core's `PendingFlow`): the requests to send on the session, and
- * what resuming the handler needs. Owned by the application; drop it on disconnect (snodo holds
- * nothing else).
+ * One legacy round in flight (the core's `PendingFlow`), owned by the application: drop it on
+ * disconnect (snodo holds nothing else).
  */
 export declare class PendingFlow {
   /** The server-to-client JSON-RPC requests of this round, in order. */
@@ -303,10 +297,8 @@ export declare class PendingFlow {
 }
 
 /**
- * An input request, validated once, with its canonical JSON text and the digest a token pins
- * computed once. Build it once (at start-up) and pass the same question every round: to
- * `inputRequired` to ask it, to `call.response` to read its answer. Immutable; `JSON.stringify(q)`
- * gives the request; two questions are the same request when their `json` texts are equal.
+ * An input request, validated once, with its canonical text and pinned digest. Build it once and
+ * pass it every round (`inputRequired`, `call.response`). Immutable; `JSON.stringify` gives it.
  */
 export declare class Question {
   /**
@@ -350,32 +342,26 @@ export declare class Response {
 }
 
 /**
- * What a 2025-era session negotiated at `initialize` (the core's `Session`), and the principal
- * that opened it: immutable; record one per session and pass it to every `engine.beginLegacy`. A
- * session belongs to its principal: run `checkPrincipal` on every message routed to it.
+ * What a 2025-era session negotiated at `initialize`, and the principal that opened it (immutable):
+ * pass it to every `engine.beginLegacy`; run `checkPrincipal` on every message routed to it.
  */
 export declare class Session {
   /**
-   * A session that negotiated `protocolVersion` (what the server answered to `initialize`), with
-   * the client's `capabilities` and optional `clientInfo` (objects or JSON text), opened by
-   * `principal` (the verified user of the `initialize` request, or `null` for the explicit
-   * anonymous principal; required). Its id is random: set the transport's own with `withId`.
-   * Throws `ARGUMENT` naming the field.
+   * A session that negotiated `protocolVersion`, with the client's `capabilities` and optional
+   * `clientInfo` (objects or JSON text), opened by `principal` (required; `null` for anonymous).
+   * Its id is random (set the transport's with `withId`). Throws `ARGUMENT` naming the field.
    */
   constructor(protocolVersion: string, capabilities: Record<string, any> | string, clientInfo: Record<string, any> | string | null, principal: string | null)
   /**
-   * A session from the client's `initialize` request (the whole message or its params; object or
-   * JSON text), with `negotiated` the version the server answered (`engine.legacyVersionFor`),
-   * opened by `principal` (a user name, or `null` for anonymous; required).
+   * A session from the client's `initialize` request (message or params, object or text), with
+   * `negotiated` the version answered, opened by `principal` (required; `null` for anonymous).
    */
   static fromInitialize(initialize: Record<string, any> | string | Buffer, negotiated: string, principal: string | null): Session
   /** The principal that opened the session: its name, or `null` for anonymous. */
   get principal(): string | null
   /**
-   * Checks that a message on this session (a call, an answer, a cancellation, a GET or DELETE)
-   * comes from `principal`, the one that opened it: `null` to go on, else the refusal to send as
-   * is (HTTP 404, `-32001` "Session not found", id null: the same as for a session that does not
-   * exist). `beginLegacy` applies it to calls itself.
+   * Checks that a message on this session comes from `principal`, the one that opened it: `null`
+   * to go on, else the refusal to send (404 `-32001`, as for an unknown session).
    */
   checkPrincipal(principal: string | null): Response | null
   /**
@@ -405,6 +391,35 @@ export declare class Session {
   toJSON(): string
 }
 
+/**
+ * One task store command: run `script` with `KEYS[1] = key` and `ARGV = args` (the `RedisStore`
+ * of `snodo-mrtr/once` does), or hand it to `MemoryTaskStore.execute`; give the reply to `finish`.
+ */
+export declare class TaskCommand {
+  /** The step: `create`, `get`, `answer`, `cancel`, `park` or `finish`. */
+  readonly op: string
+  /** The task's key (`KEYS[1]`): `snodo:task:{<taskId>}`. */
+  readonly key: string
+  /** The Lua script, byte for byte (one of the `TASK_*_SCRIPT`s). */
+  readonly script: string
+  /** The script's `ARGV`. */
+  readonly args: Array<string>
+}
+
+/**
+ * One step of the task machine (`engine.taskStep`): run `command`, if any, on the task store, then
+ * `finish` with its reply.
+ */
+export declare class TaskStep {
+  /** The store command to run, or `null`. */
+  get command(): TaskCommand | null
+  /**
+   * The command's reply (`null`: none, or the store failed: `-32603`, no run) → the response to
+   * send (on a run, to log) and the next run. Once (again: `ALREADY_DECIDED`); `STORE`: bad reply.
+   */
+  finish(reply?: string | undefined | null): { response: Response | null; leg: Call | null }
+}
+
 /** The answer to one input request (`call.response`). */
 export interface Answer {
   /** What the client did. */
@@ -425,9 +440,8 @@ export interface Answer {
 export declare function bindingDigest(method: string, params: string | Buffer | object): Buffer
 
 /**
- * What `decideLegacy` says to do: `respond` (send `response`), `send` (send `pending.requests` on
- * the session, then `feed` the client's responses) or `resume` (a round with state only: run the
- * handler again, paced).
+ * What `decideLegacy` says: `respond` (send `response`), `send` (send `pending.requests`, then
+ * `feed` the client's responses) or `resume` (a round with state only: run the handler again).
  */
 export type Bridge =
   | { kind: 'respond'; response: Response }
@@ -441,20 +455,15 @@ export type Bridge =
 export declare function canonicalize(value: string | Buffer | object): string
 
 /**
- * Checks the Streamable HTTP request-metadata headers (`MCP-Protocol-Version`, `Mcp-Method`,
- * `Mcp-Name`) against the request (JSON text, Buffer or object). Returns `null` when the request
- * may go on to `engine.begin`, or the ready `-32020` response (HTTP 400) to send instead. Text
- * that is not JSON is left to `begin` (`null`). Pass `req.rawHeaders`: `req.headers` joins a
- * repeated header, which the check must see twice.
+ * Checks `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` against the request (text or
+ * object): `null` to go on to `engine.begin` (also for text that is not JSON), or the `-32020`
+ * response (400) to send. Pass `req.rawHeaders`: `req.headers` joins a repeated header.
  */
 export declare function checkHttpHeaders(headers: Array<[string, string]> | string[] | Headers | Map<string, string> | Record<string, string | string[] | undefined>, request: string | Buffer | object): Response | null
 
 /**
- * Checks `Origin` and `Host` of one HTTP request against `policy`: `null` to go on, or the ready
- * refusal to send as is, HTTP 421 (`data.reason` `host`: a missing, repeated or unlisted `Host`)
- * or 403 (`data.reason` `origin`: a repeated, `null`, malformed, foreign or unlisted `Origin`).
- * Run it on every request, before reading the body. `headers` as for `checkHttpHeaders`; pass
- * `req.rawHeaders`, since `req.headers` joins a repeated header, which the check must see twice.
+ * Checks `Origin` and `Host` of a request against `policy`, before reading the body: `null` to go
+ * on, or the refusal to send (421 `reason` `host`, 403 `reason` `origin`). Pass `req.rawHeaders`.
  */
 export declare function checkHttpOrigin(policy: OriginPolicy, headers: Array<[string, string]> | string[] | Headers | Map<string, string> | Record<string, string | string[] | undefined>): Response | null
 
@@ -471,9 +480,8 @@ export declare function checkOnceEvictionPolicy(policy: string): void
 export declare function checkOncePrefix(prefix: string): void
 
 /**
- * The capabilities the client must add to receive the task's input requests (`{}` when it can
- * receive them all, or the task carries none). A malformed task or input request throws
- * `INPUT_REQUEST` naming the field.
+ * The capabilities the client must add to receive the task's input requests (`{}`: none). A
+ * malformed task or input request throws `INPUT_REQUEST` naming the field.
  */
 export declare function checkTaskInputRequests(task: Record<string, any> | string | Buffer, capabilities: Record<string, any> | string | Buffer): Record<string, any>
 
@@ -491,9 +499,8 @@ export interface CliOutput {
 export declare function complete(result?: Record<string, any>): Outcome
 
 /**
- * Whether client capabilities declare the Tasks extension
- * (`extensions["io.modelcontextprotocol/tasks"]`, an object): when a `tools/call` may be answered
- * with a task.
+ * Whether client capabilities declare the Tasks extension (`io.modelcontextprotocol/tasks`, an
+ * object under `extensions`): when a `tools/call` may be answered with a task.
  */
 export declare function declaresTasks(capabilities: Record<string, any> | string | Buffer): boolean
 
@@ -514,6 +521,12 @@ export declare const DEFAULT_ONCE_MAX_BYTES_PER_PRINCIPAL: number
 
 /** The default Redis key prefix (`snodo:once:`). */
 export declare const DEFAULT_ONCE_PREFIX: string
+
+/** The `pollIntervalMs` a task suggests, in milliseconds. */
+export declare const DEFAULT_TASK_POLL_MS: number
+
+/** How long a task stays readable after its creation (`ttlMs`), in milliseconds. */
+export declare const DEFAULT_TASK_TTL_MS: number
 
 /**
  * A form-elicitation question: `message` and a flat `requestedSchema` (JSON text or object).
@@ -634,9 +647,8 @@ export interface ErrorCodeInfo {
 }
 
 /**
- * What `feed` and `timeout` say: `waiting` (for more responses), `resume` (run the handler again
- * with `call`) or `respond` (the flow ended: send `response`, and `cancellations` for the requests
- * left unanswered).
+ * What `feed` and `timeout` say: `waiting`, `resume` (run the handler with `call`) or `respond`
+ * (send `response`, and `cancellations` for the requests left unanswered).
  */
 export type Feed =
   | { kind: 'waiting' }
@@ -657,7 +669,6 @@ export declare function inputRequired(inputRequests?: Record<string, Question | 
 
 /**
  * A `roots/list` question.
- *
  * @deprecated Roots are deprecated in MCP 2026-07-28.
  */
 export declare function listRoots(): Question
@@ -672,15 +683,9 @@ export interface MemoryStoreOptions {
    * A claim past it fails with `STORE` rather than forget a live record.
    */
   maxBytes?: number
-  /**
-   * The bytes one principal's records may take (default a quarter of the default budget; 1024 to
-   * `maxBytes`).
-   */
+  /** The bytes one principal's records may take (default a quarter of 64 MiB; 1024 to `maxBytes`). */
   maxBytesPerPrincipal?: number
-  /**
-   * How long a won claim is held before another caller may take it over, in seconds (default 30;
-   * at least 0.001).
-   */
+  /** How long a won claim holds before another caller may take it over (s; default 30, ≥ 0.001). */
   leaseSecs?: number
 }
 
@@ -715,8 +720,8 @@ export declare const ONCE_REPLAYED_MESSAGE: string
 export declare const ONCE_SAFE_EVICTION_POLICY: string
 
 /**
- * One store command of a `OnceRun`: run `script` with `KEYS[1] = key` and `ARGV = args` (Redis),
- * or hand the object to `MemoryStore.execute`, and feed the reply text back to the run.
+ * One store command of a `OnceRun`: run `script` on `KEYS[1] = key`, `ARGV = args` (Redis), or
+ * hand it to `MemoryStore.execute`; feed the reply text back.
  */
 export interface OnceCommand {
   /** The step. */
@@ -737,19 +742,13 @@ export interface OnceRunOptions {
   prefix: string
   /** The store's lease of a won claim, in milliseconds (`store.leaseMs`). */
   leaseMs: number
-  /**
-   * How long to wait in total for another caller's pending claim before the run fails with
-   * `STORE` "still running" (default 35 000).
-   */
+  /** How long to wait for another caller's pending claim before `STORE` "still running" (35 000). */
   waitMs?: number
   /** `true`: a run that only looks (`checkOnce`): `done` or `open`. */
   lookup?: boolean
 }
 
-/**
- * What a `OnceRun` says to do next: a tagged object, so a TypeScript `switch (step.kind)` narrows
- * it.
- */
+/** What a `OnceRun` says to do next: a tagged object, so a TypeScript `switch (step.kind)` narrows. */
 export type OnceStep =
   | { kind: 'command'; command: OnceCommand }
   | { kind: 'sleep'; ms: number }
@@ -758,10 +757,7 @@ export type OnceStep =
   | { kind: 'released' }
   | { kind: 'open' }
 
-/**
- * What an opened token says (`engine.open`): the core's `Opened::to_json()` shape, the same names
- * as C's JSON text and Python's `to_dict()`.
- */
+/** What an opened token says (`engine.open`): the core's `Opened::to_json()`, as in C and Python. */
 export interface Opened {
   /** Key id that signed it. */
   keyId: string
@@ -785,11 +781,11 @@ export interface Opened {
 
 /**
  * A handler outcome in the core's JSON spelling; build it with `complete`, `inputRequired`,
- * `error`, `toolError` or `raw`.
+ * `error`, `toolError`, `raw` or `runAsTask`.
  */
 export interface Outcome {
   /** Which outcome. */
-  type: 'complete' | 'input_required' | 'error' | 'tool_error' | 'raw'
+  type: 'complete' | 'input_required' | 'error' | 'tool_error' | 'raw' | 'task'
   /** complete / raw: the result object. */
   result?: Record<string, any>
   /**
@@ -797,7 +793,7 @@ export interface Outcome {
    * core makes questions of).
    */
   inputRequests?: Record<string, Question | Record<string, any>>
-  /** input_required: application state for the next round. */
+  /** input_required, task: application state for the next round (or run). */
   state?: any
   /** error: the JSON-RPC code. */
   code?: number
@@ -814,23 +810,24 @@ export interface Outcome {
 export declare function raw(result?: Record<string, any>): Outcome
 
 /**
- * Runs the `snodo-mrtr` command line `args` (without the program name) with `keys` (the value of
- * `SNODO_KEYS`, or null) at `now` (Unix seconds; absent = the system clock). Throws `ARGUMENT` on
- * a negative `now`.
+ * Outcome: the rest may run as a task (`engine.taskStep` only): a task on a `tools/call` whose
+ * client declared the extension, else the handler goes on at once in the request, with `state`.
+ */
+export declare function runAsTask(state?: any): Outcome
+
+/**
+ * Runs the command line `args` (no program name) with `keys` (`SNODO_KEYS`, or null) at `now`
+ * (Unix seconds; absent: the system clock). Throws `ARGUMENT` on a negative `now`.
  */
 export declare function runCli(args: Array<string>, keys?: string | undefined | null, now?: number | undefined | null): CliOutput
 
 /**
  * A sampling (`sampling/createMessage`) question. Throws `SAMPLING`.
- *
  * @deprecated Sampling is deprecated in MCP 2026-07-28.
  */
 export declare function sampling(params: object | string | Buffer): Question
 
-/**
- * `engine.seal(input)`. Omitted `round`/`flowStart`/`questions`/`state` take the core's defaults
- * (`Engine::seal_input`).
- */
+/** `engine.seal(input)`; omitted fields take the core's defaults (`Engine::seal_input`). */
 export interface SealInput {
   /** The principal, or `null` for anonymous. */
   principal?: string | null
@@ -884,6 +881,24 @@ export declare enum SnodoErrorCode {
   Store = 'STORE',
 }
 
+export declare const TASK_ANSWER_SCRIPT: string
+
+export declare const TASK_CANCEL_SCRIPT: string
+
+export declare const TASK_CREATE_SCRIPT: string
+
+export declare const TASK_FINISH_SCRIPT: string
+
+export declare const TASK_GET_SCRIPT: string
+
+export declare const TASK_PARK_SCRIPT: string
+
+/**
+ * The `requiredCapabilities` of a `-32021` for a task the client cannot receive:
+ * `{extensions: {"io.modelcontextprotocol/tasks": {}}}`.
+ */
+export declare function taskRequiredCapabilities(): Record<string, any>
+
 /**
  * The reasons a continuation token can be refused (`data.reason` on the wire, `err.reason` from
  * `engine.open`).
@@ -894,9 +909,8 @@ export declare const TOKEN_REASONS: string[]
 export declare function toolError(message: string): Outcome
 
 /**
- * The refusal for a message naming a session id the server does not know (HTTP 404, `-32001`
- * "Session not found", id `null`): the same bytes as `session.checkPrincipal`'s, so that an
- * unknown session and another user's cannot be told apart.
+ * The refusal for an unknown session id (404, `-32001`): the same bytes as
+ * `session.checkPrincipal`'s, so an unknown session and another user's cannot be told apart.
  */
 export declare function unknownSession(): Response
 

@@ -1,6 +1,6 @@
 // snodo-mrtr/once: at most once per flow for the final round of an
 // effectful tool (docs/once.md).
-import type { Call, OnceCommand } from './index';
+import type { Call, OnceCommand, TaskCommand } from './index';
 
 export { MemoryStore, OnceRun } from './index';
 export type { MemoryStoreOptions, OnceCommand, OnceRunOptions, OnceStep } from './index';
@@ -72,12 +72,12 @@ export declare class RedisStore {
   /** The lease of a won claim, in milliseconds. */
   get leaseMs(): number;
   /**
-   * Runs a command a OnceRun handed out: EVALSHA of its script (EVAL when
+   * Runs a command a OnceRun (or a TaskStep) handed out: EVALSHA of its script (EVAL when
    * Redis does not have it yet) with `KEYS[1] = command.key`, `ARGV =
    * command.args`; resolves with the reply text. The first command of the
    * store runs `check()` first.
    */
-  execute(command: OnceCommand): Promise<string>;
+  execute(command: OnceCommand | TaskCommand): Promise<string>;
   /**
    * Reads `maxmemory-policy` (on every master of a cluster) and resolves
    * with the values; anything but `noeviction`, or a policy that cannot be

@@ -7,6 +7,8 @@
 // commands: the native `MemoryStore` in process, `RedisStore` on node-redis
 // (a command's Lua script byte for byte, on its key), so a Node process
 // shares one record per flow with Rust, Python and C processes of a fleet.
+// The same RedisStore runs the task machine's commands (snodo-mrtr/tasks):
+// a TaskCommand has the same op, key, script and args.
 //
 // It imports nothing from `redis`: the caller hands in a connected client,
 // so the package loads without its optional peer.
@@ -38,7 +40,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const isCount = (v, min) => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= Number.MAX_SAFE_INTEGER;
 
 const sha1s = new Map();
-/** The SHA-1 of a script, as EVALSHA names it (five scripts, computed once each). */
+/** The SHA-1 of a script, as EVALSHA names it (computed once per script text: once and task scripts). */
 function sha1(script) {
   let sha = sha1s.get(script);
   if (sha === undefined) {
@@ -175,14 +177,14 @@ class RedisStore {
   }
 
   /**
-   * Runs `command` (from a OnceRun) and resolves with its reply text:
+   * Runs `command` (from a OnceRun or a TaskStep) and resolves with its reply text:
    * EVALSHA of its script on its key (EVAL when Redis does not have the
    * script yet); with `replicas`, EVAL and WAIT pipelined on one connection.
    */
   async execute(command) {
     if (command === null || typeof command !== 'object' || typeof command.key !== 'string'
         || typeof command.script !== 'string' || !Array.isArray(command.args)) {
-      throw codedError('ARGUMENT', 'RedisStore.execute: command must be a command a OnceRun handed out');
+      throw codedError('ARGUMENT', 'RedisStore.execute: command must be a command a OnceRun or a TaskStep handed out');
     }
     await this.#ensureChecked();
     const { op, key, script, args } = command;

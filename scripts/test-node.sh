@@ -62,7 +62,7 @@ pack_files() { (cd "$1" && npm pack --dry-run --json --loglevel=error) | node -e
   let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () =>
     console.log(JSON.parse(s)[0].files.map((f) => f.path).sort().join(" ")));'; }
 got="$(pack_files "$NODE_DIR")"
-want="README.md bin/snodo-mrtr.js index.d.ts index.js index.mjs install.cjs mcp.d.ts mcp.js mcp.mjs once.d.ts once.js once.mjs package.json snodo.linux-x64-gnu.node"
+want="README.md bin/snodo-mrtr.js index.d.ts index.js index.mjs install.cjs mcp.d.ts mcp.js mcp.mjs once.d.ts once.js once.mjs package.json snodo.linux-x64-gnu.node tasks.d.ts tasks.js tasks.mjs"
 if [ "$got" != "$want" ]; then
   echo "npm pack would ship: $got" >&2
   echo "expected:            $want" >&2

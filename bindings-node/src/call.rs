@@ -148,16 +148,18 @@ impl Call {
     pub fn state<'e>(&self, env: &'e Env) -> Result<Unknown<'e>> {
         json::parse_to_js(env, self.inner.state_text().unwrap_or("null"))
     }
+    /// The task this run of the handler belongs to (a `leg` run as a task), else `null`.
+    #[napi(getter, catch_unwind)]
+    pub fn task_id(&self) -> Option<String> {
+        self.inner.task_id().map(str::to_owned)
+    }
     /// The keys asked in the previous round (empty on round 1).
     #[napi(getter, catch_unwind)]
     pub fn asked_keys(&self) -> Vec<String> {
         self.inner.asked_keys().into_iter().map(str::to_owned).collect()
     }
-
-    /// The answer to input request `key`, which the handler asks as `question` (a `Question`, or a
-    /// request as an object or JSON text, which the core makes one of). Ask the same question every
-    /// round: on a retry it counts only if that exact question was asked under `key` in the
-    /// previous round.
+    /// The answer to input request `key`, asked as `question` (a `Question`, or a request as object
+    /// or text): it counts only if that exact question was asked under `key` in the previous round.
     #[napi(catch_unwind, ts_return_type = "Answer")]
     pub fn response<'e>(
         &self,
@@ -168,21 +170,18 @@ impl Call {
         let question = question_arg(env, question)?;
         answer_object(env, self.inner.response(&key, &question))
     }
-
     /// The whole `inputResponses` map of this request, read-only and unvalidated (`{}` when none);
     /// `response(key, request)` is the validated reading.
     #[napi(getter, catch_unwind, ts_return_type = "Record<string, any>")]
     pub fn input_responses<'e>(&self, env: &'e Env) -> Result<Unknown<'e>> {
         json::to_js(env, &Value::Object(self.inner.input_responses().clone()))
     }
-
     /// The raw answer for `key`, unvalidated, only for keys asked in the previous round; `null`
     /// otherwise. Validate it yourself.
     #[napi(catch_unwind, ts_return_type = "Record<string, any> | null")]
     pub fn raw_response<'e>(&self, env: &'e Env, key: String) -> Result<Unknown<'e>> {
         json::to_js(env, self.inner.raw_response(&key).unwrap_or(&Value::Null))
     }
-
     /// A short description without any params or state (for logs).
     #[napi(js_name = "toJSON", catch_unwind)]
     pub fn to_json(&self) -> String {

@@ -1,6 +1,5 @@
-//! `new Engine(config)`: the config object read through the core's one schema (`snodo::LIMITS`,
-//! camelCase spelling), so every range, default and error message is the core's, naming the field
-//! as a Node user wrote it (`ttlSecs`, not `ttl_secs`).
+//! `new Engine(config)` read through the core's one schema (`snodo::LIMITS`, camelCase): every
+//! range, default and message is the core's, naming the field as Node spells it (`ttlSecs`).
 
 use napi::bindgen_prelude::*;
 use napi::{JsValue, ValueType};
@@ -11,8 +10,7 @@ use crate::error::{Coded, Result, config, core};
 use crate::json;
 
 /// One key of the ring.
-// TypeScript shape of `keys[i]`; read field by field below so that every mistake throws `CONFIG`
-// rather than a napi-rs conversion status.
+// TypeScript shape only: read field by field below, so every mistake throws `CONFIG`.
 #[napi(object)]
 #[allow(missing_debug_implementations, dead_code)]
 pub struct EngineKey {
@@ -24,9 +22,7 @@ pub struct EngineKey {
 
 /// `new Engine(config)`. Every field but `keys` is optional; the limits' ranges and defaults are
 /// the core's `LIMITS` table (docs/api.md).
-// TypeScript shape only. A test checks that its fields are exactly the core's limits plus the
-// fields `read` handles, so adding a limit to the core fails here until its line is added (the
-// reader needs none).
+// TypeScript shape only. A test checks its fields are the core's limits plus those `read` handles.
 #[napi(object)]
 #[allow(missing_debug_implementations, dead_code)]
 pub struct EngineConfig {

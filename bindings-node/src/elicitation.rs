@@ -43,7 +43,6 @@ pub fn elicit_url_without_lint(message: String, url: String) -> Result<Question>
 }
 
 /// A sampling (`sampling/createMessage`) question. Throws `SAMPLING`.
-///
 /// @deprecated Sampling is deprecated in MCP 2026-07-28.
 #[napi(catch_unwind)]
 #[allow(deprecated)]
@@ -55,7 +54,6 @@ pub fn sampling(
 }
 
 /// A `roots/list` question.
-///
 /// @deprecated Roots are deprecated in MCP 2026-07-28.
 #[napi(catch_unwind)]
 #[allow(deprecated)]

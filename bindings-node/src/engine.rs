@@ -1,6 +1,5 @@
-//! The `Engine` class: built once from a config, immutable, cheap to use from any number of calls.
-//! Key bytes are copied into the core (which zeroizes them on drop) and never kept on the JS
-//! object, so neither `util.inspect` nor `JSON.stringify` can show them.
+//! The `Engine` class, immutable. Key bytes are copied into the core (zeroized on drop), never kept
+//! on the JS object: neither `util.inspect` nor `JSON.stringify` can show them.
 
 use napi::bindgen_prelude::*;
 use serde_json::Value;
@@ -9,10 +8,10 @@ use snodo::Config;
 use crate::call::Call;
 use crate::error::{Result, core};
 use crate::response::{Response, outcome_arg};
+use crate::tasks::TaskStep;
 use crate::{config, json};
 
-/// The MRTR engine. Build it once (`new Engine(config)` or `Engine.development()`) and share it
-/// across requests.
+/// The MRTR engine: build it once (`new Engine(config)`, `Engine.development()`), share it.
 // Debug shows key ids, never key bytes (the core's Debug and the summary).
 #[napi]
 #[derive(Debug)]
@@ -56,34 +55,25 @@ impl Engine {
         let config = config::read(&env, config, None)?;
         Ok(Engine { summary: summary(&config, false), inner: snodo::Engine::new(config).map_err(core)? })
     }
-
-    /// The key ring of `SNODO_KEYS` (`id:hex` or `id:base64` entries, comma-separated, the first
-    /// signs) and `options`, `new Engine`'s fields but `keys`. Throws `CONFIG` if it is unset or
-    /// blank, or naming a bad entry by position and id (never key bytes).
+    /// The key ring of `SNODO_KEYS` (`id:hex`/`id:base64`, comma-separated, the first signs) and
+    /// `options` (`new Engine`'s but `keys`). `CONFIG` if unset, or naming a bad entry (never bytes).
     #[napi(factory, catch_unwind, ts_args_type = "options?: Omit<EngineConfig, 'keys'>")]
     pub fn from_env(env: Env, options: Unknown) -> Result<Self> {
         let config = config::read(&env, options, Some(Config::from_env().map_err(core)?.keys))?;
         Ok(Engine { summary: summary(&config, false), inner: snodo::Engine::new(config).map_err(core)? })
     }
-
-    /// An engine with one random key that lives as long as this engine.
-    ///
-    /// **Development only, single process only**: its tokens cannot be opened by another process,
-    /// another worker thread, or after a restart.
+    /// An engine with one random key that lives as long as this engine. **Development only, single
+    /// process only**: no other process, worker thread or restart can open its tokens.
     #[napi(factory, catch_unwind)]
     pub fn development() -> Result<Engine> {
         let summary =
             EngineSummary { key_ids: vec!["dev".to_owned()], ..summary(&Config::new(Vec::new()), true) };
         Ok(Engine { inner: snodo::Engine::development().map_err(core)?, summary })
     }
-
-    /// Reads a request message that may be an MRTR retry. `request` is the whole JSON-RPC message:
-    /// text (`string`/`Buffer`, read exactly; what a transport has) or a parsed object (see the
-    /// README on numbers). `principal` is the verified user, or `null` for anonymous.
-    ///
-    /// Returns a `Call` for the handler, or a ready `Response` to send as is (`result instanceof
-    /// Call` tells them apart). Throws `NOT_A_REQUEST` for a notification or a response: send
-    /// nothing back for those.
+    /// Reads a request that may be an MRTR retry: the whole JSON-RPC message as text (read exactly)
+    /// or an object; `principal` the verified user, or `null` for anonymous. Returns a `Call` for
+    /// the handler or a ready `Response` to send (`instanceof Call` tells them apart). Throws
+    /// `NOT_A_REQUEST` for a notification or a response: send nothing back for those.
     #[napi(catch_unwind)]
     pub fn begin(
         &self,
@@ -95,11 +85,8 @@ impl Engine {
         let request = json::text_of(env, request, "request")?;
         Ok(begun(self.inner.begin(&request, &principal).map_err(core)?))
     }
-
-    /// `begin` for a request an SDK has already parsed: the JSON-RPC `id`, the `method` and the
-    /// `params` as received (with `_meta`, `inputResponses` and `requestState` left in;
-    /// `null`/`undefined` for no params; JSON text is read exactly). Same checks, binding and token
-    /// as `begin` on the bytes.
+    /// `begin` for a request an SDK has already parsed: `id`, `method` and `params` as received
+    /// (`_meta`, `inputResponses`, `requestState` left in; nullish for none). Same checks as `begin`.
     #[napi(catch_unwind)]
     pub fn begin_parts(
         &self,
@@ -115,11 +102,8 @@ impl Engine {
             if json::is_nullish(&params)? { Value::Null } else { json::read(env, params, "params")? };
         Ok(begun(self.inner.begin_parts(id, &method, params, &principal).map_err(core)?))
     }
-
-    /// Turns the handler's outcome into the response to send, once per call (a second decide throws
-    /// `ALREADY_DECIDED`). `outcome` is the JSON spelling (`complete(result)`,
-    /// `inputRequired(requests, state)`, `error(code, message, data)`, `toolError(message)`,
-    /// `raw(result)`), as an object or as JSON text.
+    /// Turns the handler's outcome (`complete`, `inputRequired`, `error`, `toolError`, `raw`; object
+    /// or JSON text) into the response to send, once per call (again: `ALREADY_DECIDED`).
     #[napi(catch_unwind)]
     pub fn decide(
         &self,
@@ -130,13 +114,25 @@ impl Engine {
         let outcome = outcome_arg(env, outcome)?;
         Ok(Response::from(&self.inner.decide(&call.inner, outcome).map_err(core)?))
     }
-
+    /// The task machine's step (`docs/tasks.md`): `outcome` is the handler's, on a request or on a
+    /// run (`leg`); none for a `tasks/get|update|cancel` call. Another outcome than `runAsTask` on a
+    /// request is decided as `decide` does.
+    #[napi(catch_unwind)]
+    pub fn task_step(
+        &self,
+        env: &Env,
+        call: &Call,
+        #[napi(ts_arg_type = "Outcome | string | Buffer | null")] outcome: Option<Unknown>,
+    ) -> Result<TaskStep> {
+        let outcome = outcome.filter(|o| !json::is_nullish(o).unwrap_or(true));
+        let outcome = outcome.map(|o| outcome_arg(env, o)).transpose()?;
+        Ok(TaskStep { inner: Some(self.inner.task_step(&call.inner, outcome).map_err(core)?) })
+    }
     /// Unix seconds from the engine's clock (fixed when `fixedTime` was given).
     #[napi(catch_unwind)]
     pub fn now(&self) -> i64 {
         i64::try_from(self.inner.now()).unwrap_or(i64::MAX)
     }
-
     /// The configuration without secrets (also what `JSON.stringify` shows).
     #[napi(js_name = "toJSON", catch_unwind)]
     pub fn to_json(&self) -> EngineSummary {

@@ -95,9 +95,8 @@ pub struct ErrorCodeInfo {
     pub description: &'static str,
 }
 
-// napi-rs exports only constant expressions, and the core's names are not `const fn`: these two
-// lists are spelled here and a test below proves them equal to `ErrorCode::ALL` and
-// `TokenReason::ALL`, entry by entry.
+// napi-rs exports only constant expressions and the core's names are not `const fn`: a test below
+// proves these two lists equal to `ErrorCode::ALL` and `TokenReason::ALL`, entry by entry.
 
 /// The core's error codes, in number order (`err.code` is one `name`).
 #[napi]
@@ -133,9 +132,8 @@ pub const TOKEN_REASONS: [&str; 11] = [
     "size",
 ];
 
-/// Throws a `TOKEN` error carrying `err.reason` (a reason name only: nothing of the token is
-/// echoed), and returns the marker that tells napi-rs an exception is already pending (it then
-/// throws nothing more).
+/// Throws a `TOKEN` error with `err.reason` (a name only, nothing of the token), and returns the
+/// marker telling napi-rs an exception is pending (it then throws nothing more).
 pub fn with_reason(env: &Env, message: String, reason: &str) -> Error<Code> {
     let build = || -> napi::Result<()> {
         let mut err = env.create_error(Error::new(Status::GenericFailure, message.clone()))?;

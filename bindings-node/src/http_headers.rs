@@ -1,8 +1,5 @@
-//! The Streamable HTTP request-metadata headers (`snodo::check_http_headers`).
-//!
-//! Node's `req.headers` joins a repeated header with ", " (and lowercases names), which hides "a
-//! standard header sent twice" from the core's check: pass `req.rawHeaders` (or
-//! `req.headersDistinct`) to get the truth.
+//! The Streamable HTTP request-metadata headers (`snodo::check_http_headers`). `req.headers` joins
+//! a repeated header with ", ", hiding it from the check: pass `req.rawHeaders`.
 
 use napi::bindgen_prelude::*;
 use napi::{JsValue, ValueType};
@@ -69,11 +66,9 @@ pub(crate) fn header_pairs(env: &Env, headers: Unknown) -> Result<Vec<(String, S
     Ok(out)
 }
 
-/// Checks the Streamable HTTP request-metadata headers (`MCP-Protocol-Version`, `Mcp-Method`,
-/// `Mcp-Name`) against the request (JSON text, Buffer or object). Returns `null` when the request
-/// may go on to `engine.begin`, or the ready `-32020` response (HTTP 400) to send instead. Text
-/// that is not JSON is left to `begin` (`null`). Pass `req.rawHeaders`: `req.headers` joins a
-/// repeated header, which the check must see twice.
+/// Checks `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` against the request (text or
+/// object): `null` to go on to `engine.begin` (also for text that is not JSON), or the `-32020`
+/// response (400) to send. Pass `req.rawHeaders`: `req.headers` joins a repeated header.
 #[napi(catch_unwind)]
 pub fn check_http_headers(
     env: &Env,

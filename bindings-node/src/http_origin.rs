@@ -1,6 +1,5 @@
-//! The Streamable HTTP edge check of `Origin` and `Host` (`snodo::OriginPolicy`,
-//! `snodo::check_http_origin`): a hostile web page that POSTs to a local server, or reaches it
-//! through DNS rebinding, is refused before the body is read.
+//! The Streamable HTTP edge check of `Origin` and `Host` (`snodo::check_http_origin`): a hostile
+//! page POSTing to a local server, or DNS rebinding, is refused before the body is read.
 
 use napi::ValueType;
 use napi::bindgen_prelude::*;
@@ -35,12 +34,10 @@ fn list(options: &serde_json::Map<String, Value>, name: &str) -> Result<Option<V
 
 #[napi]
 impl OriginPolicy {
-    /// `new OriginPolicy({ hosts?, origins? })`. Neither list (or no argument): the loopback
-    /// default, as `OriginPolicy.loopback()`. Else the lists, a missing one empty: `hosts` entries
-    /// are `name` (any port), `name:port` or `*` (any host: only behind a proxy that checks `Host`
-    /// itself); `origins` entries are `scheme://host[:port]` (http or https) or `*` (any page). The
-    /// request's own origin is always accepted; `null` never is. A bad entry or an unknown option
-    /// throws `CONFIG`.
+    /// `new OriginPolicy({ hosts?, origins? })`; neither list: `OriginPolicy.loopback()`. `hosts`:
+    /// `name`, `name:port` or `*` (only behind a proxy checking `Host`); `origins`:
+    /// `scheme://host[:port]` or `*`. The request's own origin is always accepted, `null` never. A
+    /// bad entry or option throws `CONFIG`.
     #[napi(constructor, catch_unwind)]
     pub fn new(
         env: Env,
@@ -69,7 +66,6 @@ impl OriginPolicy {
         let origins: Vec<&str> = origins.iter().map(String::as_str).collect();
         Ok(OriginPolicy { inner: snodo::OriginPolicy::new(&hosts, &origins).map_err(core)? })
     }
-
     /// The loopback default: `LOOPBACK_HOSTS` on any port, and no origin but the request's own.
     #[napi(factory, catch_unwind)]
     pub fn loopback() -> OriginPolicy {
@@ -77,11 +73,8 @@ impl OriginPolicy {
     }
 }
 
-/// Checks `Origin` and `Host` of one HTTP request against `policy`: `null` to go on, or the ready
-/// refusal to send as is, HTTP 421 (`data.reason` `host`: a missing, repeated or unlisted `Host`)
-/// or 403 (`data.reason` `origin`: a repeated, `null`, malformed, foreign or unlisted `Origin`).
-/// Run it on every request, before reading the body. `headers` as for `checkHttpHeaders`; pass
-/// `req.rawHeaders`, since `req.headers` joins a repeated header, which the check must see twice.
+/// Checks `Origin` and `Host` of a request against `policy`, before reading the body: `null` to go
+/// on, or the refusal to send (421 `reason` `host`, 403 `reason` `origin`). Pass `req.rawHeaders`.
 #[napi(catch_unwind)]
 pub fn check_http_origin(
     env: &Env,

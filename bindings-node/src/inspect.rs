@@ -1,6 +1,5 @@
-//! The `snodo-mrtr` command line (`bin/snodo-mrtr.js`): argument conversion and one call of
-//! `snodo::run_cli`, which parses, runs and renders, so the Node and Python tools print the same
-//! bytes.
+//! The `snodo-mrtr` command line (`bin/snodo-mrtr.js`): one call of `snodo::run_cli`, which parses,
+//! runs and renders, so the Node and Python tools print the same bytes.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -18,9 +17,8 @@ pub struct CliOutput {
     pub exit_code: i32,
 }
 
-/// Runs the `snodo-mrtr` command line `args` (without the program name) with `keys` (the value of
-/// `SNODO_KEYS`, or null) at `now` (Unix seconds; absent = the system clock). Throws `ARGUMENT` on
-/// a negative `now`.
+/// Runs the command line `args` (no program name) with `keys` (`SNODO_KEYS`, or null) at `now`
+/// (Unix seconds; absent: the system clock). Throws `ARGUMENT` on a negative `now`.
 #[napi(catch_unwind)]
 pub fn run_cli(args: Vec<String>, keys: Option<String>, now: Option<i64>) -> Result<CliOutput> {
     let now = match now {

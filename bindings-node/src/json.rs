@@ -1,15 +1,7 @@
-//! How JSON crosses the boundary.
-//!
-//! In: a JSON argument is either *text* (a `string`, a `Buffer` or a `Uint8Array`), read by the
-//! core's strict reader exactly (number spellings kept, `1.0` ≠ `1`, big integers exact, duplicate
-//! keys refused), or a JS *value*, turned into text by `JSON.stringify` and that text read the same
-//! way. So a value means exactly what `JSON.stringify` sends: `undefined` properties vanish, `NaN`
-//! becomes `null`, `toJSON` is honoured (a `Question` gives its request), and a JS number is
-//! already rounded to a double and carries no `1.0` spelling.
-//!
-//! Out: values are built by `JSON.parse` of the core's compact wire text, so integers above 2^53
-//! lose precision in the object; the exact text is always there too (`Response.json`,
-//! `Question.json`).
+//! How JSON crosses the boundary. In: text (`string`, `Buffer`, `Uint8Array`) is read exactly by
+//! the core's strict reader; a JS value means what `JSON.stringify` sends (`undefined` vanishes,
+//! `toJSON` is honoured, a number is already a double). Out: `JSON.parse` of the core's wire text
+//! (integers above 2^53 lose precision; the exact text is there too, as `Response.json`).
 
 use napi::bindgen_prelude::*;
 use napi::{JsValue, ValueType};
@@ -38,9 +30,8 @@ fn json_function(env: &Env, parse: bool) -> Result<Function<'_, Unknown<'static>
     }
 }
 
-/// The JSON text `JSON.stringify(value)` gives, or an `ARGUMENT` error for what it cannot write (a
-/// BigInt, a cycle, a throwing `toJSON`: the JS exception is cleared) or writes as nothing
-/// (`undefined`, a function).
+/// `JSON.stringify(value)`, or `ARGUMENT` for what it cannot write (a BigInt, a cycle, a throwing
+/// `toJSON`: the exception is cleared) or writes as nothing (`undefined`, a function).
 pub fn stringify(env: &Env, value: Unknown<'_>, what: &str) -> Result<String> {
     match json_function(env, false)?.call(value) {
         Ok(text) if text.get_type().coded()? == ValueType::String => String::from_unknown(text).coded(),

@@ -1,9 +1,5 @@
-//! Serving 2025-era (`initialize`) sessions through the same handlers (`docs/legacy.md`).
-//! `Session`, `PendingFlow` and the engine's `beginLegacy` / `decideLegacy` / `feed` / `timeout`
-//! are thin translations of the core's; every rule lives in the core.
-//!
-//! The core's `Bridge` and `Feed` enums become tagged objects (`{kind: 'respond' | 'send' |
-//! 'resume' | 'waiting', …}`) so that a TypeScript `switch (r.kind)` narrows them.
+//! Serving 2025-era (`initialize`) sessions through the same handlers (`docs/legacy.md`): thin
+//! translations of the core's; its `Bridge` and `Feed` become tagged objects (`{kind, …}`).
 
 use std::collections::BTreeMap;
 
@@ -16,9 +12,8 @@ use crate::error::{Coded, Result, core};
 use crate::json;
 use crate::response::{Response, outcome_arg};
 
-/// What a 2025-era session negotiated at `initialize` (the core's `Session`), and the principal
-/// that opened it: immutable; record one per session and pass it to every `engine.beginLegacy`. A
-/// session belongs to its principal: run `checkPrincipal` on every message routed to it.
+/// What a 2025-era session negotiated at `initialize`, and the principal that opened it (immutable):
+/// pass it to every `engine.beginLegacy`; run `checkPrincipal` on every message routed to it.
 #[napi]
 #[derive(Debug, Clone)]
 pub struct Session {
@@ -27,11 +22,9 @@ pub struct Session {
 
 #[napi]
 impl Session {
-    /// A session that negotiated `protocolVersion` (what the server answered to `initialize`), with
-    /// the client's `capabilities` and optional `clientInfo` (objects or JSON text), opened by
-    /// `principal` (the verified user of the `initialize` request, or `null` for the explicit
-    /// anonymous principal; required). Its id is random: set the transport's own with `withId`.
-    /// Throws `ARGUMENT` naming the field.
+    /// A session that negotiated `protocolVersion`, with the client's `capabilities` and optional
+    /// `clientInfo` (objects or JSON text), opened by `principal` (required; `null` for anonymous).
+    /// Its id is random (set the transport's with `withId`). Throws `ARGUMENT` naming the field.
     #[napi(constructor, catch_unwind)]
     pub fn new(
         env: Env,
@@ -50,10 +43,8 @@ impl Session {
             snodo::Session::new(&protocol_version, capabilities, client_info, &principal).map_err(core)?;
         Ok(Session { inner })
     }
-
-    /// A session from the client's `initialize` request (the whole message or its params; object or
-    /// JSON text), with `negotiated` the version the server answered (`engine.legacyVersionFor`),
-    /// opened by `principal` (a user name, or `null` for anonymous; required).
+    /// A session from the client's `initialize` request (message or params, object or text), with
+    /// `negotiated` the version answered, opened by `principal` (required; `null` for anonymous).
     #[napi(factory, catch_unwind)]
     pub fn from_initialize(
         env: Env,
@@ -66,17 +57,13 @@ impl Session {
         let inner = snodo::Session::from_initialize(&initialize, &negotiated, &principal).map_err(core)?;
         Ok(Session { inner })
     }
-
     /// The principal that opened the session: its name, or `null` for anonymous.
     #[napi(getter, catch_unwind)]
     pub fn principal(&self) -> Option<String> {
         self.inner.principal().name().map(str::to_owned)
     }
-
-    /// Checks that a message on this session (a call, an answer, a cancellation, a GET or DELETE)
-    /// comes from `principal`, the one that opened it: `null` to go on, else the refusal to send as
-    /// is (HTTP 404, `-32001` "Session not found", id null: the same as for a session that does not
-    /// exist). `beginLegacy` applies it to calls itself.
+    /// Checks that a message on this session comes from `principal`, the one that opened it: `null`
+    /// to go on, else the refusal to send (404 `-32001`, as for an unknown session).
     #[napi(catch_unwind)]
     pub fn check_principal(
         &self,
@@ -85,14 +72,12 @@ impl Session {
         let principal = json::principal(principal)?;
         Ok(self.inner.check_principal(&principal).map(|r| Response::from(&r)))
     }
-
     /// The same session with the transport's id (the `Mcp-Session-Id`, or any unique string for a
     /// stdio connection): a new `Session`.
     #[napi(catch_unwind)]
     pub fn with_id(&self, id: String) -> Result<Session> {
         Ok(Session { inner: self.inner.clone().with_id(&id).map_err(core)? })
     }
-
     /// The session id.
     #[napi(getter, catch_unwind)]
     pub fn id(&self) -> String {
@@ -132,9 +117,8 @@ impl Session {
     }
 }
 
-/// One legacy round in flight (the core's `PendingFlow`): the requests to send on the session, and
-/// what resuming the handler needs. Owned by the application; drop it on disconnect (snodo holds
-/// nothing else).
+/// One legacy round in flight (the core's `PendingFlow`), owned by the application: drop it on
+/// disconnect (snodo holds nothing else).
 #[napi]
 #[derive(Debug)]
 pub struct PendingFlow {
@@ -215,9 +199,8 @@ impl PendingFlow {
     }
 }
 
-/// What `decideLegacy` says to do: `respond` (send `response`), `send` (send `pending.requests` on
-/// the session, then `feed` the client's responses) or `resume` (a round with state only: run the
-/// handler again, paced).
+/// What `decideLegacy` says: `respond` (send `response`), `send` (send `pending.requests`, then
+/// `feed` the client's responses) or `resume` (a round with state only: run the handler again).
 #[napi(discriminant = "kind", discriminant_case = "lowercase", object_from_js = false)]
 #[allow(missing_debug_implementations)]
 pub enum Bridge {
@@ -229,9 +212,8 @@ pub enum Bridge {
     Resume { call: Call },
 }
 
-/// What `feed` and `timeout` say: `waiting` (for more responses), `resume` (run the handler again
-/// with `call`) or `respond` (the flow ended: send `response`, and `cancellations` for the requests
-/// left unanswered).
+/// What `feed` and `timeout` say: `waiting`, `resume` (run the handler with `call`) or `respond`
+/// (send `response`, and `cancellations` for the requests left unanswered).
 // The TypeScript shape only: `fed` builds the objects (the cancellations are JSON values).
 #[napi(discriminant = "kind", discriminant_case = "lowercase", object_from_js = false)]
 #[allow(missing_debug_implementations, dead_code)]
@@ -265,9 +247,8 @@ fn fed<'e>(env: &'e Env, feed: snodo::Feed) -> Result<Object<'e>> {
     Ok(o)
 }
 
-/// The refusal for a message naming a session id the server does not know (HTTP 404, `-32001`
-/// "Session not found", id `null`): the same bytes as `session.checkPrincipal`'s, so that an
-/// unknown session and another user's cannot be told apart.
+/// The refusal for an unknown session id (404, `-32001`): the same bytes as
+/// `session.checkPrincipal`'s, so an unknown session and another user's cannot be told apart.
 #[napi(catch_unwind)]
 pub fn unknown_session() -> Response {
     Response::from(&snodo::unknown_session())
@@ -289,7 +270,6 @@ impl Engine {
         let bytes = json::text_of(env, request, "request")?;
         Ok(begun(self.inner.begin_legacy(&bytes, &session.inner, &principal).map_err(core)?))
     }
-
     /// Decides a call from `beginLegacy` (once per call; on a 2026 call it is `decide`, as `{kind:
     /// 'respond'}`).
     #[napi(catch_unwind)]
@@ -306,11 +286,9 @@ impl Engine {
             snodo::Bridge::Resume(call) => Bridge::Resume { call: Call::new(call) },
         })
     }
-
-    /// Feeds the client's JSON-RPC response (text as received, or an object), sent by `principal`
-    /// (required; `null` for anonymous), to `pending`. Throws (`JSON`, `ARGUMENT`) for a response
-    /// that is malformed, not of this flow, already answered, late, or from another principal than
-    /// the flow's; the flow is then unchanged.
+    /// Feeds the client's JSON-RPC response (text or object), sent by `principal` (required), to
+    /// `pending`. Throws (`JSON`, `ARGUMENT`) for a malformed, foreign, repeated, late or
+    /// other-principal response; the flow is then unchanged.
     #[napi(catch_unwind, ts_return_type = "Feed")]
     pub fn feed<'e>(
         &self,
@@ -323,14 +301,12 @@ impl Engine {
         let bytes = json::text_of(env, response, "response")?;
         fed(env, self.inner.feed(&mut pending.inner, &bytes, &principal).map_err(core)?)
     }
-
     /// The application's timer for `pending` fired (at `pending.deadline`): the flow fails with
     /// `timeout` unless it already ended.
     #[napi(catch_unwind, ts_return_type = "Feed")]
     pub fn timeout<'e>(&self, env: &'e Env, pending: &mut PendingFlow) -> Result<Object<'e>> {
         fed(env, self.inner.timeout(&mut pending.inner).map_err(core)?)
     }
-
     /// The protocol version to answer an `initialize` that asked for `requested`: itself if
     /// accepted, else the first configured legacy version; `null` when legacy serving is disabled.
     #[napi(catch_unwind)]

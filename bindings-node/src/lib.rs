@@ -1,9 +1,6 @@
-//! Node bindings of snodo: npm package `snodo-mrtr`. Every export converts its arguments, makes one
-//! core call and converts the result: the rules live in the core. Every export is
-//! `#[napi(catch_unwind)]`: a panic throws a JS error instead of aborting Node.
-//!
-//! Files are named as the core's concepts (as in `ffi/` and `bindings-python/`); `once.js` and
-//! `mcp.js` beside `index.js` are the async JS parts (Redis, the TypeScript SDK).
+//! Node bindings of snodo (npm `snodo-mrtr`): each export converts its arguments, makes one core
+//! call and converts the result; each is `#[napi(catch_unwind)]` (a panic throws, never aborts).
+//! Files are named as the core's concepts; `once.js`, `tasks.js`, `mcp.js` are the async JS parts.
 
 // No index or slice that could panic outside tests (as in the core).
 #![cfg_attr(not(test), deny(clippy::indexing_slicing))]
@@ -11,9 +8,8 @@
 #[macro_use]
 extern crate napi_derive;
 
-/// The addon's own allocations (never V8's) go to mimalloc: a round makes and frees many small
-/// blocks (the parsed request, the outcome, the response), which the system allocator served about
-/// 1.5 times slower (a round: 27 against 18 µs).
+/// The addon's own allocations (never V8's) go to mimalloc: a round's many small blocks were 1.5
+/// times slower on the system allocator (a round: 27 against 18 µs).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -1,10 +1,6 @@
-//! At most once per flow: the core's once machine (`OnceRun`) and its in-memory store
-//! (`MemoryStore`) as JS classes, the Lua scripts and constants as exports. `runOnce`, `checkOnce`
-//! and the node-redis `RedisStore` are JavaScript (`once.js`): JS awaits the effect and the Redis
-//! client, runs each command the machine hands out and feeds the reply back. Every rule (owners,
-//! fences, leases, replays, waiting) is the core's. A command reaches JS as a plain object (`{op,
-//! key, script, args, owner}`) with the core's command wrapped inside it (`napi_wrap`), which is
-//! what `MemoryStore.execute` runs: the core builds commands, nothing else does.
+//! At most once per flow: the core's once machine (`OnceRun`), its `MemoryStore`, scripts and
+//! constants; `once.js` drives them (every rule is the core's). A command reaches JS as a plain
+//! object with the core's command wrapped in it (`napi_wrap`): the core builds commands, JS can't.
 
 use std::time::Duration;
 
@@ -12,7 +8,7 @@ use napi::bindgen_prelude::*;
 use snodo::{ErrorCode, OnceStore};
 
 use crate::call::Call;
-use crate::error::{Code, Coded, Result, argument, config, core, error};
+use crate::error::{Code, Coded, Result, argument, core, error};
 
 // The core's constants themselves (a test below and the Node tests compare them anyway).
 
@@ -69,8 +65,8 @@ pub fn check_once_prefix(prefix: String) -> Result<()> {
     snodo::check_once_prefix(&prefix).map_err(core)
 }
 
-/// One store command of a `OnceRun`: run `script` with `KEYS[1] = key` and `ARGV = args` (Redis),
-/// or hand the object to `MemoryStore.execute`, and feed the reply text back to the run.
+/// One store command of a `OnceRun`: run `script` on `KEYS[1] = key`, `ARGV = args` (Redis), or
+/// hand it to `MemoryStore.execute`; feed the reply text back.
 // The TypeScript shape only: `command_object` builds them.
 #[napi(object, object_from_js = false)]
 #[derive(Debug)]
@@ -89,10 +85,8 @@ pub struct OnceCommand {
     pub owner: String,
 }
 
-/// What a `OnceRun` says to do next: a tagged object, so a TypeScript `switch (step.kind)` narrows
-/// it.
-// The TypeScript shape only: steps are built by `OnceRun::step` (a command carries the core's
-// command, wrapped), never from this enum.
+/// What a `OnceRun` says to do next: a tagged object, so a TypeScript `switch (step.kind)` narrows.
+// The TypeScript shape only: `step` builds the steps (a command wraps the core's).
 #[napi(discriminant = "kind", discriminant_case = "lowercase", object_from_js = false)]
 #[derive(Debug)]
 #[allow(dead_code)]
@@ -101,9 +95,8 @@ pub enum OnceStep {
     Command { command: OnceCommand },
     /// Another owner's claim is live: wait `ms`, then `resume`.
     Sleep { ms: f64 },
-    /// This run holds the claim: run the effect (`fence` is its fencing number; `extend` renews the
-    /// lease, read its reply with `run.extended`), then `effectDone(text)` or, if it failed before
-    /// doing anything, `effectFailed()`.
+    /// This run holds the claim (`fence`; `extend` renews it, see `run.extended`): run the effect,
+    /// then `effectDone(text)`, or `effectFailed()` if it failed before doing anything.
     Effect { fence: f64, extend: OnceCommand },
     /// The final result text (this run's effect's, or the remembered one).
     Done { text: String },
@@ -134,13 +127,10 @@ fn run_error(env: &Env, e: snodo::Error) -> Error<Code> {
     }
 }
 
-/// Milliseconds given as a JS number: whole, from `min` to 2^53 - 1.
-fn millis(code: ErrorCode, what: &str, v: f64, min: f64) -> Result<u64> {
+/// A whole JS number from `min` to 2^53 - 1 (`what` names it and its unit), else a `code` error.
+pub(crate) fn whole(code: ErrorCode, what: &str, v: f64, min: f64) -> Result<u64> {
     if !v.is_finite() || v.fract() != 0.0 || !(min..=9_007_199_254_740_991.0).contains(&v) {
-        return Err(error(
-            code,
-            format!("once run: {what} must be a whole number of milliseconds, at least {min}"),
-        ));
+        return Err(error(code, format!("{what} must be a whole number, at least {min}")));
     }
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     Ok(v as u64)
@@ -160,19 +150,16 @@ pub struct OnceRunOptions {
     pub prefix: String,
     /// The store's lease of a won claim, in milliseconds (`store.leaseMs`).
     pub lease_ms: f64,
-    /// How long to wait in total for another caller's pending claim before the run fails with
-    /// `STORE` "still running" (default 35 000).
+    /// How long to wait for another caller's pending claim before `STORE` "still running" (35 000).
     pub wait_ms: Option<f64>,
     /// `true`: a run that only looks (`checkOnce`): `done` or `open`.
     pub lookup: Option<bool>,
 }
 
-/// One run of the core's once machine for one final round (or one lookup), sans IO: each method
-/// returns the next `OnceStep`. `runOnce` and `checkOnce` (`snodo-mrtr/once`) drive it; drive it
-/// yourself only to use a store of your own. Errors: `TOKEN` with `reason 'replayed'` (the flow
-/// completed with other answers), `STORE` (still running after the wait, the claim lost before
-/// completing, a reply snodo does not write), `ARGUMENT` (the call is not a retry, a step out of
-/// order).
+/// One run of the core's once machine for one final round (or lookup), sans IO: each method returns
+/// the next `OnceStep` (`runOnce`/`checkOnce` drive it). Errors: `TOKEN` `reason 'replayed'`,
+/// `STORE` (still running, claim lost, a reply snodo does not write), `ARGUMENT` (not a retry, out
+/// of order).
 #[napi]
 #[derive(Debug)]
 pub struct OnceRun {
@@ -181,48 +168,49 @@ pub struct OnceRun {
     ticket: Option<snodo::OnceTicket>,
 }
 
-impl OnceRun {
-    /// The step as its JS object (or the run's error, thrown).
-    fn step<'e>(&mut self, env: &'e Env, step: snodo::Result<snodo::OnceStep>) -> Result<Object<'e>> {
-        use snodo::OnceStep::{Command, Done, Effect, Open, Released, Sleep};
-        let mut o = Object::new(env).coded()?;
-        let step = step.map_err(|e| run_error(env, e))?;
-        let kind = |o: &mut Object, kind: &str| o.set("kind", kind).coded();
-        match step {
-            Command(command) => {
-                kind(&mut o, "command")?;
-                o.set("command", command_object(env, command)?).coded()?;
-            }
-            Sleep(pause) => {
-                kind(&mut o, "sleep")?;
-                o.set("ms", number(u64::try_from(pause.as_millis()).unwrap_or(u64::MAX))).coded()?;
-            }
-            Effect(ticket) => {
-                kind(&mut o, "effect")?;
-                o.set("fence", number(ticket.fence())).coded()?;
-                o.set("extend", command_object(env, ticket.extend_command().clone())?).coded()?;
-                self.ticket = Some(ticket);
-            }
-            Done(text) => {
-                kind(&mut o, "done")?;
-                o.set("text", text).coded()?;
-            }
-            Released => kind(&mut o, "released")?,
-            Open => kind(&mut o, "open")?,
+/// The step as its JS object (or the run's error, thrown); an `effect` step's ticket goes to `ticket`.
+fn step<'e>(
+    env: &'e Env,
+    ticket: &mut Option<snodo::OnceTicket>,
+    step: snodo::Result<snodo::OnceStep>,
+) -> Result<Object<'e>> {
+    use snodo::OnceStep::{Command, Done, Effect, Open, Released, Sleep};
+    let mut o = Object::new(env).coded()?;
+    let step = step.map_err(|e| run_error(env, e))?;
+    let kind = |o: &mut Object, kind: &str| o.set("kind", kind).coded();
+    match step {
+        Command(command) => {
+            kind(&mut o, "command")?;
+            o.set("command", command_object(env, command)?).coded()?;
         }
-        Ok(o)
+        Sleep(pause) => {
+            kind(&mut o, "sleep")?;
+            o.set("ms", number(u64::try_from(pause.as_millis()).unwrap_or(u64::MAX))).coded()?;
+        }
+        Effect(t) => {
+            kind(&mut o, "effect")?;
+            o.set("fence", number(t.fence())).coded()?;
+            o.set("extend", command_object(env, t.extend_command().clone())?).coded()?;
+            *ticket = Some(t);
+        }
+        Done(text) => {
+            kind(&mut o, "done")?;
+            o.set("text", text).coded()?;
+        }
+        Released => kind(&mut o, "released")?,
+        Open => kind(&mut o, "open")?,
     }
+    Ok(o)
 }
 
 #[napi]
 impl OnceRun {
-    /// A run for the final round `call` (a retry: it opened a token) on a store with `prefix` and
-    /// `leaseMs`; with `lookup: true`, a run that only looks. Throws `ARGUMENT` for a first round
-    /// (no flow to key on), `CONFIG` for a bad prefix or lease.
+    /// A run for the final round `call` (a retry) on a store's `prefix` and `leaseMs` (`lookup`:
+    /// only looks). Throws `ARGUMENT` for a first round, `CONFIG` for a bad prefix or lease.
     #[napi(constructor, catch_unwind)]
     pub fn new(call: &Call, options: OnceRunOptions) -> Result<OnceRun> {
         let call = &call.inner;
-        let lease = millis(ErrorCode::Config, "leaseMs", options.lease_ms, 1.0)?;
+        let lease = whole(ErrorCode::Config, "once run: leaseMs (milliseconds)", options.lease_ms, 1.0)?;
         let settings =
             snodo::OnceSettings::new(&options.prefix, Duration::from_millis(lease)).map_err(core)?;
         let inner = if options.lookup == Some(true) {
@@ -230,54 +218,47 @@ impl OnceRun {
         } else {
             let mut wait = snodo::OnceOptions::default();
             if let Some(ms) = options.wait_ms {
-                wait.wait = Duration::from_millis(millis(ErrorCode::Argument, "waitMs", ms, 0.0)?);
+                wait.wait = Duration::from_millis(whole(
+                    ErrorCode::Argument,
+                    "once run: waitMs (milliseconds)",
+                    ms,
+                    0.0,
+                )?);
             }
             snodo::OnceRun::new(call, &settings, &wait)
         }
         .map_err(core)?;
         Ok(OnceRun { inner, ticket: None })
     }
-
     /// The first step: the claim (or the lookup) command.
     #[napi(catch_unwind, ts_return_type = "OnceStep")]
     pub fn start<'e>(&mut self, env: &'e Env) -> Result<Object<'e>> {
-        let step = self.inner.start();
-        self.step(env, step)
+        step(env, &mut self.ticket, self.inner.start())
     }
-
     /// The reply text of the last command.
     #[napi(catch_unwind, ts_return_type = "OnceStep")]
     pub fn feed<'e>(&mut self, env: &'e Env, reply: String) -> Result<Object<'e>> {
-        let step = self.inner.feed(&reply);
-        self.step(env, step)
+        step(env, &mut self.ticket, self.inner.feed(&reply))
     }
-
     /// After a `sleep` step: claim again.
     #[napi(catch_unwind, ts_return_type = "OnceStep")]
     pub fn resume<'e>(&mut self, env: &'e Env) -> Result<Object<'e>> {
-        let step = self.inner.resume();
-        self.step(env, step)
+        step(env, &mut self.ticket, self.inner.resume())
     }
-
     /// After the `effect` step: the effect's result text (canonical JSON), to remember; the next
     /// step is the completion command.
     #[napi(catch_unwind, ts_return_type = "OnceStep")]
     pub fn effect_done<'e>(&mut self, env: &'e Env, text: String) -> Result<Object<'e>> {
-        let step = self.inner.effect_done(text);
-        self.step(env, step)
+        step(env, &mut self.ticket, self.inner.effect_done(text))
     }
-
     /// After the `effect` step: the effect failed before doing anything; the next step is the
     /// release command.
     #[napi(catch_unwind, ts_return_type = "OnceStep")]
     pub fn effect_failed<'e>(&mut self, env: &'e Env) -> Result<Object<'e>> {
-        let step = self.inner.effect_failed();
-        self.step(env, step)
+        step(env, &mut self.ticket, self.inner.effect_failed())
     }
-
-    /// Whether a lease extension held, from the reply to the `effect` step's `extend` command:
-    /// `true` (a full lease from now), `false` (the claim is no longer this run's: stop, and do not
-    /// write).
+    /// Whether the `extend` command's reply says the lease held: `true` (a full lease from now),
+    /// `false` (the claim is no longer this run's: stop, and do not write).
     #[napi(catch_unwind)]
     pub fn extended(&self, reply: String) -> Result<bool> {
         let Some(ticket) = &self.ticket else {
@@ -285,7 +266,6 @@ impl OnceRun {
         };
         ticket.extended(&reply).map_err(core)
     }
-
     /// The fencing number this run won (0 before it won).
     #[napi(getter, catch_unwind)]
     pub fn fence(&self) -> f64 {
@@ -300,27 +280,16 @@ pub struct MemoryStoreOptions {
     /// The bytes of records held at most (default `DEFAULT_ONCE_MAX_BYTES`, 64 MiB; at least 1024).
     /// A claim past it fails with `STORE` rather than forget a live record.
     pub max_bytes: Option<f64>,
-    /// The bytes one principal's records may take (default a quarter of the default budget; 1024 to
-    /// `maxBytes`).
+    /// The bytes one principal's records may take (default a quarter of 64 MiB; 1024 to `maxBytes`).
     pub max_bytes_per_principal: Option<f64>,
-    /// How long a won claim is held before another caller may take it over, in seconds (default 30;
-    /// at least 0.001).
+    /// How long a won claim holds before another caller may take it over (s; default 30, ≥ 0.001).
     pub lease_secs: Option<f64>,
-}
-
-/// A byte bound: a whole number from 1024 to 2^53 - 1, or a `CONFIG` error.
-fn bytes_bound(what: &str, v: f64) -> Result<usize> {
-    if !v.is_finite() || v.fract() != 0.0 || !(0.0..=9_007_199_254_740_991.0).contains(&v) {
-        return Err(config(format!("MemoryStore: {what} must be a whole number of bytes")));
-    }
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-    usize::try_from(v as u64).map_err(|_| config(format!("MemoryStore: {what} is too large")))
 }
 
 /// Unix milliseconds: `now` if given (a whole, non-negative number), else the system clock.
 fn clock_ms(now: Option<f64>) -> Result<u64> {
     match now {
-        Some(v) => millis(ErrorCode::Argument, "nowMs", v, 0.0),
+        Some(v) => whole(ErrorCode::Argument, "nowMs (Unix milliseconds)", v, 0.0),
         None => Ok(std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
@@ -328,9 +297,8 @@ fn clock_ms(now: Option<f64>) -> Result<u64> {
     }
 }
 
-/// The in-memory once store of one process (the core's `MemoryStore`): bounded in bytes with a
-/// share per principal, expiring, synchronous. It runs the commands a `OnceRun` hands out, with the
-/// same meaning and replies as the Redis scripts.
+/// The in-memory once store of one process (the core's `MemoryStore`): bounded in bytes, a share
+/// per principal, expiring; it runs a `OnceRun`'s commands as the Redis scripts do.
 #[napi]
 #[derive(Debug)]
 pub struct MemoryStore {
@@ -344,56 +312,48 @@ impl MemoryStore {
     #[napi(constructor, catch_unwind)]
     pub fn new(options: Option<MemoryStoreOptions>) -> Result<Self> {
         let options = options.unwrap_or_default();
-        let max_bytes = match options.max_bytes {
-            Some(v) => bytes_bound("maxBytes", v)?,
-            None => snodo::DEFAULT_ONCE_MAX_BYTES,
+        let bytes = |what, v: Option<f64>| -> Result<Option<usize>> {
+            let n = v.map(|v| whole(ErrorCode::Config, what, v, 0.0)).transpose()?;
+            Ok(n.map(|n| usize::try_from(n).unwrap_or(usize::MAX)))
         };
-        let per_principal = match options.max_bytes_per_principal {
-            Some(v) => bytes_bound("maxBytesPerPrincipal", v)?,
-            None => snodo::DEFAULT_ONCE_MAX_BYTES_PER_PRINCIPAL.min(max_bytes),
-        };
+        let max_bytes =
+            bytes("MemoryStore: maxBytes", options.max_bytes)?.unwrap_or(snodo::DEFAULT_ONCE_MAX_BYTES);
+        let per_principal = bytes("MemoryStore: maxBytesPerPrincipal", options.max_bytes_per_principal)?
+            .unwrap_or(snodo::DEFAULT_ONCE_MAX_BYTES_PER_PRINCIPAL.min(max_bytes));
         let lease = match options.lease_secs {
-            Some(v) if v.is_finite() && (v * 1000.0).round() >= 1.0 && v <= 9_007_199_254_740.0 =>
-            {
-                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-                Duration::from_millis((v * 1000.0).round() as u64)
-            }
-            Some(_) => {
-                return Err(config("MemoryStore: leaseSecs must be a number of seconds, at least 0.001"));
-            }
+            Some(v) => Duration::from_millis(whole(
+                ErrorCode::Config,
+                "MemoryStore: leaseSecs × 1000",
+                (v * 1000.0).round(),
+                1.0,
+            )?),
             None => Duration::from_secs(snodo::DEFAULT_ONCE_LEASE_SECS),
         };
         let inner = snodo::MemoryStore::with_limits(max_bytes, per_principal, lease).map_err(core)?;
         Ok(MemoryStore { inner })
     }
-
     /// The key prefix (the default one: a memory store is not shared).
     #[napi(getter, catch_unwind)]
     pub fn prefix(&self) -> String {
         self.inner.settings().prefix().to_owned()
     }
-
     /// The lease of a won claim, in milliseconds.
     #[napi(getter, catch_unwind)]
     pub fn lease_ms(&self) -> f64 {
         number(self.inner.settings().lease_ms())
     }
-
     /// The number of records held (expired ones not yet dropped included).
     #[napi(getter, catch_unwind)]
     pub fn size(&self) -> f64 {
         number(u64::try_from(self.inner.len()).unwrap_or(u64::MAX))
     }
-
     /// The bytes the records take, as the budget counts them.
     #[napi(getter, catch_unwind)]
     pub fn bytes(&self) -> f64 {
         number(u64::try_from(self.inner.bytes()).unwrap_or(u64::MAX))
     }
-
-    /// Runs a command a `OnceRun` handed out and returns the reply text to feed back. `nowMs` (Unix
-    /// milliseconds) defaults to the system clock (pass the engine's time when its clock is fixed).
-    /// Throws `STORE` when full, `ARGUMENT` for anything but a `OnceRun`'s command.
+    /// Runs a `OnceRun`'s command; returns the reply text. `nowMs` (Unix ms) defaults to the system
+    /// clock. Throws `STORE` when full, `ARGUMENT` for anything but a `OnceRun`'s command.
     #[napi(catch_unwind)]
     pub fn execute(
         &self,
@@ -409,7 +369,6 @@ impl MemoryStore {
         let command = object.unwrap::<snodo::OnceCommand>().map_err(|_| not_a_command())?;
         self.inner.execute_at(command, clock_ms(now_ms)?).map_err(core)
     }
-
     /// A short description (for logs).
     #[napi(js_name = "toJSON", catch_unwind)]
     pub fn to_json(&self) -> String {

@@ -7,10 +7,8 @@ use napi::bindgen_prelude::*;
 use crate::error::{Result, core};
 use crate::json;
 
-/// An input request, validated once, with its canonical JSON text and the digest a token pins
-/// computed once. Build it once (at start-up) and pass the same question every round: to
-/// `inputRequired` to ask it, to `call.response` to read its answer. Immutable; `JSON.stringify(q)`
-/// gives the request; two questions are the same request when their `json` texts are equal.
+/// An input request, validated once, with its canonical text and pinned digest. Build it once and
+/// pass it every round (`inputRequired`, `call.response`). Immutable; `JSON.stringify` gives it.
 #[napi]
 #[derive(Debug, Clone)]
 pub struct Question {
@@ -28,31 +26,26 @@ impl Question {
     ) -> Result<Question> {
         Ok(Question { inner: question_arg(&env, request)? })
     }
-
     /// The request as a plain object (a new one on every read).
     #[napi(getter, catch_unwind, ts_return_type = "Record<string, any>")]
     pub fn value<'e>(&self, env: &'e Env) -> Result<Unknown<'e>> {
         json::parse_to_js(env, self.inner.to_json())
     }
-
     /// Its canonical JSON text, which is also compact JSON for the wire.
     #[napi(getter, catch_unwind)]
     pub fn json(&self) -> String {
         self.inner.to_json().to_owned()
     }
-
     /// `form` or `url` (elicitation), `sampling` or `roots`.
     #[napi(getter, catch_unwind, ts_return_type = "'form' | 'url' | 'sampling' | 'roots'")]
     pub fn kind(&self) -> &'static str {
         self.inner.kind().name()
     }
-
     /// SHA-256 of the canonical text: what a token pins for it.
     #[napi(getter, catch_unwind)]
     pub fn digest(&self) -> Buffer {
         self.inner.digest().to_vec().into()
     }
-
     /// The request as a plain object: what `JSON.stringify` writes.
     #[napi(js_name = "toJSON", catch_unwind, ts_return_type = "Record<string, any>")]
     pub fn to_json<'e>(&self, env: &'e Env) -> Result<Unknown<'e>> {

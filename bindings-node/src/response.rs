@@ -47,7 +47,6 @@ impl Response {
     pub fn body<'e>(&self, env: &'e Env) -> Result<Unknown<'e>> {
         json::parse_to_js(env, &self.json)
     }
-
     /// `{ body, httpStatus, diagnostic?, json }`: what `JSON.stringify` shows.
     #[napi(js_name = "toJSON", catch_unwind, ts_return_type = "Record<string, any>")]
     pub fn to_json<'e>(&self, env: &'e Env) -> Result<Object<'e>> {
@@ -63,14 +62,17 @@ impl Response {
 }
 
 /// A handler outcome in the core's JSON spelling; build it with `complete`, `inputRequired`,
-/// `error`, `toolError` or `raw`.
+/// `error`, `toolError`, `raw` or `runAsTask`.
 // The TypeScript shape only: `decide` reads the object with `outcome_arg`.
 #[napi(object)]
 #[derive(Debug)]
 #[allow(dead_code)]
 pub struct Outcome {
     /// Which outcome.
-    #[napi(js_name = "type", ts_type = "'complete' | 'input_required' | 'error' | 'tool_error' | 'raw'")]
+    #[napi(
+        js_name = "type",
+        ts_type = "'complete' | 'input_required' | 'error' | 'tool_error' | 'raw' | 'task'"
+    )]
     pub kind: String,
     /// complete / raw: the result object.
     #[napi(ts_type = "Record<string, any>")]
@@ -79,7 +81,7 @@ pub struct Outcome {
     /// core makes questions of).
     #[napi(ts_type = "Record<string, Question | Record<string, any>>")]
     pub input_requests: Option<()>,
-    /// input_required: application state for the next round.
+    /// input_required, task: application state for the next round (or run).
     #[napi(ts_type = "any")]
     pub state: Option<()>,
     /// error: the JSON-RPC code.
@@ -91,10 +93,8 @@ pub struct Outcome {
     pub data: Option<()>,
 }
 
-/// The outcome `value` spells (an object or JSON text). An `input_required` whose requests are all
-/// `Question`s (what handlers pass) hands those questions to the core as they are; anything else is
-/// read by the core's `Outcome::from_value` from its JSON, where a `Question` is its request and
-/// the core makes questions of requests written as objects.
+/// The outcome `value` spells (object or JSON text): an `input_required` of `Question`s hands those
+/// to the core as they are; anything else goes through its JSON (`Outcome::from_value`).
 pub(crate) fn outcome_arg(env: &Env, value: Unknown) -> Result<snodo::Outcome> {
     if let Some(outcome) = asked(env, value)? {
         return Ok(outcome);
@@ -103,8 +103,7 @@ pub(crate) fn outcome_arg(env: &Env, value: Unknown) -> Result<snodo::Outcome> {
 }
 
 /// `{type: 'input_required', inputRequests: {key: Question, ...}, state?}` as the core's outcome;
-/// `None` for any other shape (a request written as an object, a `toJSON` of the caller's), which
-/// the JSON reading answers.
+/// `None` for any other shape, which the JSON reading answers.
 fn asked(env: &Env, value: Unknown) -> Result<Option<snodo::Outcome>> {
     let Some(outcome) = plain_object(value)? else { return Ok(None) };
     let kind: Unknown = outcome.get_named_property("type").coded()?;
@@ -133,9 +132,8 @@ fn asked(env: &Env, value: Unknown) -> Result<Option<snodo::Outcome>> {
     let state = if json::is_nullish(&state)? {
         None
     } else {
-        // Read one level down, as it is inside the outcome (the depth bound counts from there).
-        // What does not read so cleanly (no JSON text, a refused one, or one near the size cap,
-        // which the whole outcome may pass) goes the JSON way, which words it.
+        // Read one level down, as inside the outcome (the depth bound counts from there); what
+        // does not read cleanly (refused, or near the size cap) goes the JSON way, which words it.
         let Ok(text) = json::stringify(env, state, "outcome") else { return Ok(None) };
         match snodo::parse_json(format!("[{text}]").as_bytes(), "outcome") {
             Ok(serde_json::Value::Array(mut one)) if text.len() < snodo::MAX_ARGUMENT_BYTES / 2 => {
@@ -227,6 +225,16 @@ pub fn tool_error<'e>(env: &'e Env, message: String) -> Result<Object<'e>> {
     let mut o = outcome(env, "tool_error", vec![])?;
     o.set("message", message).coded()?;
     Ok(o)
+}
+
+/// Outcome: the rest may run as a task (`engine.taskStep` only): a task on a `tools/call` whose
+/// client declared the extension, else the handler goes on at once in the request, with `state`.
+#[napi(catch_unwind, ts_return_type = "Outcome")]
+pub fn run_as_task<'e>(
+    env: &'e Env,
+    #[napi(ts_arg_type = "any")] state: Option<Unknown>,
+) -> Result<Object<'e>> {
+    outcome(env, "task", vec![("state", state)])
 }
 
 /// Outcome: a raw result object (the escape hatch; the same checks apply, and a `CreateTaskResult`

@@ -9,8 +9,7 @@ use crate::engine::Engine;
 use crate::error::{Coded, Result, argument, core};
 use crate::json;
 
-/// What an opened token says (`engine.open`): the core's `Opened::to_json()` shape, the same names
-/// as C's JSON text and Python's `to_dict()`.
+/// What an opened token says (`engine.open`): the core's `Opened::to_json()`, as in C and Python.
 // TypeScript shape only: the object is the core's JSON, converted.
 #[napi(object)]
 #[allow(missing_debug_implementations, dead_code)]
@@ -36,8 +35,7 @@ pub struct Opened<'a> {
     pub flow_id: String,
 }
 
-/// `engine.seal(input)`. Omitted `round`/`flowStart`/`questions`/`state` take the core's defaults
-/// (`Engine::seal_input`).
+/// `engine.seal(input)`; omitted fields take the core's defaults (`Engine::seal_input`).
 // TypeScript shape only; `seal` below reads the parsed JSON.
 #[napi(object)]
 #[derive(Debug)]
@@ -95,9 +93,8 @@ fn u64_field(obj: &Map<String, Value>, key: &str) -> Result<Option<u64>> {
 
 #[napi]
 impl Engine {
-    /// Low-level: seals a token at the engine's time. `input` (object or JSON text): `{principal,
-    /// binding | method+params, round?, flowStart?, questions?, state?}`; `binding` is 64 hex
-    /// characters.
+    /// Low-level: seals a token at the engine's time; `input` (object or JSON text) is a
+    /// `SealInput`, `binding` 64 hex characters.
     #[napi(catch_unwind)]
     pub fn seal(
         &self,
@@ -141,10 +138,8 @@ impl Engine {
         seal.state = obj.get("state");
         self.inner.seal(&seal).map_err(core)
     }
-
-    /// Low-level: opens `token` for `principal` and the request `binding` (`bindingDigest(method,
-    /// params)`, a Buffer or hex) at the engine's time. Throws `TOKEN` with `err.reason` (one of
-    /// `TOKEN_REASONS`).
+    /// Low-level: opens `token` for `principal` and the request `binding` (`bindingDigest`, Buffer
+    /// or hex) at the engine's time. Throws `TOKEN` with `err.reason` (of `TOKEN_REASONS`).
     #[napi(catch_unwind, ts_return_type = "Opened")]
     pub fn open<'e>(
         &self,
