@@ -76,39 +76,36 @@
 // Patch version of libsnodo.
 #define SNODO_VERSION_PATCH 0
 
-// Version of the C ABI. Bumped on any incompatible change to a function
-// signature, a struct or an existing status number, and when a function or
-// constant is removed; adding functions or statuses does not bump it. Check
-// `snodo_abi_version() == SNODO_ABI_VERSION` at start-up to detect a
-// mismatched shared library.
+// Version of the C ABI. Bumped on any incompatible change to a function signature, a struct or an existing
+// status number, and when a function or constant is removed; adding functions or statuses does not bump it.
+// Check `snodo_abi_version() == SNODO_ABI_VERSION` at start-up to detect a mismatched shared library.
 #define SNODO_ABI_VERSION 2
 
 // Length of a binding digest, in bytes.
 #define SNODO_BINDING_LEN 32
 
-// The lease of `snodo_once_run_new` when `lease_ms` is 0: a claim whose owner
-// has not completed, released or extended it after this long may be taken
-// over.
+// The lease of `snodo_once_run_new` when `lease_ms` is 0: a claim whose owner has not completed, released or
+// extended it after this long may be taken over.
 #define SNODO_ONCE_DEFAULT_LEASE_MS 30000
 
-// The wait of `snodo_once_run_new` when `wait_ms` is 0: the longest total
-// pause for another caller's live claim (the default lease plus a margin, so a
-// crashed owner's lease lapses within it).
+// The wait of `snodo_once_run_new` when `wait_ms` is 0: the longest total pause for another caller's live
+// claim (the default lease plus a margin, so a crashed owner's lease lapses within it).
 #define SNODO_ONCE_DEFAULT_WAIT_MS 35000
 
 // The byte budget of `snodo_once_memory_new` when `max_bytes` is 0 (64 MiB).
 #define SNODO_ONCE_DEFAULT_MAX_BYTES 67108864
 
-// One principal's share when `max_bytes_per_principal` is 0 (a quarter of the
-// default budget).
+// One principal's share when `max_bytes_per_principal` is 0 (a quarter of the default budget).
 #define SNODO_ONCE_DEFAULT_MAX_BYTES_PER_PRINCIPAL 16777216
+
+// The bound of `snodo_memory_task_store_new` when `max_tasks` is 0: live tasks at once.
+#define SNODO_TASK_DEFAULT_MAX_TASKS 10000
 
 // The status every fallible libsnodo function returns.
 //
-// 0 is success. 1 to 99 are the core's error codes with the same numbers and
-// names (the same list as Python's exception classes and Node's `err.code`).
-// 100 and up are statuses of the C binding only. Numbers are stable and never
-// reused; new statuses may be added, so treat unknown values as failures.
+// 0 is success. 1 to 99 are the core's error codes with the same numbers and names (the same list as
+// Python's exception classes and Node's `err.code`). 100 and up are statuses of the C binding only. Numbers
+// are stable and never reused; new statuses may be added, so treat unknown values as failures.
 typedef enum {
   // Success: the out-params are written.
   SNODO_STATUS_OK = 0,
@@ -126,20 +123,18 @@ typedef enum {
   SNODO_STATUS_JSON = 6,
   // The state to seal would exceed the configured token size.
   SNODO_STATUS_STATE_TOO_LARGE = 7,
-  // A continuation token failed to open (`snodo_engine_open` only); the last
-  // error is `TOKEN: Invalid or expired requestState (<reason>)`.
+  // A continuation token failed to open (`snodo_engine_open` only); the last error is `TOKEN: Invalid or
+  // expired requestState (<reason>)`.
   SNODO_STATUS_TOKEN = 8,
-  // The message given to `snodo_engine_begin` is not a JSON-RPC request (a
-  // notification or a response): send nothing back.
+  // The message given to `snodo_engine_begin` is not a JSON-RPC request (a notification or a response):
+  // send nothing back.
   SNODO_STATUS_NOT_A_REQUEST = 9,
-  // Any other invalid argument (empty principal, bad outcome shape, a length
-  // above `PTRDIFF_MAX`, ...).
+  // Any other invalid argument (empty principal, bad outcome shape, a length above `PTRDIFF_MAX`, ...).
   SNODO_STATUS_ARGUMENT = 10,
-  // `snodo_engine_decide` was already called successfully on this call (the
-  // core's decided-once rule).
+  // `snodo_engine_decide` was already called successfully on this call (the core's decided-once rule).
   SNODO_STATUS_ALREADY_DECIDED = 11,
-  // The once store failed (unreachable, full), or the flow's effect is still
-  // running elsewhere past the wait; the effect did not run here.
+  // The once store failed (unreachable, full), or the flow's effect is still running elsewhere past the
+  // wait; the effect did not run here.
   SNODO_STATUS_STORE = 12,
   // A required pointer argument was NULL.
   SNODO_STATUS_NULL_ARGUMENT = 100,
@@ -149,32 +144,18 @@ typedef enum {
   SNODO_STATUS_PANIC = 102,
 } snodo_status;
 
-// The kind of a question (the core's `RequestKind`).
-typedef enum {
-  // Form-mode `elicitation/create`.
-  SNODO_REQUEST_KIND_FORM = 0,
-  // URL-mode `elicitation/create`.
-  SNODO_REQUEST_KIND_URL = 1,
-  // `sampling/createMessage` (deprecated).
-  SNODO_REQUEST_KIND_SAMPLING = 2,
-  // `roots/list` (deprecated).
-  SNODO_REQUEST_KIND_ROOTS = 3,
-} snodo_request_kind;
-
 // The kind of a client's answer to one question.
 typedef enum {
   // No usable answer (not asked last round, or not sent): ask. Value: `null`.
   SNODO_ANSWER_KIND_MISSING = 0,
-  // Accepted. Value: the validated content (form), `null` (URL mode:
-  // consent, not completion), the `CreateMessageResult` (sampling) or the
-  // roots array (roots).
+  // Accepted. Value: the validated content (form), `null` (URL mode: consent, not completion), the
+  // `CreateMessageResult` (sampling) or the roots array (roots).
   SNODO_ANSWER_KIND_ACCEPTED = 1,
   // Declined (elicitation only). Value: `null`.
   SNODO_ANSWER_KIND_DECLINED = 2,
   // Cancelled (elicitation only). Value: `null`.
   SNODO_ANSWER_KIND_CANCELLED = 3,
-  // The answer is invalid for the question. Value: the reason, a JSON string
-  // naming the offending field.
+  // The answer is invalid for the question. Value: the reason, a JSON string naming the offending field.
   SNODO_ANSWER_KIND_INVALID = 4,
   // The question changed since it was asked: ask the new one. Value: `null`.
   SNODO_ANSWER_KIND_CHANGED = 5,
@@ -182,14 +163,13 @@ typedef enum {
 
 // What a legacy decide produced.
 typedef enum {
-  // `*out_response` is the final response to the originating request: send
-  // it.
+  // `*out_response` is the final response to the originating request: send it.
   SNODO_BRIDGE_KIND_RESPOND = 0,
-  // `*out_pending` is a new flow: send `snodo_pending_flow_requests` on the
-  // session, keep the flow and feed the client's responses to it.
+  // `*out_pending` is a new flow: send `snodo_pending_flow_requests` on the session, keep the flow and
+  // feed the client's responses to it.
   SNODO_BRIDGE_KIND_SEND = 1,
-  // `*out_call` is a new call (a round with state but nothing to ask): run
-  // the handler again with it (pace it; the round cap ends the loop).
+  // `*out_call` is a new call (a round with state but nothing to ask): run the handler again with it (pace
+  // it; the round cap ends the loop).
   SNODO_BRIDGE_KIND_RESUME = 2,
 } snodo_bridge_kind;
 
@@ -197,47 +177,40 @@ typedef enum {
 typedef enum {
   // Recorded; other requests of the round are still unanswered.
   SNODO_FEED_KIND_WAITING = 0,
-  // Every answer is in: `*out_call` is the call for the handler's next round
-  // (the answers as its input responses); decide it with a legacy decide
-  // function. The flow has ended.
+  // Every answer is in: `*out_call` is the call for the handler's next round (the answers as its input
+  // responses); decide it with a legacy decide function. The flow has ended.
   SNODO_FEED_KIND_RESUME = 1,
-  // The flow failed (client error, deadline, size, rounds, flow age): send
-  // `*out_response` on the originating request and the
-  // `notifications/cancelled` messages in `*out_cancellations` (a JSON
-  // array, possibly empty). The flow has ended.
+  // The flow failed (client error, deadline, size, rounds, flow age): send `*out_response` on the
+  // originating request and the `notifications/cancelled` messages in `*out_cancellations` (a JSON array,
+  // possibly empty). The flow has ended.
   SNODO_FEED_KIND_RESPOND = 2,
 } snodo_feed_kind;
 
 // The kind of a `snodo_once_step`: what the caller does next.
 typedef enum {
-  // Run `snodo_once_step_command` on the store and feed its reply text to
-  // `snodo_once_run_feed`. A store error: report it (STORE, "once store
-  // unavailable"); never run the effect.
+  // Run `snodo_once_step_command` on the store and feed its reply text to `snodo_once_run_feed`. A store
+  // error: report it (STORE, "once store unavailable"); never run the effect.
   SNODO_ONCE_STEP_KIND_COMMAND = 0,
-  // Another caller's claim is live: pause `snodo_once_step_sleep_ms`, then
-  // `snodo_once_run_resume`.
+  // Another caller's claim is live: pause `snodo_once_step_sleep_ms`, then `snodo_once_run_resume`.
   SNODO_ONCE_STEP_KIND_SLEEP = 1,
-  // This run holds the claim: run the effect (with `snodo_once_step_fence`,
-  // and `snodo_once_step_extend_command` to extend the lease), then
-  // `snodo_once_run_effect_done` with its result text, or
-  // `snodo_once_run_effect_failed` if it failed **before doing anything**.
-  // Anything else (the process dies, the thread is cancelled) feeds nothing:
-  // the claim stays pending until its lease lapses and is never run twice
-  // within it.
+  // This run holds the claim: run the effect (with `snodo_once_step_fence`, and
+  // `snodo_once_step_extend_command` to extend the lease), then `snodo_once_run_effect_done` with its
+  // result text, or `snodo_once_run_effect_failed` if it failed **before doing anything**. Anything else
+  // (the process dies, the thread is cancelled) feeds nothing: the claim stays pending until its lease
+  // lapses and is never run twice within it.
   SNODO_ONCE_STEP_KIND_EFFECT = 2,
-  // The final result text (`snodo_once_step_text`): this run's effect's, or
-  // the one remembered for these answers. The run has ended.
+  // The final result text (`snodo_once_step_text`): this run's effect's, or the one remembered for these
+  // answers. The run has ended.
   SNODO_ONCE_STEP_KIND_DONE = 3,
-  // The effect failed before doing anything and its claim is released:
-  // report the effect's own error. The run has ended.
+  // The effect failed before doing anything and its claim is released: report the effect's own error. The
+  // run has ended.
   SNODO_ONCE_STEP_KIND_RELEASED = 4,
-  // (Lookup only) nothing is remembered for this flow yet: go on with the
-  // handler. The run has ended.
+  // (Lookup only) nothing is remembered for this flow yet: go on with the handler. The run has ended.
   SNODO_ONCE_STEP_KIND_OPEN = 5,
 } snodo_once_step_kind;
 
-// Which store step a command is (the core's `OnceOp`). The numbers are stable,
-// so a server may index a table of its five script hashes by them.
+// Which store step a command is (the core's `OnceOp`). The numbers are stable, so a server may index a table
+// of its five script hashes by them.
 typedef enum {
   // Take the flow's claim (or learn that it is pending or done).
   SNODO_ONCE_OP_CLAIM = 0,
@@ -251,8 +224,19 @@ typedef enum {
   SNODO_ONCE_OP_LOOKUP = 4,
 } snodo_once_op;
 
-// One request as the handler sees it, from a begin function. Not shareable
-// across threads.
+// The kind of a question (the core's `RequestKind`).
+typedef enum {
+  // Form-mode `elicitation/create`.
+  SNODO_REQUEST_KIND_FORM = 0,
+  // URL-mode `elicitation/create`.
+  SNODO_REQUEST_KIND_URL = 1,
+  // `sampling/createMessage` (deprecated).
+  SNODO_REQUEST_KIND_SAMPLING = 2,
+  // `roots/list` (deprecated).
+  SNODO_REQUEST_KIND_ROOTS = 3,
+} snodo_request_kind;
+
+// One request as the handler sees it, from a begin function. Not shareable across threads.
 typedef struct snodo_call snodo_call;
 
 // An engine configuration under construction: `snodo_config_new`, the setters, then `snodo_engine_new`
@@ -262,67 +246,73 @@ typedef struct snodo_config snodo_config;
 // The MRTR engine: immutable once built, and shareable across threads.
 typedef struct snodo_engine snodo_engine;
 
-// One store command (the core's `OnceCommand`): its op, the flow's key, the
-// Lua script to run and the script's arguments. Never made or freed by the
-// caller: `snodo_once_step_command` and `snodo_once_step_extend_command` lend
-// it, and it lives as long as its step. Immutable and shareable across
+// The core's in-memory task store: one process (`tasks/*` must reach the process that created the task; a
+// fleet runs the commands on Redis instead), shareable across threads.
+typedef struct snodo_memory_task_store snodo_memory_task_store;
+
+// One store command (the core's `OnceCommand`): its op, the flow's key, the Lua script to run and the
+// script's arguments. Never made or freed by the caller: `snodo_once_step_command` and
+// `snodo_once_step_extend_command` lend it, and it lives as long as its step. Immutable and shareable across
 // threads.
 typedef struct snodo_once_command snodo_once_command;
 
-// The core's in-memory once store, for one process: bounded in bytes with a
-// share per principal, expiring, shareable across threads. A fleet of
-// processes needs a shared store instead: Redis, with the command's script.
+// The core's in-memory once store, for one process: bounded in bytes with a share per principal, expiring,
+// shareable across threads. A fleet of processes needs a shared store instead: Redis, with the command's
+// script.
 typedef struct snodo_once_memory snodo_once_memory;
 
-// One run of the once machine: made on a call by `snodo_once_run_new` (a final
-// round) or `snodo_once_lookup_new` (a lookup), driven with
-// `snodo_once_run_start` and the functions below, each of which hands out the
-// next `snodo_once_step`. It does not borrow the call (free them in any
-// order). Not shareable across threads. Free it with `snodo_once_run_free`.
+// One run of the once machine: made on a call by `snodo_once_run_new` (a final round) or
+// `snodo_once_lookup_new` (a lookup), driven with `snodo_once_run_start` and the functions below, each of
+// which hands out the next `snodo_once_step`. It does not borrow the call (free them in any order). Not
+// shareable across threads. Free it with `snodo_once_run_free`.
 //
-// A step function called out of order fails with ARGUMENT; any failure of the
-// machine (ARGUMENT, TOKEN, STORE) ends the run. A NULL or non-UTF-8 argument
-// is refused before the machine sees it and changes nothing.
+// A step function called out of order fails with ARGUMENT; any failure of the machine (ARGUMENT, TOKEN,
+// STORE) ends the run. A NULL or non-UTF-8 argument is refused before the machine sees it and changes
+// nothing.
 typedef struct snodo_once_run snodo_once_run;
 
-// One step of a once run, from `snodo_once_run_start`, `_feed`, `_resume`,
-// `_effect_done` or `_effect_failed`. Immutable and shareable across threads.
-// Free it with `snodo_once_step_free` (the run does not need it any more; the
-// commands it lends die with it).
+// One step of a once run, from `snodo_once_run_start`, `_feed`, `_resume`, `_effect_done` or
+// `_effect_failed`. Immutable and shareable across threads. Free it with `snodo_once_step_free` (the run
+// does not need it any more; the commands it lends die with it).
 typedef struct snodo_once_step snodo_once_step;
 
-// Which `Host` and `Origin` values a server accepts. Immutable and shareable
-// across threads: build one at start-up. Free it with
-// `snodo_origin_policy_free`.
+// Which `Host` and `Origin` values a server accepts. Immutable and shareable across threads: build one at
+// start-up. Free it with `snodo_origin_policy_free`.
 typedef struct snodo_origin_policy snodo_origin_policy;
 
-// One legacy round in flight (a legacy decide → `SNODO_BRIDGE_KIND_SEND`): the
-// requests to send and what resuming the handler needs; bounded by the
-// config. Not shareable across threads. Free it when the flow ends or the
-// session disconnects (snodo keeps nothing else about it).
+// One legacy round in flight (a legacy decide → `SNODO_BRIDGE_KIND_SEND`): the requests to send and what
+// resuming the handler needs; bounded by the config. Not shareable across threads. Free it when the flow
+// ends or the session disconnects (snodo keeps nothing else about it).
 typedef struct snodo_pending_flow snodo_pending_flow;
 
-// An input request (what a server asks under a key of `inputRequests`),
-// validated once, with its canonical JSON and the digest a token pins computed
-// once: made by the builders below or `snodo_question_from_json`, read by
-// `snodo_call_response`, asked by `snodo_engine_decide_input_required`.
-// **Immutable and shareable across threads**: build each question once, at
-// start-up, and pass the same handle on every round, from any thread.
+// An input request (what a server asks under a key of `inputRequests`), validated once, with its canonical
+// JSON and the digest a token pins computed once: made by the builders below or `snodo_question_from_json`,
+// read by `snodo_call_response`, asked by `snodo_engine_decide_input_required`. **Immutable and shareable
+// across threads**: build each question once, at start-up, and pass the same handle on every round, from any
+// thread.
 typedef struct snodo_question snodo_question;
 
-// A JSON-RPC response message ready for the wire, from a begin, decide or
-// check function. Not shareable across threads. Free it with
-// `snodo_response_free`.
+// A JSON-RPC response message ready for the wire, from a begin, decide or check function. Not shareable
+// across threads. Free it with `snodo_response_free`.
 typedef struct snodo_response snodo_response;
 
-// What a 2025-era session negotiated at `initialize`: protocol revision,
-// client capabilities and info, the principal that opened it and an id.
-// Immutable once built (but `snodo_session_with_id`) and shareable across
-// threads. It belongs to its principal: see `snodo_session_check_principal`.
+// What a 2025-era session negotiated at `initialize`: protocol revision, client capabilities and info, the
+// principal that opened it and an id. Immutable once built (but `snodo_session_with_id`) and shareable
+// across threads. It belongs to its principal: see `snodo_session_check_principal`.
 typedef struct snodo_session snodo_session;
 
-// One entry of an `input_required` outcome's `inputRequests`: the key (UTF-8,
-// pointer + length) and the question asked under it.
+// One task store command (the core's `TaskCommand`): its op name, the task's key, the Lua script and its
+// arguments, lent by `snodo_task_step_command` and living as long as its step (never free it). Immutable and
+// shareable across threads.
+typedef struct snodo_task_command snodo_task_command;
+
+// One step of the task machine, from `snodo_engine_task_step`: run its command (if any) on the task store,
+// then hand the reply to `snodo_task_step_finish`, which consumes the step. Not shareable across threads.
+// Free a step that is not finished with `snodo_task_step_free`.
+typedef struct snodo_task_step snodo_task_step;
+
+// One entry of an `input_required` outcome's `inputRequests`: the key (UTF-8, pointer + length) and the
+// question asked under it.
 typedef struct {
   // The key, e.g. `seat`.
   const uint8_t *key;
@@ -332,10 +322,9 @@ typedef struct {
   const snodo_question *question;
 } snodo_input_request;
 
-// One HTTP request header as received: name and value, each a pointer + length
-// (no NUL needed); UTF-8, or else read as Latin-1. Names compare
-// case-insensitively; pass repeated headers as separate entries (a standard
-// header sent twice is a mismatch, so do not join them).
+// One HTTP request header as received: name and value, each a pointer + length (no NUL needed); UTF-8, or
+// else read as Latin-1. Names compare case-insensitively; pass repeated headers as separate entries (a
+// standard header sent twice is a mismatch, so do not join them).
 typedef struct {
   // The header name, e.g. `Mcp-Method`.
   const uint8_t *name;
@@ -351,46 +340,172 @@ typedef struct {
 extern "C" {
 #endif // __cplusplus
 
-// The library version as a static NUL-terminated string, e.g. `"0.1.0"` (equal
-// to the `SNODO_VERSION_*` macros of the header it was built with). Never free
-// it; never NULL.
+// The library version as a static NUL-terminated string, e.g. `"0.1.0"` (equal to the `SNODO_VERSION_*`
+// macros of the header it was built with). Never free it; never NULL.
 const char *snodo_version(void);
 
 // The ABI version of the loaded library (compare with `SNODO_ABI_VERSION`).
 uint32_t snodo_abi_version(void);
 
-// The static message of `status` (an `int`, so that any value is safe to
-// pass: unknown values give `"unknown status"`). Never NULL, never free it.
-// Does not touch the last error.
+// The static message of `status` (an `int`, so that any value is safe to pass: unknown values give `"unknown
+// status"`). Never NULL, never free it. Does not touch the last error.
 const char *snodo_status_message(int status);
 
-// The stable name of `status` without the `SNODO_STATUS_` prefix, e.g.
-// `"CONFIG"`; `"UNKNOWN"` for values that are not statuses. Static, as
-// `snodo_status_message`.
+// The stable name of `status` without the `SNODO_STATUS_` prefix, e.g. `"CONFIG"`; `"UNKNOWN"` for values
+// that are not statuses. Static, as `snodo_status_message`.
 const char *snodo_status_name(int status);
 
-// Copies the detail of the last failure on this thread into `*out`, as `"NAME:
-// detail"` (e.g. `"SCHEMA: properties.age: unknown keyword ..."`), or `""`
-// when the last snodo call on this thread succeeded. Every fallible function
-// clears it on entry and sets it when it fails: read it on the same thread
-// right after the failing call (reading does not clear it). Each thread has
-// its own last error.
-snodo_status snodo_last_error(char **out, size_t *out_len);
+// Copies the detail of the last failure on this thread into `*out`, as `"NAME: detail"` (e.g. `"SCHEMA:
+// properties.age: unknown keyword ..."`), or `""` when the last snodo call on this thread succeeded. Every
+// fallible function clears it on entry and sets it when it fails: read it on the same thread right after the
+// failing call (reading does not clear it). Each thread has its own last error.
+snodo_status snodo_last_error(char **out,
+                              size_t *out_len);
 
-// Copies the reason of the last failure on this thread into `*out` when it was
-// a token that failed to open (TOKEN from `snodo_engine_open`): the core's
-// stable reason name, e.g. `"expired"` or `"signature"` (the same names as
-// Python's `.reason` and Node's `err.reason`); `""` otherwise. Read as
-// `snodo_last_error`.
-snodo_status snodo_last_token_reason(char **out, size_t *out_len);
+// Copies the reason of the last failure on this thread into `*out` when it was a token that failed to open
+// (TOKEN from `snodo_engine_open`): the core's stable reason name, e.g. `"expired"` or `"signature"` (the
+// same names as Python's `.reason` and Node's `err.reason`); `""` otherwise. Read as `snodo_last_error`.
+snodo_status snodo_last_token_reason(char **out,
+                                     size_t *out_len);
 
-// Frees a string that snodo returned (any `char **out` of this API). NULL is a
-// no-op; any other pointer (a string not from snodo, or one already freed) is
-// undefined behaviour. A string may be freed on any thread.
+// Frees a string that snodo returned (any `char **out` of this API). NULL is a no-op; any other pointer (a
+// string not from snodo, or one already freed) is undefined behaviour. A string may be freed on any thread.
 void snodo_string_free(char *s);
 
-// A configuration with no keys and every default (ttl 300 s, 16 rounds, flow age 3600 s, 16 KiB tokens,
-// 4 MiB requests, 64 input responses, versions `["2026-07-28"]`, skew 60 s, lenient answers, no audience,
+// Frees a call.
+void snodo_call_free(snodo_call *call);
+
+// The method, e.g. `tools/call` (text, not JSON).
+snodo_status snodo_call_method(const snodo_call *call, char **out, size_t *out_len);
+
+// The request's protocol version, e.g. `2026-07-28` (text, not JSON).
+snodo_status snodo_call_protocol_version(const snodo_call *call, char **out, size_t *out_len);
+
+// The JSON-RPC id as JSON text, exactly as received (`"a"`, `0`, ...).
+snodo_status snodo_call_id(const snodo_call *call, char **out, size_t *out_len);
+
+// The request's `_meta` as a JSON object (e.g. `progressToken`), without the protocol version, client
+// capabilities and client info snodo reads itself.
+snodo_status snodo_call_meta(const snodo_call *call,
+                             char **out,
+                             size_t *out_len);
+
+// The params as a JSON object without `_meta`, `inputResponses` and `requestState` (what the token binds:
+// `name`, `uri`, `arguments`, ...).
+snodo_status snodo_call_params(const snodo_call *call,
+                               char **out,
+                               size_t *out_len);
+
+// The application state carried by the token, as JSON (`null` if none).
+snodo_status snodo_call_state(const snodo_call *call, char **out, size_t *out_len);
+
+// This request's client capabilities, as a JSON object.
+snodo_status snodo_call_client_capabilities(const snodo_call *call, char **out, size_t *out_len);
+
+// The self-reported client info as JSON (`null` if not sent): never use it for security decisions.
+snodo_status snodo_call_client_info(const snodo_call *call, char **out, size_t *out_len);
+
+// The principal the call was begun for, or NULL for the anonymous one.
+snodo_status snodo_call_principal(const snodo_call *call, char **out, size_t *out_len);
+
+// The `inputResponses` object the request carried (`{}` when none), as sent: `snodo_call_response` is the
+// validated reader.
+snodo_status snodo_call_input_responses(const snodo_call *call,
+                                        char **out,
+                                        size_t *out_len);
+
+// The keys asked in the previous round (a JSON array; `[]` on round 1).
+snodo_status snodo_call_asked_keys(const snodo_call *call, char **out, size_t *out_len);
+
+// The round: 1 for a first call, n+1 for a retry of round n.
+snodo_status snodo_call_round(const snodo_call *call, uint32_t *out);
+
+// Unix seconds when the flow began (this request's time on round 1).
+snodo_status snodo_call_flow_start(const snodo_call *call, uint64_t *out);
+
+// Whether this request carried a valid token.
+snodo_status snodo_call_is_retry(const snodo_call *call, bool *out);
+
+// Whether `input_required` may be answered (an MRTR method, 2026-07-28 on).
+snodo_status snodo_call_mrtr_allowed(const snodo_call *call, bool *out);
+
+// Whether the call came from `snodo_engine_begin_legacy` (decide it with a legacy decide function).
+snodo_status snodo_call_is_legacy(const snodo_call *call, bool *out);
+
+// The answer under `key` to `question`, the question the handler asks under that key this round (the same
+// handle every round): it counts only if that question was asked under `key` last round. Accepted form
+// content is validated against the schema. `*out_kind` is the kind; `*out_value` (optional: `out_value` may
+// be NULL) its value as JSON (`snodo_answer_kind`).
+snodo_status snodo_call_response(const snodo_call *call,
+                                 const uint8_t *key,
+                                 size_t key_len,
+                                 const snodo_question *question,
+                                 snodo_answer_kind *out_kind,
+                                 char **out_value,
+                                 size_t *out_value_len);
+
+// The raw answer object the client sent for `key` (JSON), not pinned to a question and not validated; `null`
+// unless `key` was asked last round.
+snodo_status snodo_call_raw_response(const snodo_call *call,
+                                     const uint8_t *key,
+                                     size_t key_len,
+                                     char **out,
+                                     size_t *out_len);
+
+// The flow id of the token this retry opened: 22 characters of base64url, the same for every round of one
+// flow (the once machine keys its record on it); NULL on a first round, which opened no token.
+snodo_status snodo_call_flow_id(const snodo_call *call,
+                                char **out,
+                                size_t *out_len);
+
+// The random id of the token this retry opened, or NULL on a first round.
+snodo_status snodo_call_token_id(const snodo_call *call, char **out, size_t *out_len);
+
+// When the token this retry opened expires, in Unix seconds (the engine refuses it from then on, give or
+// take its clock skew); 0 on a first round (0 is never a real expiry).
+snodo_status snodo_call_token_expires_at(const snodo_call *call,
+                                         uint64_t *out);
+
+// The last Unix second any token of this retry's flow can be accepted (flow start + `max_flow_age_secs` +
+// `clock_skew_secs`); 0 on a first round.
+snodo_status snodo_call_flow_expires_at(const snodo_call *call,
+                                        uint64_t *out);
+
+// The task this run of the handler belongs to (a leg from `snodo_task_step_finish` run as a task: run it in
+// the background), or NULL in a request and on an inline continuation.
+snodo_status snodo_call_task_id(const snodo_call *call,
+                                char **out,
+                                size_t *out_len);
+
+// The answers digest: SHA-256 of the canonical JSON of this request's `inputResponses` (`{}` when absent),
+// as 43 characters of base64url. The same answers give the same digest whatever their key order or spacing.
+snodo_status snodo_call_answers_digest(const snodo_call *call,
+                                       char **out,
+                                       size_t *out_len);
+
+// Frees a response.
+void snodo_response_free(snodo_response *response);
+
+// The whole JSON-RPC message as compact JSON text, to send as is.
+snodo_status snodo_response_body(const snodo_response *response, char **out, size_t *out_len);
+
+// The HTTP status a Streamable HTTP server should use: 400 for `-32700`, `-32600`, `-32020`, `-32021`,
+// `-32022` and `_meta`-level `-32602`; 404 for `-32601` and a session that is not the caller's; 403 and 421
+// for an origin or host refusal; 200 otherwise.
+snodo_status snodo_response_http_status(const snodo_response *response,
+                                        uint16_t *out);
+
+// Whether the response is a JSON-RPC error.
+snodo_status snodo_response_is_error(const snodo_response *response, bool *out);
+
+// Why snodo replaced the handler's outcome with `-32603`, for the server's log (never sent on the wire), or
+// NULL when there is none.
+snodo_status snodo_response_diagnostic(const snodo_response *response,
+                                       char **out,
+                                       size_t *out_len);
+
+// A configuration with no keys and every default (ttl 300 s, 16 rounds, flow age 3600 s, 16 KiB tokens, 4
+// MiB requests, 64 input responses, versions `["2026-07-28"]`, skew 60 s, lenient answers, no audience,
 // system clock).
 snodo_status snodo_config_new(snodo_config **out);
 
@@ -398,18 +513,18 @@ snodo_status snodo_config_new(snodo_config **out);
 void snodo_config_free(snodo_config *config);
 
 // Adds a key to the ring: `id` (1 to 32 bytes of `A-Z a-z 0-9 _ -`) and `secret` (32 to 1024 random bytes,
-// copied, zeroized when the engine is freed). The first key added signs; all verify; at most 8 keys (a
-// ninth is CONFIG from `snodo_engine_new`). Statuses: OK, CONFIG.
+// copied, zeroized when the engine is freed). The first key added signs; all verify; at most 8 keys (a ninth
+// is CONFIG from `snodo_engine_new`). Statuses: OK, CONFIG.
 snodo_status snodo_config_add_key(snodo_config *config,
                                   const uint8_t *id,
                                   size_t id_len,
                                   const uint8_t *secret,
                                   size_t secret_len);
 
-// Replaces the config's keys with the ring in the environment variable `name` (NULL: `SNODO_KEYS`):
-// `id:hex` or `id:base64` entries, comma-separated, the first signs. On failure the config is unchanged
-// and the last error names the bad entry by position and id (never key bytes), or says the variable is not
-// set. Call it at start-up (a concurrent `setenv` is unsafe). Statuses: OK, CONFIG, INVALID_UTF8.
+// Replaces the config's keys with the ring in the environment variable `name` (NULL: `SNODO_KEYS`): `id:hex`
+// or `id:base64` entries, comma-separated, the first signs. On failure the config is unchanged and the last
+// error names the bad entry by position and id (never key bytes), or says the variable is not set. Call it
+// at start-up (a concurrent `setenv` is unsafe). Statuses: OK, CONFIG, INVALID_UTF8.
 snodo_status snodo_config_set_keys_from_env(snodo_config *config,
                                             const uint8_t *name,
                                             size_t name_len);
@@ -417,10 +532,9 @@ snodo_status snodo_config_set_keys_from_env(snodo_config *config,
 // Sets the limit `name` (snake_case, from the core's `LIMITS`: `ttl_secs`, `max_rounds`,
 // `max_flow_age_secs`, `max_token_bytes`, `max_request_bytes`, `max_input_responses`, `clock_skew_secs`,
 // `token_version` (1 or 2, default 1), `min_token_version` (1 or 2, default 1: 2 refuses v1 tokens, reason
-// `version`)); each typed setter below is this call. `snodo_engine_new` checks the range.
-// `test_random_seed` (tests: token ids and v2 nonces from the seed) is refused as
-// `snodo_config_set_fixed_time` is. Statuses: OK, CONFIG (unknown name, a test-only name, a value too
-// large for the field).
+// `version`)); each typed setter below is this call. `snodo_engine_new` checks the range. `test_random_seed`
+// (tests: token ids and v2 nonces from the seed) is refused as `snodo_config_set_fixed_time` is. Statuses:
+// OK, CONFIG (unknown name, a test-only name, a value too large for the field).
 snodo_status snodo_config_set_limit(snodo_config *config,
                                     const uint8_t *name,
                                     size_t name_len,
@@ -432,9 +546,10 @@ snodo_status snodo_config_set_ttl_secs(snodo_config *config, uint64_t value);
 // Sets the most rounds per flow (`max_rounds`: 1 to 1000, default 16).
 snodo_status snodo_config_set_max_rounds(snodo_config *config, uint32_t value);
 
-// Sets the oldest a flow may get in seconds (`max_flow_age_secs`: at least the ttl, at most 604800;
-// default 3600).
-snodo_status snodo_config_set_max_flow_age_secs(snodo_config *config, uint64_t value);
+// Sets the oldest a flow may get in seconds (`max_flow_age_secs`: at least the ttl, at most 604800; default
+// 3600).
+snodo_status snodo_config_set_max_flow_age_secs(snodo_config *config,
+                                                uint64_t value);
 
 // Sets the largest token issued or accepted (`max_token_bytes`: 256 to 1048576, default 16384).
 snodo_status snodo_config_set_max_token_bytes(snodo_config *config, size_t value);
@@ -452,14 +567,14 @@ snodo_status snodo_config_set_clock_skew_secs(snodo_config *config,
                                               uint64_t value);
 
 // Adds a supported protocol version (`YYYY-MM-DD`, checked by `snodo_engine_new`). The first call replaces
-// the default list `["2026-07-28"]`; later calls append. MRTR is on for versions from 2026-07-28 on and
-// off for earlier ones.
+// the default list `["2026-07-28"]`; later calls append. MRTR is on for versions from 2026-07-28 on and off
+// for earlier ones.
 snodo_status snodo_config_add_supported_version(snodo_config *config,
                                                 const uint8_t *version,
                                                 size_t version_len);
 
-// Sets `io.modelcontextprotocol/serverInfo`, a JSON object stamped on every result's `_meta` (not an
-// object: CONFIG from `snodo_engine_new`). NULL removes it.
+// Sets `io.modelcontextprotocol/serverInfo`, a JSON object stamped on every result's `_meta` (not an object:
+// CONFIG from `snodo_engine_new`). NULL removes it.
 snodo_status snodo_config_set_server_info(snodo_config *config,
                                           const uint8_t *info,
                                           size_t info_len);
@@ -471,16 +586,16 @@ snodo_status snodo_config_set_strict_answers(snodo_config *config,
                                              bool value);
 
 // `audience`: this service's name, bound into every token so that a token never opens at another service
-// sharing a key by mistake; NULL (the default) binds none. Checked by `snodo_engine_new` (1 to 256 bytes,
-// no control characters: CONFIG).
+// sharing a key by mistake; NULL (the default) binds none. Checked by `snodo_engine_new` (1 to 256 bytes, no
+// control characters: CONFIG).
 snodo_status snodo_config_set_audience(snodo_config *config,
                                        const uint8_t *audience,
                                        size_t audience_len);
 
 // **Tests only**: fixes the engine clock at `now` Unix seconds (tokens then never expire), for the shared
-// vectors. Takes effect only in a libsnodo built with the cargo feature `test-knobs` (the test suites');
-// any other build, `make install`'s included, answers CONFIG ("a test-only setting, absent from this
-// build") and leaves the config unchanged. Statuses: OK (`test-knobs` builds only), CONFIG.
+// vectors. Takes effect only in a libsnodo built with the cargo feature `test-knobs` (the test suites'); any
+// other build, `make install`'s included, answers CONFIG ("a test-only setting, absent from this build") and
+// leaves the config unchanged. Statuses: OK (`test-knobs` builds only), CONFIG.
 snodo_status snodo_config_set_fixed_time(snodo_config *config,
                                          uint64_t now);
 
@@ -491,24 +606,22 @@ snodo_status snodo_config_set_legacy_versions(snodo_config *config,
                                               const uint8_t *versions,
                                               size_t versions_len);
 
-// Validates `config` (not consumed) and builds an engine. Statuses: OK, CONFIG
-// (the last error names the field).
-snodo_status snodo_engine_new(const snodo_config *config, snodo_engine **out);
+// Validates `config` (not consumed) and builds an engine. Statuses: OK, CONFIG (the last error names it).
+snodo_status snodo_engine_new(const snodo_config *config,
+                              snodo_engine **out);
 
-// A development engine with one random key that lives as long as the process.
-// **Single process only**: its tokens cannot be opened by another process or
-// after a restart; real deployments use `snodo_engine_new`. Statuses: OK,
-// CONFIG (no OS randomness).
+// A development engine with one random key that lives as long as the process. **Single process only**: its
+// tokens cannot be opened by another process or after a restart; real deployments use `snodo_engine_new`.
+// Statuses: OK, CONFIG (no OS randomness).
 snodo_status snodo_engine_development(snodo_engine **out);
 
 // Frees an engine (calls and responses it produced stay valid).
 void snodo_engine_free(snodo_engine *engine);
 
-// Reads a JSON-RPC request message (the bytes as received), maybe an MRTR
-// retry. Exactly one of `*out_call` (run the handler, then decide it) and
-// `*out_response` (a protocol error, e.g. a bad token: send it as is) is a new
-// handle, the other NULL. Statuses: OK, NOT_A_REQUEST (a notification or a
-// response: send nothing), ARGUMENT.
+// Reads a JSON-RPC request message (the bytes as received), maybe an MRTR retry. Exactly one of `*out_call`
+// (run the handler, then decide it) and `*out_response` (a protocol error, e.g. a bad token: send it as is)
+// is a new handle, the other NULL. Statuses: OK, NOT_A_REQUEST (a notification or a response: send nothing),
+// ARGUMENT.
 snodo_status snodo_engine_begin(const snodo_engine *engine,
                                 const uint8_t *request,
                                 size_t request_len,
@@ -517,9 +630,8 @@ snodo_status snodo_engine_begin(const snodo_engine *engine,
                                 snodo_call **out_call,
                                 snodo_response **out_response);
 
-// `snodo_engine_begin` of a request an SDK has already parsed: `id` (JSON),
-// `method` and `params` (the JSON object as received, `_meta`,
-// `inputResponses` and `requestState` left in; NULL = none). Statuses: OK,
+// `snodo_engine_begin` of a request an SDK has already parsed: `id` (JSON), `method` and `params` (the JSON
+// object as received, `_meta`, `inputResponses` and `requestState` left in; NULL = none). Statuses: OK,
 // NOT_A_REQUEST, ARGUMENT.
 snodo_status snodo_engine_begin_parts(const snodo_engine *engine,
                                       const uint8_t *id,
@@ -533,28 +645,24 @@ snodo_status snodo_engine_begin_parts(const snodo_engine *engine,
                                       snodo_call **out_call,
                                       snodo_response **out_response);
 
-// Turns the handler's outcome for `call` into the response to send. `outcome`
-// is JSON text: `{"type":"complete","result":{...}}`,
-// `{"type":"input_required","inputRequests":{...},"state":...}` (each request
-// made a question by the core, as `snodo_question_from_json` would),
-// `{"type":"error","code":-32602,"message":"...","data":...}`,
-// `{"type":"tool_error","message":"..."}` or `{"type":"raw","result":{...}}`.
+// Turns the handler's outcome for `call` into the response to send. `outcome` is JSON text:
+// `{"type":"complete","result":{...}}`, `{"type":"input_required","inputRequests":{...},"state":...}` (each
+// request made a question by the core, as `snodo_question_from_json` would),
+// `{"type":"error","code":-32602,"message":"...","data":...}`, `{"type":"tool_error","message":"..."}` or
+// `{"type":"raw","result":{...}}`.
 //
-// A call is decided at most once (again: ALREADY_DECIDED); its readers keep
-// working, and it is not freed. A handler bug (`input_required` on
-// `tools/list`, an invalid question) is a `-32603` response whose
-// `snodo_response_diagnostic` says why. Statuses: OK, ARGUMENT (bad outcome
-// shape), ALREADY_DECIDED.
+// A call is decided at most once (again: ALREADY_DECIDED); its readers keep working, and it is not freed. A
+// handler bug (`input_required` on `tools/list`, an invalid question) is a `-32603` response whose
+// `snodo_response_diagnostic` says why. Statuses: OK, ARGUMENT (bad outcome shape), ALREADY_DECIDED.
 snodo_status snodo_engine_decide(const snodo_engine *engine,
                                  const snodo_call *call,
                                  const uint8_t *outcome,
                                  size_t outcome_len,
                                  snodo_response **out_response);
 
-// `snodo_engine_decide` of an `input_required` outcome built from questions:
-// `requests_len` (key, question) pairs (NULL when 0), and `state`, the
-// application state carried to the retry as JSON (NULL = none; the client can
-// read it: no secrets). Statuses: OK, ALREADY_DECIDED.
+// `snodo_engine_decide` of an `input_required` outcome built from questions: `requests_len` (key, question)
+// pairs (NULL when 0), and `state`, the application state carried to the retry as JSON (NULL = none; the
+// client can read it: no secrets). Statuses: OK, ALREADY_DECIDED.
 snodo_status snodo_engine_decide_input_required(const snodo_engine *engine,
                                                 const snodo_call *call,
                                                 const snodo_input_request *requests,
@@ -563,204 +671,13 @@ snodo_status snodo_engine_decide_input_required(const snodo_engine *engine,
                                                 size_t state_len,
                                                 snodo_response **out_response);
 
-// The engine's clock, in Unix seconds (a test on the fixed clock passes it ×
-// 1000 as `snodo_once_memory_execute`'s `now_ms`).
+// The engine's clock, in Unix seconds (a test on the fixed clock passes it × 1000 as
+// `snodo_once_memory_execute`'s `now_ms`).
 snodo_status snodo_engine_now(const snodo_engine *engine, uint64_t *out);
 
-// A form-mode `elicitation/create` question from a message and a
-// `requestedSchema` (JSON text; the spec's flat subset, strict keyword
-// allowlist); it always carries `"mode":"form"`. Fields that look like secrets
-// (passwords, API keys, tokens, card numbers) or URLs are SCHEMA (the core's
-// lint, docs/policies.md): ask by URL instead, or use
-// `snodo_elicit_form_without_lint` for a false positive. Statuses: OK,
-// INPUT_REQUEST (empty message), SCHEMA (the last error names the path).
-snodo_status snodo_elicit_form(const uint8_t *message,
-                               size_t message_len,
-                               const uint8_t *schema,
-                               size_t schema_len,
-                               snodo_question **out);
-
-// A URL-mode `elicitation/create` question. The URL must be http or https with
-// a host, and no userinfo, whitespace, control characters or backslashes, and
-// no credential- or PII-looking query or fragment parameters (the core's lint;
-// `snodo_elicit_url_without_lint` for a false positive). Accepting means
-// consent, not completion. Statuses: OK, INPUT_REQUEST (empty message), URL.
-snodo_status snodo_elicit_url(const uint8_t *message,
-                              size_t message_len,
-                              const uint8_t *url,
-                              size_t url_len,
-                              snodo_question **out);
-
-// `snodo_elicit_form` without the safety lint: for a field the lint takes for
-// a secret that is not one (e.g. `token` meaning a word). Statuses: OK,
-// INPUT_REQUEST, SCHEMA.
-snodo_status snodo_elicit_form_without_lint(const uint8_t *message,
-                                            size_t message_len,
-                                            const uint8_t *schema,
-                                            size_t schema_len,
-                                            snodo_question **out);
-
-// `snodo_elicit_url` without the safety lint: for a query parameter the lint
-// takes for a credential or PII that is not one. Statuses: OK, INPUT_REQUEST,
-// URL.
-snodo_status snodo_elicit_url_without_lint(const uint8_t *message,
-                                           size_t message_len,
-                                           const uint8_t *url,
-                                           size_t url_len,
-                                           snodo_question **out);
-
-// Deprecated in MCP 2026-07-28 (prefer elicitation): a
-// `sampling/createMessage` question from its params (JSON text). Statuses: OK,
-// SAMPLING.
-SNODO_DEPRECATED("sampling is deprecated in MCP 2026-07-28: prefer elicitation")
-snodo_status snodo_sampling(const uint8_t *params,
-                            size_t params_len,
-                            snodo_question **out);
-
-// Deprecated in MCP 2026-07-28: a `roots/list` question.
-SNODO_DEPRECATED("roots are deprecated in MCP 2026-07-28")
-snodo_status snodo_list_roots(snodo_question **out);
-
-// A question from an input request written as JSON text (what the builders
-// make, or a request written by hand), with the checks the builders apply.
-// Statuses: OK, JSON (not strict UTF-8 JSON: the last error starts "JSON:
-// question:"), INPUT_REQUEST, SCHEMA, URL, SAMPLING, ARGUMENT (nested over 64
-// levels).
-snodo_status snodo_question_from_json(const uint8_t *text, size_t text_len, snodo_question **out);
-
-// Frees a question. No other thread may be using it; outcomes and responses
-// made with it do not need it.
-void snodo_question_free(snodo_question *question);
-
-// The question as JSON text: its canonical form (object keys sorted), which is
-// also compact JSON for the wire.
-snodo_status snodo_question_to_json(const snodo_question *question, char **out, size_t *out_len);
-
-// The question's kind.
-snodo_status snodo_question_kind(const snodo_question *question, snodo_request_kind *out);
-
-// Frees a call.
-void snodo_call_free(snodo_call *call);
-
-// The method, e.g. `tools/call` (text, not JSON).
-snodo_status snodo_call_method(const snodo_call *call, char **out, size_t *out_len);
-
-// The request's protocol version, e.g. `2026-07-28` (text, not JSON).
-snodo_status snodo_call_protocol_version(const snodo_call *call, char **out, size_t *out_len);
-
-// The JSON-RPC id as JSON text, exactly as received (`"a"`, `0`, ...).
-snodo_status snodo_call_id(const snodo_call *call, char **out, size_t *out_len);
-
-// The request's `_meta` as a JSON object (e.g. `progressToken`), without the
-// protocol version, client capabilities and client info snodo reads itself.
-snodo_status snodo_call_meta(const snodo_call *call, char **out, size_t *out_len);
-
-// The params as a JSON object without `_meta`, `inputResponses` and
-// `requestState` (what the token binds: `name`, `uri`, `arguments`, ...).
-snodo_status snodo_call_params(const snodo_call *call, char **out, size_t *out_len);
-
-// The application state carried by the token, as JSON (`null` if none).
-snodo_status snodo_call_state(const snodo_call *call, char **out, size_t *out_len);
-
-// This request's client capabilities, as a JSON object.
-snodo_status snodo_call_client_capabilities(const snodo_call *call, char **out, size_t *out_len);
-
-// The self-reported client info as JSON (`null` if not sent): never use it
-// for security decisions.
-snodo_status snodo_call_client_info(const snodo_call *call, char **out, size_t *out_len);
-
-// The principal the call was begun for, or NULL for the anonymous one.
-snodo_status snodo_call_principal(const snodo_call *call, char **out, size_t *out_len);
-
-// The `inputResponses` object the request carried (`{}` when none), as sent:
-// `snodo_call_response` is the validated reader.
-snodo_status snodo_call_input_responses(const snodo_call *call, char **out, size_t *out_len);
-
-// The keys asked in the previous round (a JSON array; `[]` on round 1).
-snodo_status snodo_call_asked_keys(const snodo_call *call, char **out, size_t *out_len);
-
-// The round: 1 for a first call, n+1 for a retry of round n.
-snodo_status snodo_call_round(const snodo_call *call, uint32_t *out);
-
-// Unix seconds when the flow began (this request's time on round 1).
-snodo_status snodo_call_flow_start(const snodo_call *call, uint64_t *out);
-
-// Whether this request carried a valid token.
-snodo_status snodo_call_is_retry(const snodo_call *call, bool *out);
-
-// Whether `input_required` may be answered (an MRTR method, 2026-07-28 on).
-snodo_status snodo_call_mrtr_allowed(const snodo_call *call, bool *out);
-
-// Whether the call came from `snodo_engine_begin_legacy` (decide it with a
-// legacy decide function).
-snodo_status snodo_call_is_legacy(const snodo_call *call, bool *out);
-
-// The answer under `key` to `question`, the question the handler asks under
-// that key this round (the same handle every round): it counts only if that
-// question was asked under `key` last round. Accepted form content is
-// validated against the schema. `*out_kind` is the kind; `*out_value`
-// (optional: `out_value` may be NULL) its value as JSON (`snodo_answer_kind`).
-snodo_status snodo_call_response(const snodo_call *call,
-                                 const uint8_t *key,
-                                 size_t key_len,
-                                 const snodo_question *question,
-                                 snodo_answer_kind *out_kind,
-                                 char **out_value,
-                                 size_t *out_value_len);
-
-// The raw answer object the client sent for `key` (JSON), not pinned to a
-// question and not validated; `null` unless `key` was asked last round.
-snodo_status snodo_call_raw_response(const snodo_call *call,
-                                     const uint8_t *key,
-                                     size_t key_len,
-                                     char **out,
-                                     size_t *out_len);
-
-// The flow id of the token this retry opened: 22 characters of base64url, the
-// same for every round of one flow (the once machine keys its record on it);
-// NULL on a first round, which opened no token.
-snodo_status snodo_call_flow_id(const snodo_call *call, char **out, size_t *out_len);
-
-// The random id of the token this retry opened, or NULL on a first round.
-snodo_status snodo_call_token_id(const snodo_call *call, char **out, size_t *out_len);
-
-// When the token this retry opened expires, in Unix seconds (the engine
-// refuses it from then on, give or take its clock skew); 0 on a first round (0
-// is never a real expiry).
-snodo_status snodo_call_token_expires_at(const snodo_call *call, uint64_t *out);
-
-// The last Unix second any token of this retry's flow can be accepted (flow
-// start + `max_flow_age_secs` + `clock_skew_secs`); 0 on a first round.
-snodo_status snodo_call_flow_expires_at(const snodo_call *call, uint64_t *out);
-
-// The answers digest: SHA-256 of the canonical JSON of this request's
-// `inputResponses` (`{}` when absent), as 43 characters of base64url. The same
-// answers give the same digest whatever their key order or spacing.
-snodo_status snodo_call_answers_digest(const snodo_call *call, char **out, size_t *out_len);
-
-// Frees a response.
-void snodo_response_free(snodo_response *response);
-
-// The whole JSON-RPC message as compact JSON text, to send as is.
-snodo_status snodo_response_body(const snodo_response *response, char **out, size_t *out_len);
-
-// The HTTP status a Streamable HTTP server should use: 400 for `-32700`,
-// `-32600`, `-32020`, `-32021`, `-32022` and `_meta`-level `-32602`; 404 for
-// `-32601` and a session that is not the caller's; 403 and 421 for an origin
-// or host refusal; 200 otherwise.
-snodo_status snodo_response_http_status(const snodo_response *response, uint16_t *out);
-
-// Whether the response is a JSON-RPC error.
-snodo_status snodo_response_is_error(const snodo_response *response, bool *out);
-
-// Why snodo replaced the handler's outcome with `-32603`, for the server's log
-// (never sent on the wire), or NULL when there is none.
-snodo_status snodo_response_diagnostic(const snodo_response *response, char **out, size_t *out_len);
-
-// The capabilities a client declaring `capabilities` (a ClientCapabilities
-// JSON object) must add to receive every request in `requests` (a JSON object
-// of key → input request), as a ClientCapabilities-shaped JSON object: `{}`
-// when all can be sent. Statuses: OK, ARGUMENT (`requests` not an object).
+// The capabilities a client declaring `capabilities` (a ClientCapabilities JSON object) must add to receive
+// every request in `requests` (a JSON object of key → input request), as a ClientCapabilities-shaped JSON
+// object: `{}` when all can be sent. Statuses: OK, ARGUMENT (`requests` not an object).
 snodo_status snodo_missing_capabilities(const uint8_t *requests,
                                         size_t requests_len,
                                         const uint8_t *capabilities,
@@ -768,10 +685,9 @@ snodo_status snodo_missing_capabilities(const uint8_t *requests,
                                         char **out,
                                         size_t *out_len);
 
-// Keeps only the requests (a JSON object of key → input request) that a client
-// declaring `capabilities` can receive, as a JSON object. Use it for optional
-// questions; for required ones let decide answer `-32021`. Statuses: OK,
-// ARGUMENT (`requests` not an object).
+// Keeps only the requests (a JSON object of key → input request) that a client declaring `capabilities` can
+// receive, as a JSON object. Use it for optional questions; for required ones let decide answer `-32021`.
+// Statuses: OK, ARGUMENT (`requests` not an object).
 snodo_status snodo_filter_supported(const uint8_t *requests,
                                     size_t requests_len,
                                     const uint8_t *capabilities,
@@ -779,14 +695,12 @@ snodo_status snodo_filter_supported(const uint8_t *requests,
                                     char **out,
                                     size_t *out_len);
 
-// Checks the input requests a `tasks/get` result carries: `task` is the Task
-// object (JSON text), `capabilities` the ClientCapabilities the `tasks/get`
-// request declared. An `input_required` task must carry a non-empty
-// `inputRequests` object of valid input requests under valid keys; any other
-// status none. `*out` is `{}` when the client can receive them all, else the
-// capabilities it lacks (as `snodo_missing_capabilities` gives them).
-// Statuses: OK, INPUT_REQUEST (a malformed task, the last error naming the
-// field).
+// Checks the input requests a `tasks/get` result carries: `task` is the Task object (JSON text),
+// `capabilities` the ClientCapabilities the `tasks/get` request declared. An `input_required` task must
+// carry a non-empty `inputRequests` object of valid input requests under valid keys; any other status none.
+// `*out` is `{}` when the client can receive them all, else the capabilities it lacks (as
+// `snodo_missing_capabilities` gives them). Statuses: OK, INPUT_REQUEST (a malformed task, the last error
+// naming the field).
 snodo_status snodo_check_task_input_requests(const uint8_t *task,
                                              size_t task_len,
                                              const uint8_t *capabilities,
@@ -794,38 +708,36 @@ snodo_status snodo_check_task_input_requests(const uint8_t *task,
                                              char **out,
                                              size_t *out_len);
 
-// Whether `capabilities` (a ClientCapabilities JSON object) declares the Tasks
-// extension (`extensions["io.modelcontextprotocol/tasks"]`, an object): only
-// then may a `tools/call` outcome be a `CreateTaskResult`.
-snodo_status snodo_declares_tasks(const uint8_t *capabilities, size_t capabilities_len, bool *out);
+// Whether `capabilities` (a ClientCapabilities JSON object) declares the Tasks extension
+// (`extensions["io.modelcontextprotocol/tasks"]`, an object): only then may a `tools/call` outcome be a
+// `CreateTaskResult`.
+snodo_status snodo_declares_tasks(const uint8_t *capabilities,
+                                  size_t capabilities_len,
+                                  bool *out);
 
-// The canonical form of a JSON text (docs/canonical-json.md): object keys
-// sorted, no insignificant whitespace, one string escaping, numbers by their
-// lexical text (`1` and `1.0` differ). Invalid UTF-8 is JSON here (the core's
-// one reader, as in every language).
+// The canonical form of a JSON text (docs/canonical-json.md): object keys sorted, no insignificant
+// whitespace, one string escaping, numbers by their lexical text (`1` and `1.0` differ). Invalid UTF-8 is
+// JSON here (the core's one reader, as in every language).
 snodo_status snodo_canonicalize(const uint8_t *input,
                                 size_t input_len,
                                 char **out,
                                 size_t *out_len);
 
-// The request binding digest: SHA-256 over a domain label, the method, and the
-// canonical form of `params` (a JSON object; its top-level `_meta`,
-// `inputResponses` and `requestState` are left out). Writes
-// `SNODO_BINDING_LEN` (32) bytes to `out` (caller-owned memory). Statuses: OK,
-// ARGUMENT (`params` not an object).
+// The request binding digest: SHA-256 over a domain label, the method, and the canonical form of `params` (a
+// JSON object; its top-level `_meta`, `inputResponses` and `requestState` are left out). Writes
+// `SNODO_BINDING_LEN` (32) bytes to `out` (caller-owned memory). Statuses: OK, ARGUMENT (`params` not an
+// object).
 snodo_status snodo_binding_digest(const uint8_t *method,
                                   size_t method_len,
                                   const uint8_t *params,
                                   size_t params_len,
                                   uint8_t *out);
 
-// Seals a token with the engine's signing key at the engine's time. `binding`
-// is 32 bytes from `snodo_binding_digest`; `questions` a JSON object of key →
-// input request asked this round (NULL = none; each read as
-// `snodo_question_from_json` reads one); `state` the application state as JSON
-// (NULL = none; it is readable, never put secrets in it). `*out` is the token.
-// Statuses: OK, STATE_TOO_LARGE, ARGUMENT (empty principal, `questions` not an
-// object), and a question's own (INPUT_REQUEST, SCHEMA, URL, SAMPLING).
+// Seals a token with the engine's signing key at the engine's time. `binding` is 32 bytes from
+// `snodo_binding_digest`; `questions` a JSON object of key → input request asked this round (NULL = none;
+// each read as `snodo_question_from_json` reads one); `state` the application state as JSON (NULL = none; it
+// is readable, never put secrets in it). `*out` is the token. Statuses: OK, STATE_TOO_LARGE, ARGUMENT (empty
+// principal, `questions` not an object), and a question's own (INPUT_REQUEST, SCHEMA, URL, SAMPLING).
 snodo_status snodo_engine_seal(const snodo_engine *engine,
                                const uint8_t *principal_ptr,
                                size_t principal_len,
@@ -839,14 +751,12 @@ snodo_status snodo_engine_seal(const snodo_engine *engine,
                                char **out,
                                size_t *out_len);
 
-// Opens a token for `principal` and the request `binding` (32 bytes) at the
-// engine's time. `*out` is a JSON object: `{"keyId","issuedAt",
-// "expiresAt","flowStart","round","questionKeys":[...],"state":...|null,
-// "tokenId","flowId"}`. A token that fails any check is TOKEN, and the last
-// error is the core's one message, `"TOKEN: Invalid or expired requestState
-// (<reason>)"`, with the stable reason name (`malformed`, `signature`,
-// `expired`, `principal`, `request`, `rounds`, ...; also from
-// `snodo_last_token_reason`). Statuses: OK, TOKEN, ARGUMENT (empty principal).
+// Opens a token for `principal` and the request `binding` (32 bytes) at the engine's time. `*out` is a JSON
+// object: `{"keyId","issuedAt", "expiresAt","flowStart","round","questionKeys":[...],"state":...|null,
+// "tokenId","flowId"}`. A token that fails any check is TOKEN, and the last error is the core's one message,
+// `"TOKEN: Invalid or expired requestState (<reason>)"`, with the stable reason name (`malformed`,
+// `signature`, `expired`, `principal`, `request`, `rounds`, ...; also from `snodo_last_token_reason`).
+// Statuses: OK, TOKEN, ARGUMENT (empty principal).
 snodo_status snodo_engine_open(const snodo_engine *engine,
                                const uint8_t *token,
                                size_t token_len,
@@ -856,29 +766,25 @@ snodo_status snodo_engine_open(const snodo_engine *engine,
                                char **out,
                                size_t *out_len);
 
-// Checks the headers of an HTTP POST (NULL when `headers_len` is 0) against
-// the JSON-RPC request it carries, before `snodo_engine_begin`:
-// `*out_response` is NULL (go on) or a `-32020` `Header mismatch: …` to send
-// (HTTP 400). A body that is not UTF-8 JSON is left to `snodo_engine_begin`.
-// Statuses: OK, ARGUMENT (a length too large).
+// Checks the headers of an HTTP POST (NULL when `headers_len` is 0) against the JSON-RPC request it carries,
+// before `snodo_engine_begin`: `*out_response` is NULL (go on) or a `-32020` `Header mismatch: …` to send
+// (HTTP 400). A body that is not UTF-8 JSON is left to `snodo_engine_begin`. Statuses: OK, ARGUMENT (a
+// length too large).
 snodo_status snodo_check_http_headers(const snodo_header *headers,
                                       size_t headers_len,
                                       const uint8_t *request,
                                       size_t request_len,
                                       snodo_response **out_response);
 
-// The policy of a server bound to loopback (the default): the hosts
-// `localhost`, `127.0.0.1` and `[::1]` on any port, and no `Origin` but the
-// request's own (a page served by this server).
+// The policy of a server bound to loopback (the default): the hosts `localhost`, `127.0.0.1` and `[::1]` on
+// any port, and no `Origin` but the request's own (a page served by this server).
 snodo_status snodo_origin_policy_loopback(snodo_origin_policy **out);
 
-// A policy from lists, each JSON text of an array of strings: `hosts` entries
-// are `name` (any port), `name:port`, or `*` (any host: only behind a proxy
-// that checks `Host` itself); `origins` entries are `scheme://host[:port]`
-// (`http` or `https`) or `*` (any page: never for a server that acts for a
-// user). `null` is never allowed; loopback is not implied; `[]` is an empty
-// list (a request's own origin is always allowed). Statuses: OK, CONFIG (not
-// an array of strings, or a bad entry: the last error quotes it).
+// A policy from lists, each JSON text of an array of strings: `hosts` entries are `name` (any port),
+// `name:port`, or `*` (any host: only behind a proxy that checks `Host` itself); `origins` entries are
+// `scheme://host[:port]` (`http` or `https`) or `*` (any page: never for a server that acts for a user).
+// `null` is never allowed; loopback is not implied; `[]` is an empty list (a request's own origin is always
+// allowed). Statuses: OK, CONFIG (not an array of strings, or a bad entry: the last error quotes it).
 snodo_status snodo_origin_policy_new(const uint8_t *hosts,
                                      size_t hosts_len,
                                      const uint8_t *origins,
@@ -888,33 +794,30 @@ snodo_status snodo_origin_policy_new(const uint8_t *hosts,
 // Frees a policy. No other thread may be using it.
 void snodo_origin_policy_free(snodo_origin_policy *policy);
 
-// Checks `Origin` and `Host` of an HTTP request (its headers as received; NULL
-// when `headers_len` is 0) against `policy`: on every request, before reading
-// the body. `*out_response` is NULL (go on) or a `-32600` to send as is: HTTP
-// 421 (`data.reason` `"host"`: a missing, repeated or unlisted `Host`) or 403
-// (`"origin"`: a repeated, `null`, malformed or unlisted `Origin`). A request
-// without `Origin` is held to `Host` only. Statuses: OK, ARGUMENT.
+// Checks `Origin` and `Host` of an HTTP request (its headers as received; NULL when `headers_len` is 0)
+// against `policy`: on every request, before reading the body. `*out_response` is NULL (go on) or a `-32600`
+// to send as is: HTTP 421 (`data.reason` `"host"`: a missing, repeated or unlisted `Host`) or 403
+// (`"origin"`: a repeated, `null`, malformed or unlisted `Origin`). A request without `Origin` is held to
+// `Host` only. Statuses: OK, ARGUMENT.
 snodo_status snodo_check_http_origin(const snodo_origin_policy *policy,
                                      const snodo_header *headers,
                                      size_t headers_len,
                                      snodo_response **out_response);
 
-// The protocol version to answer an `initialize` that asked for `requested`:
-// `requested` itself when it is an accepted legacy revision, else the first
-// configured one (the spec's counter-offer); or NULL when legacy sessions are
-// disabled (`legacy_versions` empty).
+// The protocol version to answer an `initialize` that asked for `requested`: `requested` itself when it is
+// an accepted legacy revision, else the first configured one (the spec's counter-offer); or NULL when legacy
+// sessions are disabled (`legacy_versions` empty).
 snodo_status snodo_engine_legacy_version_for(const snodo_engine *engine,
                                              const uint8_t *requested,
                                              size_t requested_len,
                                              char **out,
                                              size_t *out_len);
 
-// Reads a request that arrived on the 2025-era `session` into the same call
-// a 2026 request gives (`snodo_call_is_legacy` true, the session's usable
-// capabilities); another principal than the session's gets `-32001` "Session
-// not found" (HTTP 404). Outs as `snodo_engine_begin` (decide the call with a
-// legacy decide function). Statuses: OK, NOT_A_REQUEST (a response belongs to
-// a pending flow: `snodo_engine_feed`), ARGUMENT.
+// Reads a request that arrived on the 2025-era `session` into the same call a 2026 request gives
+// (`snodo_call_is_legacy` true, the session's usable capabilities); another principal than the session's
+// gets `-32001` "Session not found" (HTTP 404). Outs as `snodo_engine_begin` (decide the call with a legacy
+// decide function). Statuses: OK, NOT_A_REQUEST (a response belongs to a pending flow: `snodo_engine_feed`),
+// ARGUMENT.
 snodo_status snodo_engine_begin_legacy(const snodo_engine *engine,
                                        const uint8_t *request,
                                        size_t request_len,
@@ -924,14 +827,12 @@ snodo_status snodo_engine_begin_legacy(const snodo_engine *engine,
                                        snodo_call **out_call,
                                        snodo_response **out_response);
 
-// Decides a call from `snodo_engine_begin_legacy` (`outcome` JSON text as for
-// `snodo_engine_decide`). An `input_required` outcome becomes the round's
-// server-to-client requests and a pending flow instead of `-32603`; any other
-// outcome is decided as by `snodo_engine_decide`, and on a 2026 call it is
-// exactly `snodo_engine_decide`. A call is decided once. On OK `*out_kind`
-// says which of the three other outs holds a new handle (`RESPOND`:
-// `*out_response`; `SEND`: `*out_pending`; `RESUME`: `*out_call`); the other
-// two are NULL. Statuses: OK, ARGUMENT (bad outcome shape), ALREADY_DECIDED.
+// Decides a call from `snodo_engine_begin_legacy` (`outcome` JSON text as for `snodo_engine_decide`). An
+// `input_required` outcome becomes the round's server-to-client requests and a pending flow instead of
+// `-32603`; any other outcome is decided as by `snodo_engine_decide`, and on a 2026 call it is exactly
+// `snodo_engine_decide`. A call is decided once. On OK `*out_kind` says which of the three other outs holds
+// a new handle (`RESPOND`: `*out_response`; `SEND`: `*out_pending`; `RESUME`: `*out_call`); the other two
+// are NULL. Statuses: OK, ARGUMENT (bad outcome shape), ALREADY_DECIDED.
 snodo_status snodo_engine_decide_legacy(const snodo_engine *engine,
                                         const snodo_call *call,
                                         const uint8_t *outcome,
@@ -941,9 +842,8 @@ snodo_status snodo_engine_decide_legacy(const snodo_engine *engine,
                                         snodo_pending_flow **out_pending,
                                         snodo_call **out_call);
 
-// `snodo_engine_decide_legacy` of an `input_required` outcome built from
-// questions (`requests`, `state` as for `snodo_engine_decide_input_required`).
-// Statuses: OK, ALREADY_DECIDED.
+// `snodo_engine_decide_legacy` of an `input_required` outcome built from questions (`requests`, `state` as
+// for `snodo_engine_decide_input_required`). Statuses: OK, ALREADY_DECIDED.
 snodo_status snodo_engine_decide_legacy_input_required(const snodo_engine *engine,
                                                        const snodo_call *call,
                                                        const snodo_input_request *requests,
@@ -955,13 +855,11 @@ snodo_status snodo_engine_decide_legacy_input_required(const snodo_engine *engin
                                                        snodo_pending_flow **out_pending,
                                                        snodo_call **out_call);
 
-// Feeds the client's JSON-RPC response (the bytes as received) to one of
-// `pending`'s requests (route with `snodo_pending_flow_awaits`). `*out_kind`
-// says which of `*out_call` (`RESUME`) and `*out_response` (`RESPOND`) is set,
-// the other NULL; `*out_cancellations` is a JSON array (empty unless
-// `RESPOND`). A response that is malformed, not for this flow, a duplicate,
-// late, or from another principal than the flow's is ARGUMENT (the last error
-// says which) and **changes nothing**. Statuses: OK, ARGUMENT.
+// Feeds the client's JSON-RPC response (the bytes as received) to one of `pending`'s requests (route with
+// `snodo_pending_flow_awaits`). `*out_kind` says which of `*out_call` (`RESUME`) and `*out_response`
+// (`RESPOND`) is set, the other NULL; `*out_cancellations` is a JSON array (empty unless `RESPOND`). A
+// response that is malformed, not for this flow, a duplicate, late, or from another principal than the
+// flow's is ARGUMENT (the last error says which) and **changes nothing**. Statuses: OK, ARGUMENT.
 snodo_status snodo_engine_feed(const snodo_engine *engine,
                                snodo_pending_flow *pending,
                                const uint8_t *response,
@@ -974,11 +872,9 @@ snodo_status snodo_engine_feed(const snodo_engine *engine,
                                char **out_cancellations,
                                size_t *out_cancellations_len);
 
-// The application's timer for `pending` fired (at
-// `snodo_pending_flow_deadline`): the flow ends with a failure response and
-// cancellations for its unanswered requests. Outs as `snodo_engine_feed` (the
-// kind is always `RESPOND`). Statuses: OK, ARGUMENT (the flow already ended;
-// nothing changes).
+// The application's timer for `pending` fired (at `snodo_pending_flow_deadline`): the flow ends with a
+// failure response and cancellations for its unanswered requests. Outs as `snodo_engine_feed` (the kind is
+// always `RESPOND`). Statuses: OK, ARGUMENT (the flow already ended; nothing changes).
 snodo_status snodo_engine_timeout(const snodo_engine *engine,
                                   snodo_pending_flow *pending,
                                   snodo_feed_kind *out_kind,
@@ -987,11 +883,10 @@ snodo_status snodo_engine_timeout(const snodo_engine *engine,
                                   char **out_cancellations,
                                   size_t *out_cancellations_len);
 
-// A session that negotiated `protocol_version` (what the server answered to
-// `initialize`), with the client's `capabilities` and `client_info` (JSON
-// objects; NULL = no info), opened by `principal`, the verified user of the
-// `initialize` request; a random id (`snodo_session_with_id` sets the
-// transport's). Statuses: OK, ARGUMENT (names the field).
+// A session that negotiated `protocol_version` (what the server answered to `initialize`), with the client's
+// `capabilities` and `client_info` (JSON objects; NULL = no info), opened by `principal`, the verified user
+// of the `initialize` request; a random id (`snodo_session_with_id` sets the transport's). Statuses: OK,
+// ARGUMENT (names the field).
 snodo_status snodo_session_new(const uint8_t *protocol_version,
                                size_t protocol_version_len,
                                const uint8_t *capabilities,
@@ -1002,11 +897,10 @@ snodo_status snodo_session_new(const uint8_t *protocol_version,
                                size_t principal_len,
                                snodo_session **out);
 
-// A session from the client's `initialize` request (JSON text of the whole
-// message or of its `params`), with `negotiated` the version the server
-// answered (see `snodo_engine_legacy_version_for`), opened by `principal`.
-// Random id as `snodo_session_new`. Statuses: OK, ARGUMENT (not an initialize
-// request, bad field, empty principal).
+// A session from the client's `initialize` request (JSON text of the whole message or of its `params`), with
+// `negotiated` the version the server answered (see `snodo_engine_legacy_version_for`), opened by
+// `principal`. Random id as `snodo_session_new`. Statuses: OK, ARGUMENT (not an initialize request, bad
+// field, empty principal).
 snodo_status snodo_session_from_initialize(const uint8_t *initialize,
                                            size_t initialize_len,
                                            const uint8_t *negotiated,
@@ -1015,14 +909,14 @@ snodo_status snodo_session_from_initialize(const uint8_t *initialize,
                                            size_t principal_len,
                                            snodo_session **out);
 
-// Sets the session's id to the transport's (the `Mcp-Session-Id` the server
-// issued, or any unique string for a stdio connection): 1 to 128 printable
-// ASCII bytes. On an error the session is unchanged. Set it before sharing the
-// session. Statuses: OK, ARGUMENT.
-snodo_status snodo_session_with_id(snodo_session *session, const uint8_t *id, size_t id_len);
+// Sets the session's id to the transport's (the `Mcp-Session-Id` the server issued, or any unique string for
+// a stdio connection): 1 to 128 printable ASCII bytes. On an error the session is unchanged. Set it before
+// sharing the session. Statuses: OK, ARGUMENT.
+snodo_status snodo_session_with_id(snodo_session *session,
+                                   const uint8_t *id,
+                                   size_t id_len);
 
-// Frees a session. Calls and flows made with it stay valid (they copied what
-// they need).
+// Frees a session. Calls and flows made with it stay valid (they copied what they need).
 void snodo_session_free(snodo_session *session);
 
 // The session id (text).
@@ -1038,8 +932,8 @@ snodo_status snodo_session_client_capabilities(const snodo_session *session,
                                                char **out,
                                                size_t *out_len);
 
-// The capabilities this session can use: declared minus what its revision
-// lacks (JSON; what a legacy call reports and admission checks).
+// The capabilities this session can use: declared minus what its revision lacks (JSON; what a legacy call
+// reports and admission checks).
 snodo_status snodo_session_usable_capabilities(const snodo_session *session,
                                                char **out,
                                                size_t *out_len);
@@ -1047,35 +941,28 @@ snodo_status snodo_session_usable_capabilities(const snodo_session *session,
 // The client info from `initialize` (JSON; `null` when absent).
 snodo_status snodo_session_client_info(const snodo_session *session, char **out, size_t *out_len);
 
-// The principal that opened the session, or NULL for the explicit anonymous
-// principal.
+// The principal that opened the session, or NULL for the explicit anonymous principal.
 snodo_status snodo_session_principal(const snodo_session *session, char **out, size_t *out_len);
 
-// Checks that a message on this session comes from the principal that opened
-// it: run it on every message routed to the session (a request, a response, a
-// notification, a GET, a DELETE) before touching it or its flows
-// (`snodo_engine_begin_legacy` and `snodo_engine_feed` apply it themselves).
-// `*out_response` is NULL (go on) or a new response to send as is: HTTP 404,
-// `-32001` "Session not found", id null, as for a session that does not exist,
-// so that a leaked id neither works nor confirms it exists. Statuses: OK,
-// ARGUMENT.
+// Checks that a message on this session comes from the principal that opened it: run it on every message
+// routed to the session (a request, a response, a notification, a GET, a DELETE) before touching it or its
+// flows (`snodo_engine_begin_legacy` and `snodo_engine_feed` apply it themselves). `*out_response` is NULL
+// (go on) or a new response to send as is: HTTP 404, `-32001` "Session not found", id null, as for a session
+// that does not exist, so that a leaked id neither works nor confirms it exists. Statuses: OK, ARGUMENT.
 snodo_status snodo_session_check_principal(const snodo_session *session,
                                            const uint8_t *principal,
                                            size_t principal_len,
                                            snodo_response **out_response);
 
-// The response to a message naming a session id the server does not know:
-// HTTP 404, `-32001` "Session not found", id null. Byte for byte the refusal
-// `snodo_session_check_principal` gives another user's message, so that a
-// leaked or guessed id cannot be told from an unknown one. Statuses: OK,
-// NULL_ARGUMENT.
+// The response to a message naming a session id the server does not know: HTTP 404, `-32001` "Session not
+// found", id null. Byte for byte the refusal `snodo_session_check_principal` gives another user's message,
+// so that a leaked or guessed id cannot be told from an unknown one. Statuses: OK, NULL_ARGUMENT.
 snodo_status snodo_unknown_session(snodo_response **out_response);
 
-// The 2025-11-25 `notifications/elicitation/complete` message (JSON text) for
-// `elicitation_id` (from `snodo_pending_flow_elicitation_ids`), to send when
-// the out-of-band step of a URL elicitation completes. Statuses: OK, ARGUMENT
-// (the session cannot receive it: revision before 2025-11-25 or no
-// `elicitation.url`; or an empty id).
+// The 2025-11-25 `notifications/elicitation/complete` message (JSON text) for `elicitation_id` (from
+// `snodo_pending_flow_elicitation_ids`), to send when the out-of-band step of a URL elicitation completes.
+// Statuses: OK, ARGUMENT (the session cannot receive it: revision before 2025-11-25 or no `elicitation.url`;
+// or an empty id).
 snodo_status snodo_session_elicitation_complete(const snodo_session *session,
                                                 const uint8_t *elicitation_id,
                                                 size_t elicitation_id_len,
@@ -1085,8 +972,8 @@ snodo_status snodo_session_elicitation_complete(const snodo_session *session,
 // Frees a pending flow (also how a disconnect is handled).
 void snodo_pending_flow_free(snodo_pending_flow *pending);
 
-// The JSON-RPC requests to send to the client (a JSON array, in the outcome's
-// key order; each id `snodo-<flow>-<round>-<n>`).
+// The JSON-RPC requests to send to the client (a JSON array, in the outcome's key order; each id
+// `snodo-<flow>-<round>-<n>`).
 snodo_status snodo_pending_flow_requests(const snodo_pending_flow *pending,
                                          char **out,
                                          size_t *out_len);
@@ -1096,14 +983,13 @@ snodo_status snodo_pending_flow_request_ids(const snodo_pending_flow *pending,
                                             char **out,
                                             size_t *out_len);
 
-// The ids still unanswered (a JSON array of strings; `[]` once the flow
-// ended).
+// The ids still unanswered (a JSON array of strings; `[]` once the flow ended).
 snodo_status snodo_pending_flow_outstanding(const snodo_pending_flow *pending,
                                             char **out,
                                             size_t *out_len);
 
-// The URL elicitations of this round as a JSON object of key → `elicitationId`
-// (`{}` when none), for `snodo_session_elicitation_complete`.
+// The URL elicitations of this round as a JSON object of key → `elicitationId` (`{}` when none), for
+// `snodo_session_elicitation_complete`.
 snodo_status snodo_pending_flow_elicitation_ids(const snodo_pending_flow *pending,
                                                 char **out,
                                                 size_t *out_len);
@@ -1116,16 +1002,16 @@ snodo_status snodo_pending_flow_method(const snodo_pending_flow *pending,
                                        char **out,
                                        size_t *out_len);
 
-// Whether a response with JSON-RPC id `id` (JSON text, e.g. `"snodo-…-1-1"`
-// with the quotes) would be accepted now: a request of this flow, unanswered,
-// flow not ended. Lets an application route a response among its flows.
+// Whether a response with JSON-RPC id `id` (JSON text, e.g. `"snodo-…-1-1"` with the quotes) would be
+// accepted now: a request of this flow, unanswered, flow not ended. Lets an application route a response
+// among its flows.
 snodo_status snodo_pending_flow_awaits(const snodo_pending_flow *pending,
                                        const uint8_t *id,
                                        size_t id_len,
                                        bool *out);
 
-// Unix seconds after which the round's answers are no longer accepted: set a
-// timer and call `snodo_engine_timeout` when it fires.
+// Unix seconds after which the round's answers are no longer accepted: set a timer and call
+// `snodo_engine_timeout` when it fires.
 snodo_status snodo_pending_flow_deadline(const snodo_pending_flow *pending, uint64_t *out);
 
 // The round that asked (the resumed call has round + 1).
@@ -1134,28 +1020,24 @@ snodo_status snodo_pending_flow_round(const snodo_pending_flow *pending, uint32_
 // Unix seconds when the flow began.
 snodo_status snodo_pending_flow_flow_start(const snodo_pending_flow *pending, uint64_t *out);
 
-// Whether the flow ended (resumed, failed, timed out or cancelled); free it
-// then.
+// Whether the flow ended (resumed, failed, timed out or cancelled); free it then.
 snodo_status snodo_pending_flow_is_ended(const snodo_pending_flow *pending, bool *out);
 
-// The client cancelled the originating request (or the application abandons
-// it): ends the flow; `*out` is a JSON array of the `notifications/cancelled`
-// to send for the unanswered requests (`[]` when the flow already ended). No
-// response is sent for a cancelled request. `reason` NULL = none.
+// The client cancelled the originating request (or the application abandons it): ends the flow; `*out` is a
+// JSON array of the `notifications/cancelled` to send for the unanswered requests (`[]` when the flow
+// already ended). No response is sent for a cancelled request. `reason` NULL = none.
 snodo_status snodo_pending_flow_cancel(snodo_pending_flow *pending,
                                        const uint8_t *reason,
                                        size_t reason_len,
                                        char **out,
                                        size_t *out_len);
 
-// A run for the final round `call` (a retry: it opened a token), on a store
-// whose key prefix is `prefix` (NULL = `SNODO_ONCE_DEFAULT_PREFIX`; every
-// process of one fleet uses the same) with a lease of `lease_ms` (0 =
-// `SNODO_ONCE_DEFAULT_LEASE_MS`), waiting at most `wait_ms` (0 =
-// `SNODO_ONCE_DEFAULT_WAIT_MS`) for another caller's live claim before STORE
-// "still running". Statuses: OK, ARGUMENT (the call opened no token: a first
-// round has no flow to key on), CONFIG (a prefix over 128 bytes, or not
-// printable ASCII without spaces and braces), STORE (no randomness).
+// A run for the final round `call` (a retry: it opened a token), on a store whose key prefix is `prefix`
+// (NULL = `SNODO_ONCE_DEFAULT_PREFIX`; every process of one fleet uses the same) with a lease of `lease_ms`
+// (0 = `SNODO_ONCE_DEFAULT_LEASE_MS`), waiting at most `wait_ms` (0 = `SNODO_ONCE_DEFAULT_WAIT_MS`) for
+// another caller's live claim before STORE "still running". Statuses: OK, ARGUMENT (the call opened no
+// token: a first round has no flow to key on), CONFIG (a prefix over 128 bytes, or not printable ASCII
+// without spaces and braces), STORE (no randomness).
 snodo_status snodo_once_run_new(const snodo_call *call,
                                 const uint8_t *prefix,
                                 size_t prefix_len,
@@ -1163,61 +1045,54 @@ snodo_status snodo_once_run_new(const snodo_call *call,
                                 uint64_t wait_ms,
                                 snodo_once_run **out);
 
-// A run that only looks: is a result remembered for `call`'s flow? Use it on
-// any retry of an effectful tool before asking anything. Its steps: one
-// COMMAND, then DONE (answer the remembered text), OPEN (nothing remembered
-// yet: go on), or TOKEN with `SNODO_ONCE_REPLAYED_MESSAGE` from
-// `snodo_once_run_feed` (the flow completed with other answers: send JSON-RPC
-// -32602 "Invalid or expired requestState" with reason `replayed`). `prefix`
-// as in `snodo_once_run_new`; a lookup takes no lease and never waits.
-// Statuses: OK, ARGUMENT (the call opened no token), CONFIG (bad prefix).
+// A run that only looks: is a result remembered for `call`'s flow? Use it on any retry of an effectful tool
+// before asking anything. Its steps: one COMMAND, then DONE (answer the remembered text), OPEN (nothing
+// remembered yet: go on), or TOKEN with `SNODO_ONCE_REPLAYED_MESSAGE` from `snodo_once_run_feed` (the flow
+// completed with other answers: send JSON-RPC -32602 "Invalid or expired requestState" with reason
+// `replayed`). `prefix` as in `snodo_once_run_new`; a lookup takes no lease and never waits. Statuses: OK,
+// ARGUMENT (the call opened no token), CONFIG (bad prefix).
 snodo_status snodo_once_lookup_new(const snodo_call *call,
                                    const uint8_t *prefix,
                                    size_t prefix_len,
                                    snodo_once_run **out);
 
-// Frees a run. Freeing a run that holds a claim (after an EFFECT step, before
-// DONE) feeds nothing: the claim stays pending until its lease lapses, and no
-// other run takes it before then.
+// Frees a run. Freeing a run that holds a claim (after an EFFECT step, before DONE) feeds nothing: the claim
+// stays pending until its lease lapses, and no other run takes it before then.
 void snodo_once_run_free(snodo_once_run *run);
 
-// The first step: the claim (or the lookup) command. Statuses: OK, ARGUMENT
-// (already started).
+// The first step: the claim (or the lookup) command. Statuses: OK, ARGUMENT (already started).
 snodo_status snodo_once_run_start(snodo_once_run *run, snodo_once_step **out);
 
-// After a COMMAND step: the store's reply text to that command, exactly as the
-// script answered it (a Redis bulk string). Statuses: OK; TOKEN with
-// `SNODO_ONCE_REPLAYED_MESSAGE` (the flow completed with other answers: send
-// JSON-RPC -32602 "Invalid or expired requestState" with reason `replayed`;
-// the effect did not run); STORE (the flow's effect is still running elsewhere
-// after the wait, this run's claim was taken over before it completed, or a
-// reply snodo does not write); ARGUMENT (not after a COMMAND step). A store
-// the caller could not reach: report it, never run the effect.
+// After a COMMAND step: the store's reply text to that command, exactly as the script answered it (a Redis
+// bulk string). Statuses: OK; TOKEN with `SNODO_ONCE_REPLAYED_MESSAGE` (the flow completed with other
+// answers: send JSON-RPC -32602 "Invalid or expired requestState" with reason `replayed`; the effect did not
+// run); STORE (the flow's effect is still running elsewhere after the wait, this run's claim was taken over
+// before it completed, or a reply snodo does not write); ARGUMENT (not after a COMMAND step). A store the
+// caller could not reach: report it, never run the effect.
 snodo_status snodo_once_run_feed(snodo_once_run *run,
                                  const uint8_t *reply,
                                  size_t reply_len,
                                  snodo_once_step **out);
 
-// After a SLEEP step (and its pause): claim again; the next step is a COMMAND.
-// Statuses: OK, ARGUMENT (not after a SLEEP step).
-snodo_status snodo_once_run_resume(snodo_once_run *run, snodo_once_step **out);
+// After a SLEEP step (and its pause): claim again; the next step is a COMMAND. Statuses: OK, ARGUMENT (not
+// after a SLEEP step).
+snodo_status snodo_once_run_resume(snodo_once_run *run,
+                                   snodo_once_step **out);
 
-// After an EFFECT step: the effect's result text, to remember (any UTF-8,
-// typically the final `result` object as canonical JSON); the next step is the
-// complete COMMAND. An effect that did something, even half, reports here how
-// it ended (an error result included): only `snodo_once_run_effect_failed`
-// lets the effect run again. Statuses: OK, ARGUMENT (not after an EFFECT
-// step).
+// After an EFFECT step: the effect's result text, to remember (any UTF-8, typically the final `result`
+// object as canonical JSON); the next step is the complete COMMAND. An effect that did something, even half,
+// reports here how it ended (an error result included): only `snodo_once_run_effect_failed` lets the effect
+// run again. Statuses: OK, ARGUMENT (not after an EFFECT step).
 snodo_status snodo_once_run_effect_done(snodo_once_run *run,
                                         const uint8_t *text,
                                         size_t text_len,
                                         snodo_once_step **out);
 
-// After an EFFECT step: the effect failed **before doing anything**; its claim
-// is released so that a retry of the same final round runs it. The next step
-// is the release COMMAND (its reply leads to RELEASED). Statuses: OK, ARGUMENT
-// (not after an EFFECT step).
-snodo_status snodo_once_run_effect_failed(snodo_once_run *run, snodo_once_step **out);
+// After an EFFECT step: the effect failed **before doing anything**; its claim is released so that a retry
+// of the same final round runs it. The next step is the release COMMAND (its reply leads to RELEASED).
+// Statuses: OK, ARGUMENT (not after an EFFECT step).
+snodo_status snodo_once_run_effect_failed(snodo_once_run *run,
+                                          snodo_once_step **out);
 
 // The fencing number this run won (0 before it won, and for a lookup).
 snodo_status snodo_once_run_fence(const snodo_once_run *run, uint64_t *out);
@@ -1228,79 +1103,74 @@ void snodo_once_step_free(snodo_once_step *step);
 // The step's kind.
 snodo_status snodo_once_step_get_kind(const snodo_once_step *step, snodo_once_step_kind *out);
 
-// The command of a COMMAND step: run it on the store, feed the reply. `*out`
-// is a command **lent by the step** (valid until `snodo_once_step_free`; never
-// free it). Statuses: OK, ARGUMENT (not a COMMAND step).
-snodo_status snodo_once_step_command(const snodo_once_step *step, const snodo_once_command **out);
+// The command of a COMMAND step: run it on the store, feed the reply. `*out` is a command **lent by the
+// step** (valid until `snodo_once_step_free`; never free it). Statuses: OK, ARGUMENT (not a COMMAND step).
+snodo_status snodo_once_step_command(const snodo_once_step *step,
+                                     const snodo_once_command **out);
 
-// How long a SLEEP step pauses, in milliseconds (the machine's backoff: 5 ms
-// doubling to 250 ms, within the run's wait). Statuses: OK, ARGUMENT (not a
-// SLEEP step).
-snodo_status snodo_once_step_sleep_ms(const snodo_once_step *step, uint64_t *out);
+// How long a SLEEP step pauses, in milliseconds (the machine's backoff: 5 ms doubling to 250 ms, within the
+// run's wait). Statuses: OK, ARGUMENT (not a SLEEP step).
+snodo_status snodo_once_step_sleep_ms(const snodo_once_step *step,
+                                      uint64_t *out);
 
-// The fencing number of an EFFECT step's claim: greater than every earlier
-// claim's of this flow. A ledger that refuses a write carrying a smaller
-// number than it has seen for the flow shuts out a former owner whose lease
-// lapsed. Statuses: OK, ARGUMENT (not an EFFECT step).
-snodo_status snodo_once_step_fence(const snodo_once_step *step, uint64_t *out);
+// The fencing number of an EFFECT step's claim: greater than every earlier claim's of this flow. A ledger
+// that refuses a write carrying a smaller number than it has seen for the flow shuts out a former owner
+// whose lease lapsed. Statuses: OK, ARGUMENT (not an EFFECT step).
+snodo_status snodo_once_step_fence(const snodo_once_step *step,
+                                   uint64_t *out);
 
-// The owner-checked lease extension of an EFFECT step: run it on the store
-// from inside a long effect (as often as needed, from the thread running the
-// effect) and read its reply with `snodo_once_step_extended`. `*out` is a
-// command **lent by the step**. Statuses: OK, ARGUMENT (not an EFFECT step).
+// The owner-checked lease extension of an EFFECT step: run it on the store from inside a long effect (as
+// often as needed, from the thread running the effect) and read its reply with `snodo_once_step_extended`.
+// `*out` is a command **lent by the step**. Statuses: OK, ARGUMENT (not an EFFECT step).
 snodo_status snodo_once_step_extend_command(const snodo_once_step *step,
                                             const snodo_once_command **out);
 
-// Reads the store's reply to an EFFECT step's extend command: `*out` true (the
-// lease runs a full lease from now) or false (the claim is no longer this
-// run's: it lapsed and was taken over; stop, and do not write). Statuses: OK,
-// STORE (a reply snodo does not write), ARGUMENT (not an EFFECT step).
+// Reads the store's reply to an EFFECT step's extend command: `*out` true (the lease runs a full lease from
+// now) or false (the claim is no longer this run's: it lapsed and was taken over; stop, and do not write).
+// Statuses: OK, STORE (a reply snodo does not write), ARGUMENT (not an EFFECT step).
 snodo_status snodo_once_step_extended(const snodo_once_step *step,
                                       const uint8_t *reply,
                                       size_t reply_len,
                                       bool *out);
 
-// The final result text of a DONE step: this run's effect's, or the one
-// remembered for these answers (answer it, e.g. as the `result` of a
-// `complete` outcome). Statuses: OK, ARGUMENT (not a DONE step).
-snodo_status snodo_once_step_text(const snodo_once_step *step, char **out, size_t *out_len);
+// The final result text of a DONE step: this run's effect's, or the one remembered for these answers (answer
+// it, e.g. as the `result` of a `complete` outcome). Statuses: OK, ARGUMENT (not a DONE step).
+snodo_status snodo_once_step_text(const snodo_once_step *step,
+                                  char **out,
+                                  size_t *out_len);
 
 // The command's op.
 snodo_status snodo_once_command_op(const snodo_once_command *command, snodo_once_op *out);
 
-// The flow's key, `KEYS[1]` of the script (`<prefix>flow:{<flow id>}`). `*out`
-// points at NUL-terminated text **lent by the step** (valid until
-// `snodo_once_step_free`; do not free it); `*out_len` (optional) is its length
-// without the NUL.
+// The flow's key, `KEYS[1]` of the script (`<prefix>flow:{<flow id>}`). `*out` points at NUL-terminated text
+// **lent by the step** (valid until `snodo_once_step_free`; do not free it); `*out_len` (optional) is its
+// length without the NUL.
 snodo_status snodo_once_command_key(const snodo_once_command *command,
                                     const char **out,
                                     size_t *out_len);
 
-// The Lua script to run, byte for byte (one of the five `snodo_once_*_script`
-// texts): `*out` points at a static NUL-terminated string (never free it);
-// `*out_len` (optional) is its length.
+// The Lua script to run, byte for byte (one of the five `snodo_once_*_script` texts): `*out` points at a
+// static NUL-terminated string (never free it); `*out_len` (optional) is its length.
 snodo_status snodo_once_command_script(const snodo_once_command *command,
                                        const char **out,
                                        size_t *out_len);
 
-// How many arguments (`ARGV`) the script takes: 4 (claim, complete), 3
-// (extend), 1 (release) or 0 (lookup).
-snodo_status snodo_once_command_arg_count(const snodo_once_command *command, size_t *out);
+// How many arguments (`ARGV`) the script takes: 4 (claim, complete), 3 (extend), 1 (release) or 0 (lookup).
+snodo_status snodo_once_command_arg_count(const snodo_once_command *command,
+                                          size_t *out);
 
-// Argument `index` (0-based: `ARGV[index + 1]` of the script) as text **lent
-// by the step**, as `snodo_once_command_key`; pass `*out_len` to the Redis
-// client, since a result text may itself hold a NUL. Statuses: OK, ARGUMENT
-// (`index` not below `snodo_once_command_arg_count`).
+// Argument `index` (0-based: `ARGV[index + 1]` of the script) as text **lent by the step**, as
+// `snodo_once_command_key`; pass `*out_len` to the Redis client, since a result text may itself hold a NUL.
+// Statuses: OK, ARGUMENT (`index` not below `snodo_once_command_arg_count`).
 snodo_status snodo_once_command_arg(const snodo_once_command *command,
                                     size_t index,
                                     const char **out,
                                     size_t *out_len);
 
-// An in-memory store holding at most `max_bytes` of records (0 =
-// `SNODO_ONCE_DEFAULT_MAX_BYTES`, else at least 1024), at most
-// `max_bytes_per_principal` for one principal (0 = the default; 1024 to
-// `max_bytes`): a claim past either is STORE, never a forgotten live record
-// (which would allow a second effect). Statuses: OK, CONFIG.
+// An in-memory store holding at most `max_bytes` of records (0 = `SNODO_ONCE_DEFAULT_MAX_BYTES`, else at
+// least 1024), at most `max_bytes_per_principal` for one principal (0 = the default; 1024 to `max_bytes`): a
+// claim past either is STORE, never a forgotten live record (which would allow a second effect). Statuses:
+// OK, CONFIG.
 snodo_status snodo_once_memory_new(size_t max_bytes,
                                    size_t max_bytes_per_principal,
                                    snodo_once_memory **out);
@@ -1308,44 +1178,182 @@ snodo_status snodo_once_memory_new(size_t max_bytes,
 // Frees a store; no other thread may be using it.
 void snodo_once_memory_free(snodo_once_memory *store);
 
-// Runs `command` on the store, atomically, as of `now_ms` (Unix milliseconds;
-// 0 = the system clock; a test on the fixed clock passes `snodo_engine_now` ×
-// 1000). `*out` is the reply for `snodo_once_run_feed` (or
-// `snodo_once_step_extended`). Statuses: OK, STORE (the store or this
-// principal's share is full: report it, never run the effect).
+// Runs `command` on the store, atomically, as of `now_ms` (Unix milliseconds; 0 = the system clock; a test
+// on the fixed clock passes `snodo_engine_now` × 1000). `*out` is the reply for `snodo_once_run_feed` (or
+// `snodo_once_step_extended`). Statuses: OK, STORE (the store or this principal's share is full: report it,
+// never run the effect).
 snodo_status snodo_once_memory_execute(const snodo_once_memory *store,
                                        const snodo_once_command *command,
                                        uint64_t now_ms,
                                        char **out,
                                        size_t *out_len);
 
-// The claim Lua script (`SNODO_ONCE_OP_CLAIM`): `KEYS[1]` = the flow key,
-// `ARGV` = answers digest, owner, lease ms, keep-until Unix ms. A static
-// NUL-terminated string, byte for byte the one Rust, Python and Node run:
-// never free it; never NULL.
+// The claim Lua script (`SNODO_ONCE_OP_CLAIM`): `KEYS[1]` = the flow key, `ARGV` = answers digest, owner,
+// lease ms, keep-until Unix ms. A static NUL-terminated string, byte for byte the one Rust, Python and Node
+// run: never free it; never NULL.
 const char *snodo_once_claim_script(void);
 
-// The complete Lua script (`SNODO_ONCE_OP_COMPLETE`): `ARGV` = owner, result
-// text, lease ms, keep-until Unix ms. Static, never NULL, never free it.
+// The complete Lua script (`SNODO_ONCE_OP_COMPLETE`): `ARGV` = owner, result text, lease ms, keep-until Unix
+// ms. Static, never NULL, never free it.
 const char *snodo_once_complete_script(void);
 
-// The release Lua script (`SNODO_ONCE_OP_RELEASE`): `ARGV` = owner. Static,
-// never NULL, never free it.
+// The release Lua script (`SNODO_ONCE_OP_RELEASE`): `ARGV` = owner. Static, never NULL, never free it.
 const char *snodo_once_release_script(void);
 
-// The lease-extension Lua script (`SNODO_ONCE_OP_EXTEND`): `ARGV` = owner,
-// lease ms, keep-until Unix ms. Static, never NULL, never free it.
+// The lease-extension Lua script (`SNODO_ONCE_OP_EXTEND`): `ARGV` = owner, lease ms, keep-until Unix ms.
+// Static, never NULL, never free it.
 const char *snodo_once_extend_script(void);
 
-// The read-only lookup Lua script (`SNODO_ONCE_OP_LOOKUP`): no `ARGV`. Static,
-// never NULL, never free it.
+// The read-only lookup Lua script (`SNODO_ONCE_OP_LOOKUP`): no `ARGV`. Static, never NULL, never free it.
 const char *snodo_once_lookup_script(void);
 
-// Checks a Redis `maxmemory-policy` (`CONFIG GET maxmemory-policy`, on every
-// master): OK only for `SNODO_ONCE_SAFE_EVICTION_POLICY`; any other may evict
-// a live flow record and run its effect twice: STORE, the reason in the last
-// error (refuse to start, or warn loudly). Statuses: OK, STORE.
-snodo_status snodo_once_check_eviction_policy(const uint8_t *policy, size_t policy_len);
+// Checks a Redis `maxmemory-policy` (`CONFIG GET maxmemory-policy`, on every master): OK only for
+// `SNODO_ONCE_SAFE_EVICTION_POLICY`; any other may evict a live flow record and run its effect twice: STORE,
+// the reason in the last error (refuse to start, or warn loudly). Statuses: OK, STORE.
+snodo_status snodo_once_check_eviction_policy(const uint8_t *policy,
+                                              size_t policy_len);
+
+// A form-mode `elicitation/create` question from a message and a `requestedSchema` (JSON text; the spec's
+// flat subset, strict keyword allowlist); it always carries `"mode":"form"`. Fields that look like secrets
+// (passwords, API keys, tokens, card numbers) or URLs are SCHEMA (the core's lint, docs/policies.md): ask by
+// URL instead, or use `snodo_elicit_form_without_lint` for a false positive. Statuses: OK, INPUT_REQUEST
+// (empty message), SCHEMA (the last error names the path).
+snodo_status snodo_elicit_form(const uint8_t *message,
+                               size_t message_len,
+                               const uint8_t *schema,
+                               size_t schema_len,
+                               snodo_question **out);
+
+// A URL-mode `elicitation/create` question. The URL must be http or https with a host, and no userinfo,
+// whitespace, control characters or backslashes, and no credential- or PII-looking query or fragment
+// parameters (the core's lint; `snodo_elicit_url_without_lint` for a false positive). Accepting means
+// consent, not completion. Statuses: OK, INPUT_REQUEST (empty message), URL.
+snodo_status snodo_elicit_url(const uint8_t *message,
+                              size_t message_len,
+                              const uint8_t *url,
+                              size_t url_len,
+                              snodo_question **out);
+
+// `snodo_elicit_form` without the safety lint: for a field the lint takes for a secret that is not one (e.g.
+// `token` meaning a word). Statuses: OK, INPUT_REQUEST, SCHEMA.
+snodo_status snodo_elicit_form_without_lint(const uint8_t *message,
+                                            size_t message_len,
+                                            const uint8_t *schema,
+                                            size_t schema_len,
+                                            snodo_question **out);
+
+// `snodo_elicit_url` without the safety lint: for a query parameter the lint takes for a credential or PII
+// that is not one. Statuses: OK, INPUT_REQUEST, URL.
+snodo_status snodo_elicit_url_without_lint(const uint8_t *message,
+                                           size_t message_len,
+                                           const uint8_t *url,
+                                           size_t url_len,
+                                           snodo_question **out);
+
+// Deprecated in MCP 2026-07-28 (prefer elicitation): a `sampling/createMessage` question from its params
+// (JSON text). Statuses: OK, SAMPLING.
+SNODO_DEPRECATED("sampling is deprecated in MCP 2026-07-28: prefer elicitation")
+snodo_status snodo_sampling(const uint8_t *params,
+                            size_t params_len,
+                            snodo_question **out);
+
+// Deprecated in MCP 2026-07-28: a `roots/list` question.
+SNODO_DEPRECATED("roots are deprecated in MCP 2026-07-28")
+snodo_status snodo_list_roots(snodo_question **out);
+
+// A question from an input request written as JSON text (what the builders make, or a request written by
+// hand), with the checks the builders apply. Statuses: OK, JSON (not strict UTF-8 JSON: the last error
+// starts "JSON: question:"), INPUT_REQUEST, SCHEMA, URL, SAMPLING, ARGUMENT (nested over 64 levels).
+snodo_status snodo_question_from_json(const uint8_t *text,
+                                      size_t text_len,
+                                      snodo_question **out);
+
+// Frees a question. No other thread may be using it; outcomes and responses made with it do not need it.
+void snodo_question_free(snodo_question *question);
+
+// The question as JSON text: its canonical form (object keys sorted), also compact JSON for the wire.
+snodo_status snodo_question_to_json(const snodo_question *question,
+                                    char **out,
+                                    size_t *out_len);
+
+// The question's kind.
+snodo_status snodo_question_kind(const snodo_question *question, snodo_request_kind *out);
+
+// The step for `call` (`docs/tasks.md`). `outcome` is the handler's outcome JSON as `snodo_engine_decide`
+// reads it, `{"type":"task","state":...}` included (hand the rest on as a task); NULL for a `tasks/get`,
+// `tasks/update` or `tasks/cancel` request, whose step answers it. `call` is a request from a begin function
+// (the handler's outcome on a request decides it, as `snodo_engine_decide` would) or a leg from
+// `snodo_task_step_finish`. Statuses: OK, ARGUMENT (bad outcome shape, NULL outcome for a handler run),
+// ALREADY_DECIDED, STORE (no randomness for a task id).
+snodo_status snodo_engine_task_step(const snodo_engine *engine,
+                                    const snodo_call *call,
+                                    const uint8_t *outcome,
+                                    size_t outcome_len,
+                                    snodo_task_step **out);
+
+// The step's store command, **lent by the step** (valid until it is finished or freed; never free it), or
+// NULL when the step needs none (finish it with a NULL reply).
+snodo_status snodo_task_step_command(const snodo_task_step *step,
+                                     const snodo_task_command **out);
+
+// Finishes a step with `reply`, the store's reply text to its command; NULL when it had none, or when the
+// store failed (the step then answers `-32603` "task store unavailable" and hands no leg). `*out_response`
+// is the response to send (NULL: none; on a background leg it is only for the log), `*out_leg` the next run
+// of the handler as a call (NULL: none): run it (in the background when `snodo_call_task_id` is set) and
+// hand its outcome to `snodo_engine_task_step`. A NULL or non-UTF-8 argument is refused before the step is
+// touched (it is still the caller's); otherwise the step is consumed, whatever the status. Statuses: OK,
+// STORE (a reply snodo does not write).
+snodo_status snodo_task_step_finish(snodo_task_step *step,
+                                    const uint8_t *reply,
+                                    size_t reply_len,
+                                    snodo_response **out_response,
+                                    snodo_call **out_leg);
+
+// Frees a step that was not finished, and the command it lends.
+void snodo_task_step_free(snodo_task_step *step);
+
+// The command's op name (the core's `TaskOp::name`: `create`, `get`, `answer`, `cancel`, `park` or
+// `finish`), lent as `snodo_task_command_key` lends the key.
+snodo_status snodo_task_command_op(const snodo_task_command *command,
+                                   const char **out,
+                                   size_t *out_len);
+
+// The task's key, `KEYS[1]` of the script (`snodo:task:{<taskId>}`): NUL-terminated text **lent by the
+// step** (valid until it is finished or freed; never free it); `*out_len` (optional) is its length.
+snodo_status snodo_task_command_key(const snodo_task_command *command,
+                                    const char **out,
+                                    size_t *out_len);
+
+// The Lua script to run (`EVAL`, or `EVALSHA` of its hash), byte for byte the core's, NUL-terminated and
+// **lent by the step**.
+snodo_status snodo_task_command_script(const snodo_task_command *command,
+                                       const char **out,
+                                       size_t *out_len);
+
+// How many arguments (`ARGV`) the script takes.
+snodo_status snodo_task_command_arg_count(const snodo_task_command *command, size_t *out);
+
+// Argument `index` (`ARGV[index + 1]`), lent as `snodo_once_command_arg` lends one. Statuses: OK, ARGUMENT
+// (`index` not below `snodo_task_command_arg_count`).
+snodo_status snodo_task_command_arg(const snodo_task_command *command,
+                                    size_t index,
+                                    const char **out,
+                                    size_t *out_len);
+
+// A store holding at most `max_tasks` live tasks (0 = `SNODO_TASK_DEFAULT_MAX_TASKS`): one more is STORE
+// from `snodo_memory_task_store_execute`, never an eviction of a live task.
+snodo_status snodo_memory_task_store_new(size_t max_tasks,
+                                         snodo_memory_task_store **out);
+
+// Frees a store; no other thread may be using it.
+void snodo_memory_task_store_free(snodo_memory_task_store *store);
+
+// Runs `command` on the store, atomically, on the system clock. `*out` is the reply for
+// `snodo_task_step_finish`. Statuses: OK, STORE (the store is full: finish the step with a NULL reply).
+snodo_status snodo_memory_task_store_execute(const snodo_memory_task_store *store,
+                                             const snodo_task_command *command,
+                                             char **out,
+                                             size_t *out_len);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -21,8 +21,8 @@ pub struct snodo_config {
     versions_set: bool,
 }
 
-/// A configuration with no keys and every default (ttl 300 s, 16 rounds, flow age 3600 s, 16 KiB tokens,
-/// 4 MiB requests, 64 input responses, versions `["2026-07-28"]`, skew 60 s, lenient answers, no audience,
+/// A configuration with no keys and every default (ttl 300 s, 16 rounds, flow age 3600 s, 16 KiB tokens, 4
+/// MiB requests, 64 input responses, versions `["2026-07-28"]`, skew 60 s, lenient answers, no audience,
 /// system clock).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_config_new(out: *mut *mut snodo_config) -> snodo_status {
@@ -44,8 +44,8 @@ unsafe fn with(
 }
 
 /// Adds a key to the ring: `id` (1 to 32 bytes of `A-Z a-z 0-9 _ -`) and `secret` (32 to 1024 random bytes,
-/// copied, zeroized when the engine is freed). The first key added signs; all verify; at most 8 keys (a
-/// ninth is CONFIG from `snodo_engine_new`). Statuses: OK, CONFIG.
+/// copied, zeroized when the engine is freed). The first key added signs; all verify; at most 8 keys (a ninth
+/// is CONFIG from `snodo_engine_new`). Statuses: OK, CONFIG.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_config_add_key(
     config: *mut snodo_config,
@@ -56,18 +56,17 @@ pub unsafe extern "C" fn snodo_config_add_key(
 ) -> snodo_status {
     unsafe {
         with(config, |c| {
-            c.inner
-                .keys
-                .push(Key::new(text(id, id_len, "id")?, bytes(secret, secret_len, "secret")?.to_vec())?);
+            let key = Key::new(text(id, id_len, "id")?, bytes(secret, secret_len, "secret")?.to_vec())?;
+            c.inner.keys.push(key);
             Ok(())
         })
     }
 }
 
-/// Replaces the config's keys with the ring in the environment variable `name` (NULL: `SNODO_KEYS`):
-/// `id:hex` or `id:base64` entries, comma-separated, the first signs. On failure the config is unchanged
-/// and the last error names the bad entry by position and id (never key bytes), or says the variable is not
-/// set. Call it at start-up (a concurrent `setenv` is unsafe). Statuses: OK, CONFIG, INVALID_UTF8.
+/// Replaces the config's keys with the ring in the environment variable `name` (NULL: `SNODO_KEYS`): `id:hex`
+/// or `id:base64` entries, comma-separated, the first signs. On failure the config is unchanged and the last
+/// error names the bad entry by position and id (never key bytes), or says the variable is not set. Call it
+/// at start-up (a concurrent `setenv` is unsafe). Statuses: OK, CONFIG, INVALID_UTF8.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_config_set_keys_from_env(
     config: *mut snodo_config,
@@ -86,10 +85,9 @@ pub unsafe extern "C" fn snodo_config_set_keys_from_env(
 /// Sets the limit `name` (snake_case, from the core's `LIMITS`: `ttl_secs`, `max_rounds`,
 /// `max_flow_age_secs`, `max_token_bytes`, `max_request_bytes`, `max_input_responses`, `clock_skew_secs`,
 /// `token_version` (1 or 2, default 1), `min_token_version` (1 or 2, default 1: 2 refuses v1 tokens, reason
-/// `version`)); each typed setter below is this call. `snodo_engine_new` checks the range.
-/// `test_random_seed` (tests: token ids and v2 nonces from the seed) is refused as
-/// `snodo_config_set_fixed_time` is. Statuses: OK, CONFIG (unknown name, a test-only name, a value too
-/// large for the field).
+/// `version`)); each typed setter below is this call. `snodo_engine_new` checks the range. `test_random_seed`
+/// (tests: token ids and v2 nonces from the seed) is refused as `snodo_config_set_fixed_time` is. Statuses:
+/// OK, CONFIG (unknown name, a test-only name, a value too large for the field).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_config_set_limit(
     config: *mut snodo_config,
@@ -113,13 +111,9 @@ fn limit(config: &mut Config, name: &str, value: u64) -> Result<(), Fail> {
 /// The refusal of a test-only setting by a build without the test knobs.
 #[cfg(not(feature = "test-knobs"))]
 fn test_only(name: &str) -> Fail {
-    Fail::new(
-        snodo_status::Config,
-        format!(
-            "{name}: a test-only setting, absent from this build (libsnodo was built without the cargo \
-             feature test-knobs)"
-        ),
-    )
+    let why = "a test-only setting, absent from this build (libsnodo was built without the cargo feature \
+               test-knobs)";
+    Fail::new(snodo_status::Config, format!("{name}: {why}"))
 }
 
 /// Bytes only a library built with the test knobs holds: scripts/install.sh looks for them and refuses to
@@ -144,8 +138,8 @@ pub unsafe extern "C" fn snodo_config_set_max_rounds(config: *mut snodo_config, 
     unsafe { set_limit(config, "max_rounds", u64::from(value)) }
 }
 
-/// Sets the oldest a flow may get in seconds (`max_flow_age_secs`: at least the ttl, at most 604800;
-/// default 3600).
+/// Sets the oldest a flow may get in seconds (`max_flow_age_secs`: at least the ttl, at most 604800; default
+/// 3600).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_config_set_max_flow_age_secs(
     config: *mut snodo_config,
@@ -192,8 +186,8 @@ pub unsafe extern "C" fn snodo_config_set_clock_skew_secs(
 }
 
 /// Adds a supported protocol version (`YYYY-MM-DD`, checked by `snodo_engine_new`). The first call replaces
-/// the default list `["2026-07-28"]`; later calls append. MRTR is on for versions from 2026-07-28 on and
-/// off for earlier ones.
+/// the default list `["2026-07-28"]`; later calls append. MRTR is on for versions from 2026-07-28 on and off
+/// for earlier ones.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_config_add_supported_version(
     config: *mut snodo_config,
@@ -203,8 +197,8 @@ pub unsafe extern "C" fn snodo_config_add_supported_version(
     unsafe {
         with(config, |c| {
             let version = text(version, version_len, "version")?;
-            // C builds the list one call at a time, so the first call has to
-            // drop the default rather than append to it.
+            // C builds the list one call at a time, so the first call has to drop the default rather than
+            // append to it.
             if !std::mem::replace(&mut c.versions_set, true) {
                 c.inner.supported_versions.clear();
             }
@@ -214,8 +208,8 @@ pub unsafe extern "C" fn snodo_config_add_supported_version(
     }
 }
 
-/// Sets `io.modelcontextprotocol/serverInfo`, a JSON object stamped on every result's `_meta` (not an
-/// object: CONFIG from `snodo_engine_new`). NULL removes it.
+/// Sets `io.modelcontextprotocol/serverInfo`, a JSON object stamped on every result's `_meta` (not an object:
+/// CONFIG from `snodo_engine_new`). NULL removes it.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_config_set_server_info(
     config: *mut snodo_config,
@@ -242,8 +236,8 @@ pub unsafe extern "C" fn snodo_config_set_strict_answers(
 }
 
 /// `audience`: this service's name, bound into every token so that a token never opens at another service
-/// sharing a key by mistake; NULL (the default) binds none. Checked by `snodo_engine_new` (1 to 256 bytes,
-/// no control characters: CONFIG).
+/// sharing a key by mistake; NULL (the default) binds none. Checked by `snodo_engine_new` (1 to 256 bytes, no
+/// control characters: CONFIG).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_config_set_audience(
     config: *mut snodo_config,
@@ -258,9 +252,9 @@ pub unsafe extern "C" fn snodo_config_set_audience(
 }
 
 /// **Tests only**: fixes the engine clock at `now` Unix seconds (tokens then never expire), for the shared
-/// vectors. Takes effect only in a libsnodo built with the cargo feature `test-knobs` (the test suites');
-/// any other build, `make install`'s included, answers CONFIG ("a test-only setting, absent from this
-/// build") and leaves the config unchanged. Statuses: OK (`test-knobs` builds only), CONFIG.
+/// vectors. Takes effect only in a libsnodo built with the cargo feature `test-knobs` (the test suites'); any
+/// other build, `make install`'s included, answers CONFIG ("a test-only setting, absent from this build") and
+/// leaves the config unchanged. Statuses: OK (`test-knobs` builds only), CONFIG.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_config_set_fixed_time(config: *mut snodo_config, now: u64) -> snodo_status {
     unsafe {

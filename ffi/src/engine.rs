@@ -14,8 +14,7 @@ pub struct snodo_engine {
     pub(crate) inner: Engine,
 }
 
-/// Validates `config` (not consumed) and builds an engine. Statuses: OK, CONFIG
-/// (the last error names the field).
+/// Validates `config` (not consumed) and builds an engine. Statuses: OK, CONFIG (the last error names it).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_engine_new(
     config: *const snodo_config,
@@ -24,10 +23,9 @@ pub unsafe extern "C" fn snodo_engine_new(
     unsafe { make(out, || Ok(snodo_engine { inner: Engine::new(handle(config, "config")?.inner.clone())? })) }
 }
 
-/// A development engine with one random key that lives as long as the process.
-/// **Single process only**: its tokens cannot be opened by another process or
-/// after a restart; real deployments use `snodo_engine_new`. Statuses: OK,
-/// CONFIG (no OS randomness).
+/// A development engine with one random key that lives as long as the process. **Single process only**: its
+/// tokens cannot be opened by another process or after a restart; real deployments use `snodo_engine_new`.
+/// Statuses: OK, CONFIG (no OS randomness).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_engine_development(out: *mut *mut snodo_engine) -> snodo_status {
     unsafe { make(out, || Ok(snodo_engine { inner: Engine::development()? })) }
@@ -56,21 +54,20 @@ impl BeginOuts {
     }
 
     /// Writes the call or the response, and NULL to the other.
-    pub(crate) fn write(self, begin: Begin) {
+    pub(crate) fn write(self, begin: Begin) -> Result<(), Fail> {
         let (call, response) = match begin {
             Begin::Call(call) => (into_handle(snodo_call { inner: *call }), std::ptr::null_mut()),
             Begin::Respond(r) => (std::ptr::null_mut(), into_handle(snodo_response { inner: r })),
         };
-        self.0.write(call);
-        self.1.write(response);
+        self.0.write(call)?;
+        self.1.write(response)
     }
 }
 
-/// Reads a JSON-RPC request message (the bytes as received), maybe an MRTR
-/// retry. Exactly one of `*out_call` (run the handler, then decide it) and
-/// `*out_response` (a protocol error, e.g. a bad token: send it as is) is a new
-/// handle, the other NULL. Statuses: OK, NOT_A_REQUEST (a notification or a
-/// response: send nothing), ARGUMENT.
+/// Reads a JSON-RPC request message (the bytes as received), maybe an MRTR retry. Exactly one of `*out_call`
+/// (run the handler, then decide it) and `*out_response` (a protocol error, e.g. a bad token: send it as is)
+/// is a new handle, the other NULL. Statuses: OK, NOT_A_REQUEST (a notification or a response: send nothing),
+/// ARGUMENT.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_engine_begin(
     engine: *const snodo_engine,
@@ -86,14 +83,12 @@ pub unsafe extern "C" fn snodo_engine_begin(
         let request = unsafe { bytes(request, request_len, "request") }?;
         let who = unsafe { self::principal(principal, principal_len) }?;
         let outs = unsafe { BeginOuts::new(out_call, out_response) }?;
-        outs.write(engine.inner.begin(request, &who)?);
-        Ok(())
+        outs.write(engine.inner.begin(request, &who)?)
     })
 }
 
-/// `snodo_engine_begin` of a request an SDK has already parsed: `id` (JSON),
-/// `method` and `params` (the JSON object as received, `_meta`,
-/// `inputResponses` and `requestState` left in; NULL = none). Statuses: OK,
+/// `snodo_engine_begin` of a request an SDK has already parsed: `id` (JSON), `method` and `params` (the JSON
+/// object as received, `_meta`, `inputResponses` and `requestState` left in; NULL = none). Statuses: OK,
 /// NOT_A_REQUEST, ARGUMENT.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_engine_begin_parts(
@@ -110,14 +105,12 @@ pub unsafe extern "C" fn snodo_engine_begin_parts(
     out_response: *mut *mut snodo_response,
 ) -> snodo_status {
     guard(|| {
-        let engine = unsafe { handle(engine, "engine") }?;
-        let id = unsafe { json(id, id_len, "id") }?;
+        let (engine, id) = unsafe { (handle(engine, "engine")?, json(id, id_len, "id")?) };
         let method = unsafe { text(method, method_len, "method") }?;
         let params = unsafe { json_opt(params, params_len, "params") }?;
         let who = unsafe { self::principal(principal, principal_len) }?;
         let outs = unsafe { BeginOuts::new(out_call, out_response) }?;
-        outs.write(engine.inner.begin_parts(id, method, params.unwrap_or_default(), &who)?);
-        Ok(())
+        outs.write(engine.inner.begin_parts(id, method, params.unwrap_or_default(), &who)?)
     })
 }
 
@@ -129,27 +122,22 @@ unsafe fn decide(
     outcome: impl FnOnce() -> Result<Outcome, Fail>,
 ) -> snodo_status {
     guard(|| {
-        let engine = unsafe { handle(engine, "engine") }?;
-        let call = unsafe { handle(call, "call") }?;
+        let (engine, call) = unsafe { (handle(engine, "engine")?, handle(call, "call")?) };
         let out = unsafe { Out::new(out_response, "out_response") }?;
         let response = engine.inner.decide(&call.inner, outcome()?)?;
-        out.write(into_handle(snodo_response { inner: response }));
-        Ok(())
+        out.write(into_handle(snodo_response { inner: response }))
     })
 }
 
-/// Turns the handler's outcome for `call` into the response to send. `outcome`
-/// is JSON text: `{"type":"complete","result":{...}}`,
-/// `{"type":"input_required","inputRequests":{...},"state":...}` (each request
-/// made a question by the core, as `snodo_question_from_json` would),
-/// `{"type":"error","code":-32602,"message":"...","data":...}`,
-/// `{"type":"tool_error","message":"..."}` or `{"type":"raw","result":{...}}`.
+/// Turns the handler's outcome for `call` into the response to send. `outcome` is JSON text:
+/// `{"type":"complete","result":{...}}`, `{"type":"input_required","inputRequests":{...},"state":...}` (each
+/// request made a question by the core, as `snodo_question_from_json` would),
+/// `{"type":"error","code":-32602,"message":"...","data":...}`, `{"type":"tool_error","message":"..."}` or
+/// `{"type":"raw","result":{...}}`.
 ///
-/// A call is decided at most once (again: ALREADY_DECIDED); its readers keep
-/// working, and it is not freed. A handler bug (`input_required` on
-/// `tools/list`, an invalid question) is a `-32603` response whose
-/// `snodo_response_diagnostic` says why. Statuses: OK, ARGUMENT (bad outcome
-/// shape), ALREADY_DECIDED.
+/// A call is decided at most once (again: ALREADY_DECIDED); its readers keep working, and it is not freed. A
+/// handler bug (`input_required` on `tools/list`, an invalid question) is a `-32603` response whose
+/// `snodo_response_diagnostic` says why. Statuses: OK, ARGUMENT (bad outcome shape), ALREADY_DECIDED.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_engine_decide(
     engine: *const snodo_engine,
@@ -165,10 +153,9 @@ pub unsafe extern "C" fn snodo_engine_decide(
     }
 }
 
-/// `snodo_engine_decide` of an `input_required` outcome built from questions:
-/// `requests_len` (key, question) pairs (NULL when 0), and `state`, the
-/// application state carried to the retry as JSON (NULL = none; the client can
-/// read it: no secrets). Statuses: OK, ALREADY_DECIDED.
+/// `snodo_engine_decide` of an `input_required` outcome built from questions: `requests_len` (key, question)
+/// pairs (NULL when 0), and `state`, the application state carried to the retry as JSON (NULL = none; the
+/// client can read it: no secrets). Statuses: OK, ALREADY_DECIDED.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_engine_decide_input_required(
     engine: *const snodo_engine,
@@ -182,8 +169,8 @@ pub unsafe extern "C" fn snodo_engine_decide_input_required(
     unsafe { decide(engine, call, out_response, || input_required(requests, requests_len, state, state_len)) }
 }
 
-/// The engine's clock, in Unix seconds (a test on the fixed clock passes it ×
-/// 1000 as `snodo_once_memory_execute`'s `now_ms`).
+/// The engine's clock, in Unix seconds (a test on the fixed clock passes it × 1000 as
+/// `snodo_once_memory_execute`'s `now_ms`).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_engine_now(engine: *const snodo_engine, out: *mut u64) -> snodo_status {
     unsafe { crate::ffi::read_scalar(engine, "engine", out, |e| e.inner.now()) }

@@ -1,6 +1,5 @@
-//! `snodo_status`, its static name and message, and the thread-local last
-//! error with the detail. Thread-local rather than an out-param: every
-//! function keeps only its real outputs, and a shared engine needs no mutable
+//! `snodo_status`, its static name and message, and the thread-local last error with the detail. Thread-local
+//! rather than an out-param: every function keeps only its real outputs, and a shared engine needs no mutable
 //! error slot (one per handle would race); the price is the errno rule.
 
 use std::cell::RefCell;
@@ -11,14 +10,13 @@ use snodo::{Error, ErrorCode, TokenError, TokenReason};
 
 /// The status every fallible libsnodo function returns.
 ///
-/// 0 is success. 1 to 99 are the core's error codes with the same numbers and
-/// names (the same list as Python's exception classes and Node's `err.code`).
-/// 100 and up are statuses of the C binding only. Numbers are stable and never
-/// reused; new statuses may be added, so treat unknown values as failures.
+/// 0 is success. 1 to 99 are the core's error codes with the same numbers and names (the same list as
+/// Python's exception classes and Node's `err.code`). 100 and up are statuses of the C binding only. Numbers
+/// are stable and never reused; new statuses may be added, so treat unknown values as failures.
 //
-// Written out because cbindgen does not expand macros; everything else about a
-// status comes from `status_table!` below, whose `match` has no wildcard (the
-// two cannot drift), and `statuses_are_the_core_codes` holds it to the core.
+// Written out because cbindgen does not expand macros; everything else about a status comes from
+// `status_table!` below, whose `match` has no wildcard (the two cannot drift), and
+// `statuses_are_the_core_codes` holds it to the core.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum snodo_status {
@@ -38,20 +36,18 @@ pub enum snodo_status {
     Json = 6,
     /// The state to seal would exceed the configured token size.
     StateTooLarge = 7,
-    /// A continuation token failed to open (`snodo_engine_open` only); the last
-    /// error is `TOKEN: Invalid or expired requestState (<reason>)`.
+    /// A continuation token failed to open (`snodo_engine_open` only); the last error is `TOKEN: Invalid or
+    /// expired requestState (<reason>)`.
     Token = 8,
-    /// The message given to `snodo_engine_begin` is not a JSON-RPC request (a
-    /// notification or a response): send nothing back.
+    /// The message given to `snodo_engine_begin` is not a JSON-RPC request (a notification or a response):
+    /// send nothing back.
     NotARequest = 9,
-    /// Any other invalid argument (empty principal, bad outcome shape, a length
-    /// above `PTRDIFF_MAX`, ...).
+    /// Any other invalid argument (empty principal, bad outcome shape, a length above `PTRDIFF_MAX`, ...).
     Argument = 10,
-    /// `snodo_engine_decide` was already called successfully on this call (the
-    /// core's decided-once rule).
+    /// `snodo_engine_decide` was already called successfully on this call (the core's decided-once rule).
     AlreadyDecided = 11,
-    /// The once store failed (unreachable, full), or the flow's effect is still
-    /// running elsewhere past the wait; the effect did not run here.
+    /// The once store failed (unreachable, full), or the flow's effect is still running elsewhere past the
+    /// wait; the effect did not run here.
     Store = 12,
     /// A required pointer argument was NULL.
     NullArgument = 100,
@@ -61,20 +57,19 @@ pub enum snodo_status {
     Panic = 102,
 }
 
-/// Where a status's name and message come from: the core's code, or this
-/// binding (the name is the header's constant without `SNODO_STATUS_`).
+/// Where a status's name and message come from: the core's code, or this binding (the name is the header's
+/// constant without `SNODO_STATUS_`).
 #[derive(Debug, Clone, Copy)]
 enum Source {
     Core(ErrorCode),
     Binding(&'static str, &'static str),
 }
 
-/// The one status table. Generates `ALL_STATUSES` and `snodo_status::source`
-/// (an exhaustive match: the table and the enum cannot drift apart).
+/// The one status table. Generates `ALL_STATUSES` and `snodo_status::source` (an exhaustive match: the table
+/// and the enum cannot drift apart).
 macro_rules! status_table {
     ($($variant:ident => $source:expr,)*) => {
-        /// Every status, in table order (not an associated const, which
-        /// cbindgen would export as a macro).
+        /// Every status, in table order (not an associated const, which cbindgen would export as a macro).
         pub(crate) const ALL_STATUSES: [snodo_status; [$(stringify!($variant)),*].len()] =
             [$(snodo_status::$variant),*];
 
@@ -107,8 +102,8 @@ status_table! {
     Panic => Source::Binding("PANIC", "internal panic (a snodo bug); the call had no effect"),
 }
 
-/// NUL-terminated name and message of every status, built once from the table
-/// (C callers get `const char *` that live forever).
+/// NUL-terminated name and message of every status, built once from the table (C callers get `const char *`
+/// that live forever).
 static TEXTS: LazyLock<Vec<(snodo_status, CString, CString)>> = LazyLock::new(|| {
     ALL_STATUSES
         .iter()
@@ -117,8 +112,8 @@ static TEXTS: LazyLock<Vec<(snodo_status, CString, CString)>> = LazyLock::new(||
                 Source::Core(code) => (code.name(), code.description()),
                 Source::Binding(name, text) => (name, text),
             };
-            // Names and messages are fixed ASCII text without NUL bytes;
-            // a NUL would only shorten the text, never fail.
+            // Names and messages are fixed ASCII text without NUL bytes; a NUL would only shorten the text,
+            // never fail.
             let c = |t: &str| CString::new(t.replace('\0', "")).unwrap_or_default();
             (s, c(name), c(message))
         })
@@ -128,8 +123,8 @@ static TEXTS: LazyLock<Vec<(snodo_status, CString, CString)>> = LazyLock::new(||
 impl snodo_status {
     /// The status of a core error code (same number and name).
     pub fn from_code(code: ErrorCode) -> snodo_status {
-        // ErrorCode is non_exhaustive: a code the table does not list yet
-        // degrades to ARGUMENT (the test pins that none is missing).
+        // ErrorCode is non_exhaustive: a code the table does not list yet degrades to ARGUMENT (the test pins
+        // that none is missing).
         ALL_STATUSES
             .iter()
             .copied()
@@ -156,8 +151,8 @@ impl snodo_status {
     }
 }
 
-/// A failure on its way to the C caller: a status, a detail message, and for a
-/// token that failed to open, the core's reason.
+/// A failure on its way to the C caller: a status, a detail message, and for a token that failed to open, the
+/// core's reason.
 #[derive(Debug)]
 pub(crate) struct Fail {
     pub status: snodo_status,
@@ -170,9 +165,8 @@ impl Fail {
         Fail { status, detail: detail.into(), reason: None }
     }
 
-    /// A kind of a `#[non_exhaustive]` core enum (`Answer`) this libsnodo has
-    /// no C value for (the core added one first): PANIC, a snodo bug, never a
-    /// guess that could make a handler act on the wrong answer.
+    /// A kind of a `#[non_exhaustive]` core enum (`Answer`) this libsnodo has no C value for (the core added
+    /// one first): PANIC, a snodo bug, never a guess that could make a handler act on the wrong answer.
     pub(crate) fn unknown_kind(what: &str) -> Fail {
         Fail::new(
             snodo_status::Panic,
@@ -184,8 +178,7 @@ impl Fail {
         Fail::new(snodo_status::NullArgument, format!("{what}: NULL"))
     }
 
-    /// TOKEN with the core's one message, keeping the reason for
-    /// `snodo_last_token_reason`.
+    /// TOKEN with the core's one message, keeping the reason for `snodo_last_token_reason`.
     pub(crate) fn from_token(e: TokenError) -> Fail {
         Fail { reason: Some(e.reason), ..Fail::from(Error::from(e)) }
     }
@@ -215,47 +208,39 @@ pub(crate) fn last_error_detail() -> String {
     last(|f| Some(format!("{}: {}", f.status.name().to_string_lossy(), f.detail))).unwrap_or_default()
 }
 
-/// The static message of `status` (an `int`, so that any value is safe to
-/// pass: unknown values give `"unknown status"`). Never NULL, never free it.
-/// Does not touch the last error.
+/// The static message of `status` (an `int`, so that any value is safe to pass: unknown values give `"unknown
+/// status"`). Never NULL, never free it. Does not touch the last error.
 #[unsafe(no_mangle)]
 pub extern "C" fn snodo_status_message(status: c_int) -> *const c_char {
     snodo_status::from_int(status).map_or(c"unknown status", snodo_status::message).as_ptr()
 }
 
-/// The stable name of `status` without the `SNODO_STATUS_` prefix, e.g.
-/// `"CONFIG"`; `"UNKNOWN"` for values that are not statuses. Static, as
-/// `snodo_status_message`.
+/// The stable name of `status` without the `SNODO_STATUS_` prefix, e.g. `"CONFIG"`; `"UNKNOWN"` for values
+/// that are not statuses. Static, as `snodo_status_message`.
 #[unsafe(no_mangle)]
 pub extern "C" fn snodo_status_name(status: c_int) -> *const c_char {
     snodo_status::from_int(status).map_or(c"UNKNOWN", snodo_status::name).as_ptr()
 }
 
-/// Copies the detail of the last failure on this thread into `*out`, as `"NAME:
-/// detail"` (e.g. `"SCHEMA: properties.age: unknown keyword ..."`), or `""`
-/// when the last snodo call on this thread succeeded. Every fallible function
-/// clears it on entry and sets it when it fails: read it on the same thread
-/// right after the failing call (reading does not clear it). Each thread has
-/// its own last error.
+/// Copies the detail of the last failure on this thread into `*out`, as `"NAME: detail"` (e.g. `"SCHEMA:
+/// properties.age: unknown keyword ..."`), or `""` when the last snodo call on this thread succeeded. Every
+/// fallible function clears it on entry and sets it when it fails: read it on the same thread right after the
+/// failing call (reading does not clear it). Each thread has its own last error.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_last_error(out: *mut *mut c_char, out_len: *mut usize) -> snodo_status {
     crate::ffi::guard_keep_error(|| {
-        unsafe { crate::ffi::OutStr::new(out, out_len) }?.write(last_error_detail().as_bytes());
-        Ok(())
+        unsafe { crate::ffi::OutStr::new(out, out_len) }?.write(last_error_detail().as_bytes())
     })
 }
 
-/// Copies the reason of the last failure on this thread into `*out` when it was
-/// a token that failed to open (TOKEN from `snodo_engine_open`): the core's
-/// stable reason name, e.g. `"expired"` or `"signature"` (the same names as
-/// Python's `.reason` and Node's `err.reason`); `""` otherwise. Read as
-/// `snodo_last_error`.
+/// Copies the reason of the last failure on this thread into `*out` when it was a token that failed to open
+/// (TOKEN from `snodo_engine_open`): the core's stable reason name, e.g. `"expired"` or `"signature"` (the
+/// same names as Python's `.reason` and Node's `err.reason`); `""` otherwise. Read as `snodo_last_error`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_last_token_reason(out: *mut *mut c_char, out_len: *mut usize) -> snodo_status {
     crate::ffi::guard_keep_error(|| {
         let reason = last(|f| f.reason.map(TokenReason::name)).unwrap_or("");
-        unsafe { crate::ffi::OutStr::new(out, out_len) }?.write(reason.as_bytes());
-        Ok(())
+        unsafe { crate::ffi::OutStr::new(out, out_len) }?.write(reason.as_bytes())
     })
 }
 

@@ -1,9 +1,8 @@
-//! The plumbing every export shares: the panic boundary, reading pointer +
-//! length arguments, out-params, and snodo-allocated strings.
+//! The plumbing every export shares: the panic boundary, reading pointer + length arguments, out-params, and
+//! snodo-allocated strings.
 //!
-//! Each `unsafe fn` here asks the header's pointer contract of its pointers
-//! (NULL, or valid for what the argument says, for the call's duration);
-//! NULL is checked here, the rest is the caller's promise.
+//! Each `unsafe fn` here asks the header's pointer contract of its pointers (NULL, or valid for what the
+//! argument says, for the call's duration); NULL is checked here, the rest is the caller's promise.
 
 use std::any::Any;
 use std::ffi::c_char;
@@ -22,8 +21,8 @@ fn panic_detail(payload: &(dyn Any + Send)) -> String {
     format!("panic: {what}")
 }
 
-/// The panic boundary of every fallible export: clears the last error, runs
-/// `f`, and turns an `Err` or a panic into a status plus last error.
+/// The panic boundary of every fallible export: clears the last error, runs `f`, and turns an `Err` or a
+/// panic into a status plus last error.
 pub(crate) fn guard(f: impl FnOnce() -> Result<(), Fail>) -> snodo_status {
     set_last_error(None);
     guard_keep_error(f)
@@ -31,8 +30,8 @@ pub(crate) fn guard(f: impl FnOnce() -> Result<(), Fail>) -> snodo_status {
 
 /// [`guard`] without clearing the last error first (for `snodo_last_error`).
 pub(crate) fn guard_keep_error(f: impl FnOnce() -> Result<(), Fail>) -> snodo_status {
-    // AssertUnwindSafe: on a panic nothing observable is left half-updated,
-    // because out-params are written only as the last step of success.
+    // AssertUnwindSafe: on a panic nothing observable is left half-updated, because out-params are written
+    // only as the last step of success.
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(())) => snodo_status::Ok,
         Ok(Err(fail)) => {
@@ -52,8 +51,7 @@ pub(crate) fn into_handle<T>(value: T) -> *mut T {
     Box::into_raw(Box::new(value))
 }
 
-/// Frees a handle made by [`into_handle`] (NULL is a no-op), inside the panic
-/// boundary of the `void` exports.
+/// Frees a handle made by [`into_handle`] (NULL is a no-op), inside the panic boundary of the `void` exports.
 ///
 /// # Safety
 ///
@@ -65,8 +63,7 @@ pub(crate) unsafe fn free_handle<T: ?Sized>(ptr: *mut T) {
     }
 }
 
-/// Borrows an array of `len` values at `ptr`; NULL is an empty array when `len`
-/// is 0, else NULL_ARGUMENT.
+/// Borrows an array of `len` values at `ptr`; NULL is an empty array when `len` is 0, else NULL_ARGUMENT.
 pub(crate) unsafe fn slice<'a, T>(ptr: *const T, len: usize, what: &str) -> Result<&'a [T], Fail> {
     if ptr.is_null() {
         return if len == 0 { Ok(&[]) } else { Err(Fail::null(what)) };
@@ -79,8 +76,8 @@ pub(crate) unsafe fn slice<'a, T>(ptr: *const T, len: usize, what: &str) -> Resu
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
 }
 
-/// Borrows `len` bytes at `ptr`. NULL is NULL_ARGUMENT even with `len` 0: an
-/// empty input is any non-NULL pointer with length 0.
+/// Borrows `len` bytes at `ptr`. NULL is NULL_ARGUMENT even with `len` 0: an empty input is any non-NULL
+/// pointer with length 0.
 pub(crate) unsafe fn bytes<'a>(ptr: *const u8, len: usize, what: &str) -> Result<&'a [u8], Fail> {
     if ptr.is_null() {
         return Err(Fail::null(what));
@@ -129,9 +126,8 @@ pub(crate) unsafe fn handle_mut<'a, T>(ptr: *mut T, what: &str) -> Result<&'a mu
     unsafe { ptr.as_mut() }.ok_or_else(|| Fail::null(what))
 }
 
-/// The body of every handle's text readers: checks the handle and the outs,
-/// then writes what `f` returns (`None`: NULL and length 0), so that the NULL
-/// and panic rules cannot differ between handles.
+/// The body of every handle's text readers: checks the handle and the outs, then writes what `f` returns
+/// (`None`: NULL and length 0), so that the NULL and panic rules cannot differ between handles.
 pub(crate) unsafe fn read_text<H>(
     ptr: *const H,
     what: &str,
@@ -139,10 +135,20 @@ pub(crate) unsafe fn read_text<H>(
     out_len: *mut usize,
     f: impl FnOnce(&H) -> Option<String>,
 ) -> snodo_status {
+    unsafe { read_text_or(ptr, what, out, out_len, |h| Ok(f(h))) }
+}
+
+/// [`read_text`] whose `f` may fail: it reads more arguments, or applies to some handles only.
+pub(crate) unsafe fn read_text_or<H>(
+    ptr: *const H,
+    what: &str,
+    out: *mut *mut c_char,
+    out_len: *mut usize,
+    f: impl FnOnce(&H) -> Result<Option<String>, Fail>,
+) -> snodo_status {
     guard(|| {
         let h = unsafe { handle(ptr, what) }?;
-        unsafe { OutStr::new(out, out_len) }?.write_opt(f(h).as_deref().map(str::as_bytes));
-        Ok(())
+        unsafe { OutStr::new(out, out_len) }?.write_opt(f(h)?.as_deref().map(str::as_bytes))
     })
 }
 
@@ -157,15 +163,10 @@ pub(crate) unsafe fn read_json<H>(
     unsafe { read_text(ptr, what, out, out_len, |h| Some(snodo::to_wire(&f(h).unwrap_or(Value::Null)))) }
 }
 
-/// The body of the exports that make a handle: `f` reads the arguments and
-/// makes the value inside the panic boundary, and the new handle goes to
-/// `*out`.
+/// The body of the exports that make a handle: `f` reads the arguments and makes the value inside the panic
+/// boundary, and the new handle goes to `*out`.
 pub(crate) unsafe fn make<T>(out: *mut *mut T, f: impl FnOnce() -> Result<T, Fail>) -> snodo_status {
-    guard(|| {
-        let out = unsafe { Out::new(out, "out") }?;
-        out.write(into_handle(f()?));
-        Ok(())
-    })
+    guard(|| unsafe { Out::new(out, "out") }?.write(into_handle(f()?)))
 }
 
 /// The body of every handle's scalar readers.
@@ -175,10 +176,66 @@ pub(crate) unsafe fn read_scalar<H, T>(
     out: *mut T,
     f: impl FnOnce(&H) -> T,
 ) -> snodo_status {
+    unsafe { read_scalar_or(ptr, what, out, |h| Ok(f(h))) }
+}
+
+/// [`read_scalar`] whose `f` may fail, as [`read_text_or`]'s.
+pub(crate) unsafe fn read_scalar_or<H, T>(
+    ptr: *const H,
+    what: &str,
+    out: *mut T,
+    f: impl FnOnce(&H) -> Result<T, Fail>,
+) -> snodo_status {
     guard(|| {
         let h = unsafe { handle(ptr, what) }?;
-        unsafe { Out::new(out, "out") }?.write(f(h));
-        Ok(())
+        unsafe { Out::new(out, "out") }?.write(f(h)?)
+    })
+}
+
+/// The texts a store command lends C: its key and arguments, NUL-terminated so that C gets both a pointer +
+/// length and a C string.
+#[derive(Debug)]
+pub(crate) struct Lent {
+    pub(crate) key: Box<[u8]>,
+    pub(crate) args: Vec<Box<[u8]>>,
+}
+
+pub(crate) fn nul_terminated(s: &str) -> Box<[u8]> {
+    [s.as_bytes(), &[0]].concat().into_boxed_slice()
+}
+
+impl Lent {
+    pub(crate) fn new(key: &str, args: &[String]) -> Lent {
+        Lent { key: nul_terminated(key), args: args.iter().map(|a| nul_terminated(a)).collect() }
+    }
+
+    /// Argument `index` of a `machine` command whose op is `op`, or ARGUMENT saying how many it has.
+    pub(crate) fn arg(&self, machine: &str, op: &str, index: usize) -> Result<&[u8], Fail> {
+        let n = self.args.len();
+        self.args.get(index).map(AsRef::as_ref).ok_or_else(|| {
+            let why = format!("{machine} command: no argument {index} (a {op} command has {n})");
+            Fail::new(snodo_status::Argument, why)
+        })
+    }
+}
+
+/// The body of the lent text readers: `*out` points at `f`'s bytes (which end with a NUL), `*out_len`
+/// (optional) is the length without it.
+pub(crate) unsafe fn read_lent<H>(
+    ptr: *const H,
+    what: &str,
+    out: *mut *const c_char,
+    out_len: *mut usize,
+    f: impl for<'a> FnOnce(&'a H) -> Result<&'a [u8], Fail>,
+) -> snodo_status {
+    guard(|| {
+        let (h, out) = unsafe { (handle(ptr, what)?, Out::new(out, "out")?) };
+        let bytes = f(h)?;
+        if !out_len.is_null() {
+            // SAFETY: non-NULL, and valid for one write per the header's contract.
+            unsafe { out_len.write(bytes.len().saturating_sub(1)) }
+        }
+        out.write(bytes.as_ptr().cast())
     })
 }
 
@@ -193,14 +250,16 @@ impl<T> Out<T> {
         if ptr.is_null() { Err(Fail::null(what)) } else { Ok(Out(ptr)) }
     }
 
-    pub(crate) fn write(self, value: T) {
+    /// Writes the value; `Ok`, so that the write, the last step of a success, can end an export's body.
+    pub(crate) fn write(self, value: T) -> Result<(), Fail> {
         // SAFETY: non-NULL, and valid for one write as `new`'s caller promised.
-        unsafe { self.0.write(value) }
+        unsafe { self.0.write(value) };
+        Ok(())
     }
 }
 
-/// A text out-param pair: `char **out` (required) and `size_t *out_len`
-/// (optional, NULL or valid for one write).
+/// A text out-param pair: `char **out` (required) and `size_t *out_len` (optional, NULL or valid for one
+/// write).
 pub(crate) struct OutStr(Out<*mut c_char>, *mut usize);
 
 impl OutStr {
@@ -208,28 +267,26 @@ impl OutStr {
         Ok(OutStr(unsafe { Out::new(out, "out") }?, out_len))
     }
 
-    /// Writes a snodo-allocated, NUL-terminated copy of `bytes`, or NULL and
-    /// length 0 for `None`.
-    pub(crate) fn write_opt(self, bytes: Option<&[u8]>) {
-        self.0.write(bytes.map_or(std::ptr::null_mut(), alloc_string));
+    /// Writes a snodo-allocated, NUL-terminated copy of `bytes`, or NULL and length 0 for `None`.
+    pub(crate) fn write_opt(self, bytes: Option<&[u8]>) -> Result<(), Fail> {
         if !self.1.is_null() {
             // SAFETY: non-NULL, and valid for one write as `new`'s caller promised.
             unsafe { self.1.write(bytes.map_or(0, <[u8]>::len)) }
         }
+        self.0.write(bytes.map_or(std::ptr::null_mut(), alloc_string))
     }
 
-    pub(crate) fn write(self, bytes: &[u8]) {
-        self.write_opt(Some(bytes));
+    pub(crate) fn write(self, bytes: &[u8]) -> Result<(), Fail> {
+        self.write_opt(Some(bytes))
     }
 
     /// Writes `value` as compact JSON text.
-    pub(crate) fn write_json(self, value: &Value) {
-        self.write(snodo::to_wire(value).as_bytes());
+    pub(crate) fn write_json(self, value: &Value) -> Result<(), Fail> {
+        self.write(snodo::to_wire(value).as_bytes())
     }
 }
 
-/// Bytes in front of every snodo string that remember its length, so that
-/// `snodo_string_free` needs only the pointer.
+/// Bytes before every snodo string that hold its length, so that `snodo_string_free` needs only the pointer.
 const HEADER: usize = std::mem::size_of::<usize>();
 
 fn alloc_string(bytes: &[u8]) -> *mut c_char {
@@ -242,16 +299,15 @@ fn alloc_string(bytes: &[u8]) -> *mut c_char {
     unsafe { raw.add(HEADER) }.cast::<c_char>()
 }
 
-/// Frees a string that snodo returned (any `char **out` of this API). NULL is a
-/// no-op; any other pointer (a string not from snodo, or one already freed) is
-/// undefined behaviour. A string may be freed on any thread.
+/// Frees a string that snodo returned (any `char **out` of this API). NULL is a no-op; any other pointer (a
+/// string not from snodo, or one already freed) is undefined behaviour. A string may be freed on any thread.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_string_free(s: *mut c_char) {
     if s.is_null() {
         return;
     }
-    // SAFETY: `s` came from alloc_string, HEADER bytes past the start of a
-    // boxed slice whose first HEADER bytes hold the text length.
+    // SAFETY: `s` came from alloc_string, HEADER bytes past the start of a boxed slice whose first HEADER
+    // bytes hold the text length.
     unsafe {
         let start = s.cast::<u8>().sub(HEADER);
         let len = start.cast::<usize>().read_unaligned();

@@ -1,7 +1,6 @@
-//! The stateless helpers: what a client can receive, the Tasks extension,
-//! the canonical JSON form, and low-level tokens (`snodo_binding_digest`,
-//! `snodo_engine_seal`, `snodo_engine_open`), so that tokens can be tested
-//! and interoperate across languages byte for byte.
+//! The stateless helpers: what a client can receive, the Tasks extension, the canonical JSON form, and
+//! low-level tokens (`snodo_binding_digest`, `snodo_engine_seal`, `snodo_engine_open`), so that tokens can be
+//! tested and interoperate across languages byte for byte.
 
 use std::ffi::c_char;
 
@@ -10,13 +9,12 @@ use snodo::{SealInput, TaskInputCheck};
 
 use crate::engine::{principal, snodo_engine};
 use crate::error::{Fail, snodo_status};
-use crate::ffi::{Out, OutStr, bytes, guard, handle, json, json_opt, text};
+use crate::ffi::{Out, OutStr, bytes, guard, handle, json, json_opt, read_text_or, text};
 
 /// Length of a binding digest, in bytes.
 pub const SNODO_BINDING_LEN: usize = 32;
 
-/// The body of the helpers that read two JSON arguments and write one JSON
-/// result: argument conversion only, `f` is the core call.
+/// The body of the helpers that read two JSON arguments and write one JSON result; `f` is the core call.
 unsafe fn json_pair(
     (a, a_len, a_what): (*const u8, usize, &str),
     (b, b_len, b_what): (*const u8, usize, &str),
@@ -25,18 +23,14 @@ unsafe fn json_pair(
     f: impl FnOnce(&Value, &Value) -> Result<Value, Fail>,
 ) -> snodo_status {
     guard(|| {
-        let a = unsafe { json(a, a_len, a_what) }?;
-        let b = unsafe { json(b, b_len, b_what) }?;
-        let out = unsafe { OutStr::new(out, out_len) }?;
-        out.write_json(&f(&a, &b)?);
-        Ok(())
+        let (a, b) = unsafe { (json(a, a_len, a_what)?, json(b, b_len, b_what)?) };
+        unsafe { OutStr::new(out, out_len) }?.write_json(&f(&a, &b)?)
     })
 }
 
-/// The capabilities a client declaring `capabilities` (a ClientCapabilities
-/// JSON object) must add to receive every request in `requests` (a JSON object
-/// of key → input request), as a ClientCapabilities-shaped JSON object: `{}`
-/// when all can be sent. Statuses: OK, ARGUMENT (`requests` not an object).
+/// The capabilities a client declaring `capabilities` (a ClientCapabilities JSON object) must add to receive
+/// every request in `requests` (a JSON object of key → input request), as a ClientCapabilities-shaped JSON
+/// object: `{}` when all can be sent. Statuses: OK, ARGUMENT (`requests` not an object).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_missing_capabilities(
     requests: *const u8,
@@ -50,10 +44,9 @@ pub unsafe extern "C" fn snodo_missing_capabilities(
     unsafe { json_pair(r, c, out, out_len, |r, c| Ok(snodo::missing_capabilities(r, c)?)) }
 }
 
-/// Keeps only the requests (a JSON object of key → input request) that a client
-/// declaring `capabilities` can receive, as a JSON object. Use it for optional
-/// questions; for required ones let decide answer `-32021`. Statuses: OK,
-/// ARGUMENT (`requests` not an object).
+/// Keeps only the requests (a JSON object of key → input request) that a client declaring `capabilities` can
+/// receive, as a JSON object. Use it for optional questions; for required ones let decide answer `-32021`.
+/// Statuses: OK, ARGUMENT (`requests` not an object).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_filter_supported(
     requests: *const u8,
@@ -67,14 +60,12 @@ pub unsafe extern "C" fn snodo_filter_supported(
     unsafe { json_pair(r, c, out, out_len, |r, c| Ok(snodo::filter_supported(r, c)?)) }
 }
 
-/// Checks the input requests a `tasks/get` result carries: `task` is the Task
-/// object (JSON text), `capabilities` the ClientCapabilities the `tasks/get`
-/// request declared. An `input_required` task must carry a non-empty
-/// `inputRequests` object of valid input requests under valid keys; any other
-/// status none. `*out` is `{}` when the client can receive them all, else the
-/// capabilities it lacks (as `snodo_missing_capabilities` gives them).
-/// Statuses: OK, INPUT_REQUEST (a malformed task, the last error naming the
-/// field).
+/// Checks the input requests a `tasks/get` result carries: `task` is the Task object (JSON text),
+/// `capabilities` the ClientCapabilities the `tasks/get` request declared. An `input_required` task must
+/// carry a non-empty `inputRequests` object of valid input requests under valid keys; any other status none.
+/// `*out` is `{}` when the client can receive them all, else the capabilities it lacks (as
+/// `snodo_missing_capabilities` gives them). Statuses: OK, INPUT_REQUEST (a malformed task, the last error
+/// naming the field).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_check_task_input_requests(
     task: *const u8,
@@ -94,9 +85,9 @@ pub unsafe extern "C" fn snodo_check_task_input_requests(
     }
 }
 
-/// Whether `capabilities` (a ClientCapabilities JSON object) declares the Tasks
-/// extension (`extensions["io.modelcontextprotocol/tasks"]`, an object): only
-/// then may a `tools/call` outcome be a `CreateTaskResult`.
+/// Whether `capabilities` (a ClientCapabilities JSON object) declares the Tasks extension
+/// (`extensions["io.modelcontextprotocol/tasks"]`, an object): only then may a `tools/call` outcome be a
+/// `CreateTaskResult`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_declares_tasks(
     capabilities: *const u8,
@@ -105,16 +96,13 @@ pub unsafe extern "C" fn snodo_declares_tasks(
 ) -> snodo_status {
     guard(|| {
         let caps = unsafe { json(capabilities, capabilities_len, "capabilities") }?;
-        let out = unsafe { Out::new(out, "out") }?;
-        out.write(snodo::declares_tasks(&caps));
-        Ok(())
+        unsafe { Out::new(out, "out") }?.write(snodo::declares_tasks(&caps))
     })
 }
 
-/// The canonical form of a JSON text (docs/canonical-json.md): object keys
-/// sorted, no insignificant whitespace, one string escaping, numbers by their
-/// lexical text (`1` and `1.0` differ). Invalid UTF-8 is JSON here (the core's
-/// one reader, as in every language).
+/// The canonical form of a JSON text (docs/canonical-json.md): object keys sorted, no insignificant
+/// whitespace, one string escaping, numbers by their lexical text (`1` and `1.0` differ). Invalid UTF-8 is
+/// JSON here (the core's one reader, as in every language).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_canonicalize(
     input: *const u8,
@@ -124,17 +112,14 @@ pub unsafe extern "C" fn snodo_canonicalize(
 ) -> snodo_status {
     guard(|| {
         let input = unsafe { bytes(input, input_len, "input") }?;
-        let out = unsafe { OutStr::new(out, out_len) }?;
-        out.write(snodo::canonicalize(input)?.as_bytes());
-        Ok(())
+        unsafe { OutStr::new(out, out_len) }?.write(snodo::canonicalize(input)?.as_bytes())
     })
 }
 
-/// The request binding digest: SHA-256 over a domain label, the method, and the
-/// canonical form of `params` (a JSON object; its top-level `_meta`,
-/// `inputResponses` and `requestState` are left out). Writes
-/// `SNODO_BINDING_LEN` (32) bytes to `out` (caller-owned memory). Statuses: OK,
-/// ARGUMENT (`params` not an object).
+/// The request binding digest: SHA-256 over a domain label, the method, and the canonical form of `params` (a
+/// JSON object; its top-level `_meta`, `inputResponses` and `requestState` are left out). Writes
+/// `SNODO_BINDING_LEN` (32) bytes to `out` (caller-owned memory). Statuses: OK, ARGUMENT (`params` not an
+/// object).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_binding_digest(
     method: *const u8,
@@ -146,19 +131,15 @@ pub unsafe extern "C" fn snodo_binding_digest(
     guard(|| {
         let method = unsafe { text(method, method_len, "method") }?;
         let params = unsafe { json(params, params_len, "params") }?;
-        let out = unsafe { Out::new(out.cast(), "out") }?;
-        out.write(snodo::binding_digest(method, &params)?);
-        Ok(())
+        unsafe { Out::new(out.cast(), "out") }?.write(snodo::binding_digest(method, &params)?)
     })
 }
 
-/// Seals a token with the engine's signing key at the engine's time. `binding`
-/// is 32 bytes from `snodo_binding_digest`; `questions` a JSON object of key →
-/// input request asked this round (NULL = none; each read as
-/// `snodo_question_from_json` reads one); `state` the application state as JSON
-/// (NULL = none; it is readable, never put secrets in it). `*out` is the token.
-/// Statuses: OK, STATE_TOO_LARGE, ARGUMENT (empty principal, `questions` not an
-/// object), and a question's own (INPUT_REQUEST, SCHEMA, URL, SAMPLING).
+/// Seals a token with the engine's signing key at the engine's time. `binding` is 32 bytes from
+/// `snodo_binding_digest`; `questions` a JSON object of key → input request asked this round (NULL = none;
+/// each read as `snodo_question_from_json` reads one); `state` the application state as JSON (NULL = none; it
+/// is readable, never put secrets in it). `*out` is the token. Statuses: OK, STATE_TOO_LARGE, ARGUMENT (empty
+/// principal, `questions` not an object), and a question's own (INPUT_REQUEST, SCHEMA, URL, SAMPLING).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_engine_seal(
     engine: *const snodo_engine,
@@ -175,12 +156,10 @@ pub unsafe extern "C" fn snodo_engine_seal(
     out_len: *mut usize,
 ) -> snodo_status {
     guard(|| {
-        let engine = unsafe { handle(engine, "engine") }?;
-        let who = unsafe { principal(principal_ptr, principal_len) }?;
+        let (engine, who) = unsafe { (handle(engine, "engine")?, principal(principal_ptr, principal_len)?) };
         let binding = unsafe { handle(binding_ptr.cast::<[u8; SNODO_BINDING_LEN]>(), "binding") }?;
         let questions = unsafe { json_opt(questions, questions_len, "questions") }?;
-        let state = unsafe { json_opt(state, state_len, "state") }?;
-        let out = unsafe { OutStr::new(out, out_len) }?;
+        let (state, out) = unsafe { (json_opt(state, state_len, "state")?, OutStr::new(out, out_len)?) };
         let questions = questions.map_or_else(|| Ok(Vec::new()), |q| crate::question::questions(&q))?;
         let input = SealInput {
             principal: &who,
@@ -190,19 +169,16 @@ pub unsafe extern "C" fn snodo_engine_seal(
             questions: &questions,
             state: state.as_ref(),
         };
-        out.write(engine.inner.seal(&input)?.as_bytes());
-        Ok(())
+        out.write(engine.inner.seal(&input)?.as_bytes())
     })
 }
 
-/// Opens a token for `principal` and the request `binding` (32 bytes) at the
-/// engine's time. `*out` is a JSON object: `{"keyId","issuedAt",
-/// "expiresAt","flowStart","round","questionKeys":[...],"state":...|null,
-/// "tokenId","flowId"}`. A token that fails any check is TOKEN, and the last
-/// error is the core's one message, `"TOKEN: Invalid or expired requestState
-/// (<reason>)"`, with the stable reason name (`malformed`, `signature`,
-/// `expired`, `principal`, `request`, `rounds`, ...; also from
-/// `snodo_last_token_reason`). Statuses: OK, TOKEN, ARGUMENT (empty principal).
+/// Opens a token for `principal` and the request `binding` (32 bytes) at the engine's time. `*out` is a JSON
+/// object: `{"keyId","issuedAt", "expiresAt","flowStart","round","questionKeys":[...],"state":...|null,
+/// "tokenId","flowId"}`. A token that fails any check is TOKEN, and the last error is the core's one message,
+/// `"TOKEN: Invalid or expired requestState (<reason>)"`, with the stable reason name (`malformed`,
+/// `signature`, `expired`, `principal`, `request`, `rounds`, ...; also from `snodo_last_token_reason`).
+/// Statuses: OK, TOKEN, ARGUMENT (empty principal).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_engine_open(
     engine: *const snodo_engine,
@@ -214,13 +190,11 @@ pub unsafe extern "C" fn snodo_engine_open(
     out: *mut *mut c_char,
     out_len: *mut usize,
 ) -> snodo_status {
-    guard(|| {
-        let engine = unsafe { handle(engine, "engine") }?;
-        let token = unsafe { text(token, token_len, "token") }?;
-        let who = unsafe { principal(principal_ptr, principal_len) }?;
-        let binding = unsafe { handle(binding_ptr.cast::<[u8; SNODO_BINDING_LEN]>(), "binding") }?;
-        let out = unsafe { OutStr::new(out, out_len) }?;
-        out.write_json(&engine.inner.open(token, &who, binding).map_err(Fail::from_token)?.to_json());
-        Ok(())
-    })
+    unsafe {
+        read_text_or(engine, "engine", out, out_len, |e| {
+            let (token, who) = (text(token, token_len, "token")?, principal(principal_ptr, principal_len)?);
+            let binding = handle(binding_ptr.cast::<[u8; SNODO_BINDING_LEN]>(), "binding")?;
+            Ok(Some(snodo::to_wire(&e.inner.open(token, &who, binding).map_err(Fail::from_token)?.to_json())))
+        })
+    }
 }

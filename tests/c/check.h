@@ -57,5 +57,6 @@ void run_thread_tests(void);
 void run_misuse_tests(void);
 void run_legacy_tests(void);
 void run_once_tests(void);
+void run_task_tests(void);
 
 #endif

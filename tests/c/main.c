@@ -54,6 +54,7 @@ int main(int argc, char **argv) {
     run_api_tests();
     run_legacy_tests();
     run_once_tests();
+    run_task_tests();
     run_thread_tests();
     run_secret_tests();
     printf("%d passed, %d failed\n", g_passed, g_failed);

@@ -1,5 +1,5 @@
-//! `snodo_pending_flow`: one legacy round in flight, its requests and
-//! readers (the core's `legacy/pending.rs`).
+//! `snodo_pending_flow`: one legacy round in flight, its requests and readers (the core's
+//! `legacy/pending.rs`).
 
 use std::ffi::c_char;
 
@@ -8,13 +8,12 @@ use snodo::PendingFlow;
 
 use crate::error::snodo_status;
 use crate::ffi::{
-    Out, OutStr, free_handle, guard, handle, handle_mut, json, read_json, read_scalar, read_text, text_opt,
+    OutStr, free_handle, guard, handle_mut, json, read_json, read_scalar, read_scalar_or, read_text, text_opt,
 };
 
-/// One legacy round in flight (a legacy decide → `SNODO_BRIDGE_KIND_SEND`): the
-/// requests to send and what resuming the handler needs; bounded by the
-/// config. Not shareable across threads. Free it when the flow ends or the
-/// session disconnects (snodo keeps nothing else about it).
+/// One legacy round in flight (a legacy decide → `SNODO_BRIDGE_KIND_SEND`): the requests to send and what
+/// resuming the handler needs; bounded by the config. Not shareable across threads. Free it when the flow
+/// ends or the session disconnects (snodo keeps nothing else about it).
 #[derive(Debug)]
 pub struct snodo_pending_flow {
     pub(crate) inner: PendingFlow,
@@ -26,8 +25,8 @@ pub unsafe extern "C" fn snodo_pending_flow_free(pending: *mut snodo_pending_flo
     unsafe { free_handle(pending) }
 }
 
-/// The JSON-RPC requests to send to the client (a JSON array, in the outcome's
-/// key order; each id `snodo-<flow>-<round>-<n>`).
+/// The JSON-RPC requests to send to the client (a JSON array, in the outcome's key order; each id
+/// `snodo-<flow>-<round>-<n>`).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_pending_flow_requests(
     pending: *const snodo_pending_flow,
@@ -49,8 +48,7 @@ pub unsafe extern "C" fn snodo_pending_flow_request_ids(
     unsafe { read_json(pending, "pending", out, out_len, |p| Some(Value::from(p.inner.request_ids()))) }
 }
 
-/// The ids still unanswered (a JSON array of strings; `[]` once the flow
-/// ended).
+/// The ids still unanswered (a JSON array of strings; `[]` once the flow ended).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_pending_flow_outstanding(
     pending: *const snodo_pending_flow,
@@ -60,8 +58,8 @@ pub unsafe extern "C" fn snodo_pending_flow_outstanding(
     unsafe { read_json(pending, "pending", out, out_len, |p| Some(Value::from(p.inner.outstanding()))) }
 }
 
-/// The URL elicitations of this round as a JSON object of key → `elicitationId`
-/// (`{}` when none), for `snodo_session_elicitation_complete`.
+/// The URL elicitations of this round as a JSON object of key → `elicitationId` (`{}` when none), for
+/// `snodo_session_elicitation_complete`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_pending_flow_elicitation_ids(
     pending: *const snodo_pending_flow,
@@ -96,9 +94,9 @@ pub unsafe extern "C" fn snodo_pending_flow_method(
     unsafe { read_text(pending, "pending", out, out_len, |p| Some(p.inner.method().to_owned())) }
 }
 
-/// Whether a response with JSON-RPC id `id` (JSON text, e.g. `"snodo-…-1-1"`
-/// with the quotes) would be accepted now: a request of this flow, unanswered,
-/// flow not ended. Lets an application route a response among its flows.
+/// Whether a response with JSON-RPC id `id` (JSON text, e.g. `"snodo-…-1-1"` with the quotes) would be
+/// accepted now: a request of this flow, unanswered, flow not ended. Lets an application route a response
+/// among its flows.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_pending_flow_awaits(
     pending: *const snodo_pending_flow,
@@ -106,17 +104,11 @@ pub unsafe extern "C" fn snodo_pending_flow_awaits(
     id_len: usize,
     out: *mut bool,
 ) -> snodo_status {
-    guard(|| {
-        let pending = unsafe { handle(pending, "pending") }?;
-        let id = unsafe { json(id, id_len, "id") }?;
-        let out = unsafe { Out::new(out, "out") }?;
-        out.write(pending.inner.awaits(&id));
-        Ok(())
-    })
+    unsafe { read_scalar_or(pending, "pending", out, |p| Ok(p.inner.awaits(&json(id, id_len, "id")?))) }
 }
 
-/// Unix seconds after which the round's answers are no longer accepted: set a
-/// timer and call `snodo_engine_timeout` when it fires.
+/// Unix seconds after which the round's answers are no longer accepted: set a timer and call
+/// `snodo_engine_timeout` when it fires.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_pending_flow_deadline(
     pending: *const snodo_pending_flow,
@@ -143,8 +135,7 @@ pub unsafe extern "C" fn snodo_pending_flow_flow_start(
     unsafe { read_scalar(pending, "pending", out, |p| p.inner.flow_start()) }
 }
 
-/// Whether the flow ended (resumed, failed, timed out or cancelled); free it
-/// then.
+/// Whether the flow ended (resumed, failed, timed out or cancelled); free it then.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_pending_flow_is_ended(
     pending: *const snodo_pending_flow,
@@ -153,10 +144,9 @@ pub unsafe extern "C" fn snodo_pending_flow_is_ended(
     unsafe { read_scalar(pending, "pending", out, |p| p.inner.is_ended()) }
 }
 
-/// The client cancelled the originating request (or the application abandons
-/// it): ends the flow; `*out` is a JSON array of the `notifications/cancelled`
-/// to send for the unanswered requests (`[]` when the flow already ended). No
-/// response is sent for a cancelled request. `reason` NULL = none.
+/// The client cancelled the originating request (or the application abandons it): ends the flow; `*out` is a
+/// JSON array of the `notifications/cancelled` to send for the unanswered requests (`[]` when the flow
+/// already ended). No response is sent for a cancelled request. `reason` NULL = none.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_pending_flow_cancel(
     pending: *mut snodo_pending_flow,
@@ -168,8 +158,6 @@ pub unsafe extern "C" fn snodo_pending_flow_cancel(
     guard(|| {
         let pending = unsafe { handle_mut(pending, "pending") }?;
         let reason = unsafe { text_opt(reason, reason_len, "reason") }?;
-        let out = unsafe { OutStr::new(out, out_len) }?;
-        out.write_json(&Value::Array(pending.inner.cancel(reason)));
-        Ok(())
+        unsafe { OutStr::new(out, out_len) }?.write_json(&Value::Array(pending.inner.cancel(reason)))
     })
 }

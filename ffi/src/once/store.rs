@@ -1,10 +1,8 @@
-//! The store side of the once machine: `snodo_once_command`, one store
-//! command, lent by the step that carries it (a Redis client runs its script
-//! with `KEYS[1]` = its key and `ARGV` = its arguments and feeds the reply
-//! text back); `snodo_once_memory`, the core's in-memory store, which runs
-//! the commands natively with the same meaning and replies; and the five Lua
-//! scripts, byte for byte the core's, for a server to load at start-up
-//! (`SCRIPT LOAD`, for `EVALSHA`), with the `maxmemory-policy` check.
+//! The store side of the once machine: `snodo_once_command`, one store command, lent by the step that carries
+//! it (a Redis client runs its script with `KEYS[1]` = its key and `ARGV` = its arguments and feeds the reply
+//! text back); `snodo_once_memory`, the core's in-memory store, which runs the commands natively with the
+//! same meaning and replies; and the five Lua scripts, byte for byte the core's, for a server to load at
+//! start-up (`SCRIPT LOAD`, for `EVALSHA`), with the `maxmemory-policy` check.
 
 use std::ffi::c_char;
 use std::sync::LazyLock;
@@ -12,11 +10,13 @@ use std::time::Duration;
 
 use snodo::{MemoryStore, OnceCommand, OnceOp, OnceStore};
 
-use crate::error::{Fail, snodo_status};
-use crate::ffi::{Out, OutStr, free_handle, guard, handle, make, read_scalar, text};
+use crate::error::snodo_status;
+use crate::ffi::{
+    Lent, free_handle, guard, handle, make, nul_terminated, read_lent, read_scalar, read_text_or, text,
+};
 
-/// Which store step a command is (the core's `OnceOp`). The numbers are stable,
-/// so a server may index a table of its five script hashes by them.
+/// Which store step a command is (the core's `OnceOp`). The numbers are stable, so a server may index a table
+/// of its five script hashes by them.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum snodo_once_op {
@@ -44,50 +44,20 @@ impl From<OnceOp> for snodo_once_op {
     }
 }
 
-/// One store command (the core's `OnceCommand`): its op, the flow's key, the
-/// Lua script to run and the script's arguments. Never made or freed by the
-/// caller: `snodo_once_step_command` and `snodo_once_step_extend_command` lend
-/// it, and it lives as long as its step. Immutable and shareable across
+/// One store command (the core's `OnceCommand`): its op, the flow's key, the Lua script to run and the
+/// script's arguments. Never made or freed by the caller: `snodo_once_step_command` and
+/// `snodo_once_step_extend_command` lend it, and it lives as long as its step. Immutable and shareable across
 /// threads.
 #[derive(Debug)]
 pub struct snodo_once_command {
     pub(crate) inner: OnceCommand,
-    /// The key and each argument, NUL-terminated, so C gets both a pointer +
-    /// length and a C string.
-    key: Box<[u8]>,
-    args: Vec<Box<[u8]>>,
-}
-
-fn nul_terminated(s: &str) -> Box<[u8]> {
-    [s.as_bytes(), &[0]].concat().into_boxed_slice()
+    lent: Lent,
 }
 
 impl snodo_once_command {
     pub(crate) fn new(inner: OnceCommand) -> snodo_once_command {
-        let key = nul_terminated(inner.key());
-        let args = inner.args().iter().map(|a| nul_terminated(a)).collect();
-        snodo_once_command { inner, key, args }
+        snodo_once_command { lent: Lent::new(inner.key(), &inner.args()), inner }
     }
-}
-
-/// The body of the lent text readers: `*out` points at `f`'s bytes (which end
-/// with a NUL), `*out_len` (optional) is the length without it.
-unsafe fn read_lent(
-    command: *const snodo_once_command,
-    out: *mut *const c_char,
-    out_len: *mut usize,
-    f: impl for<'a> FnOnce(&'a snodo_once_command) -> Result<&'a [u8], Fail>,
-) -> snodo_status {
-    guard(|| {
-        let command = unsafe { handle(command, "command") }?;
-        let out = unsafe { Out::new(out, "out") }?;
-        let bytes = f(command)?;
-        out.write(bytes.as_ptr().cast());
-        if !out_len.is_null() {
-            unsafe { out_len.write(bytes.len().saturating_sub(1)) }
-        }
-        Ok(())
-    })
 }
 
 /// The command's op.
@@ -99,45 +69,41 @@ pub unsafe extern "C" fn snodo_once_command_op(
     unsafe { read_scalar(command, "command", out, |c| c.inner.op().into()) }
 }
 
-/// The flow's key, `KEYS[1]` of the script (`<prefix>flow:{<flow id>}`). `*out`
-/// points at NUL-terminated text **lent by the step** (valid until
-/// `snodo_once_step_free`; do not free it); `*out_len` (optional) is its length
-/// without the NUL.
+/// The flow's key, `KEYS[1]` of the script (`<prefix>flow:{<flow id>}`). `*out` points at NUL-terminated text
+/// **lent by the step** (valid until `snodo_once_step_free`; do not free it); `*out_len` (optional) is its
+/// length without the NUL.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_once_command_key(
     command: *const snodo_once_command,
     out: *mut *const c_char,
     out_len: *mut usize,
 ) -> snodo_status {
-    unsafe { read_lent(command, out, out_len, |c| Ok(&c.key)) }
+    unsafe { read_lent(command, "command", out, out_len, |c| Ok(&c.lent.key)) }
 }
 
-/// The Lua script to run, byte for byte (one of the five `snodo_once_*_script`
-/// texts): `*out` points at a static NUL-terminated string (never free it);
-/// `*out_len` (optional) is its length.
+/// The Lua script to run, byte for byte (one of the five `snodo_once_*_script` texts): `*out` points at a
+/// static NUL-terminated string (never free it); `*out_len` (optional) is its length.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_once_command_script(
     command: *const snodo_once_command,
     out: *mut *const c_char,
     out_len: *mut usize,
 ) -> snodo_status {
-    unsafe { read_lent(command, out, out_len, |c| Ok(script_of(c.inner.op()))) }
+    unsafe { read_lent(command, "command", out, out_len, |c| Ok(script_of(c.inner.op()))) }
 }
 
-/// How many arguments (`ARGV`) the script takes: 4 (claim, complete), 3
-/// (extend), 1 (release) or 0 (lookup).
+/// How many arguments (`ARGV`) the script takes: 4 (claim, complete), 3 (extend), 1 (release) or 0 (lookup).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_once_command_arg_count(
     command: *const snodo_once_command,
     out: *mut usize,
 ) -> snodo_status {
-    unsafe { read_scalar(command, "command", out, |c| c.args.len()) }
+    unsafe { read_scalar(command, "command", out, |c| c.lent.args.len()) }
 }
 
-/// Argument `index` (0-based: `ARGV[index + 1]` of the script) as text **lent
-/// by the step**, as `snodo_once_command_key`; pass `*out_len` to the Redis
-/// client, since a result text may itself hold a NUL. Statuses: OK, ARGUMENT
-/// (`index` not below `snodo_once_command_arg_count`).
+/// Argument `index` (0-based: `ARGV[index + 1]` of the script) as text **lent by the step**, as
+/// `snodo_once_command_key`; pass `*out_len` to the Redis client, since a result text may itself hold a NUL.
+/// Statuses: OK, ARGUMENT (`index` not below `snodo_once_command_arg_count`).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_once_command_arg(
     command: *const snodo_once_command,
@@ -145,47 +111,35 @@ pub unsafe extern "C" fn snodo_once_command_arg(
     out: *mut *const c_char,
     out_len: *mut usize,
 ) -> snodo_status {
-    unsafe {
-        read_lent(command, out, out_len, |c| {
-            c.args.get(index).map(|a| a.as_ref()).ok_or_else(|| {
-                let (op, n) = (c.inner.op().name(), c.args.len());
-                Fail::new(
-                    snodo_status::Argument,
-                    format!("once command: no argument {index} (a {op} command has {n})"),
-                )
-            })
-        })
-    }
+    unsafe { read_lent(command, "command", out, out_len, |c| c.lent.arg("once", c.inner.op().name(), index)) }
 }
 
 /// The byte budget of `snodo_once_memory_new` when `max_bytes` is 0 (64 MiB).
 pub const SNODO_ONCE_DEFAULT_MAX_BYTES: usize = 67_108_864;
-/// One principal's share when `max_bytes_per_principal` is 0 (a quarter of the
-/// default budget).
+/// One principal's share when `max_bytes_per_principal` is 0 (a quarter of the default budget).
 pub const SNODO_ONCE_DEFAULT_MAX_BYTES_PER_PRINCIPAL: usize = 16_777_216;
 
-/// The core's in-memory once store, for one process: bounded in bytes with a
-/// share per principal, expiring, shareable across threads. A fleet of
-/// processes needs a shared store instead: Redis, with the command's script.
+/// The core's in-memory once store, for one process: bounded in bytes with a share per principal, expiring,
+/// shareable across threads. A fleet of processes needs a shared store instead: Redis, with the command's
+/// script.
 #[derive(Debug)]
 pub struct snodo_once_memory {
     inner: MemoryStore,
 }
 
-/// An in-memory store holding at most `max_bytes` of records (0 =
-/// `SNODO_ONCE_DEFAULT_MAX_BYTES`, else at least 1024), at most
-/// `max_bytes_per_principal` for one principal (0 = the default; 1024 to
-/// `max_bytes`): a claim past either is STORE, never a forgotten live record
-/// (which would allow a second effect). Statuses: OK, CONFIG.
+/// An in-memory store holding at most `max_bytes` of records (0 = `SNODO_ONCE_DEFAULT_MAX_BYTES`, else at
+/// least 1024), at most `max_bytes_per_principal` for one principal (0 = the default; 1024 to `max_bytes`): a
+/// claim past either is STORE, never a forgotten live record (which would allow a second effect). Statuses:
+/// OK, CONFIG.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_once_memory_new(
     max_bytes: usize,
     max_bytes_per_principal: usize,
     out: *mut *mut snodo_once_memory,
 ) -> snodo_status {
-    // 0 means "the default" so that C callers need no second function (the
-    // core refuses 0 for both). The core's store wants a lease for its
-    // settings; commands from C runs carry their own, so the default stands in.
+    // 0 means "the default" so that C callers need no second function (the core refuses 0 for both). The
+    // core's store wants a lease for its settings; commands from C runs carry their own, so the default
+    // stands in.
     let max = if max_bytes == 0 { SNODO_ONCE_DEFAULT_MAX_BYTES } else { max_bytes };
     let per = if max_bytes_per_principal == 0 {
         SNODO_ONCE_DEFAULT_MAX_BYTES_PER_PRINCIPAL
@@ -202,11 +156,10 @@ pub unsafe extern "C" fn snodo_once_memory_free(store: *mut snodo_once_memory) {
     unsafe { free_handle(store) }
 }
 
-/// Runs `command` on the store, atomically, as of `now_ms` (Unix milliseconds;
-/// 0 = the system clock; a test on the fixed clock passes `snodo_engine_now` ×
-/// 1000). `*out` is the reply for `snodo_once_run_feed` (or
-/// `snodo_once_step_extended`). Statuses: OK, STORE (the store or this
-/// principal's share is full: report it, never run the effect).
+/// Runs `command` on the store, atomically, as of `now_ms` (Unix milliseconds; 0 = the system clock; a test
+/// on the fixed clock passes `snodo_engine_now` × 1000). `*out` is the reply for `snodo_once_run_feed` (or
+/// `snodo_once_step_extended`). Statuses: OK, STORE (the store or this principal's share is full: report it,
+/// never run the effect).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_once_memory_execute(
     store: *const snodo_once_memory,
@@ -215,26 +168,21 @@ pub unsafe extern "C" fn snodo_once_memory_execute(
     out: *mut *mut c_char,
     out_len: *mut usize,
 ) -> snodo_status {
-    guard(|| {
-        let store = unsafe { handle(store, "store") }?;
-        let command = unsafe { handle(command, "command") }?;
-        let out = unsafe { OutStr::new(out, out_len) }?;
-        let reply = if now_ms == 0 {
-            store.inner.execute(&command.inner)?
-        } else {
-            store.inner.execute_at(&command.inner, now_ms)?
-        };
-        out.write(reply.as_bytes());
-        Ok(())
-    })
+    unsafe {
+        read_text_or(store, "store", out, out_len, |s| {
+            let command = &handle(command, "command")?.inner;
+            let reply =
+                if now_ms == 0 { s.inner.execute(command) } else { s.inner.execute_at(command, now_ms) };
+            Ok(Some(reply?))
+        })
+    }
 }
 
-// The string constants (`SNODO_ONCE_DEFAULT_PREFIX`, ...) are header macros
-// in cbindgen.toml (cbindgen exports no `&str`); `header_macros_are_the_cores`
-// holds them to the core's.
+// The string constants (`SNODO_ONCE_DEFAULT_PREFIX`, ...) are header macros in cbindgen.toml (cbindgen
+// exports no `&str`); `header_macros_are_the_cores` holds them to the core's.
 
-/// The script of `op`, NUL-terminated: the core's constant, copied once so
-/// that C gets a pointer that lives as long as the process.
+/// The script of `op`, NUL-terminated: the core's constant, copied once so that C gets a pointer that lives
+/// as long as the process.
 pub(crate) fn script_of(op: OnceOp) -> &'static [u8] {
     static SCRIPTS: LazyLock<[Box<[u8]>; 5]> = LazyLock::new(|| {
         use snodo::{
@@ -254,54 +202,47 @@ pub(crate) fn script_of(op: OnceOp) -> &'static [u8] {
     }
 }
 
-/// The claim Lua script (`SNODO_ONCE_OP_CLAIM`): `KEYS[1]` = the flow key,
-/// `ARGV` = answers digest, owner, lease ms, keep-until Unix ms. A static
-/// NUL-terminated string, byte for byte the one Rust, Python and Node run:
-/// never free it; never NULL.
+/// The claim Lua script (`SNODO_ONCE_OP_CLAIM`): `KEYS[1]` = the flow key, `ARGV` = answers digest, owner,
+/// lease ms, keep-until Unix ms. A static NUL-terminated string, byte for byte the one Rust, Python and Node
+/// run: never free it; never NULL.
 #[unsafe(no_mangle)]
 pub extern "C" fn snodo_once_claim_script() -> *const c_char {
     script_of(OnceOp::Claim).as_ptr().cast()
 }
 
-/// The complete Lua script (`SNODO_ONCE_OP_COMPLETE`): `ARGV` = owner, result
-/// text, lease ms, keep-until Unix ms. Static, never NULL, never free it.
+/// The complete Lua script (`SNODO_ONCE_OP_COMPLETE`): `ARGV` = owner, result text, lease ms, keep-until Unix
+/// ms. Static, never NULL, never free it.
 #[unsafe(no_mangle)]
 pub extern "C" fn snodo_once_complete_script() -> *const c_char {
     script_of(OnceOp::Complete).as_ptr().cast()
 }
 
-/// The release Lua script (`SNODO_ONCE_OP_RELEASE`): `ARGV` = owner. Static,
-/// never NULL, never free it.
+/// The release Lua script (`SNODO_ONCE_OP_RELEASE`): `ARGV` = owner. Static, never NULL, never free it.
 #[unsafe(no_mangle)]
 pub extern "C" fn snodo_once_release_script() -> *const c_char {
     script_of(OnceOp::Release).as_ptr().cast()
 }
 
-/// The lease-extension Lua script (`SNODO_ONCE_OP_EXTEND`): `ARGV` = owner,
-/// lease ms, keep-until Unix ms. Static, never NULL, never free it.
+/// The lease-extension Lua script (`SNODO_ONCE_OP_EXTEND`): `ARGV` = owner, lease ms, keep-until Unix ms.
+/// Static, never NULL, never free it.
 #[unsafe(no_mangle)]
 pub extern "C" fn snodo_once_extend_script() -> *const c_char {
     script_of(OnceOp::Extend).as_ptr().cast()
 }
 
-/// The read-only lookup Lua script (`SNODO_ONCE_OP_LOOKUP`): no `ARGV`. Static,
-/// never NULL, never free it.
+/// The read-only lookup Lua script (`SNODO_ONCE_OP_LOOKUP`): no `ARGV`. Static, never NULL, never free it.
 #[unsafe(no_mangle)]
 pub extern "C" fn snodo_once_lookup_script() -> *const c_char {
     script_of(OnceOp::Lookup).as_ptr().cast()
 }
 
-/// Checks a Redis `maxmemory-policy` (`CONFIG GET maxmemory-policy`, on every
-/// master): OK only for `SNODO_ONCE_SAFE_EVICTION_POLICY`; any other may evict
-/// a live flow record and run its effect twice: STORE, the reason in the last
-/// error (refuse to start, or warn loudly). Statuses: OK, STORE.
+/// Checks a Redis `maxmemory-policy` (`CONFIG GET maxmemory-policy`, on every master): OK only for
+/// `SNODO_ONCE_SAFE_EVICTION_POLICY`; any other may evict a live flow record and run its effect twice: STORE,
+/// the reason in the last error (refuse to start, or warn loudly). Statuses: OK, STORE.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_once_check_eviction_policy(
     policy: *const u8,
     policy_len: usize,
 ) -> snodo_status {
-    guard(|| {
-        snodo::check_once_eviction_policy(unsafe { text(policy, policy_len, "policy") }?)?;
-        Ok(())
-    })
+    guard(|| Ok(snodo::check_once_eviction_policy(unsafe { text(policy, policy_len, "policy") }?)?))
 }
