@@ -120,9 +120,9 @@ export declare class Engine {
    */
   decide(call: Call, outcome: Outcome | string | Buffer): Response
   /**
-   * The task machine's step (`docs/tasks.md`): `outcome` is the handler's, on a request or on a
-   * run (`leg`); none for a `tasks/get|update|cancel` call. Another outcome than `runAsTask` on a
-   * request is decided as `decide` does.
+   * The task machine's step (`docs/tasks.md`): `outcome` is the handler's, on a request or a run
+   * (`leg`); none for `tasks/get|update|cancel`, or for a run reading its own task (cancelled?).
+   * Another outcome than `runAsTask` on a request is decided as `decide` does.
    */
   taskStep(call: Call, outcome?: Outcome | string | Buffer | null): TaskStep
   /** Unix seconds from the engine's clock (fixed when `fixedTime` was given). */

@@ -43,6 +43,13 @@ export declare class Tasks {
    * store answers -32603 "task store unavailable" and starts nothing.
    */
   answer(call: Call): Promise<Response>;
+  /**
+   * The status of the task `leg` (a run: `leg.taskId` set) runs for, read
+   * from the store now: `working` until someone cancels it. Cancellation is
+   * cooperative: a long run asks now and then and stops early (its end
+   * would be dropped anyway). `null` when the store failed.
+   */
+  status(leg: Call): Promise<string | null>;
   /** Resolves once no run started by this runner is in flight. */
   idle(): Promise<void>;
 }

@@ -78,6 +78,18 @@ class Tasks {
     }
   }
 
+  /**
+   * The status of the task `leg` runs for, read from the store now:
+   * `working` until someone cancels it (cancellation is cooperative: a long
+   * run asks now and then and stops early, as its end would be dropped
+   * anyway); `null` when the store failed.
+   */
+  async status(leg) {
+    if (!(leg instanceof Call) || leg.taskId === null) throw argumentError('status: leg must be a run of a task (call.taskId set)');
+    const { response } = await this.#finish(this.#engine.taskStep(leg));
+    return response === null ? null : (JSON.parse(response.json).result?.status ?? null);
+  }
+
   /** Resolves once no run started here is in flight (tests, shutdown). */
   async idle() {
     while (this.#running.size > 0) await Promise.allSettled([...this.#running]);

@@ -114,9 +114,9 @@ impl Engine {
         let outcome = outcome_arg(env, outcome)?;
         Ok(Response::from(&self.inner.decide(&call.inner, outcome).map_err(core)?))
     }
-    /// The task machine's step (`docs/tasks.md`): `outcome` is the handler's, on a request or on a
-    /// run (`leg`); none for a `tasks/get|update|cancel` call. Another outcome than `runAsTask` on a
-    /// request is decided as `decide` does.
+    /// The task machine's step (`docs/tasks.md`): `outcome` is the handler's, on a request or a run
+    /// (`leg`); none for `tasks/get|update|cancel`, or for a run reading its own task (cancelled?).
+    /// Another outcome than `runAsTask` on a request is decided as `decide` does.
     #[napi(catch_unwind)]
     pub fn task_step(
         &self,

@@ -33,6 +33,7 @@ const text = (t) => ({ content: [{ type: 'text', text: t }] });
  */
 function server() {
   const runs = [];
+  const seen = [];
   let release;
   const gate = new Promise((resolve) => (release = resolve));
   const handlers = {
@@ -45,6 +46,7 @@ function server() {
     },
     async slow(call) {
       if (call.state === null) return runAsTask({ phase: 'work' });
+      seen.push(call);
       await gate;
       return complete(text('done'));
     },
@@ -53,7 +55,7 @@ function server() {
     runs.push({ name: call.name, taskId: call.taskId, state: call.state });
     return handlers[call.name](call);
   };
-  return { route, runs, release };
+  return { route, runs, seen, release };
 }
 
 let ids = 0;
@@ -149,8 +151,12 @@ test('cancel while a run is in flight: the task ends cancelled and stays so when
   const taskId = await create(t, e, 'slow');
   assert.equal(s.runs.length, 2, 'the run started');
   assert.equal(result(await get(t, e, taskId)).status, 'working');
+  const [run] = s.seen;
+  assert.equal(await t.status(run), 'working', 'the run reads its own task');
   assert.equal(result(await t.answer(begin(e, 'tasks/cancel', { taskId }))).resultType, 'complete');
   assert.equal(result(await get(t, e, taskId)).status, 'cancelled');
+  assert.equal(await t.status(run), 'cancelled', 'the run can learn it was cancelled');
+  await assert.rejects(t.status(begin(e, 'tools/call', { name: 'slow' })), (x) => x.code === 'ARGUMENT');
   s.release();
   await t.idle();
   const after = result(await get(t, e, taskId));
@@ -236,7 +242,11 @@ test('the binding: a step finishes once, its command runs on the memory store, b
   for (const bad of [0, -1, 1.5, NaN]) {
     assert.throws(() => new MemoryTaskStore(bad), (x) => x.code === 'CONFIG', String(bad));
   }
-  assert.throws(() => e.taskStep(done.leg), (x) => x.code === 'ARGUMENT', 'a run needs its outcome');
+  // A run without an outcome reads its own task; a request needs one.
+  const own = e.taskStep(done.leg);
+  assert.equal(own.command.op, 'get');
+  assert.equal(body(own.finish(store.execute(own.command)).response).result.status, 'working');
+  assert.throws(() => e.taskStep(begin(e, 'tools/call', { name: 'pair' })), (x) => x.code === 'ARGUMENT');
   assert.throws(() => new Tasks(e, 'route'), (x) => x.code === 'ARGUMENT');
   assert.throws(() => new Tasks(e, () => null, { store: {} }), (x) => x.code === 'ARGUMENT');
 });
@@ -292,6 +302,7 @@ test('on Redis: a task created by one runner is polled, answered and cancelled t
 
     const slow = await create(one, e, 'slow');
     await two.answer(begin(e, 'tasks/cancel', { taskId: slow }));
+    assert.equal(await one.status(s.seen.at(-1)), 'cancelled', 'the run on one learns of the cancel on two');
     s.release();
     await one.idle();
     assert.equal(result(await get(one, e, slow)).status, 'cancelled');
