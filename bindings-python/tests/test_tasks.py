@@ -67,6 +67,13 @@ class Server:
 
     def route(self, call: Call) -> Dict[str, Any]:
         self.runs.append({"task_id": call.task_id, "principal": call.principal, "state": call.state})
+        if call.name == "patient":  # works until its task is no longer `working`
+            if call.state is None:
+                return s.run_as_task({"step": "work"})
+            while self.tasks.status(call) == "working":
+                time.sleep(0.01)
+            self.runs.append({"stopped": self.tasks.status(call)})
+            return s.complete({"content": [{"type": "text", "text": "stopped"}]})
         if call.name == "slow":
             if call.state is None:
                 return s.run_as_task({"step": "work"})
@@ -178,6 +185,25 @@ def test_cancel_while_a_run_is_under_way_stays_cancelled() -> None:
     # Cancelling again, or answering, leaves it so.
     srv.send(message("tasks/cancel", taskId=task_id))
     assert srv.get(task_id)["result"]["status"] == "cancelled"
+
+
+def test_a_long_run_learns_its_task_was_cancelled() -> None:
+    store = Recorder()
+    srv = Server(store)
+    task_id = srv.create("patient")
+    assert srv.get(task_id)["result"]["status"] == "working"
+    srv.send(message("tasks/cancel", taskId=task_id))
+    deadline = time.monotonic() + 10
+    while ("finish", "stale") not in store.log:
+        assert time.monotonic() < deadline, store.log
+        time.sleep(0.01)
+    assert srv.runs[-1] == {"stopped": "cancelled"}
+    assert srv.get(task_id)["result"]["status"] == "cancelled"
+    # Read in a request (no task), status is a clear error.
+    call = srv.engine.begin(message("tools/call", name="patient", arguments={}), "alice")
+    assert isinstance(call, Call)
+    with pytest.raises(s.ArgumentError):
+        srv.tasks.status(call)
 
 
 def test_gates() -> None:

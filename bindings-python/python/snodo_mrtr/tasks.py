@@ -196,6 +196,16 @@ class Tasks:
                 raise
             return _failed(call)
 
+    def status(self, leg: Call) -> Optional[str]:
+        """The status of the task ``leg`` runs for, read from the store now:
+        ``"working"`` until someone cancels it (cancellation is cooperative:
+        a long run asks now and then and stops early, as its end would be
+        dropped anyway). ``None`` when the store failed. Synchronous stores
+        only (the route calls it from its worker thread)."""
+        response, _ = self._drive_sync(self._step(leg, None), background=True)
+        result = response.body.get("result") if response is not None else None
+        return result.get("status") if isinstance(result, dict) else None
+
     def _execute_sync(self, command: Any) -> Optional[str]:
         try:
             return _reply(_not_awaitable(self.store.execute(command), "the store is asynchronous"))
@@ -226,7 +236,7 @@ def _not_awaitable(value: Any, why: str) -> Any:
     if inspect.isawaitable(value):
         if inspect.iscoroutine(value):
             value.close()
-        raise ArgumentError(f"Tasks.answer_sync: {why}: use Tasks.answer")
+        raise ArgumentError(f"Tasks.answer_sync and Tasks.status: {why}: use Tasks.answer")
     return value
 
 
