@@ -25,7 +25,8 @@ It serves a preference workflow (ask the preferred color with a form) as a
 tool, a resource and a prompt; a two-question `book_table` tool; and the
 fixtures the official conformance suite calls; and `book_room`, an effectful tool booked at
 most once per flow (SNODO_REDIS_URL or SNODO_REDIS_CLUSTER_URLS: a Redis or Redis Cluster
-shared by a fleet; otherwise this process's memory; docs/once.md).
+shared by a fleet; otherwise this process's memory; docs/once.md). The Tasks fixtures run on
+snodo's task runner, their tasks in the same store (docs/tasks.md).
 """
 
 from __future__ import annotations
@@ -158,79 +159,88 @@ def book_table(call: Call) -> Outcome:
 
 # --- task-backed tools (Tasks extension, io.modelcontextprotocol/tasks) ---
 #
-# DEMO ONLY: tasks live in this process's memory, so tasks/get, tasks/update and
-# tasks/cancel must reach the process that created the task. A real server keeps
-# them in a shared store. A task's work is a deadline, not a thread: the task
-# settles when a tasks/get sees the deadline passed, so nothing runs in the
-# background and a cancelled task can never settle afterwards.
-TASKS: Dict[str, Dict[str, Any]] = {}
-TASKS_LOCK = threading.Lock()
-TASK_TTL_MS = 60_000
-TASK_TERMINAL = ("completed", "failed", "cancelled")
+# Ordinary handlers: each returns run_as_task(state) where the rest of its work may run as a task.
+# snodo's runner (snodo_mrtr.Tasks, RUNNER below) does the rest: for a client that declared the
+# extension it stores the task, answers the CreateTaskResult and runs the handler again as the task
+# (call.task_id set) in a background thread; for any other client it runs it again at once, in the
+# request. A run's questions park the task until tasks/update answers them (under keys snodo mints
+# for the task, `key@n`, never reused); its end ends the task. The runner answers tasks/get,
+# tasks/update and tasks/cancel, and -32021 for TASK_ONLY tools and a client without the extension.
+# The tasks live in the task store: the once store's Redis when SNODO_REDIS_URL or
+# SNODO_REDIS_CLUSTER_URLS is set (a fleet shares them), else this process's memory.
+
+TASK_ONLY = ("test_tool_with_task", "multi_input", "failing_job")
+RUNNER: Optional[mrtr.Tasks] = None
 # The -32021 data for a client that must declare the extension (SEP-2663).
-TASKS_REQUIRED: Dict[str, Any] = {"requiredCapabilities": {"extensions": {mrtr.TASKS_EXTENSION: {}}}}
+TASKS_REQUIRED: Dict[str, Any] = {"requiredCapabilities": mrtr.task_required_capabilities()}
 
 
-def utc_now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+def runner() -> mrtr.Tasks:
+    assert RUNNER is not None, "start_tasks() runs before serving"
+    return RUNNER
 
 
-def create_task(outcome: Dict[str, Any], after_s: float = 0.0) -> Outcome:
-    """Stores a task whose work ends `after_s` seconds from now with `outcome`
-    ({"result": ...} or {"error": ...}), then answers with its CreateTaskResult. The task
-    is stored before the answer leaves, so an immediate tasks/get finds it. The id is a
-    random UUID (122 random bits): not guessable."""
-    now = utc_now()
-    status = "working" if after_s > 0 else ("completed" if "result" in outcome else "failed")
-    task: Dict[str, Any] = {"taskId": str(uuid.uuid4()), "status": status, "createdAt": now, "lastUpdatedAt": now,
-            "ttlMs": TASK_TTL_MS, "pollIntervalMs": 1000}
-    with TASKS_LOCK:
-        TASKS[task["taskId"]] = {"task": task, "outcome": outcome, "due": time.monotonic() + after_s}
-    return mrtr.complete({"resultType": "task", **task})
+def start_tasks(engine: Engine) -> None:
+    """The runner, built once at start-up on the once store's Redis (its client) or in memory."""
+    global RUNNER
+    store, _ = booking_effects()
+    tasks = store if isinstance(store, mrtr.RedisStore) else mrtr.MemoryTaskStore()
+    RUNNER = mrtr.Tasks(engine, route, store=tasks, required=TASK_ONLY)
+
+
+def work(call: Call, seconds: float) -> bool:
+    """Simulated work in a task's run (its own thread, never a request): False as soon as the
+    task is no longer working (cancelled), checked twice a second."""
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        time.sleep(min(left, 0.5))
+        if runner().status(call) not in ("working", None):
+            return False
+    return True
 
 
 def paint_task(call: Call) -> Outcome:
-    """Asks the color by MRTR; the last round answers with a task when the client declared
-    the Tasks extension (a finished one: painting is instant here), else with the result."""
+    """Asks the color by MRTR, then paints: as a task when the client declared the extension."""
+    if call.state is not None:
+        return text(f"Painted it {call.state['color']}.")
     a = call.response("color", COLOR)
     if a.is_declined or a.is_cancelled:
         return mrtr.tool_error("No color chosen: nothing painted.")
     if not a.is_accepted:
         return mrtr.input_required({"color": COLOR})
-    result = {"content": [{"type": "text", "text": f"Painted it {(a.value or {})['color']}."}]}
-    if not mrtr.declares_tasks(call.client_capabilities):
-        return mrtr.complete(result)
-    return create_task({"result": result})
+    return mrtr.run_as_task({"color": (a.value or {})["color"]})
 
 
 def slow_compute(call: Call) -> Outcome:
     """Simulated work of `seconds` (0-60): as a task that completes `seconds` later when the
-    client declared the extension and there is work to wait for, else answered at once (the
-    HTTP loop must never sleep: the work is only a number here)."""
+    client declared the extension, else answered at once (a request never sleeps)."""
     args = call.params.get("arguments") or {}
     seconds, label = args.get("seconds", 1), str(args.get("label", "slow_compute"))
     if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not 0 <= seconds <= 60:
         return mrtr.tool_error("seconds must be a number from 0 to 60.")
-    result = {"content": [{"type": "text", "text": f"{label}: done ({seconds} s of work)."}]}
-    if seconds > 0 and mrtr.declares_tasks(call.client_capabilities):
-        return create_task({"result": result}, float(seconds))
-    return mrtr.complete(result)
+    if call.state is None and seconds > 0:
+        return mrtr.run_as_task({"seconds": seconds})
+    if call.task_id is not None and not work(call, float(seconds)):
+        return mrtr.tool_error("Stopped: the task was cancelled.")  # dropped by the store: the task stays cancelled
+    return text(f"{label}: done ({seconds} s of work).")
 
 
 def failing_job(call: Call) -> Outcome:
-    """Task-only: a client without the extension gets -32021; as a task it ends completed with
-    a tool error (a tool error is a result, never a failed task)."""
-    if not mrtr.declares_tasks(call.client_capabilities):
-        return mrtr.error(-32021, "failing_job runs only as a task: declare the Tasks extension", TASKS_REQUIRED)
-    return create_task({"result": {"content": [{"type": "text", "text": "The job failed."}], "isError": True}}, 1.0)
+    """Task only: ends completed with a tool error after 1 s (a tool error is a result, never a
+    failed task)."""
+    if call.state is None:
+        return mrtr.run_as_task({"job": "failing"})
+    work(call, 1.0)
+    return mrtr.tool_error("The job failed.")
 
 
 def protocol_error_job(call: Call) -> Outcome:
-    """As a task it ends failed with a JSON-RPC error; without the extension, that error."""
-    code, message = -32603, "The job hit an internal error."
-    if not mrtr.declares_tasks(call.client_capabilities):
-        return mrtr.error(code, message)
-    return create_task({"error": {"code": code, "message": message}}, 1.0)
+    """As a task it ends failed with a JSON-RPC error after 1 s; without the extension, that error."""
+    if call.state is None:
+        return mrtr.run_as_task({"job": "protocol_error"})
+    if call.task_id is not None:
+        work(call, 1.0)
+    return mrtr.error(-32603, "The job hit an internal error.")
 
 
 # The questions of the input-asking task fixtures. multi_input's answers may carry both fields.
@@ -239,131 +249,44 @@ PART = mrtr.elicit_form("One part of the input", {"type": "object", "properties"
     "name": {"type": "string"}, "confirm": {"type": "boolean"}}})
 
 
-def create_input_task(asks: Dict[str, mrtr.Question], finish: Callable[[Dict[str, Any]], Dict[str, Any]]) -> Outcome:
-    """Stores a task parked at input_required on `asks` (name → question), then answers with its
-    CreateTaskResult. Each question goes out under a key minted for this task (the name plus
-    random hex), never reused: a key names one request for the task's whole life. When every key
-    is answered (tasks/update) the task completes with `finish(answers by name)`."""
-    now = utc_now()
-    task: Dict[str, Any] = {"taskId": str(uuid.uuid4()), "status": "input_required", "createdAt": now,
-            "lastUpdatedAt": now, "ttlMs": TASK_TTL_MS, "pollIntervalMs": 1000}
-    keyed = {f"{name}-{uuid.uuid4().hex[:12]}": (name, q) for name, q in asks.items()}
-    with TASKS_LOCK:
-        TASKS[task["taskId"]] = {"task": task, "outcome": {}, "due": 0.0, "asks": keyed, "answers": {}, "finish": finish}
-    return mrtr.complete({"resultType": "task", **task})
+def answered(a: mrtr.Answer) -> bool:
+    return a.is_accepted or a.is_declined or a.is_cancelled
 
 
 def confirm_delete(call: Call) -> Outcome:
-    """Asks to confirm deleting `filename`: as a task parked on the question when the client
+    """Asks to confirm deleting `filename`: in a task waiting for tasks/update when the client
     declared the extension, else by MRTR."""
     filename = str((call.params.get("arguments") or {}).get("filename", "the file"))
-
-    def finish(v: Dict[str, Any]) -> Dict[str, Any]:
-        confirmed = (v.get("confirm") or {}).get("confirm") is True
-        return {"content": [{"type": "text", "text": f"Deleted {filename}." if confirmed else f"Kept {filename}."}]}
-    if mrtr.declares_tasks(call.client_capabilities):
-        return create_input_task({"confirm": DELETE_OK}, finish)
+    if call.state is None:
+        return mrtr.run_as_task({"ask": "confirm"})
     a = call.response("confirm", DELETE_OK)
-    if not (a.is_accepted or a.is_declined or a.is_cancelled):
-        return mrtr.input_required({"confirm": DELETE_OK})
-    return mrtr.complete(finish({"confirm": a.value if a.is_accepted else None}))
+    if not answered(a):
+        return mrtr.input_required({"confirm": DELETE_OK}, call.state)
+    confirmed = a.is_accepted and (a.value or {}).get("confirm") is True
+    return text(f"Deleted {filename}." if confirmed else f"Kept {filename}.")
 
 
 def multi_input(call: Call) -> Outcome:
     """Task only: two questions at once, which may be answered one tasks/update at a time."""
-    if not mrtr.declares_tasks(call.client_capabilities):
-        return mrtr.error(-32021, "multi_input runs only as a task: declare the Tasks extension", TASKS_REQUIRED)
-    return create_input_task({"first": PART, "second": PART}, lambda v: {
-        "content": [{"type": "text", "text": f"Received {sum(x is not None for x in v.values())} of 2 inputs."}]})
+    if call.state is None:
+        return mrtr.run_as_task({"ask": "parts"})
+    parts = [call.response(k, PART) for k in ("first", "second")]
+    if not all(answered(a) for a in parts):
+        return mrtr.input_required({"first": PART, "second": PART}, call.state)
+    return text(f"Received {sum(a.is_accepted for a in parts)} of 2 inputs.")
 
 
 def tool_with_task(call: Call) -> Outcome:
     """Task only: asks the name by MRTR first (those rounds end before the task exists, so their
-    key is not a task key), then answers with a finished task that greets it."""
-    if not mrtr.declares_tasks(call.client_capabilities):
-        return mrtr.error(-32021, "test_tool_with_task runs only as a task: declare the Tasks extension", TASKS_REQUIRED)
+    key is not a task key), then greets it from the task."""
+    if call.state is not None:
+        return text(f"Hello, {call.state['name']}, from a task.")
     a = call.response("user_name", NAME)
     if a.is_declined or a.is_cancelled:
         return mrtr.tool_error("No name given: no task created.")
     if not a.is_accepted:
         return mrtr.input_required({"user_name": NAME})
-    return create_task({"result": {"content": [{"type": "text", "text": f"Hello, {(a.value or {})['name']}, from a task."}]}})
-
-
-def settled(entry: Dict[str, Any]) -> Dict[str, Any]:
-    """The task as it stands now (call with TASKS_LOCK held): working until its deadline."""
-    task: Dict[str, Any] = entry["task"]
-    if task["status"] == "working" and time.monotonic() >= entry["due"]:
-        task["status"] = "completed" if "result" in entry["outcome"] else "failed"
-        task["lastUpdatedAt"] = utc_now()
-    return task
-
-
-def tasks_get(call: Call, entry: Dict[str, Any]) -> Outcome:
-    with TASKS_LOCK:
-        task = task_with_requests(entry)
-    # The input requests a waiting task carries must be receivable by the client asking (this request's capabilities).
-    missing = mrtr.check_task_input_requests(task, call.client_capabilities)
-    if missing:
-        return mrtr.error(-32021, "Missing required client capability", {"requiredCapabilities": missing})
-    if task["status"] in ("completed", "failed"):
-        task.update(entry["outcome"])  # the inlined result, or the JSON-RPC error
-    return mrtr.complete(task)
-
-
-def task_with_requests(entry: Dict[str, Any]) -> Dict[str, Any]:
-    """The task (call with TASKS_LOCK held), with every outstanding input request while it waits."""
-    task = dict(settled(entry))
-    if task["status"] == "input_required":
-        task["inputRequests"] = {k: q.value for k, (_, q) in entry["asks"].items()}
-    return task
-
-
-def tasks_update(call: Call, entry: Dict[str, Any]) -> Outcome:
-    """Takes the answers to the outstanding keys (each validated against its question; an
-    invalid one stays outstanding); answers to any other key are ignored. The last answer
-    completes the task, visible to the very next tasks/get."""
-    with TASKS_LOCK:
-        task, asks = entry["task"], entry.get("asks") or {}
-        if task["status"] != "input_required":
-            return mrtr.complete({})
-        for key, (name, q) in list(asks.items()):
-            a = call.response(key, q)
-            if a.is_accepted or a.is_declined or a.is_cancelled:
-                entry["answers"][name] = a.value if a.is_accepted else None
-                del asks[key]
-        if not asks:
-            entry["outcome"] = {"result": entry["finish"](entry["answers"])}
-            task["status"] = "completed"
-        task["lastUpdatedAt"] = utc_now()
-    return mrtr.complete({})
-
-
-def tasks_cancel(call: Call, entry: Dict[str, Any]) -> Outcome:
-    # A terminal task stays as it ended; the ack is the same either way.
-    with TASKS_LOCK:
-        task = settled(entry)
-        if task["status"] not in TASK_TERMINAL:
-            task["status"], task["lastUpdatedAt"] = "cancelled", utc_now()
-    return mrtr.complete({})
-
-
-TASK_METHODS: Dict[str, Callable[[Call, Dict[str, Any]], Outcome]] = {
-    "tasks/get": tasks_get, "tasks/update": tasks_update, "tasks/cancel": tasks_cancel}
-
-
-def task_method(call: Call) -> Outcome:
-    """The gates every tasks/* request passes, in the order SEP-2663 and the conformance
-    suite use: the extension declared on this request (-32021, even for an unknown id),
-    then a known task (-32602, the same for an id that never existed or has expired)."""
-    if not mrtr.declares_tasks(call.client_capabilities):
-        return mrtr.error(-32021, f"{call.method} needs the Tasks extension declared on the request", TASKS_REQUIRED)
-    task_id = call.params.get("taskId")
-    with TASKS_LOCK:
-        entry = TASKS.get(task_id) if isinstance(task_id, str) else None
-    if entry is None:
-        return mrtr.error(-32602, f"Unknown task: {task_id}")
-    return TASK_METHODS[call.method](call, entry)
+    return mrtr.run_as_task({"name": (a.value or {})["name"]})
 
 
 # --- conformance fixtures (input-required-result-*, server-stateless) ---
@@ -596,6 +519,10 @@ TOOLS: Dict[str, Tuple[str, Handler]] = {
     "test_logging_tool": ("Conformance: logging", lambda c: text("No log level requested, so nothing was logged.")),
     "test_trigger_tool_change": ("Conformance: tool list change", lambda c: text("The tool list is static.")),
     "test_trigger_prompt_change": ("Conformance: prompt list change", lambda c: text("The prompt list is static.")),
+}
+# The Tasks fixtures: served through RUNNER only (the SDK contract servers, which reuse TOOLS, serve
+# no tasks).
+TASK_TOOLS: Dict[str, Tuple[str, Handler]] = {
     "paint_task": ("Asks a color, then paints as a task (Tasks extension) or directly", paint_task),
     "greet": ("Tasks conformance: greets `name`, never as a task", lambda c: text(
         f"Hello, {(c.params.get('arguments') or {}).get('name', 'there')}!")),
@@ -617,7 +544,7 @@ LISTS: Dict[str, Dict[str, Any]] = {
     "server/discover": {"supportedVersions": [mrtr.MRTR_VERSION], "capabilities": {"tools": {}, "resources": {}, "prompts": {},
                                                                    "extensions": {mrtr.TASKS_EXTENSION: {}}}},
     "tools/list": {"tools": [{"name": n, "description": d, "inputSchema": {"type": "object", "properties": {}}}
-                             for n, (d, _) in [*TOOLS.items(), *EFFECT_TOOLS.items()]]},
+                             for n, (d, _) in [*TOOLS.items(), *TASK_TOOLS.items(), *EFFECT_TOOLS.items()]]},
     "resources/list": {"resources": RESOURCE_LIST},
     "resources/templates/list": {"resourceTemplates": []},
     "prompts/list": {"prompts": [{"name": n, "description": d} for n, (d, _) in PROMPTS.items()]},
@@ -628,13 +555,11 @@ def route(call: Call) -> Outcome:
     if call.method in LISTS:
         return mrtr.complete({**LISTS[call.method], **CACHE})
     if call.method == "tools/call":
-        tool = TOOLS.get(call.name or "") or EFFECT_TOOLS.get(call.name or "")
+        tool = TOOLS.get(call.name or "") or TASK_TOOLS.get(call.name or "") or EFFECT_TOOLS.get(call.name or "")
         return tool[1](call) if tool else mrtr.error(-32602, f"Unknown tool: {call.name}")
     if call.method == "resources/read":
         resource = RESOURCES.get(call.uri or "")
         return resource(call) if resource else mrtr.error(-32602, f"Resource not found: {call.uri}", {"uri": call.uri})
-    if call.method in TASK_METHODS:
-        return task_method(call)
     if call.method == "prompts/get":
         prompt = PROMPTS.get(call.name or "")
         return prompt[1](call) if prompt else mrtr.error(-32602, f"Unknown prompt: {call.name}")
@@ -654,12 +579,11 @@ def handle(engine: Engine, raw: bytes, principal: Optional[str]) -> Optional[Tup
     if isinstance(begun, Response):
         response = begun  # a ready error (parse, _meta validation, bad version, ...)
     else:
-        try:
-            outcome = route(begun)
+        try:  # route(begun), decided; a task's run goes on in a thread; tasks/* answered
+            response = runner().answer_sync(begun)
         except Exception as e:  # a handler bug must still produce exactly one response
             print(f"handler error in {begun.method}: {e!r}", file=sys.stderr, flush=True)
-            outcome = mrtr.error(-32603, "Internal error")
-        response = engine.decide(begun, outcome)
+            response = engine.decide(begun, mrtr.error(-32603, "Internal error"))
     if response.diagnostic:
         print(f"snodo: {response.diagnostic}", file=sys.stderr, flush=True)  # for the operator, never on the wire
     return response.http_status, response.to_json()
@@ -733,8 +657,17 @@ def legacy_handshake(message: Any) -> bool:
 
 
 def legacy_route(call: Call) -> Outcome:
-    """The 2026 handlers, minus what a 2025 result must not carry (cache hints)."""
+    """The 2026 handlers, minus what a 2025 result must not carry (cache hints). A 2025 session
+    has no tasks: a task-only tool is refused, and a handler's run_as_task goes on at once (the
+    core's inline continuation, as the runner does for a client without the extension)."""
+    if call.method == "tools/call" and call.name in TASK_ONLY:
+        return mrtr.error(-32021, f"{call.name} runs only as a task: a 2025 session has no tasks", TASKS_REQUIRED)
     outcome = route(call)
+    while outcome.get("type") == "task":
+        _, leg = runner().engine.task_step(call, outcome).finish(None)
+        if leg is None:  # the handler handed itself on too many times
+            return mrtr.error(-32603, "Internal error")
+        call, outcome = leg, route(leg)
     if outcome.get("type") == "complete" and isinstance(outcome.get("result"), dict):
         result = {k: v for k, v in outcome["result"].items() if k not in CACHE}
         outcome = mrtr.complete(result)
@@ -1610,6 +1543,7 @@ def main() -> None:
     args = parser.parse_args()
     engines = load_engine()
     check_effects()
+    start_tasks(engines())
     if args.stdio:
         serve_stdio(engines)
     else:
