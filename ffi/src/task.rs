@@ -38,12 +38,12 @@ pub struct snodo_task_step {
     command: Option<snodo_task_command>,
 }
 
-/// The step for `call` (`docs/tasks.md`). `outcome` is the handler's outcome JSON as `snodo_engine_decide`
-/// reads it, `{"type":"task","state":...}` included (hand the rest on as a task); NULL for a `tasks/get`,
-/// `tasks/update` or `tasks/cancel` request, whose step answers it. `call` is a request from a begin function
-/// (the handler's outcome on a request decides it, as `snodo_engine_decide` would) or a leg from
-/// `snodo_task_step_finish`. Statuses: OK, ARGUMENT (bad outcome shape, NULL outcome for a handler run),
-/// ALREADY_DECIDED, STORE (no randomness for a task id).
+/// The step for `call` (`docs/tasks.md`), a request from a begin function or a leg from
+/// `snodo_task_step_finish`. `outcome` is the handler's outcome JSON as `snodo_engine_decide` reads it
+/// (`{"type":"task","state":...}` hands the rest on as a task; on a request the step decides the call); NULL
+/// for a `tasks/get`, `tasks/update` or `tasks/cancel` request, whose step answers it, or on a task's leg,
+/// whose step reads its own task (a long run learns it was cancelled). Statuses: OK, ARGUMENT (bad outcome
+/// shape, NULL on a request), ALREADY_DECIDED, STORE (no randomness for a task id).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn snodo_engine_task_step(
     engine: *const snodo_engine,

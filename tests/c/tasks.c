@@ -2,8 +2,9 @@
  * snodo_engine_task_step / snodo_task_step_finish over the in-memory task
  * store. A task started, its run parked on a question, tasks/get showing
  * the minted key, tasks/update resuming the handler, its end completing the
- * task; the same handler inline for a client that did not declare the
- * extension; the gates; a failed store; and misuse.
+ * task; a run reading its own task to learn of its cancellation; the same
+ * handler inline for a client that did not declare the extension; the
+ * gates; a failed store; and misuse.
  * SPDX-License-Identifier: MIT OR Apache-2.0 */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
@@ -215,6 +216,71 @@ static void test_task_flow(void) {
     case_end("task: created, parked, read with its minted key, resumed by tasks/update, completed");
 }
 
+/* The status of a tasks/get-shaped response (malloc'd; NULL when none). */
+static char *status_of(const snodo_response *resp) {
+    jval *v = body_of(resp);
+    const jval *st = json_get(json_get(v, "result"), "status");
+    char *out = st && st->type == J_STR ? strdup(st->text) : NULL;
+    json_free(v);
+    return out;
+}
+
+/* A run with no outcome reads its own task: it learns of a tasks/cancel
+ * (cancellation is cooperative), and its late end changes nothing. */
+static void test_run_reads_its_task(void) {
+    case_begin();
+    snodo_engine *e = test_engine(NOW);
+    snodo_memory_task_store *store = NULL;
+    CHECK_OK(snodo_memory_task_store_new(0, &store));
+    snodo_response *resp = NULL;
+    snodo_call *leg = NULL, *next = NULL;
+    char op[16] = "";
+    snodo_call *c = begin(e, TOOL(CAPS_TASKS));
+    CHECK_OK(step(e, store, c, "{\"type\":\"task\"}", op, &resp, &leg));
+    snodo_response_free(resp);
+    snodo_call_free(c);
+    char *task_id = leg ? call_text(snodo_call_task_id, leg) : NULL;
+    CHECK(task_id != NULL, "a task run");
+
+    if (leg) CHECK_OK(step(e, store, leg, NULL, op, &resp, &next));
+    char *status = status_of(resp);
+    CHECK(strcmp(op, "get") == 0 && next == NULL && status && strcmp(status, "working") == 0,
+          "the run reads its task: op %s, status %s", op, status ? status : "(none)");
+    free(status);
+    snodo_response_free(resp);
+
+    char *cancel = tasks_request("cancel", task_id ? task_id : "", NULL, CAPS_TASKS);
+    c = begin(e, cancel);
+    CHECK_OK(step(e, store, c, NULL, op, &resp, &next));
+    CHECK(strcmp(op, "cancel") == 0, "cancel: op %s", op);
+    snodo_response_free(resp);
+    snodo_call_free(c);
+    free(cancel);
+
+    if (leg) CHECK_OK(step(e, store, leg, NULL, op, &resp, &next));
+    status = status_of(resp);
+    CHECK(status && strcmp(status, "cancelled") == 0, "the run learns it was cancelled: %s", status ? status : "(none)");
+    free(status);
+    snodo_response_free(resp);
+    resp = (snodo_response *)1;
+    if (leg) CHECK_OK(step(e, store, leg, COMPLETE, op, &resp, &next));
+    CHECK(strcmp(op, "finish") == 0 && resp == NULL && next == NULL, "a late end is ignored: op %s", op);
+    char *get = tasks_request("get", task_id ? task_id : "", NULL, CAPS_TASKS);
+    c = begin(e, get);
+    CHECK_OK(step(e, store, c, NULL, op, &resp, &next));
+    status = status_of(resp);
+    CHECK(status && strcmp(status, "cancelled") == 0, "still cancelled: %s", status ? status : "(none)");
+    free(status);
+    snodo_response_free(resp);
+    snodo_call_free(c);
+    free(get);
+    snodo_call_free(leg);
+    free(task_id);
+    snodo_memory_task_store_free(store);
+    snodo_engine_free(e);
+    case_end("task: a run with no outcome reads its own task and learns of its cancellation");
+}
+
 static void test_gates_and_inline(void) {
     case_begin();
     snodo_engine *e = test_engine(NOW);
@@ -363,6 +429,7 @@ static void test_task_misuse(void) {
 
 void run_task_tests(void) {
     test_task_flow();
+    test_run_reads_its_task();
     test_gates_and_inline();
     test_task_misuse();
 }
