@@ -12,7 +12,8 @@
 // interop/setup.sh does (interop_setup_node_servers).
 //
 // snodo reads each request (`begin`) and turns each handler's outcome into
-// the response (`decide`). Both protocol eras, one set of handlers:
+// the response (`decide`; for tools/call and tasks/*, its task runner,
+// snodo-mrtr/tasks). Both protocol eras, one set of handlers:
 // 2026-07-28 requests (per-request `_meta`), and 2025-era sessions
 // (`initialize`) through snodo's legacy bridge (`beginLegacy`,
 // `decideLegacy`, `feed`; see docs/legacy.md), which turns an
@@ -31,10 +32,11 @@ import { appendFileSync, readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import {
   Engine, Call, Session, elicitForm, sampling, listRoots, filterSupported, version,
-  complete, inputRequired, error, toolError, unknownSession,
-  checkHttpHeaders, checkHttpOrigin, OriginPolicy, declaresTasks, checkTaskInputRequests,
+  complete, inputRequired, error, toolError, unknownSession, runAsTask, taskRequiredCapabilities, MemoryTaskStore,
+  checkHttpHeaders, checkHttpOrigin, OriginPolicy,
 } from 'snodo-mrtr';
 import { MemoryStore, RedisStore, checkOnce, runOnce } from 'snodo-mrtr/once';
+import { Tasks } from 'snodo-mrtr/tasks';
 
 // --- keys and engine
 
@@ -166,68 +168,85 @@ function multiRound(call) {
 
 // --- task-backed tools (Tasks extension, io.modelcontextprotocol/tasks)
 //
-// DEMO ONLY: tasks live in this process's memory, so tasks/get, tasks/update
-// and tasks/cancel must reach the process that created the task. A real
-// server keeps them in a shared store (and expires them after ttlMs). A
-// task's work is a deadline, not a timer: the task settles when a tasks/get
-// sees the deadline passed, so nothing runs in the background and a
-// cancelled task can never settle afterwards.
-const TASKS = new Map();
-const TASK_TTL_MS = 60_000;
-const TASK_TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+// Ordinary handlers: each returns runAsTask(state) where the rest of its work
+// may run as a task. snodo's runner (snodo-mrtr/tasks, tasksOf below) does the
+// rest: for a client that declared the extension it stores the task, answers
+// the CreateTaskResult and runs the handler again as the task (call.taskId
+// set) in the background; for any other client it runs it again at once, in
+// the request. A run's questions park the task until tasks/update answers
+// them (under keys snodo mints for the task, `key@n`, never reused); its end
+// ends the task. The runner answers tasks/get, tasks/update and tasks/cancel,
+// and -32021 for TASK_ONLY tools and a client without the extension. The
+// tasks live in the task store: the once store's Redis when SNODO_REDIS_URL
+// or SNODO_REDIS_CLUSTER_URLS is set (a fleet shares them), else this
+// process's memory.
 const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
-// The -32021 data for a client that must declare the extension (SEP-2663).
-const TASKS_REQUIRED = { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } };
-const utcNow = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+const TASK_ONLY = ['test_tool_with_task', 'multi_input', 'failing_job'];
+let runner = null;
 
-// Stores a task whose work ends `afterS` seconds from now with `outcome`
-// ({ result } or { error }), then answers with its CreateTaskResult. The task
-// is stored before the answer leaves, so an immediate tasks/get finds it. The
-// id is a random UUID (122 random bits): not guessable.
-function createTask(outcome, afterS = 0) {
-  const now = utcNow();
-  const status = afterS > 0 ? 'working' : ('result' in outcome ? 'completed' : 'failed');
-  const task = { taskId: randomUUID(), status, createdAt: now, lastUpdatedAt: now,
-    ttlMs: TASK_TTL_MS, pollIntervalMs: 1000 };
-  TASKS.set(task.taskId, { task, outcome, due: performance.now() + afterS * 1000 });
-  return complete({ resultType: 'task', ...task });
+// The runner of the process's engine (there is one), built on first use.
+function tasksOf(engine) {
+  if (runner === null) {
+    const store = redisUrl() !== '' || clusterUrls().length > 0
+      ? { execute: async (command) => (await bookingEffects()).store.execute(command) }
+      : new MemoryTaskStore();
+    runner = new Tasks(engine, guarded, { store, required: TASK_ONLY });
+  }
+  return runner;
 }
 
-// Asks the color by MRTR; the last round answers with a task when the client
-// declared the Tasks extension (a finished one: painting is instant here),
-// else with the result itself.
+// Simulated work in a task's run, never in a request: timers (the event loop
+// never blocks; unref'd, they never hold the process), asking the store twice
+// a second whether the task is still working (cancellation is cooperative,
+// and seen from any process of a fleet): false as soon as it is not.
+const pause = (ms) => new Promise((resolve) => { setTimeout(resolve, ms).unref(); });
+async function work(call, seconds) {
+  const deadline = performance.now() + seconds * 1000;
+  for (let left = seconds * 1000; left > 0; left = deadline - performance.now()) {
+    await pause(Math.min(left, 500));
+    const status = await runner.status(call);
+    if (status !== 'working' && status !== null) return false;
+  }
+  return true;
+}
+
+// Asks the color by MRTR, then paints: as a task when the client declared the extension.
 function paintTask(call) {
+  if (call.state !== null) return complete(text(`Painted it ${call.state.color}.`));
   const a = call.response('color', COLOR);
   if (a.kind === 'declined' || a.kind === 'cancelled') return toolError('No color chosen: nothing painted.');
   if (a.kind !== 'accepted') return inputRequired({ color: COLOR });
-  const result = text(`Painted it ${a.value.color}.`);
-  if (!declaresTasks(call.clientCapabilities)) return complete(result);
-  return createTask({ result });
+  return runAsTask({ color: a.value.color });
 }
 
-// Simulated work of `seconds` (0-60): as a task that completes `seconds`
-// later when the client declared the extension and there is work to wait
-// for, else answered at once (the work is only a number here).
-function slowCompute(call) {
+// Simulated work of `seconds` (0-60): as a task whose run works `seconds` when
+// the client declared the extension, else answered at once (a request never waits).
+async function slowCompute(call) {
   const { seconds = 1, label = 'slow_compute' } = call.params.arguments ?? {};
   if (typeof seconds !== 'number' || !(seconds >= 0 && seconds <= 60)) {
     return toolError('seconds must be a number from 0 to 60.');
   }
-  const result = text(`${label}: done (${seconds} s of work).`);
-  if (seconds > 0 && declaresTasks(call.clientCapabilities)) return createTask({ result }, seconds);
-  return complete(result);
+  if (call.state === null && seconds > 0) return runAsTask({ seconds });
+  if (call.taskId !== null && !(await work(call, seconds))) {
+    return toolError('Stopped: the task was cancelled.'); // dropped by the store: the task stays cancelled
+  }
+  return complete(text(`${label}: done (${seconds} s of work).`));
 }
 
-// Task-only: a client without the extension gets -32021; as a task it ends
-// completed with a tool error (a tool error is a result, never a failed task).
-const failingJob = (call) => (declaresTasks(call.clientCapabilities)
-  ? createTask({ result: { ...text('The job failed.'), isError: true } }, 1)
-  : error(-32021, 'failing_job runs only as a task: declare the Tasks extension', TASKS_REQUIRED));
+// Task only: ends completed with a tool error after 1 s (a tool error is a
+// result, never a failed task).
+async function failingJob(call) {
+  if (call.state === null) return runAsTask({ job: 'failing' });
+  if (call.taskId !== null) await work(call, 1);
+  return toolError('The job failed.');
+}
 
-// As a task it ends failed with a JSON-RPC error; without the extension, that error.
-const JOB_ERROR = { code: -32603, message: 'The job hit an internal error.' };
-const protocolErrorJob = (call) => (declaresTasks(call.clientCapabilities)
-  ? createTask({ error: JOB_ERROR }, 1) : error(JOB_ERROR.code, JOB_ERROR.message));
+// As a task it ends failed with a JSON-RPC error after 1 s; without the extension, that error.
+async function protocolErrorJob(call) {
+  if (call.state === null) return runAsTask({ job: 'protocol_error' });
+  if (call.taskId !== null) await work(call, 1);
+  return error(-32603, 'The job hit an internal error.');
+}
 
 // The questions of the input-asking task fixtures. multi_input's answers may
 // carry both fields.
@@ -236,118 +255,32 @@ const PART = elicitForm('One part of the input', {
   type: 'object', properties: { name: { type: 'string' }, confirm: { type: 'boolean' } } });
 const answered = (a) => a.kind === 'accepted' || a.kind === 'declined' || a.kind === 'cancelled';
 
-// Stores a task parked at input_required on `asks` (name -> question), then
-// answers with its CreateTaskResult. Each question goes out under a key
-// minted for this task (the name plus random hex), never reused: a key names
-// one request for the task's whole life. When every key is answered
-// (tasks/update) the task completes with finish(answers by name).
-function createInputTask(asks, finish) {
-  const now = utcNow();
-  const task = { taskId: randomUUID(), status: 'input_required', createdAt: now, lastUpdatedAt: now,
-    ttlMs: TASK_TTL_MS, pollIntervalMs: 1000 };
-  const keyed = new Map(Object.entries(asks).map(([name, q]) => [`${name}-${randomUUID().slice(-12)}`, [name, q]]));
-  TASKS.set(task.taskId, { task, outcome: {}, due: 0, asks: keyed, answers: {}, finish });
-  return complete({ resultType: 'task', ...task });
-}
-
-// Asks to confirm deleting `filename`: as a task parked on the question when
+// Asks to confirm deleting `filename`: in a task waiting for tasks/update when
 // the client declared the extension, else by MRTR.
 function confirmDelete(call) {
   const filename = String(call.params.arguments?.filename ?? 'the file');
-  const finish = (v) => text(v.confirm?.confirm === true ? `Deleted ${filename}.` : `Kept ${filename}.`);
-  if (declaresTasks(call.clientCapabilities)) return createInputTask({ confirm: DELETE_OK }, finish);
+  if (call.state === null) return runAsTask({ ask: 'confirm' });
   const a = call.response('confirm', DELETE_OK);
-  if (!answered(a)) return inputRequired({ confirm: DELETE_OK });
-  return complete(finish({ confirm: a.kind === 'accepted' ? a.value : null }));
+  if (!answered(a)) return inputRequired({ confirm: DELETE_OK }, call.state);
+  return complete(text(a.kind === 'accepted' && a.value.confirm === true ? `Deleted ${filename}.` : `Kept ${filename}.`));
 }
 
 // Task only: two questions at once, which may be answered one tasks/update at a time.
-const multiInput = (call) => (declaresTasks(call.clientCapabilities)
-  ? createInputTask({ first: PART, second: PART },
-    (v) => text(`Received ${Object.values(v).filter((x) => x !== null).length} of 2 inputs.`))
-  : error(-32021, 'multi_input runs only as a task: declare the Tasks extension', TASKS_REQUIRED));
+function multiInput(call) {
+  if (call.state === null) return runAsTask({ ask: 'parts' });
+  const parts = [call.response('first', PART), call.response('second', PART)];
+  if (!parts.every(answered)) return inputRequired({ first: PART, second: PART }, call.state);
+  return complete(text(`Received ${parts.filter((a) => a.kind === 'accepted').length} of 2 inputs.`));
+}
 
 // Task only: asks the name by MRTR first (those rounds end before the task
-// exists, so their key is not a task key), then answers with a finished task
-// that greets it.
+// exists, so their key is not a task key), then greets it from the task.
 function toolWithTask(call) {
-  if (!declaresTasks(call.clientCapabilities)) {
-    return error(-32021, 'test_tool_with_task runs only as a task: declare the Tasks extension', TASKS_REQUIRED);
-  }
+  if (call.state !== null) return complete(text(`Hello, ${call.state.name}, from a task.`));
   const a = call.response('user_name', NAME);
   if (a.kind === 'declined' || a.kind === 'cancelled') return toolError('No name given: no task created.');
   if (a.kind !== 'accepted') return inputRequired({ user_name: NAME });
-  return createTask({ result: text(`Hello, ${a.value.name}, from a task.`) });
-}
-
-// The task as it stands now: working until its deadline.
-function settled(entry) {
-  const { task } = entry;
-  if (task.status === 'working' && performance.now() >= entry.due) {
-    task.status = 'result' in entry.outcome ? 'completed' : 'failed';
-    task.lastUpdatedAt = utcNow();
-  }
-  return task;
-}
-
-function tasksGet(call, entry) {
-  const task = { ...settled(entry) };
-  // A waiting task carries every outstanding input request.
-  if (task.status === 'input_required') {
-    task.inputRequests = Object.fromEntries([...entry.asks].map(([key, [, q]]) => [key, q.value]));
-  }
-  // The input requests a waiting task carries must be receivable by the
-  // client asking (this request's capabilities).
-  const missing = checkTaskInputRequests(task, call.clientCapabilities);
-  if (Object.keys(missing).length) {
-    return error(-32021, 'Missing required client capability', { requiredCapabilities: missing });
-  }
-  // A finished task inlines its result, or its JSON-RPC error.
-  return complete(task.status === 'completed' || task.status === 'failed' ? { ...task, ...entry.outcome } : task);
-}
-
-// Takes the answers to the outstanding keys (each validated against its
-// question; an invalid one stays outstanding); answers to any other key are
-// ignored. The last answer completes the task, visible to the very next
-// tasks/get.
-function tasksUpdate(call, entry) {
-  const { task, asks } = entry;
-  if (task.status !== 'input_required') return complete({});
-  for (const [key, [name, q]] of [...asks]) {
-    const a = call.response(key, q);
-    if (!answered(a)) continue;
-    entry.answers[name] = a.kind === 'accepted' ? a.value : null;
-    asks.delete(key);
-  }
-  if (asks.size === 0) {
-    entry.outcome = { result: entry.finish(entry.answers) };
-    task.status = 'completed';
-  }
-  task.lastUpdatedAt = utcNow();
-  return complete({});
-}
-
-// A terminal task stays as it ended; the ack is the same either way.
-function tasksCancel(call, entry) {
-  const task = settled(entry);
-  if (!TASK_TERMINAL.has(task.status)) Object.assign(task, { status: 'cancelled', lastUpdatedAt: utcNow() });
-  return complete({});
-}
-
-const TASK_METHODS = { 'tasks/get': tasksGet, 'tasks/update': tasksUpdate, 'tasks/cancel': tasksCancel };
-
-// The gates every tasks/* request passes, in the order SEP-2663 and the
-// conformance suite use: the extension declared on this request (-32021, even
-// for an unknown id), then a known task (-32602, the same for an id that
-// never existed or has expired).
-function taskMethod(call) {
-  if (!declaresTasks(call.clientCapabilities)) {
-    return error(-32021, `${call.method} needs the Tasks extension declared on the request`, TASKS_REQUIRED);
-  }
-  const { taskId } = call.params;
-  const entry = typeof taskId === 'string' ? TASKS.get(taskId) : undefined;
-  if (!entry) return error(-32602, `Unknown task: ${taskId}`);
-  return TASK_METHODS[call.method](call, entry);
+  return runAsTask({ name: a.value.name });
 }
 
 // --- an effectful tool: book_room (docs/once.md)
@@ -570,6 +503,10 @@ const TOOLS = {
   test_logging_tool: ['Conformance: logging', () => complete(text('No log level requested, so nothing was logged.'))],
   test_trigger_tool_change: ['Conformance: tool list change', () => complete(text('The tool list is static.'))],
   test_trigger_prompt_change: ['Conformance: prompt list change', () => complete(text('The prompt list is static.'))],
+};
+// The Tasks fixtures: served through the runner only (sdk_server.mjs, which
+// reuses TOOLS, serves no tasks).
+const TASK_TOOLS = {
   paint_task: ['Asks a color, then paints as a task (Tasks extension) or directly', paintTask],
   greet: ['Tasks conformance: greets `name`, never as a task',
     (call) => complete(text(`Hello, ${call.params.arguments?.name ?? 'there'}!`))],
@@ -617,7 +554,7 @@ function route(call) {
       return listed({ supportedVersions: ['2026-07-28'],
         capabilities: { tools: {}, resources: {}, prompts: {}, extensions: { [TASKS_EXTENSION]: {} } } });
     case 'tools/list':
-      return listed({ tools: Object.entries({ ...TOOLS, ...EFFECT_TOOLS }).map(([name, [description]]) => ({
+      return listed({ tools: Object.entries({ ...TOOLS, ...TASK_TOOLS, ...EFFECT_TOOLS }).map(([name, [description]]) => ({
         name, description, inputSchema: { type: 'object', properties: {} } })) });
     case 'resources/list':
       return listed({ resources: [{
@@ -627,15 +564,11 @@ function route(call) {
     case 'prompts/list':
       return listed({ prompts: Object.entries(PROMPTS).map(([name, [description]]) => ({ name, description })) });
     case 'tools/call':
-      return (lookup(TOOLS, call.name) ?? lookup(EFFECT_TOOLS, call.name)
+      return (lookup(TOOLS, call.name) ?? lookup(TASK_TOOLS, call.name) ?? lookup(EFFECT_TOOLS, call.name)
         ?? (() => error(-32602, `Unknown tool: ${call.name}`)))(call);
     case 'resources/read':
       return call.uri === 'prefs://color' ? readColor(call)
         : error(-32602, `Resource not found: ${call.uri}`, { uri: call.uri });
-    case 'tasks/get':
-    case 'tasks/update':
-    case 'tasks/cancel':
-      return taskMethod(call);
     case 'prompts/get':
       return (lookup(PROMPTS, call.name) ?? (() => error(-32602, `Unknown prompt: ${call.name}`)))(call);
     default: // includes the removed initialize, ping, logging/setLevel, subscriptions/listen, ...
@@ -644,7 +577,8 @@ function route(call) {
 }
 
 // One message in, one response out (null for notifications and responses).
-// An async handler (book_room's final round) makes it a Promise of one.
+// An async handler (book_room's final round) makes it a Promise of one, and
+// so does every tools/call and tasks/*: the task runner answers those.
 function handle(engine, message, principal) {
   let call;
   try {
@@ -654,25 +588,43 @@ function handle(engine, message, principal) {
     throw e;
   }
   if (!(call instanceof Call)) return call; // a ready error response (_meta, version, token, ...)
-  let outcome;
-  try {
-    outcome = route(call);
-  } catch (e) {
-    outcome = handlerFailed(call, e);
-  }
-  const decide = (o) => {
-    const response = engine.decide(call, o);
+  const logged = (response) => {
     if (response.diagnostic) console.error(`snodo: ${response.diagnostic}`); // log it, never send it
     return response;
   };
-  if (outcome instanceof Promise) return outcome.catch((e) => handlerFailed(call, e)).then(decide);
-  return decide(outcome);
+  if (call.method === 'tools/call' || call.method.startsWith('tasks/')) {
+    return tasksOf(engine).answer(call).then(logged, (e) => { // a reply no task script gives (another application's keys?)
+      console.error(`task runner failed on ${call.toJSON()}: ${e.stack ?? e}`);
+      return { json: jsonrpcError(call.id, -32603, 'Internal error'), httpStatus: 200, diagnostic: null };
+    });
+  }
+  const outcome = guarded(call);
+  if (outcome instanceof Promise) return outcome.then((o) => logged(engine.decide(call, o)));
+  return logged(engine.decide(call, outcome));
+}
+
+// The router as its callers see it: a handler that throws or rejects is -32603.
+function guarded(call) {
+  try {
+    const outcome = route(call);
+    return outcome instanceof Promise ? outcome.catch((e) => handlerFailed(call, e)) : outcome;
+  } catch (e) {
+    return handlerFailed(call, e);
+  }
 }
 
 function handlerFailed(call, e) {
   console.error(`handler failed on ${call.toJSON()}: ${e.stack ?? e}`);
   return error(-32603, 'Internal error');
 }
+
+// A 2025-era session has no tasks: a task-only tool is refused (as the
+// runner refuses a client without the extension), and a handler's runAsTask
+// goes on at once (the core's inline continuation, in `decided`).
+const taskOnly = (call) => (call.method === 'tools/call' && TASK_ONLY.includes(call.name)
+  ? error(-32021, `${call.name} runs only as a task: a 2025 session has no tasks`,
+    { requiredCapabilities: taskRequiredCapabilities() })
+  : null);
 
 
 // --- 2025-era sessions (docs/legacy.md): the same route(), through the bridge
@@ -706,14 +658,9 @@ class LegacyConnection {
   // carries the originating request's messages ({send(text), finish(response)}).
   drive(call, out) {
     if (this.closed || out.gone) return;
-    let outcome;
-    try {
-      outcome = route(call);
-    } catch (e) {
-      outcome = handlerFailed(call, e);
-    }
+    const outcome = taskOnly(call) ?? guarded(call);
     if (outcome instanceof Promise) {
-      outcome.catch((e) => handlerFailed(call, e)).then((o) => {
+      outcome.then((o) => {
         if (!this.closed && !out.gone) this.decided(call, o, out);
       });
     } else {
@@ -723,6 +670,11 @@ class LegacyConnection {
 
   decided(call, outcome, out) {
     const engine = this.engines();
+    if (outcome?.type === 'task') { // never a task on this era: the handler goes on at once (inline)
+      const done = engine.taskStep(call, outcome).finish(null);
+      if (done.leg) return this.drive(done.leg, out);
+      return out.finish(done.response.json, done.response.httpStatus);
+    }
     const r = engine.decideLegacy(call, outcome);
     if (r.kind === 'respond') {
       if (r.response.diagnostic) console.error(`snodo: ${r.response.diagnostic}`);
