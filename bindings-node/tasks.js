@@ -40,7 +40,7 @@ class Tasks {
     if (store === null || typeof store !== 'object' || typeof store.execute !== 'function') {
       throw argumentError('store must be a MemoryTaskStore or a RedisStore (snodo-mrtr/once)');
     }
-    const names = [...required];
+    const names = typeof required === 'string' || typeof required?.[Symbol.iterator] !== 'function' ? [null] : [...required];
     if (names.some((n) => typeof n !== 'string')) throw argumentError('required must list tool names');
     [this.#engine, this.#route, this.#store, this.#required] = [engine, route, store, new Set(names)];
   }

@@ -249,6 +249,9 @@ test('the binding: a step finishes once, its command runs on the memory store, b
   assert.throws(() => e.taskStep(begin(e, 'tools/call', { name: 'pair' })), (x) => x.code === 'ARGUMENT');
   assert.throws(() => new Tasks(e, 'route'), (x) => x.code === 'ARGUMENT');
   assert.throws(() => new Tasks(e, () => null, { store: {} }), (x) => x.code === 'ARGUMENT');
+  for (const required of ['slow', null, 7, [1]]) {
+    assert.throws(() => new Tasks(e, () => null, { required }), (x) => x.code === 'ARGUMENT', String(required));
+  }
 });
 
 /** A free loopback TCP port. */
