@@ -277,3 +277,37 @@ fn request_ids_are_keyed_and_answers_only_from_the_flows_principal() {
     }
     assert!(matches!(e.feed_alice(&mut p, answer.as_bytes()).unwrap(), Feed::Resume(_)));
 }
+
+#[test]
+fn run_as_task_on_a_session_goes_on_in_the_request() {
+    // A 2025 session has no tasks: the handler's next run follows at once,
+    // reading the state, and its outcome answers the request.
+    let e = engine(1_800_000_000);
+    let s = session("2025-11-25", json!({"elicitation": {}}));
+    let c = call(&e, &s, CALL);
+    let next = match e.decide_legacy(&c, Outcome::Task { state: Some(json!({"step": 2})) }).unwrap() {
+        Bridge::Resume(next) => next,
+        _ => panic!("a task outcome on a session resumes at once"),
+    };
+    assert_eq!(next.state(), Some(&json!({"step": 2})));
+    assert_eq!(next.task_id(), None);
+    let Bridge::Respond(r) = e.decide_legacy(&next, Outcome::Complete(json!({"content": []}))).unwrap()
+    else {
+        panic!("the continuation's result is the response")
+    };
+    assert_eq!(r.body()["id"], 3);
+    assert_eq!(r.body()["result"]["content"], json!([]));
+    // A handler that only ever hands itself on is stopped, not looped.
+    let mut at = call(&e, &s, CALL);
+    for _ in 0..crate::MAX_TASK_HOPS {
+        at = match e.decide_legacy(&at, Outcome::Task { state: Some(json!(1)) }).unwrap() {
+            Bridge::Resume(n) => n,
+            Bridge::Respond(r) => {
+                assert_eq!(r.body()["error"]["code"], -32603);
+                return;
+            }
+            Bridge::Send(_) => panic!("nothing to ask"),
+        };
+    }
+    panic!("the hop bound did not stop the handler");
+}

@@ -28,7 +28,7 @@ mod store_tests;
 pub use command::{TaskCommand, TaskOp};
 pub use memory::{DEFAULT_MAX_TASKS, MemoryTaskStore};
 pub use scripts::*;
-pub(crate) use step::{Ctx as StepCtx, step};
+pub(crate) use step::{Ctx as StepCtx, continuation, step};
 pub use step::{DEFAULT_TASK_POLL_MS, DEFAULT_TASK_TTL_MS, MAX_TASK_HOPS, TaskDone, TaskStep};
 
 use serde_json::{Map, Value, json};

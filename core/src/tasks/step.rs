@@ -198,23 +198,20 @@ fn start(ctx: &Ctx<'_>, call: &Call, outcome: Outcome) -> Result<TaskStep> {
         // Not handed on: the request's answer, as decide gives it.
         return Ok(done(Some(ctx.respond(call, outcome)?), None));
     };
-    let hops = call.task.as_ref().map_or(0, |t| t.hops) + 1;
-    if hops > MAX_TASK_HOPS {
-        let why = format!("the handler handed itself on {MAX_TASK_HOPS} times without asking or ending");
-        return Ok(done(
-            Some(ctx.respond(call, Outcome::Error { code: -32603, message: why, data: None })?),
-            None,
-        ));
-    }
     let as_task =
         call.method == "tools/call" && call.mrtr && call.legacy_tag.is_none() && call.task.is_none();
     if !as_task || !declares_tasks(&call.capabilities) {
-        // Inline: the same request goes on with the state, no task exists.
-        let mut leg = state_leg(None, 0, state);
-        leg.hops = hops;
-        let mut next = leg_call(call, leg, Map::new());
-        next.decided = call.decided.clone();
-        return Ok(done(None, Some(next)));
+        return Ok(match continuation(call, state) {
+            Ok(mut next) => {
+                // Still this request: decided once, by whichever run ends it.
+                next.decided = call.decided.clone();
+                done(None, Some(next))
+            }
+            Err(why) => done(
+                Some(ctx.respond(call, Outcome::Error { code: -32603, message: why, data: None })?),
+                None,
+            ),
+        });
     }
     let task_id = random_id()?;
     let now = (ctx.now)();
@@ -254,6 +251,20 @@ fn start(ctx: &Ctx<'_>, call: &Call, outcome: Outcome) -> Result<TaskStep> {
     let leg = leg_call(call, state_leg(Some(task_id.clone()), 0, state), Map::new());
     let command = TaskCommand { op: TaskOp::Create, key: task_key(&task_id), args };
     Ok(TaskStep { command: Some(command), then: Then::Create { response, leg } })
+}
+
+/// The same request going on with `state`, no task involved (a client
+/// without the extension, another method, a 2025 session): the next run
+/// reads `state` and no answers. `Err` once the handler handed itself on
+/// [`MAX_TASK_HOPS`] times in a row.
+pub(crate) fn continuation(call: &Call, state: Option<Value>) -> std::result::Result<Box<Call>, String> {
+    let hops = call.task.as_ref().map_or(0, |t| t.hops) + 1;
+    if hops > MAX_TASK_HOPS {
+        return Err(format!("the handler handed itself on {MAX_TASK_HOPS} times without asking or ending"));
+    }
+    let mut leg = state_leg(None, 0, state);
+    leg.hops = hops;
+    Ok(leg_call(call, leg, Map::new()))
 }
 
 /// `tasks/get`, `tasks/update`, `tasks/cancel` (and the removed methods).
