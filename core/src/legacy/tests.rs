@@ -299,7 +299,7 @@ fn run_as_task_on_a_session_goes_on_in_the_request() {
     assert_eq!(r.body()["result"]["content"], json!([]));
     // A handler that only ever hands itself on is stopped, not looped.
     let mut at = call(&e, &s, CALL);
-    for _ in 0..crate::MAX_TASK_HOPS {
+    for _ in 0..=crate::MAX_TASK_HOPS {
         at = match e.decide_legacy(&at, Outcome::Task { state: Some(json!(1)) }).unwrap() {
             Bridge::Resume(n) => n,
             Bridge::Respond(r) => {
