@@ -2,7 +2,6 @@
 
     python server.py --stdio        # JSON-RPC, one message per line on stdin/stdout (logs: stderr)
     python server.py --http PORT    # Streamable HTTP at http://127.0.0.1:PORT/mcp (0: any free port)
-
 SNODO_KEYS="id:hex-or-base64,old:..." (the first signs, all verify; unset: a random key for this process only);
 SNODO_ALLOWED_HOSTS, SNODO_ALLOWED_ORIGINS: Host names a proxy forwards here, pages that may call (unset: loopback)."""
 
@@ -40,6 +39,8 @@ COLOR = mrtr.elicit_form("Which color do you prefer?", {"type": "object", "requi
                          "properties": {"color": {"type": "string", "enum": ["red", "green", "blue"]}}})
 BOOKING = mrtr.elicit_form("How many nights shall we book?", {"type": "object", "required": ["nights"],
                            "properties": {"nights": {"type": "integer", "minimum": 1, "maximum": 14}}})
+FORMAT = mrtr.elicit_form("Which format should the report use?", {"type": "object", "required": ["format"],
+                          "properties": {"format": {"type": "string", "enum": ["table", "chart"]}}})
 
 def text(t: str) -> Dict[str, Any]:
     return mrtr.complete({"content": [{"type": "text", "text": t}]})
@@ -54,9 +55,8 @@ async def preferred_color(call: mrtr.Call) -> Dict[str, Any]:
         return mrtr.tool_error("You cancelled the color question.")
     return mrtr.input_required({"color": COLOR})  # missing or invalid: ask (again)
 
-# At most once per flow: a lost response, a double click or a replayed token never books twice. This
-# store is this process's memory; a fleet shares one Redis, so that a retry reaching another process
-# still books once: mrtr.AsyncRedisStore(url), and `await STORE.check()` at start-up (docs/once.md).
+# At most once per flow: a lost response, a double click or a replayed token never books twice. This store is this
+# process's memory; a fleet shares one Redis: mrtr.AsyncRedisStore(url), `await STORE.check()` at start (docs/once.md).
 STORE = mrtr.MemoryStore()
 BOOKINGS: List[Dict[str, Any]] = []  # stands in for your database
 
@@ -80,10 +80,20 @@ async def book_room(call: mrtr.Call) -> Dict[str, Any]:
     except mrtr.StoreError as e:  # nothing was booked here: the client may retry
         return mrtr.error(-32603, f"once store unavailable: {e}")
 
+async def report(call: mrtr.Call) -> Dict[str, Any]:  # a task for a client that can (docs/tasks.md)
+    if not isinstance(state := call.state, dict):  # the first half of the work; the rest may run as a task
+        return mrtr.run_as_task({"rows": 1250})
+    if (a := call.response("format", FORMAT)).is_accepted:  # halfway: a choice
+        return text(f"Report of {state['rows']} rows as a {(a.value or {})['format']}.")
+    ended = a.is_declined or a.is_cancelled
+    return mrtr.tool_error("No format chosen: no report.") if ended else mrtr.input_required({"format": FORMAT}, state)
+
 TOOLS = {"preferred_color": ("Asks your preferred color", preferred_color),
-         "book_room": ("Books a room, once: asks for how many nights", book_room)}
+         "book_room": ("Books a room, once: asks for how many nights", book_room),
+         "report": ("Writes a report; asks its format halfway (a task, for a client that can)", report)}
 LISTS: Dict[str, Dict[str, Any]] = {
-    "server/discover": {"supportedVersions": [mrtr.MRTR_VERSION], "capabilities": {"tools": {}}},
+    "server/discover": {"supportedVersions": [mrtr.MRTR_VERSION], "capabilities": {
+        "tools": {}, "extensions": {mrtr.TASKS_EXTENSION: {}}}},
     "tools/list": {"tools": [{"name": name, "description": description, "inputSchema": {"type": "object"}}
                              for name, (description, _) in TOOLS.items()]}}
 
@@ -104,9 +114,10 @@ def sent(response: mrtr.Response) -> str:
         print(f"snodo: {response.diagnostic}", file=sys.stderr)
     return response.to_json()
 
+TASKS = mrtr.Tasks(ENGINE, route, store=mrtr.MemoryTaskStore())  # a fleet: the once store's Redis, store=STORE
 async def answer(raw: bytes, principal: Optional[str]) -> mrtr.Response:  # a 2026-07-28 request
     begun = ENGINE.begin(raw, principal)  # principal None: the anonymous user
-    return begun if isinstance(begun, mrtr.Response) else ENGINE.decide(begun, await route(begun))
+    return begun if isinstance(begun, mrtr.Response) else await TASKS.answer(begun)  # decides, or runs tasks
 
 def parse(raw: bytes) -> Tuple[Dict[str, Any], bool]:  # the message, and whether it is a request
     try:  # (what is not JSON, or not an object, is a request that begin answers with its error)
