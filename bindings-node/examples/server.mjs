@@ -3,16 +3,16 @@
 //
 //   node server.mjs --stdio        JSON-RPC, one message per line on stdin/stdout (logs: stderr)
 //   node server.mjs --http PORT    Streamable HTTP at http://127.0.0.1:PORT/mcp (0: any free port)
-// SNODO_KEYS="id:hex-or-base64,old:...": the first key signs, all verify (rotate: new key first); unset, a random
-// key for this process only. SNODO_ALLOWED_HOSTS, SNODO_ALLOWED_ORIGINS (comma-separated): the Host names a proxy
-// forwards here and the web pages that may call; neither: loopback only.
+// SNODO_KEYS="id:hex-or-base64,old:..." (the first signs, all verify; unset: a random key for this process only);
+// SNODO_ALLOWED_HOSTS, SNODO_ALLOWED_ORIGINS: Host names a proxy forwards here, pages that may call (unset: loopback).
 import http from 'node:http';
 import readline from 'node:readline';
 import {
   Call, Engine, OriginPolicy, Session, checkHttpHeaders, checkHttpOrigin, complete, elicitForm, error, inputRequired,
-  toolError, unknownSession, version,
+  runAsTask, toolError, unknownSession, version,
 } from 'snodo-mrtr';
 import { MemoryStore, checkOnce, runOnce } from 'snodo-mrtr/once';
+import { MemoryTaskStore, Tasks } from 'snodo-mrtr/tasks';
 /** @typedef {import('snodo-mrtr').Outcome} Outcome @typedef {import('snodo-mrtr').Response} Response */
 
 const INFO = { name: 'snodo-node-example', version: version() };
@@ -28,10 +28,7 @@ try {
   // fromEnv's CONFIG error names a bad SNODO_KEYS entry, never its bytes.
   engine = spec ? Engine.fromEnv({ serverInfo: INFO }) : Engine.development();
   policy = hosts.length || origins.length ? new OriginPolicy({ hosts, origins }) : new OriginPolicy();
-} catch (e) {
-  console.error(`configuration: ${/** @type {Error} */ (e).message}`);
-  process.exit(2);
-}
+} catch (e) { console.error(`configuration: ${/** @type {Error} */ (e).message}`); process.exit(2); }
 if (!spec) console.error('warning: SNODO_KEYS is not set: a random key for this process only');
 
 // --- the tools. Questions are built once: an answer counts only for the question asked last round.
@@ -39,6 +36,8 @@ const COLOR = elicitForm('Which color do you prefer?', { type: 'object', require
   properties: { color: { type: 'string', enum: ['red', 'green', 'blue'] } } });
 const BOOKING = elicitForm('How many nights shall we book?', { type: 'object', required: ['nights'],
   properties: { nights: { type: 'integer', minimum: 1, maximum: 14 } } });
+const FORMAT = elicitForm('Which format should the report use?', { type: 'object', required: ['format'],
+  properties: { format: { type: 'string', enum: ['table', 'chart'] } } });
 const text = (/** @type {string} */ t) => complete({ content: [{ type: 'text', text: t }] });
 
 function preferredColor(/** @type {Call} */ call) {
@@ -49,10 +48,8 @@ function preferredColor(/** @type {Call} */ call) {
   return inputRequired({ color: COLOR }); // missing or invalid: ask (again)
 }
 
-// At most once per flow: a lost response, a double click or a replayed token never books twice. This
-// store is this process's memory; a fleet shares one Redis, so that a retry reaching another process
-// still books once: new RedisStore({ client }) from snodo-mrtr/once on a connected node-redis client,
-// and `await store.check()` at start-up (it refuses a Redis that may evict records; docs/once.md).
+// At most once per flow: a lost response, a double click or a replayed token never books twice. This store is this
+// process's memory; a fleet shares one Redis: new RedisStore({ client }) of snodo-mrtr/once, `await store.check()`.
 const store = new MemoryStore();
 const bookings = /** @type {{ user: string | null, nights: number, fence: number }[]} */ ([]); // your database
 
@@ -76,13 +73,23 @@ async function bookRoom(/** @type {Call} */ call) {
   }
 }
 
+function report(/** @type {Call} */ call) { // a task, for a client that declared the extension (docs/tasks.md)
+  const rows = /** @type {{ rows?: number }} */ (call.state ?? {}).rows;
+  if (rows === undefined) return runAsTask({ rows: 1250 }); // the first half of the work; the rest may run as a task
+  const a = call.response('format', FORMAT); // halfway: a choice
+  if (a.kind === 'accepted') return text(`Report of ${rows} rows as a ${a.value.format}.`);
+  if (a.kind === 'declined' || a.kind === 'cancelled') return toolError('No format chosen: no report.');
+  return inputRequired({ format: FORMAT }, { rows });
+}
+
 /** @type {Record<string, [string, (call: Call) => Outcome | Promise<Outcome>]>} */
 const TOOLS = { preferred_color: ['Asks your preferred color', preferredColor],
-  book_room: ['Books a room, once: asks for how many nights', bookRoom] };
+  book_room: ['Books a room, once: asks for how many nights', bookRoom],
+  report: ['Writes a report; asks its format halfway (a task, for a client that can)', report] };
 const tool = (/** @type {any} */ [name, [description]]) => ({ name, description, inputSchema: { type: 'object' } });
 /** @type {Record<string, object>} */
-const LISTS = { 'server/discover': { supportedVersions: ['2026-07-28'], capabilities: { tools: {} } },
-  'tools/list': { tools: Object.entries(TOOLS).map(tool) } };
+const LISTS = { 'tools/list': { tools: Object.entries(TOOLS).map(tool) }, 'server/discover': { supportedVersions:
+  ['2026-07-28'], capabilities: { tools: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } } } };
 
 async function route(/** @type {Call} */ call) {
   try { // the lists are the same for everyone, every time: cacheable
@@ -95,6 +102,7 @@ async function route(/** @type {Call} */ call) {
     return error(-32603, 'Internal error');
   }
 }
+const tasks = new Tasks(engine, route, { store: new MemoryTaskStore() }); // a fleet: the once store's RedisStore
 
 function sent(/** @type {Response} */ response) {
   if (response.diagnostic) console.error(`snodo: ${response.diagnostic}`); // for the operator, never the client
@@ -102,8 +110,8 @@ function sent(/** @type {Response} */ response) {
 }
 /** A 2026-07-28 request; principal null: anonymous. @param {string | Buffer} body @param {string | null} principal */
 async function answer(body, principal) {
-  const call = engine.begin(body, principal);
-  return call instanceof Call ? engine.decide(call, await route(call)) : call;
+  const call = engine.begin(body, principal); // tasks.answer decides it, or runs it as a task
+  return call instanceof Call ? tasks.answer(call) : call;
 }
 /** @param {string} text @returns {[any, boolean]} */
 function parse(text) { // [the message, whether it is a request]
@@ -151,9 +159,7 @@ class Legacy { // a session: what `initialize` negotiated and who opened it, its
 }
 
 /** null: snodo refused it (begin answers). @param {any} m @param {string | null} principal @param {string} client */
-function opened(m, principal, client) {
-  try { return new Legacy(m, principal, client); } catch { return null; }
-}
+const opened = (m, principal, client) => { try { return new Legacy(m, principal, client); } catch { return null; } };
 
 /** null: the answer was taken; else why not. @param {any} m @param {string|Buffer} body @param {string?} principal */
 function take(m, body, principal) {
@@ -162,9 +168,7 @@ function take(m, body, principal) {
   try { // snodo refuses an answer that is late, repeated, malformed or another user's
     const fed = engine.feed(flow.pending, body, principal);
     if (fed.kind !== 'waiting') flow.settle(fed); // every answer is in (or the flow failed)
-  } catch (e) {
-    return /** @type {Error} */ (e).message;
-  }
+  } catch (e) { return /** @type {Error} */ (e).message; }
   return null;
 }
 
@@ -241,10 +245,6 @@ else if (args.length === 2 && args[0] === '--http' && /^\d+$/.test(args[1])) {
     console.error(`request failed: ${e.stack ?? e}`);
     if (!res.headersSent) res.writeHead(500).end();
   }));
-  server.listen(Number(args[1]), '127.0.0.1', () => {
-    console.error(`listening on http://127.0.0.1:${/** @type {any} */ (server.address()).port}/mcp`);
-  });
-} else {
-  console.error('usage: server.mjs --stdio | --http PORT');
-  process.exit(2);
-}
+  const where = () => `http://127.0.0.1:${/** @type {any} */ (server.address()).port}/mcp`;
+  server.listen(Number(args[1]), '127.0.0.1', () => console.error(`listening on ${where()}`));
+} else { console.error('usage: server.mjs --stdio | --http PORT'); process.exit(2); }
