@@ -5,8 +5,10 @@
 # with its default options (a 2025 session), and the official Python client
 # on 2026-07-28 and in mode="legacy", run preferred_color (accepted,
 # declined) and book_room (booked once; on 2026 the same final round again
-# gets the same booking, other answers are refused as replayed); then the
-# HTTP edge (tests/edge/run.py) against each over HTTP. The runners are the
+# gets the same booking, other answers are refused as replayed) and report
+# in the request (an MRTR round, or elicitation/create on a 2025 session); the
+# official ext-tasks package's client helpers run report as a task (its
+# question on tasks/get, the answer by tasks/update); then the HTTP edge (tests/edge/run.py) against each over HTTP. The runners are the
 # interop ones, with the server kinds python-example and node-example.
 #
 # Summaries: target/interop/<suite>-<python|node>-example-<transport>[-legacy].json;
@@ -47,6 +49,8 @@ for server in python-example node-example; do
     interop_log "official Python client (mode=legacy: a 2025 session): $server over $transport"
     run "$PY" -m pytest -q -p no:cacheprovider interop/python_client \
       --server "$server" --transport "$transport" --era legacy
+    interop_log "report as a task, judged by the official ext-tasks client helpers: $server over $transport"
+    run node interop/official_client/tasks.mjs --server "$server" --transport "$transport"
   done
 done
 
@@ -59,7 +63,8 @@ names=()
 for server in python-example node-example; do
   for transport in stdio http; do
     names+=("official_client-$server-$transport.json" "official_client_default-$server-$transport.json"
-            "python_client-$server-$transport.json" "python_client-$server-$transport-legacy.json")
+            "python_client-$server-$transport.json" "python_client-$server-$transport-legacy.json"
+            "tasks-ext-$server-$transport.json")
   done
 done
 "$PY" interop/check_summaries.py "$OUT" "${names[@]}" || status=1

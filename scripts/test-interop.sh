@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Interop: the official MCP TypeScript client, the official Python
 # client, the official conformance suite and the Tasks extension checks
-# (interop/tasks/run.mjs) against both contract servers
+# (interop/tasks/run.mjs, and interop/official_client/tasks.mjs with the
+# official ext-tasks package's client helpers) against both contract servers
 # (interop/servers/python/server.py, interop/servers/node/server.mjs; they
 # serve interop/CONTRACT.md).
 #
@@ -51,6 +52,10 @@ for server in python node; do
   run node interop/conformance/run.mjs --server "$server" --tasks
   interop_log "Tasks extension rules (interop/tasks/run.mjs): $server server over http"
   run node interop/tasks/run.mjs --server "$server"
+  for transport in stdio http; do
+    interop_log "a task with an input phase, judged by the official ext-tasks client helpers: $server over $transport"
+    run node interop/official_client/tasks.mjs --server "$server" --transport "$transport"
+  done
 done
 
 # The Python contract server type-checks (mypy from the tools venv that
@@ -67,7 +72,8 @@ names=()
 for server in python node; do
   names+=("official_client-$server-stdio.json" "official_client-$server-http.json"
           "python_client-$server-stdio.json" "python_client-$server-http.json"
-          "conformance-$server-http.json" "conformance-tasks-$server-http.json" "tasks-$server-http.json")
+          "conformance-$server-http.json" "conformance-tasks-$server-http.json" "tasks-$server-http.json"
+          "tasks-ext-$server-stdio.json" "tasks-ext-$server-http.json")
 done
 for server in python node; do
   for transport in stdio http; do
