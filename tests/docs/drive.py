@@ -7,8 +7,9 @@ that declines must end the flow (a final result, never another question).
 
 from __future__ import annotations
 
+import asyncio
 import json
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Awaitable, Callable, Dict, Optional
 
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -46,3 +47,52 @@ def drive(name: str, handler: Callable[[bytes, Optional[str]], Any]) -> None:
         else:
             assert result.get("isError") is True, (name, "decline must end the flow", result)
     print(f"{name}: asks, completes on accept, ends on decline")
+
+
+TASKS_META = {**META, "io.modelcontextprotocol/clientCapabilities": {
+    "elicitation": {"form": {}}, "extensions": {"io.modelcontextprotocol/tasks": {}}}}
+
+
+def drive_task(name: str, handle: Callable[[bytes, Optional[str]], Awaitable[Any]]) -> None:
+    """A handler served by the task runner, both ways: for a client that declares the Tasks
+    extension, a task that asks on tasks/get (a key minted for the task), takes the answer from
+    tasks/update and completes with it; for any other, the same question as an MRTR round,
+    completed on accept and ended on decline."""
+    asyncio.run(_drive_task(name, handle))
+
+
+async def _drive_task(name: str, handle: Callable[[bytes, Optional[str]], Awaitable[Any]]) -> None:
+    async def rpc(rid: int, method: str, params: Dict[str, Any], meta: Dict[str, Any]) -> Dict[str, Any]:
+        req = {"jsonrpc": "2.0", "id": rid, "method": method, "params": {**params, "_meta": meta}}
+        return body_of(await handle(json.dumps(req).encode(), "alice"))
+
+    tool = {"name": "report", "arguments": {}}
+    created = (await rpc(1, "tools/call", tool, TASKS_META))["result"]
+    assert created["resultType"] == "task" and "requestState" not in created, (name, created)
+    task = {"taskId": created["taskId"]}
+
+    async def poll(*statuses: str) -> Dict[str, Any]:
+        for _ in range(500):
+            got: Dict[str, Any] = (await rpc(2, "tasks/get", task, TASKS_META))["result"]
+            if got["status"] in statuses:
+                return got
+            await asyncio.sleep(0.01)  # the task runs in the background meanwhile
+        raise AssertionError((name, "the task never reached", statuses, got))
+
+    waiting = await poll("input_required")
+    [(key, question)] = waiting["inputRequests"].items()
+    assert key.endswith("@1"), (name, "a key minted for the task", key)
+    prop, spec = next(iter(question["params"]["requestedSchema"]["properties"].items()))
+    accept = {"action": "accept", "content": {prop: spec["enum"][0]}}
+    ack = await rpc(3, "tasks/update", {**task, "inputResponses": {key: accept}}, TASKS_META)
+    assert ack["result"] == {"resultType": "complete"}, (name, ack)
+    done = await poll("completed", "failed", "cancelled")
+    assert done["status"] == "completed" and spec["enum"][0] in json.dumps(done["result"]), (name, done)
+    first = (await rpc(4, "tools/call", tool, META))["result"]
+    assert first["resultType"] == "input_required" and list(first["inputRequests"]) == [key.split("@")[0]], first
+    for answer in (accept, {"action": "decline"}):
+        retry = {**tool, "inputResponses": {key.split("@")[0]: answer}, "requestState": first["requestState"]}
+        result = (await rpc(5, "tools/call", retry, META))["result"]
+        assert result["resultType"] == "complete", (name, result)
+        assert bool(result.get("isError")) == (answer is not accept), (name, answer, result)
+    print(f"{name}: a task that asks on tasks/get and completes after tasks/update; MRTR rounds for other clients")

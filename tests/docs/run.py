@@ -475,6 +475,14 @@ CLAIMS: List[Claim] = [
     Claim("docs/once.md", "use snodo::{check_once", "covered", by="core/src/lib.rs"),
     # Plans for SDKs this machine cannot install: every block is a marked sketch.
     Claim("docs/other-sdks.md", "# sketch, not runnable", "text"),
+    # docs/tasks.md: the handler, then the runner serving it; both driven as a task and in the request.
+    Claim("docs/tasks.md", "import snodo_mrtr as mrtr", "python"),
+    Claim("docs/tasks.md", "from typing import Optional", "python", after="import snodo_mrtr as mrtr",
+          driver='\nfrom drive import drive_task\ndrive_task("docs/tasks.md python", handle)\n'),
+    Claim("docs/tasks.md", "import { complete, elicitForm", "js"),
+    Claim("docs/tasks.md", "import { Call, Engine } from 'snodo-mrtr';", "js", after="import { complete, elicitForm",
+          driver="\nimport { driveTask } from './drive.mjs';\nawait driveTask('docs/tasks.md js', handle);\n"),
+    Claim("docs/tasks.md", "-> tools/call report", "text"),
     Claim("docs/token-format.md", "token     =", "text"),
     Claim("docs/wire.md", "", "covered", by="scripts/wire-doc.py"),
     Claim("docs/cli.md", "$ snodo-mrtr keygen", "console", env={}),
