@@ -145,8 +145,35 @@ impl Engine {
     /// decides it. `ARGUMENT` when a request has no outcome; `ALREADY_DECIDED`
     /// as for `decide`.
     pub fn task_step(&self, call: &Call, outcome: Option<Outcome>) -> Result<crate::TaskStep> {
-        let ctx = crate::tasks::StepCtx { policy: &self.policy, sealer: &self.sealer, now: &|| self.now() };
-        crate::tasks::step(&ctx, call, outcome)
+        let ctx =
+            crate::task_machine::Ctx { policy: &self.policy, sealer: &self.sealer, now: &|| self.now() };
+        crate::task_machine::step(&ctx, call, outcome)
+    }
+
+    /// One step of the task machine on `store`, for Rust servers: runs the
+    /// step's command, if any, and reads its reply. A store that fails makes
+    /// the step answer `-32603` "task store unavailable" (the error goes to
+    /// the response's diagnostic), never a guess; only a reply no script
+    /// gives is an `Err` ([`ErrorCode::Store`](crate::ErrorCode::Store)).
+    /// `call` and `outcome` as for [`Engine::task_step`].
+    pub fn run_task_step(
+        &self,
+        store: &dyn crate::TaskStore,
+        call: &Call,
+        outcome: Option<Outcome>,
+    ) -> Result<crate::TaskDone> {
+        let step = self.task_step(call, outcome)?;
+        let reply = match step.command().map(|c| store.execute(c)) {
+            None => None,
+            Some(Ok(reply)) => Some(reply),
+            Some(Err(e)) => {
+                let mut done = step.finish(None)?;
+                let why = format!("task store unavailable: {}", e.message());
+                done.response = done.response.map(|r| r.with_diagnostic(&why));
+                return Ok(done);
+            }
+        };
+        step.finish(reply.as_deref())
     }
 
     /// Reads a request that arrived on a 2025-era `session` into

@@ -18,8 +18,8 @@
 //!    `payload`, `binding`, `seal`: sealed `requestState` tokens, which
 //!    pin the questions' digests), `capabilities.rs` (what a client can
 //!    receive, `-32021`).
-//! 4. `tasks/`: the Tasks extension: its checks, and the task machine
-//!    (`Engine::task_step`) with its stores (memory, Redis).
+//! 4. `tasks/`: the Tasks extension: its checks and its stores (memory,
+//!    Redis); `task_machine/`: the task machine (`Engine::task_step`).
 //! 5. `call.rs` ([`Call`]), `response.rs` ([`Outcome`], [`Response`]),
 //!    `config/` ([`Config`], the one table of limits, [`LIMITS`], and the
 //!    `SNODO_KEYS` loader, [`parse_keys`] and [`Config::from_env`]).
@@ -122,6 +122,7 @@ mod elicitation;
 mod capabilities;
 mod token;
 // 4. Rules built on those: the Tasks extension.
+mod task_machine;
 mod tasks;
 // 5. The request and the reply: the handler's call, outcome and response,
 //    and the configuration.
@@ -189,12 +190,12 @@ pub use once::{
 #[cfg(feature = "redis")]
 pub use once::{DEFAULT_REDIS_TIMEOUT_MS, RedisStore};
 pub use response::{Outcome, Response};
+pub use task_machine::{DEFAULT_TASK_POLL_MS, DEFAULT_TASK_TTL_MS, MAX_TASK_HOPS, TaskDone, TaskStep};
 pub use tasks::{
-    DEFAULT_MAX_TASKS, DEFAULT_TASK_POLL_MS, DEFAULT_TASK_TTL_MS, MAX_TASK_HOPS, MemoryTaskStore,
-    TASK_ANSWER_SCRIPT, TASK_CANCEL_SCRIPT, TASK_CREATE_SCRIPT, TASK_FINISH_SCRIPT, TASK_GET_SCRIPT,
-    TASK_METHODS, TASK_PARK_SCRIPT, TASKS_EXTENSION, TASKS_UPDATE, TaskCommand, TaskDone, TaskInputCheck,
-    TaskOp, TaskStep, TaskStore, check_create_task_result, check_task_input_requests, declares_tasks,
-    run_task_step, task_required_capabilities,
+    DEFAULT_MAX_TASKS, MemoryTaskStore, TASK_ANSWER_SCRIPT, TASK_CANCEL_SCRIPT, TASK_CREATE_SCRIPT,
+    TASK_FINISH_SCRIPT, TASK_GET_SCRIPT, TASK_METHODS, TASK_PARK_SCRIPT, TASKS_EXTENSION, TASKS_UPDATE,
+    TaskCommand, TaskInputCheck, TaskOp, TaskStore, check_create_task_result, check_task_input_requests,
+    declares_tasks, task_required_capabilities,
 };
 pub use token::{
     BINDING_PARAMS_MESSAGE, EMPTY_PRINCIPAL_MESSAGE, FORMAT_VERSION, FORMAT_VERSION_V2, Key, MAX_KEY_BYTES,

@@ -28,6 +28,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("at most once per flow: the machine on a call, and its stores", &["once"]),
     ("validated configuration", &["policy"]),
     ("the two steps", &["begin", "decide", "http_headers", "http_origin"]),
+    ("the task machine on the two steps", &["task_machine"]),
     ("the legacy bridge on the two steps", &["legacy"]),
     ("the thin front", &["engine"]),
     ("tools on the engine", &["inspect"]),

@@ -96,7 +96,7 @@ fn bridge(ctx: &Ctx<'_>, call: &Call, outcome: Outcome) -> Bridge {
         Outcome::InputRequired { requests, state } => ask(ctx, call, tag, requests, state),
         // Run as a task: a 2025 session has no tasks, so the handler goes
         // on at once, in this request, reading the state.
-        Outcome::Task { state } => match crate::tasks::continuation(call, state) {
+        Outcome::Task { state } => match crate::task_machine::continuation(call, state) {
             Ok(next) => Bridge::Resume(next),
             Err(why) => Bridge::Respond(Response::internal(call.id.clone(), why).with_status(200)),
         },

@@ -17,51 +17,25 @@
 //! * [`check_task_input_requests`] checks the `inputRequests` a `tasks/get`
 //!   result carries against the capabilities the `tasks/get` request
 //!   declared, with the same rules as an `input_required` result.
+//! * The task store: [`TaskCommand`] (one Lua script on one key, `scripts.rs`)
+//!   and [`TaskStore`], with the in-memory [`MemoryTaskStore`]; `RedisStore`
+//!   (feature `redis`) runs the same commands. The machine that hands them
+//!   out is `task_machine`, above the two steps it uses.
 
 mod command;
 mod memory;
 mod scripts;
-mod step;
-#[cfg(test)]
-mod store_tests;
 
+pub(crate) use command::{Record, Reply, read_reply, task_key, unexpected};
 pub use command::{TaskCommand, TaskOp};
 pub use memory::{DEFAULT_MAX_TASKS, MemoryTaskStore};
 pub use scripts::*;
-pub(crate) use step::{Ctx as StepCtx, continuation, step};
-pub use step::{DEFAULT_TASK_POLL_MS, DEFAULT_TASK_TTL_MS, MAX_TASK_HOPS, TaskDone, TaskStep};
 
 use serde_json::{Map, Value, json};
 
 use crate::capabilities;
 use crate::elicitation;
 use crate::error::Result;
-
-/// One step of the task machine on `store`, for Rust servers: runs the
-/// step's command, if any, and reads its reply. A store that fails makes
-/// the step answer `-32603` "task store unavailable" (the error goes to the
-/// response's diagnostic), never a guess; only a reply no script gives is
-/// an `Err` ([`ErrorCode::Store`](crate::ErrorCode::Store)). See
-/// [`Engine::task_step`](crate::Engine::task_step) for `call` and `outcome`.
-pub fn run_task_step(
-    engine: &crate::Engine,
-    store: &dyn TaskStore,
-    call: &crate::Call,
-    outcome: Option<crate::Outcome>,
-) -> Result<TaskDone> {
-    let step = engine.task_step(call, outcome)?;
-    let reply = match step.command().map(|c| store.execute(c)) {
-        None => None,
-        Some(Ok(reply)) => Some(reply),
-        Some(Err(e)) => {
-            let mut done = step.finish(None)?;
-            done.response =
-                done.response.map(|r| r.with_diagnostic(&format!("task store unavailable: {}", e.message())));
-            return Ok(done);
-        }
-    };
-    step.finish(reply.as_deref())
-}
 
 /// A store tasks live in, shared by every thread of a server (and, for
 /// `RedisStore` (feature `redis`), by every process of a fleet). It runs

@@ -25,16 +25,22 @@
 //!   answers under the handler's own keys, pinned to the questions asked.
 //! * A run with no outcome reads its own task (a `tasks/get` result): a
 //!   long run asks it now and then whether it was cancelled.
+//!
+//! `settle.rs` turns a run's outcome into its store command; `finish.rs`
+//! reads a command's reply into the response and the next run.
+
+mod finish;
+mod settle;
+#[cfg(test)]
+mod tests;
 
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
-use super::command::{Record, Reply, TaskCommand, TaskOp, read_reply, task_key, unexpected};
-use super::{TASKS_EXTENSION, declares_tasks};
 use crate::call::{Call, TaskLeg};
-use crate::elicitation::{self, Question};
 use crate::error::{Error, ErrorCode, Result};
 use crate::response::{Outcome, Response, status_for};
+use crate::tasks::{TASKS_EXTENSION, TaskCommand, TaskOp, declares_tasks, task_key};
 use crate::token::Principal;
 
 /// How long a task stays readable after its creation (`ttlMs`): one hour.
@@ -187,7 +193,7 @@ pub(crate) fn step(ctx: &Ctx<'_>, call: &Call, outcome: Option<Outcome>) -> Resu
         return Err(Error::new(ErrorCode::Argument, "task_step: a request needs the handler's outcome"));
     };
     match call.task.as_deref() {
-        Some(leg @ TaskLeg { task_id: Some(_), .. }) => settle(ctx, call, leg, outcome),
+        Some(leg @ TaskLeg { task_id: Some(_), .. }) => settle::settle(ctx, call, leg, outcome),
         _ => start(ctx, call, outcome),
     }
 }
@@ -312,247 +318,4 @@ fn request(ctx: &Ctx<'_>, call: &Call) -> TaskStep {
         }
     };
     TaskStep { command: Some(TaskCommand { op, key: task_key(&task_id), args }), then }
-}
-
-/// The key a question asked under `key` in run `leg` goes out under: unique
-/// over the task's life (the run's number after the last `@`), within the
-/// 64 bytes a key may have.
-fn mint(key: &str, leg: u64, index: usize) -> String {
-    let minted = format!("{key}@{leg}");
-    if minted.len() <= 64 { minted } else { format!("{leg}.{index}") }
-}
-
-/// A run's outcome: park, finish, or go on.
-fn settle(ctx: &Ctx<'_>, call: &Call, leg: &TaskLeg, outcome: Outcome) -> Result<TaskStep> {
-    let task_id = leg.task_id.clone().unwrap_or_default();
-    let key = task_key(&task_id);
-    let id = Value::String(task_id.clone());
-    let updated = iso((ctx.now)());
-    let finish = |status: &str, outcome: Value| TaskStep {
-        command: Some(TaskCommand {
-            op: TaskOp::Finish,
-            key: key.clone(),
-            args: vec![leg.leg.to_string(), updated.clone(), status.to_owned(), text(&outcome)],
-        }),
-        then: Then::Settle { id: id.clone() },
-    };
-    let fail = |code: i64, message: String, data: Option<Value>| {
-        let mut error = json!({"code": code, "message": message});
-        if let (Some(d), Some(o)) = (data, error.as_object_mut()) {
-            o.insert("data".into(), d);
-        }
-        finish("failed", json!({"error": error}))
-    };
-    let outcome = match outcome {
-        Outcome::Raw(Value::Object(mut obj))
-            if obj.get("resultType").and_then(Value::as_str) == Some("input_required") =>
-        {
-            match crate::decide::raw_input_requests(&mut obj)
-                .map_err(str::to_owned)
-                .and_then(crate::decide::questions_of)
-            {
-                Ok(requests) => Outcome::InputRequired { requests, state: None },
-                Err(why) => return Ok(fail(-32603, format!("invalid input requests: {why}"), None)),
-            }
-        }
-        other => other,
-    };
-    match outcome {
-        Outcome::Task { state } => {
-            let hops = leg.hops + 1;
-            if hops > MAX_TASK_HOPS {
-                let why =
-                    format!("the handler handed itself on {MAX_TASK_HOPS} times without asking or ending");
-                return Ok(fail(-32603, why, None));
-            }
-            let mut next = state_leg(leg.task_id.clone(), leg.leg, state);
-            next.hops = hops;
-            Ok(done(None, Some(leg_call(call, next, Map::new()))))
-        }
-        Outcome::InputRequired { requests, state } => {
-            if requests.is_empty() {
-                return Ok(fail(-32603, "a task run asked for input without asking anything".into(), None));
-            }
-            // The client learns of the questions on tasks/get; it must be
-            // able to answer them by the capabilities it created the task with.
-            let missing =
-                crate::capabilities::missing_of(requests.iter().map(|(_, q)| q.value()), &call.capabilities);
-            if missing.as_object().is_some_and(|m| !m.is_empty()) {
-                let data = json!({"requiredCapabilities": missing});
-                return Ok(fail(-32021, "Missing required client capability".into(), Some(data)));
-            }
-            let next = leg.leg.saturating_add(1);
-            let mut args =
-                vec![leg.leg.to_string(), updated.clone(), state.as_ref().map(text).unwrap_or_default()];
-            for (i, (k, q)) in requests.iter().enumerate() {
-                if let Err(e) = elicitation::validate_key(k) {
-                    return Ok(fail(-32603, format!("input request key: {}", e.message()), None));
-                }
-                args.push(mint(k, next, i));
-                args.push(text(&json!({"key": k, "request": q.value()})));
-            }
-            Ok(TaskStep {
-                command: Some(TaskCommand { op: TaskOp::Park, key: key.clone(), args }),
-                then: Then::Settle { id: id.clone() },
-            })
-        }
-        other => {
-            let response = ctx.respond(call, other)?;
-            let mut body = response.into_body();
-            let end = body.as_object_mut().map(|b| (b.remove("result"), b.remove("error")));
-            Ok(match end {
-                Some((Some(result), _)) => finish("completed", json!({"result": result})),
-                Some((None, Some(error))) => finish("failed", json!({"error": error})),
-                _ => fail(-32603, "the run ended without a result".into(), None),
-            })
-        }
-    }
-}
-
-impl TaskStep {
-    /// The store command to run, if the step needs one.
-    pub fn command(&self) -> Option<&TaskCommand> {
-        self.command.as_ref()
-    }
-
-    /// Reads the reply of [`TaskStep::command`] (`None` when there was no
-    /// command, or when the store failed: the step then answers `-32603`
-    /// "task store unavailable" and hands back no run). `Err` only for a
-    /// reply the script cannot give ([`ErrorCode::Store`]).
-    pub fn finish(self, reply: Option<&str>) -> Result<TaskDone> {
-        let Some(command) = self.command else {
-            return Ok(match self.then {
-                Then::Done(d) => d,
-                _ => TaskDone::default(),
-            });
-        };
-        let Some(reply) = reply else {
-            let id = match &self.then {
-                Then::Get { id, .. }
-                | Then::Answer { id, .. }
-                | Then::Cancel { id }
-                | Then::Settle { id } => id,
-                Then::Create { response, .. } => response.body().get("id").unwrap_or(&Value::Null),
-                Then::Done(_) => &Value::Null,
-            };
-            return Ok(TaskDone { response: Some(store_unavailable(id)), leg: None });
-        };
-        let op = command.op;
-        let reply = read_reply(op, reply)?;
-        Ok(match (self.then, reply) {
-            (Then::Create { response, leg }, Reply::Word("created")) => {
-                TaskDone { response: Some(response), leg: Some(leg) }
-            }
-            (Then::Get { id, .. } | Then::Answer { id, .. } | Then::Cancel { id }, Reply::Word("none")) => {
-                TaskDone { response: Some(not_found(&id)), leg: None }
-            }
-            (Then::Get { id, task_id, caps }, Reply::Record(record)) => {
-                TaskDone { response: Some(detailed(&id, &task_id, &record, &caps)?), leg: None }
-            }
-            (Then::Answer { id, .. }, Reply::Word(_)) | (Then::Cancel { id }, Reply::Word(_)) => {
-                TaskDone { response: Some(ack(&id)), leg: None }
-            }
-            (Then::Answer { id, principal }, Reply::Record(record)) => {
-                TaskDone { response: Some(ack(&id)), leg: Some(resume(&record, &principal)?) }
-            }
-            (Then::Settle { .. }, Reply::Word(_)) => TaskDone::default(),
-            _ => return Err(unexpected(op)),
-        })
-    }
-}
-
-fn parse(record: &Record, field: &str) -> Result<Option<Value>> {
-    record.get(field).map(|t| serde_json::from_str(t).map_err(|_| unexpected(TaskOp::Get))).transpose()
-}
-
-fn number(record: &Record, field: &str) -> Result<u64> {
-    record.get(field).and_then(|t| t.parse().ok()).ok_or_else(|| unexpected(TaskOp::Get))
-}
-
-/// The outstanding input requests of a record: minted key → request.
-fn outstanding(record: &Record) -> Result<Map<String, Value>> {
-    let mut asks = Map::new();
-    for (field, ask) in record.range("ask:".to_owned().."ask;".to_owned()) {
-        let key = &field[4..];
-        if !record.contains_key(&format!("ans:{key}")) {
-            let ask: Value = serde_json::from_str(ask).map_err(|_| unexpected(TaskOp::Get))?;
-            asks.insert(key.to_owned(), ask.get("request").cloned().ok_or_else(|| unexpected(TaskOp::Get))?);
-        }
-    }
-    Ok(asks)
-}
-
-/// The `GetTaskResult` (`resultType: "complete"` and the `DetailedTask`).
-fn detailed(id: &Value, task_id: &str, record: &Record, caps: &Value) -> Result<Response> {
-    let status = record.get("status").cloned().unwrap_or_default();
-    let mut task = json!({"taskId": task_id, "status": status,
-        "createdAt": record.get("created"), "lastUpdatedAt": record.get("updated"),
-        "ttlMs": number(record, "ttl")?, "pollIntervalMs": number(record, "poll")?});
-    let Some(t) = task.as_object_mut() else { return Err(unexpected(TaskOp::Get)) };
-    if status == "input_required" {
-        t.insert("inputRequests".into(), Value::Object(outstanding(record)?));
-    }
-    if let Some(Value::Object(end)) = parse(record, "outcome")? {
-        t.extend(end.into_iter().filter(|(k, _)| k == "result" || k == "error"));
-    }
-    // A waiting task's questions must be receivable by the client asking.
-    match super::check_task_input_requests(&task, caps) {
-        Ok(()) => {}
-        Err(super::TaskInputCheck::MissingCapabilities(missing)) => {
-            let data = json!({"requiredCapabilities": missing});
-            return Ok(error(id, -32021, "Missing required client capability", Some(data)));
-        }
-        Err(super::TaskInputCheck::Invalid(why)) => {
-            return Ok(Response::internal(id.clone(), format!("stored task is invalid: {why}")));
-        }
-    }
-    if let Some(t) = task.as_object_mut() {
-        t.insert("resultType".into(), json!("complete"));
-    }
-    Ok(Response::result(id.clone(), task))
-}
-
-/// The next run after the last answer: the creating call, the state, and
-/// each answer under the handler's key, pinned to the question asked.
-fn resume(record: &Record, principal: &Principal) -> Result<Box<Call>> {
-    let bad = || unexpected(TaskOp::Answer);
-    let asked = parse(record, "call")?.ok_or_else(bad)?;
-    let str_of = |k: &str| asked.get(k).and_then(Value::as_str).map(str::to_owned).ok_or_else(bad);
-    let mut responses = Map::new();
-    let mut leg = state_leg(None, number(record, "leg")?, parse(record, "state")?);
-    for (field, ask) in record.range("ask:".to_owned().."ask;".to_owned()) {
-        let ask: Value = serde_json::from_str(ask).map_err(|_| bad())?;
-        let (Some(key), Some(request)) = (ask.get("key").and_then(Value::as_str), ask.get("request")) else {
-            return Err(bad());
-        };
-        let question = Question::from_value(request.clone()).map_err(|_| bad())?;
-        leg.pins.insert(key.to_owned(), *question.digest());
-        if let Some(answer) = parse(record, &format!("ans:{}", &field[4..]))? {
-            responses.insert(key.to_owned(), answer);
-        }
-    }
-    let task_id = record.get("id").cloned().ok_or_else(bad)?;
-    leg.task_id = Some(task_id.clone());
-    let call = Call {
-        id: Value::String(task_id),
-        method: str_of("method")?,
-        params: asked.get("params").and_then(Value::as_object).cloned().ok_or_else(bad)?,
-        principal: principal.clone(),
-        protocol_version: str_of("protocolVersion")?,
-        mrtr: true,
-        capabilities: asked.get("capabilities").cloned().ok_or_else(bad)?,
-        client_info: asked.get("clientInfo").cloned(),
-        meta: Map::new(),
-        round: 1,
-        flow_start: 0,
-        binding: [0; 32],
-        opened: None,
-        state_cache: std::sync::OnceLock::new(),
-        responses: Map::new(),
-        decided: std::sync::Arc::default(),
-        strict_answers: false,
-        legacy_tag: None,
-        task: None,
-    };
-    Ok(leg_call(&call, leg, responses))
 }

@@ -74,7 +74,7 @@ fn report(call: &Call) -> Outcome {
 }
 
 fn run(e: &Engine, store: &dyn TaskStore, call: &Call, outcome: Option<Outcome>) -> crate::TaskDone {
-    crate::run_task_step(e, store, call, outcome).unwrap()
+    e.run_task_step(store, call, outcome).unwrap()
 }
 
 /// Runs a leg and its continuations to the end (as a runner's background loop).
@@ -256,7 +256,7 @@ fn a_failed_store_answers_32603_and_runs_nothing() {
     assert_eq!(done.response.unwrap().body()["error"]["message"], "task store unavailable");
     // The Rust driver says why in the diagnostic, never to the client.
     let call = begin(&e, "alice", "tools/call", json!({"name": "report"}), caps(true)).unwrap();
-    let done = crate::run_task_step(&e, &Down, &call, Some(report(&call))).unwrap();
+    let done = e.run_task_step(&Down, &call, Some(report(&call))).unwrap();
     let response = done.response.unwrap();
     assert_eq!(response.body()["error"]["code"], -32603);
     assert_eq!(response.diagnostic(), Some("task store unavailable: down"));
@@ -271,9 +271,9 @@ fn a_failed_store_answers_32603_and_runs_nothing() {
 
 #[test]
 fn iso_dates() {
-    assert_eq!(super::step::iso(0), "1970-01-01T00:00:00Z");
-    assert_eq!(super::step::iso(951_782_400), "2000-02-29T00:00:00Z");
-    assert_eq!(super::step::iso(1_796_994_000), "2026-12-11T13:00:00Z");
+    assert_eq!(super::iso(0), "1970-01-01T00:00:00Z");
+    assert_eq!(super::iso(951_782_400), "2000-02-29T00:00:00Z");
+    assert_eq!(super::iso(1_796_994_000), "2026-12-11T13:00:00Z");
 }
 
 #[test]
