@@ -138,9 +138,10 @@ impl Engine {
     /// `tasks/get`, `tasks/update` or `tasks/cancel` request (no `outcome`),
     /// or for the handler's `outcome` on a request or on a run of the
     /// handler as a task; a run with no `outcome` reads its own task (the
-    /// `tasks/get` result: a long run learns it was cancelled). Run the step's command on a [`TaskStore`]
-    /// (`crate::TaskStore`), then [`TaskStep::finish`] gives the response
-    /// to send and the next run of the handler, if any. An outcome other
+    /// `tasks/get` result: a long run learns it was cancelled). Run the
+    /// step's command on a [`TaskStore`](crate::TaskStore), then
+    /// [`TaskStep::finish`](crate::TaskStep::finish) gives the response to
+    /// send and the next run of the handler, if any. An outcome other
     /// than [`Outcome::Task`] on a request is decided as [`Engine::decide`]
     /// decides it. `ARGUMENT` when a request has no outcome; `ALREADY_DECIDED`
     /// as for `decide`.

@@ -21,7 +21,7 @@ impl TaskStep {
     /// Reads the reply of [`TaskStep::command`] (`None` when there was no
     /// command, or when the store failed: the step then answers `-32603`
     /// "task store unavailable" and hands back no run). `Err` only for a
-    /// reply the script cannot give ([`ErrorCode::Store`]).
+    /// reply the script cannot give ([`ErrorCode::Store`](crate::ErrorCode::Store)).
     pub fn finish(self, reply: Option<&str>) -> Result<TaskDone> {
         let Some(command) = self.command else {
             return Ok(match self.then {
