@@ -2,7 +2,7 @@
 
 Usage: bench-table.py CRITERION_DIR RESULTS_DIR
 
-CRITERION_DIR is criterion's output (groups core, growth, once); RESULTS_DIR
+CRITERION_DIR is criterion's output (groups core, growth, once, tasks); RESULTS_DIR
 holds what scripts/bench.sh wrote: python.json, node.json, c.json (the
 binding benches), sdk-python.json, sdk-node.json (snodo inside each official
 SDK), fastmcp-python.json (inside FastMCP; information, read when present), rmcp.json (inside
@@ -37,6 +37,8 @@ ARGS_VS_FLOOR = ("begin", "flow3")
 ONCE = [("memory_run_once", "run_once of a final round, in-memory store"),
         ("memory_check_done", "check_once of a completed flow, in-memory store"),
         ("redis_run_once", "run_once of a final round, loopback Redis")]
+TASKS = [("memory_task_life", "a task's life (create, park, get, update, complete, get), in-memory store"),
+         ("redis_task_life", "a task's life, loopback Redis (six round trips)")]
 CORE_GROWTH = [("state", [256, 1024, 4096, 16384], ["begin", "decide"]), ("args", [1024, 8192, 32768, 262144], ["begin"])]
 BINDING_GROWTH = [("state", "snodo seal+open"), ("args", "snodo begin (retry)")]
 # Each binding's own SDK codec, the peer of its `snodo seal+open` row.
@@ -191,6 +193,8 @@ def core_tables(crit: str) -> None:
         print(f"\nv2 against v1, seal+open of the 4 KiB state: {v2 / v1:.2f}× ({fmt_ns(v2)} against {fmt_ns(v1)})")
     once = [[label, fmt_ns(ns)] for bench, label in ONCE if (ns := criterion(crit, "once", bench)) is not None]
     table("At most once (criterion medians, one flow):", ["operation", "median"], once)
+    tasks = [[label, fmt_ns(ns)] for bench, label in TASKS if (ns := criterion(crit, "tasks", bench)) is not None]
+    table("Tasks (criterion medians, one task):", ["operation", "median"], tasks)
 
     rows, slopes = [], []
     for kind, sizes, ops in CORE_GROWTH:

@@ -115,7 +115,7 @@ cargo bench --locked -p snodo --bench growth -- --noplot $CRITERION_ARGS 2>&1 | 
 cargo bench --locked -p snodo --bench memory | tee "$OUT/memory.md" ||
   echo "core memory: RSS grew after warm-up (see its table above)"
 
-step "core run_once (criterion): in-memory store, and round trips to a loopback Redis"
+step "core run_once and a task's life (criterion): in-memory store, and round trips to a loopback Redis"
 rm -rf target/criterion/once
 # shellcheck source=scripts/redis.sh
 source scripts/redis.sh
@@ -125,8 +125,14 @@ trap redis_stop EXIT
 # shellcheck disable=SC2086
 cargo bench --locked -p snodo --features redis --bench once -- --noplot $CRITERION_ARGS 2>&1 |
   grep -E '^once/|time:' || true
+# A task's whole life (core/benches/tasks.rs), on the same stores.
+rm -rf target/criterion/tasks
+# shellcheck disable=SC2086
+cargo bench --locked -p snodo --features redis --bench tasks -- --noplot $CRITERION_ARGS 2>&1 |
+  grep -E '^tasks/|time:' || true
 redis_stop
 [ -d target/criterion/once/redis_run_once ] || { echo "bench: the Redis run_once bench produced no result" >&2; exit 1; }
+[ -d target/criterion/tasks/redis_task_life ] || { echo "bench: the Redis task bench produced no result" >&2; exit 1; }
 
 step "python: build the wheel, run"
 # One interpreter for every pyo3 build (docs/toolchain notes): no rebuild thrash.
