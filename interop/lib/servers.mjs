@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -103,4 +104,44 @@ export function writeSummary(file, meta, results) {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `${JSON.stringify(summary, null, 2)}\n`);
   return summary;
+}
+
+/**
+ * A plain JSON-RPC client of `server` over `transport` (stdio or http), for
+ * methods no SDK client sends (`tasks/*`): `{ send(message) → the response
+ * message, close() }`. Over HTTP it sends the routing headers a conforming
+ * client sends (Mcp-Method; Mcp-Name from params.taskId or params.name).
+ */
+export async function rawClient(server, transport) {
+  if (transport === 'http') {
+    const running = await startHttp(server);
+    const send = async (msg) => {
+      const name = msg.params?.taskId ?? msg.params?.name;
+      const res = await fetch(running.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28', 'mcp-method': msg.method, ...(name ? { 'mcp-name': name } : {}) },
+        body: JSON.stringify(msg),
+        signal: AbortSignal.timeout(10_000),
+      });
+      return res.json();
+    };
+    return { send, close: running.stop };
+  }
+  const { command, args } = serverCommand(server, ['--stdio']);
+  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, SNODO_KEYS: KEYS.a },
+    stdio: ['pipe', 'pipe', 'inherit'] });
+  const waiting = new Map();
+  readline.createInterface({ input: child.stdout }).on('line', (line) => {
+    const msg = JSON.parse(line);
+    waiting.get(msg.id)?.(msg);
+    waiting.delete(msg.id);
+  });
+  const send = (msg) => new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer to ${msg.method} within 10 s`)), 10_000);
+    waiting.set(msg.id, (m) => { clearTimeout(timer); resolve(m); });
+    child.stdin.write(`${JSON.stringify(msg)}\n`);
+  });
+  const close = () => new Promise((done) => { child.once('exit', done); child.stdin.end(); });
+  return { send, close };
 }

@@ -5,13 +5,14 @@
 // request (MRTR) exchange of protocol revision 2026-07-28, then the same
 // client with its DEFAULT options (the 2025 `initialize` handshake), served by
 // the same handlers through snodo's legacy bridge: real `elicitation/create`
-// requests instead of `input_required` results.
+// requests instead of `input_required` results; last, a client that
+// declares the Tasks extension gets the `report` tool as a task.
 //
 //   node interop/official_client/demo.mjs [--server node|python]
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { stdioParams } from '../lib/servers.mjs';
+import { rawClient, stdioParams } from '../lib/servers.mjs';
 
 const { values: opts } = parseArgs({ options: { server: { type: 'string', default: 'node' } } });
 if (!['node', 'python'].includes(opts.server)) {
@@ -161,4 +162,36 @@ await legacy.connect(lt);
 const legacyTool = await legacy.callTool({ name: 'preferred_color', arguments: {} });
 console.log(`\nThe application gets: ${JSON.stringify(legacyTool.content[0].text)}`);
 await legacy.close();
+
+// --- the Tasks extension: the same kind of handler, run in the background (docs/tasks.md)
+console.log(bold('\n━━ 6. A task: tools/call report from a client that declares the Tasks extension'));
+console.log('   The official client has no tasks/* methods: plain JSON-RPC lines here. The handler hands its');
+console.log('   second half on as a task; its question comes back on tasks/get, the answer goes by tasks/update.');
+const raw = await rawClient(SERVER, 'stdio');
+const TASKS = { elicitation: { form: {} }, extensions: { 'io.modelcontextprotocol/tasks': {} } };
+let rid = 100;
+const call = async (method, p) => {
+  console.log(`  → ${method} ${show(p)}`);
+  const m = await raw.send({ jsonrpc: '2.0', id: rid++, method, params: { ...p, _meta: {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': TASKS } } });
+  const { _meta, ...result } = m.result ?? {};
+  console.log(`  ← ${show(m.error ?? result)}`);
+  return m.result ?? {};
+};
+const poll = async (taskId, statuses) => {
+  for (;;) { // a client polls at pollIntervalMs; quicker here
+    const t = await call('tasks/get', { taskId });
+    if (statuses.includes(t.status)) return t;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+};
+const task = await call('tools/call', { name: 'report', arguments: {} });
+const waiting = await poll(task.taskId, ['input_required', 'completed', 'failed', 'cancelled']);
+const [key, question] = Object.entries(waiting.inputRequests ?? { none: {} })[0];
+console.log(`  The user sees "${question.params?.message}" (key ${key}, minted for this task) and answers: table`);
+await call('tasks/update', { taskId: task.taskId, inputResponses: { [key]: { action: 'accept', content: { format: 'table' } } } });
+const finished = await poll(task.taskId, ['completed', 'failed', 'cancelled']);
+console.log(`\nThe application gets: ${JSON.stringify(finished.result?.content?.[0]?.text)}`);
+if (finished.status !== 'completed') process.exitCode = 1;
+await raw.close();
 console.log(bold('\nDone. Copy the example server and replace its tools; `make test` runs both official clients and the conformance suite.'));

@@ -19,15 +19,13 @@
 //      (isToolCallTaskResultV2 false), an MRTR round instead.
 // Writes target/interop/tasks-ext-<server>-<transport>.json.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import path from 'node:path';
-import readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import {
   GetTaskResultV2Schema, InputRequestsV2Schema, UpdateTaskResultV2Schema, hasTaskClientCapabilityV2,
   hasTaskServerCapabilityV2, isDetailedTaskV2, isToolCallTaskResultV2, withTaskCapabilityV2,
 } from '@modelcontextprotocol/ext-tasks/core/v2';
-import { KEYS, ROOT, serverCommand, startHttp, writeSummary } from '../lib/servers.mjs';
+import { ROOT, rawClient, writeSummary } from '../lib/servers.mjs';
 
 const { values: opts } = parseArgs({ options: { server: { type: 'string' }, transport: { type: 'string' } } });
 const FLOWS = {
@@ -44,42 +42,7 @@ const flow = FLOWS[opts.server];
 const VERSION = '2026-07-28';
 const CAPS = { elicitation: { form: {} } };
 
-/** Sends one JSON-RPC request and resolves to the response message. */
-async function connect() {
-  if (opts.transport === 'http') {
-    const server = await startHttp(opts.server);
-    const send = async (msg) => {
-      const name = msg.params.taskId ?? msg.params.name;
-      const res = await fetch(server.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': VERSION, 'mcp-method': msg.method, ...(name ? { 'mcp-name': name } : {}) },
-        body: JSON.stringify(msg),
-        signal: AbortSignal.timeout(10_000),
-      });
-      return res.json();
-    };
-    return { send, close: server.stop };
-  }
-  const { command, args } = serverCommand(opts.server, ['--stdio']);
-  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, SNODO_KEYS: KEYS.a },
-    stdio: ['pipe', 'pipe', 'inherit'] });
-  const waiting = new Map();
-  readline.createInterface({ input: child.stdout }).on('line', (line) => {
-    const msg = JSON.parse(line);
-    waiting.get(msg.id)?.(msg);
-    waiting.delete(msg.id);
-  });
-  const send = (msg) => new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no answer to ${msg.method} within 10 s`)), 10_000);
-    waiting.set(msg.id, (m) => { clearTimeout(timer); resolve(m); });
-    child.stdin.write(`${JSON.stringify(msg)}\n`);
-  });
-  const close = () => new Promise((done) => { child.once('exit', done); child.stdin.end(); });
-  return { send, close };
-}
-
-const { send, close } = await connect();
+const { send, close } = await rawClient(opts.server, opts.transport);
 let nextId = 1;
 function request(method, params, caps = CAPS) {
   const meta = { 'io.modelcontextprotocol/protocolVersion': VERSION,
