@@ -22,16 +22,15 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
 import sys
-import time
-from typing import Any, Dict, List
+from typing import Any, Dict
 
 import anyio
 import mcp_types as t
 from fastmcp import Client, Context, FastMCP
 
 import snodo_mrtr as mrtr
+from flows import median_us_per_call
 from snodo_mrtr.fastmcp import Snodo
 
 SAMPLE_S = float(os.environ.get("BENCH_SAMPLE_MS", "50")) / 1000 * 4
@@ -70,20 +69,8 @@ async def on_elicit(message: str, response_type: Any, params: Any, context: Any)
 
 
 async def main(out: str) -> None:
-    names = ("snodo_color", "fastmcp_color", "floor")
     async with Client(mcp, mode="2026-07-28", elicitation_handler=on_elicit) as client:
-        for name in names:  # correctness first
-            result = await client.call_tool(name, {})
-            assert getattr(result.content[0], "text", None) == "green" and not result.is_error, (name, result)
-        samples: Dict[str, List[float]] = {n: [] for n in names}
-        for _ in range(REPEATS):
-            for name in names:
-                n, t0 = 0, time.perf_counter()
-                while time.perf_counter() - t0 < SAMPLE_S:
-                    await client.call_tool(name, {})
-                    n += 1
-                samples[name].append((time.perf_counter() - t0) / n * 1e6)
-    med = {n: statistics.median(v) for n, v in samples.items()}
+        med = await median_us_per_call(client, ("snodo_color", "fastmcp_color", "floor"), REPEATS, SAMPLE_S)
     report = {
         "sdk": "fastmcp 4.2.3 on mcp 2.3.0 (in-process Client, 2026-07-28)",
         "flow": "one call_tool: elicitation round + retry (floor: one round)",

@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
 import sys
-import time
 from typing import Any
 
 import anyio
@@ -33,6 +31,7 @@ from mcp.types import ElicitResult
 from mcp_types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult
 
 import snodo_mrtr as mrtr
+from flows import median_us_per_call
 from snodo_mrtr.mcp import Snodo
 
 SAMPLE_S = float(os.environ.get("BENCH_SAMPLE_MS", "50")) / 1000 * 4
@@ -72,18 +71,7 @@ async def on_elicit(context: Any, params: Any) -> ElicitResult:
 
 async def main(out: str) -> None:
     async with Client(mcp, mode="2026-07-28", elicitation_callback=on_elicit) as client:
-        for name in ("snodo_color", "sdk_color", "floor"):  # correctness first
-            result = await client.call_tool(name, {})
-            assert result.content[0].text == "green" and not result.is_error, (name, result)
-        samples: dict = {n: [] for n in ("snodo_color", "sdk_color", "floor")}
-        for _ in range(REPEATS):
-            for name in samples:
-                n, t0 = 0, time.perf_counter()
-                while time.perf_counter() - t0 < SAMPLE_S:
-                    await client.call_tool(name, {})
-                    n += 1
-                samples[name].append((time.perf_counter() - t0) / n * 1e6)
-    med = {n: statistics.median(v) for n, v in samples.items()}
+        med = await median_us_per_call(client, ("snodo_color", "sdk_color", "floor"), REPEATS, SAMPLE_S)
     report = {
         "sdk": "mcp 2.3.0 (MCPServer, in-process Client, 2026-07-28)",
         "flow": "one call_tool: elicitation round + retry (floor: one round)",
