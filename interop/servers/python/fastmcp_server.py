@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import sys
 from typing import Any
 
@@ -58,25 +57,10 @@ def build(engine: Any) -> FastMCP:
 
 
 def serve_http(mcp: FastMCP, port: int) -> None:
-    import anyio
-    import uvicorn
-
-    policy = app.edge_policy()  # a bad list exits here, before anything listens
-    total = app.env_limit("SNODO_MAX_SESSIONS", app.MAX_SESSIONS)
-    per_client = app.env_limit("SNODO_MAX_SESSIONS_PER_CLIENT", app.MAX_SESSIONS_PER_CLIENT)
-    idle = app.env_limit("SNODO_SESSION_IDLE_SECS", app.SESSION_IDLE_SECS)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", port))
-    sock.listen(128)
-    # SSE responses on stateful sessions: a 2025-era request needs its own stream for the
-    # elicitation/create snodo sends.
-    fastmcp_app = mcp.http_app(path="/mcp", json_response=False, stateless_http=False,
-                               host_origin_protection=False, session_idle_timeout=idle)
-    edge = sdk.Edge(fastmcp_app, policy, total, per_client, idle)
-    config = uvicorn.Config(edge, log_level="warning", lifespan="on")
-    print(f"listening on http://127.0.0.1:{sock.getsockname()[1]}/mcp", file=sys.stderr, flush=True)
-    anyio.run(uvicorn.Server(config).serve, [sock])
+    # Stateful sessions: a 2025-era request's elicitation/create needs its session's stream.
+    sdk.serve_edge(port, lambda _bound, idle, _total: mcp.http_app(
+        path="/mcp", json_response=False, stateless_http=False, host_origin_protection=False,
+        session_idle_timeout=idle))
 
 
 def main() -> None:

@@ -281,7 +281,10 @@ def transport_security(port: int) -> Any:
                                      allowed_origins=sdk_origins)
 
 
-def serve_http(mcp: MCPServer, port: int) -> None:
+def serve_edge(port: int, sdk_app: Callable[[int, int, int], Any]) -> None:
+    """Serves `sdk_app(bound port, idle secs, total sessions)` (an SDK's ASGI app, SSE
+    responses: a 2025-era request needs its own stream for the elicitation/create snodo sends)
+    behind the Edge on 127.0.0.1:`port`, with the session limits of the environment."""
     import anyio
     import uvicorn
 
@@ -293,13 +296,16 @@ def serve_http(mcp: MCPServer, port: int) -> None:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", port))
     sock.listen(128)
-    # SSE responses: a 2025-era request needs its own stream for the elicitation/create snodo sends.
-    sdk_app = mcp.streamable_http_app(json_response=False, transport_security=transport_security(sock.getsockname()[1]),
-                                      session_idle_timeout=idle, max_sessions=total)
-    edge = Edge(sdk_app, policy, total, per_client, idle)
+    edge = Edge(sdk_app(sock.getsockname()[1], idle, total), policy, total, per_client, idle)
     config = uvicorn.Config(edge, log_level="warning", lifespan="on")
     print(f"listening on http://127.0.0.1:{sock.getsockname()[1]}/mcp", file=sys.stderr, flush=True)
     anyio.run(uvicorn.Server(config).serve, [sock])
+
+
+def serve_http(mcp: MCPServer, port: int) -> None:
+    serve_edge(port, lambda bound, idle, total: mcp.streamable_http_app(
+        json_response=False, transport_security=transport_security(bound), session_idle_timeout=idle,
+        max_sessions=total))
 
 
 def main() -> None:
