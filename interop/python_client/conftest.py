@@ -57,6 +57,8 @@ EXAMPLE_MODULES = {"test_example_workflows.py", "test_example_legacy.py"}
 # The examples' own tools beyond book_room (the SDK servers serve only book_room of theirs); both eras in one
 # module, which runs with the 2026 suites.
 EXAMPLE_ONLY = {"test_example_report.py"}
+# The contract servers' task fixtures on a 2025 session (the SDK servers do not serve them).
+CONTRACT_LEGACY_ONLY = {"test_legacy_tasks.py"}
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item]) -> None:
@@ -69,6 +71,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item
     def kept(name: str) -> bool:
         if name in EXAMPLE_ONLY:
             return not legacy and server.endswith("-example")
+        if name in CONTRACT_LEGACY_ONLY:
+            return legacy and server in ("python", "node")
         return (name in LEGACY_MODULES) == legacy and (name in EXAMPLE_MODULES) in suites
 
     keep = [i for i in items if kept(i.path.name)]

@@ -620,7 +620,8 @@ function handlerFailed(call, e) {
 
 // A 2025-era session has no tasks: a task-only tool is refused (as the
 // runner refuses a client without the extension), and a handler's runAsTask
-// goes on at once (the core's inline continuation, in `decided`).
+// goes on in the request (decideLegacy hands the continuation back, as for a
+// round with state only).
 const taskOnly = (call) => (call.method === 'tools/call' && TASK_ONLY.includes(call.name)
   ? error(-32021, `${call.name} runs only as a task: a 2025 session has no tasks`,
     { requiredCapabilities: taskRequiredCapabilities() })
@@ -670,11 +671,6 @@ class LegacyConnection {
 
   decided(call, outcome, out) {
     const engine = this.engines();
-    if (outcome?.type === 'task') { // never a task on this era: the handler goes on at once (inline)
-      const done = engine.taskStep(call, outcome).finish(null);
-      if (done.leg) return this.drive(done.leg, out);
-      return out.finish(done.response.json, done.response.httpStatus);
-    }
     const r = engine.decideLegacy(call, outcome);
     if (r.kind === 'respond') {
       if (r.response.diagnostic) console.error(`snodo: ${r.response.diagnostic}`);

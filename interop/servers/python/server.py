@@ -658,16 +658,11 @@ def legacy_handshake(message: Any) -> bool:
 
 def legacy_route(call: Call) -> Outcome:
     """The 2026 handlers, minus what a 2025 result must not carry (cache hints). A 2025 session
-    has no tasks: a task-only tool is refused, and a handler's run_as_task goes on at once (the
-    core's inline continuation, as the runner does for a client without the extension)."""
+    has no tasks: a task-only tool is refused, and a handler's run_as_task goes on in the request
+    (decide_legacy hands the continuation back, like a round with state only)."""
     if call.method == "tools/call" and call.name in TASK_ONLY:
         return mrtr.error(-32021, f"{call.name} runs only as a task: a 2025 session has no tasks", TASKS_REQUIRED)
     outcome = route(call)
-    while outcome.get("type") == "task":
-        _, leg = runner().engine.task_step(call, outcome).finish(None)
-        if leg is None:  # the handler handed itself on too many times
-            return mrtr.error(-32603, "Internal error")
-        call, outcome = leg, route(leg)
     if outcome.get("type") == "complete" and isinstance(outcome.get("result"), dict):
         result = {k: v for k, v in outcome["result"].items() if k not in CACHE}
         outcome = mrtr.complete(result)
